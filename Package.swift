@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "practice",
+  products: [
+    .executable(name: "practice", targets: ["practice"]),
+    .library(name: "PracticeCore", targets: ["PracticeCore"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+    .systemLibrary(
+      name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+    .systemLibrary(
+      name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    .target(
+      name: "PracticeCore",
+      dependencies: [
+        "CSndFile", "CALSA", "CRubberBand",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    .executableTarget(
+      name: "practice",
+      dependencies: [
+        "PracticeCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore"]),
+    .testTarget(name: "PracticeCLITests", dependencies: ["PracticeCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

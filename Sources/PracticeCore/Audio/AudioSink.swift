@@ -1,0 +1,52 @@
+/// Where the engine's output goes: an ALSA device or a file.
+///
+/// Every method is called from the render thread only, and `write` must not allocate:
+/// sinks convert into buffers they allocated at init.
+public protocol AudioSink: AnyObject {
+  var sampleRate: Int { get }
+  var channels: Int { get }
+  /// The largest `frames` one `write` accepts.
+  var maxBlockFrames: Int { get }
+  /// Writes `frames` interleaved float frames, blocking until they are accepted.
+  func write(_ samples: UnsafePointer<Float>, frames: Int) throws
+  /// Frames written but not yet audible (0 for a file).
+  func pendingFrames() -> Int
+  /// Lets everything written play out (or reach the file) and closes.
+  func finish() throws
+  /// Stops at once, discarding what is queued; used on Ctrl-C and after errors.
+  func abort()
+}
+
+/// The integer or float encoding a sink hands to its library.
+public enum SampleEncoding: Sendable {
+  case int16, int32, float32
+
+  /// The encoding that carries a source of `bitDepth` bits without loss.
+  public static func lossless(forBitDepth bitDepth: Int) -> SampleEncoding {
+    bitDepth <= 16 ? .int16 : .int32
+  }
+}
+
+/// Float ↔ integer sample conversion shared by every sink, so a file and a device given
+/// the same floats receive the same integers. Full scale is ±1.0 ↔ ±2^(bits−1), the
+/// inverse of libsndfile's float reading, so 16- and 24-bit sources pass bit-exactly.
+/// No dither: the exactness of the speed-1 path matters more than the last bit of noise.
+public enum SampleConversion {
+  public static func toInt16(
+    _ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, count: Int
+  ) {
+    for i in 0..<count {
+      let scaled = (source[i] * 32768).rounded(.toNearestOrEven)
+      destination[i] = Int16(min(max(scaled, -32768), 32767))
+    }
+  }
+
+  public static func toInt32(
+    _ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Int32>, count: Int
+  ) {
+    for i in 0..<count {
+      let scaled = (Double(source[i]) * 2_147_483_648).rounded(.toNearestOrEven)
+      destination[i] = Int32(min(max(scaled, -2_147_483_648), 2_147_483_647))
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import CALSA
+import Glibc
+import Synchronization
+
+/// An ALSA playback device opened for interleaved blocking writes (`snd_pcm_open`).
+///
+/// Created on the control thread; afterwards used by the render thread only.
+public final class PCMDevice: AudioSink {
+  public let name: String
+  public let sampleRate: Int
+  public let channels: Int
+  public let maxBlockFrames: Int
+  public let encoding: SampleEncoding
+  /// Frames in the device's ring buffer, as negotiated.
+  public let bufferFrames: Int
+  /// Underruns recovered from so far; read by the player to report them.
+  public let underruns = Atomic<Int>(0)
+
+  private let pcm: OpaquePointer  // owned; closed in deinit
+  private let int16Buffer: UnsafeMutablePointer<Int16>  // render thread only
+  private let int32Buffer: UnsafeMutablePointer<Int32>  // render thread only
+  private var closed = false  // render thread only
+
+  /// How many recoveries in a row a single write may attempt before the device counts as lost.
+  static let maxRecoveries = 5
+
+  /// Opens `name` for `channels` × `sampleRate` playback with roughly `bufferMilliseconds`
+  /// of device buffer.
+  public init(
+    name: String, sampleRate: Int, channels: Int, encoding: SampleEncoding,
+    maxBlockFrames: Int, bufferMilliseconds: Int = 100
+  ) throws {
+    practice_alsa_silence_errors()
+    var handle: OpaquePointer?
+    let openResult = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, 0)
+    guard openResult >= 0, let pcm = handle else {
+      throw ALSAError(
+        code: openResult, device: name, operation: "opening it",
+        advice: "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE")
+    }
+    func check(_ result: Int32, _ operation: String) throws {
+      if result < 0 {
+        snd_pcm_close(pcm)
+        throw ALSAError(
+          code: result, device: name, operation: operation,
+          advice: "try a converting device such as 'default' or 'plughw:0'")
+      }
+    }
+    var params: OpaquePointer?
+    try check(snd_pcm_hw_params_malloc(&params), "allocating hardware parameters")
+    defer { snd_pcm_hw_params_free(params) }
+    try check(snd_pcm_hw_params_any(pcm, params), "reading hardware parameters")
+    try check(
+      snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED),
+      "setting interleaved access")
+    let format: snd_pcm_format_t
+    switch encoding {
+    case .int16: format = SND_PCM_FORMAT_S16_LE
+    case .int32: format = SND_PCM_FORMAT_S32_LE
+    case .float32: format = SND_PCM_FORMAT_FLOAT_LE
+    }
+    try check(snd_pcm_hw_params_set_format(pcm, params, format), "setting the sample format")
+    try check(
+      snd_pcm_hw_params_set_channels(pcm, params, UInt32(channels)),
+      "setting \(channels) channel(s)")
+    try check(snd_pcm_hw_params_set_rate_resample(pcm, params, 1), "enabling resampling")
+    try check(
+      snd_pcm_hw_params_set_rate(pcm, params, UInt32(sampleRate), 0),
+      "setting the rate to \(sampleRate) Hz")
+    var bufferTime = UInt32(bufferMilliseconds * 1000)
+    var direction: Int32 = 0
+    try check(
+      snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction),
+      "setting the buffer time")
+    var periodTime = bufferTime / 4
+    try check(
+      snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, &direction),
+      "setting the period time")
+    try check(snd_pcm_hw_params(pcm, params), "applying hardware parameters")
+    var bufferSize: snd_pcm_uframes_t = 0
+    try check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "reading the buffer size")
+
+    var swParams: OpaquePointer?
+    try check(snd_pcm_sw_params_malloc(&swParams), "allocating software parameters")
+    defer { snd_pcm_sw_params_free(swParams) }
+    try check(snd_pcm_sw_params_current(pcm, swParams), "reading software parameters")
+    // Start once the buffer is full, so playback begins with a full cushion.
+    try check(
+      snd_pcm_sw_params_set_start_threshold(pcm, swParams, bufferSize), "setting the start threshold")
+    try check(snd_pcm_sw_params(pcm, swParams), "applying software parameters")
+
+    self.pcm = pcm
+    self.name = name
+    self.sampleRate = sampleRate
+    self.channels = channels
+    self.encoding = encoding
+    self.maxBlockFrames = maxBlockFrames
+    self.bufferFrames = Int(bufferSize)
+    self.int16Buffer = .allocate(capacity: maxBlockFrames * channels)
+    self.int32Buffer = .allocate(capacity: maxBlockFrames * channels)
+  }
+
+  deinit {
+    if !closed { snd_pcm_drop(pcm) }
+    snd_pcm_close(pcm)
+    int16Buffer.deallocate()
+    int32Buffer.deallocate()
+  }
+
+  public func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
+    precondition(frames <= maxBlockFrames, "block larger than the sink was built for")
+    let count = frames * channels
+    switch encoding {
+    case .int16:
+      SampleConversion.toInt16(samples, int16Buffer, count: count)
+      try writeAll(UnsafeRawPointer(int16Buffer), frames: frames, bytesPerFrame: 2 * channels)
+    case .int32:
+      SampleConversion.toInt32(samples, int32Buffer, count: count)
+      try writeAll(UnsafeRawPointer(int32Buffer), frames: frames, bytesPerFrame: 4 * channels)
+    case .float32:
+      try writeAll(UnsafeRawPointer(samples), frames: frames, bytesPerFrame: 4 * channels)
+    }
+  }
+
+  /// `snd_pcm_writei` until every frame is accepted, with bounded recovery: an underrun
+  /// (-EPIPE) or suspend (-ESTRPIPE) is recovered silently and counted; after
+  /// `maxRecoveries` failures in a row the device counts as lost.
+  private func writeAll(_ bytes: UnsafeRawPointer, frames: Int, bytesPerFrame: Int) throws {
+    var done = 0
+    var failures = 0
+    while done < frames {
+      let result = snd_pcm_writei(
+        pcm, bytes + done * bytesPerFrame, snd_pcm_uframes_t(frames - done))
+      if result >= 0 {
+        done += Int(result)
+        failures = 0
+        continue
+      }
+      let code = Int32(truncatingIfNeeded: result)
+      if code == -EPIPE { underruns.add(1, ordering: .relaxed) }
+      failures += 1
+      if failures > PCMDevice.maxRecoveries || snd_pcm_recover(pcm, code, 1) < 0 {
+        throw ALSAError(
+          code: code, device: name, operation: "writing audio",
+          advice: "the device was lost; check that it is still connected and not in use")
+      }
+    }
+  }
+
+  public func pendingFrames() -> Int {
+    var delay: snd_pcm_sframes_t = 0
+    return snd_pcm_delay(pcm, &delay) == 0 ? max(0, Int(delay)) : 0
+  }
+
+  public func finish() throws {
+    guard !closed else { return }
+    closed = true
+    let result = snd_pcm_drain(pcm)
+    if result < 0 {
+      throw ALSAError(
+        code: result, device: name, operation: "draining the last audio",
+        advice: "the end of the audio may have been cut off")
+    }
+  }
+
+  public func abort() {
+    guard !closed else { return }
+    closed = true
+    snd_pcm_drop(pcm)
+  }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+
+/// The practice library: an SQLite database (through GRDB) of songs and, later, their
+/// beat maps, selections and practice log. Holds paths and metadata, never audio.
+public final class Library {
+  public let path: String
+  private let db: DatabaseQueue
+
+  /// `$PRACTICE_DB`, else `${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite`.
+  public static func defaultPath(environment: [String: String]) -> String {
+    if let path = environment["PRACTICE_DB"], !path.isEmpty { return path }
+    let dataHome =
+      environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+    return dataHome + "/practice/library.sqlite"
+  }
+
+  /// Opens (creating if needed) the library at `path` and brings its schema up to date.
+  /// WAL mode and a busy timeout let several `practice` processes share it.
+  public init(path: String, busyTimeout: TimeInterval = 5) throws {
+    self.path = path
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw PracticeError(
+        .cannotCreate,
+        "cannot create the library directory '\(directory)': \(Library.reason(error)); "
+          + "pass a writable path with --db or PRACTICE_DB")
+    }
+    var config = Configuration()
+    config.busyMode = .timeout(busyTimeout)
+    config.foreignKeysEnabled = true
+    config.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+    }
+    do {
+      db = try DatabaseQueue(path: path, configuration: config)
+      try Migrations.migrator.migrate(db)
+    } catch {
+      throw Library.translate(error, path: path)
+    }
+  }
+
+  // MARK: Songs
+
+  /// Every song, by id.
+  public func songs() throws -> [Song] {
+    try read { db in try Song.order(Song.CodingKeys.id).fetchAll(db) }
+  }
+
+  public func song(id: Int64) throws -> Song? {
+    try read { db in try Song.fetchOne(db, key: id) }
+  }
+
+  /// Songs whose title equals `title`, ignoring case.
+  public func songs(titled title: String) throws -> [Song] {
+    try read { db in
+      try Song.filter(sql: "title = ? COLLATE NOCASE", arguments: [title])
+        .order(Song.CodingKeys.id).fetchAll(db)
+    }
+  }
+
+  /// Adds or refreshes songs in one transaction: all of them, or none on error.
+  /// A path already in the library is updated; a new path whose content matches a song
+  /// whose file has gone is taken as that song, moved.
+  public func add(_ files: [ScannedFile], now: Date = Date()) throws -> [Song] {
+    let timestamp = Library.timestamp(now)
+    return try write { db in
+      try files.map { file in
+        if var song = try Song.filter(Song.CodingKeys.path == file.path).fetchOne(db) {
+          song.update(from: file, at: timestamp)
+          try song.update(db)
+          return song
+        }
+        let sameContent = try Song.filter(Song.CodingKeys.contentHash == file.contentHash)
+          .fetchAll(db)
+        if var moved = sameContent.first(where: { !FileManager.default.fileExists(atPath: $0.path) }) {
+          moved.update(from: file, at: timestamp)
+          try moved.update(db)
+          return moved
+        }
+        var song = Song(scanned: file, at: timestamp)
+        try song.insert(db)
+        return song
+      }
+    }
+  }
+
+  /// Removes the song and everything stored for it; never touches the audio file.
+  public func remove(_ song: Song) throws {
+    guard let id = song.id else { return }
+    _ = try write { db in try Song.deleteOne(db, key: id) }
+  }
+
+  /// Finds the song a command-line SONG names: an existing file path (added on first
+  /// use), a library id, or a title matching exactly one song, ignoring case. A song
+  /// whose file changed since it was scanned is refreshed.
+  public func resolve(_ reference: String) throws -> Song {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: reference, isDirectory: &isDirectory) {
+      if isDirectory.boolValue {
+        throw PracticeError(
+          .missingInput, "'\(reference)' is a directory; give an audio file, a song id or a title")
+      }
+      let absolute = SongScanner.absolutePath(reference)
+      let known = try read { db in
+        try Song.filter(Song.CodingKeys.path == absolute).fetchOne(db)
+      }
+      if let known { return try refreshed(known) }
+      return try add([SongScanner.scan(absolute)])[0]
+    }
+    if let id = Int64(reference) {
+      guard let song = try song(id: id) else {
+        throw PracticeError(
+          .missingInput, "no song with id \(id) in the library; `practice list` shows the ids")
+      }
+      return try refreshed(song)
+    }
+    let matches = try songs(titled: reference)
+    switch matches.count {
+    case 1:
+      return try refreshed(matches[0])
+    case 0:
+      let looksLikePath =
+        reference.contains("/")
+        || OutputFormat.extensions.contains((reference as NSString).pathExtension.lowercased())
+      throw PracticeError(
+        .missingInput,
+        looksLikePath
+          ? "no such file '\(reference)'; check the path"
+          : "no song titled '\(reference)' and no such file; `practice list` shows the library")
+    default:
+      let listed = matches.map { "\($0.id ?? 0) (\($0.path))" }.joined(separator: ", ")
+      throw PracticeError(
+        .usage, "'\(reference)' matches \(matches.count) songs: \(listed); use the id instead")
+    }
+  }
+
+  /// Rescans the song's file if its size or modification time changed since the last scan.
+  private func refreshed(_ song: Song) throws -> Song {
+    guard FileManager.default.fileExists(atPath: song.path),
+      let (size, modified) = try? SongScanner.stat(song.path),
+      size != song.fileSize || modified != song.modifiedAt
+    else { return song }
+    return try add([SongScanner.scan(song.path)])[0]
+  }
+
+  // MARK: Access with errors translated
+
+  private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    do { return try db.read(body) } catch { throw Library.translate(error, path: path) }
+  }
+
+  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    do { return try db.write(body) } catch { throw Library.translate(error, path: path) }
+  }
+
+  /// Turns a GRDB/SQLite error into a one-line error with a category and advice.
+  static func translate(_ error: any Error, path: String) -> any Error {
+    if error is any PracticeFailure { return error }
+    guard let dbError = error as? DatabaseError else { return error }
+    let detail = "SQLite error \(dbError.extendedResultCode.rawValue): \(dbError.message ?? "unknown")"
+    switch dbError.resultCode {
+    case .SQLITE_BUSY, .SQLITE_LOCKED:
+      return PracticeError(
+        .busy, "the library '\(path)' is busy (\(detail)); another practice is writing, retry later")
+    case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+      return PracticeError(
+        .badData,
+        "'\(path)' is not a practice library (\(detail)); move it away or pass another --db")
+    case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+      return PracticeError(
+        .cannotCreate,
+        "cannot open the library '\(path)' for writing (\(detail)); "
+          + "pass a writable path with --db or PRACTICE_DB")
+    case .SQLITE_FULL, .SQLITE_IOERR:
+      return PracticeError(.io, "cannot write the library '\(path)' (\(detail)); check the disk")
+    default:
+      return PracticeError(.other, "library '\(path)': \(detail)")
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+  }
+
+  static func timestamp(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.string(from: date)
+  }
+}
+
+extension Song {
+  init(scanned file: ScannedFile, at timestamp: String) {
+    self.init(
+      id: nil, path: file.path, contentHash: "", fileSize: 0, modifiedAt: 0, frames: 0,
+      sampleRate: 1, channels: 1, format: "", duration: 0, title: "", artist: nil, album: nil,
+      addedAt: timestamp, updatedAt: timestamp)
+    update(from: file, at: timestamp)
+  }
+
+  /// Takes every scanned field; keeps the id and the time it was first added.
+  mutating func update(from file: ScannedFile, at timestamp: String) {
+    path = file.path
+    contentHash = file.contentHash
+    fileSize = file.fileSize
+    modifiedAt = file.modifiedAt
+    frames = file.info.frames
+    sampleRate = file.info.sampleRate
+    channels = file.info.channels
+    format = file.info.formatName
+    duration = file.info.duration
+    title = file.info.title ?? ((file.path as NSString).lastPathComponent as NSString)
+      .deletingPathExtension
+    artist = file.info.artist
+    album = file.info.album
+    updatedAt = timestamp
+  }
+
+  /// Opens the song's audio, with a message that says what to do if the file has gone.
+  public func openAudio() throws -> SoundFile {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw PracticeError(
+        .missingInput,
+        "the file of song \(id ?? 0) '\(title)' is missing: \(path); "
+          + "if it moved, `practice add NEWPATH` finds the song again")
+    }
+    return try SoundFile(path: path)
+  }
+}

@@ -1,0 +1,35 @@
+import GRDB
+
+/// The schema, as append-only migrations: never edit one that has shipped; add another.
+enum Migrations {
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1-songs") { db in
+      // Beat maps, selections and the practice log arrive in later migrations, each
+      // referencing song(id) with ON DELETE CASCADE.
+      try db.execute(
+        sql: """
+          CREATE TABLE song (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL UNIQUE,
+            content_hash TEXT NOT NULL,
+            file_size INTEGER NOT NULL,
+            modified_at DOUBLE NOT NULL,
+            frames INTEGER NOT NULL CHECK (frames >= 0),
+            sample_rate INTEGER NOT NULL CHECK (sample_rate > 0),
+            channels INTEGER NOT NULL CHECK (channels > 0),
+            format TEXT NOT NULL,
+            duration DOUBLE NOT NULL,
+            title TEXT NOT NULL,
+            artist TEXT,
+            album TEXT,
+            added_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+          );
+          CREATE INDEX song_content_hash ON song(content_hash);
+          CREATE INDEX song_title ON song(title COLLATE NOCASE);
+          """)
+    }
+    return migrator
+  }
+}

@@ -1,0 +1,37 @@
+import GRDB
+
+/// A song in the library: where its file is, what it is, and how to recognise it if moved.
+public struct Song: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+  public var id: Int64?
+  /// Absolute path of the audio file.
+  public var path: String
+  /// `SongScanner.contentHash` of the file; finds the song again after a move.
+  public var contentHash: String
+  public var fileSize: Int64
+  /// The file's modification time (seconds since 1970) when it was last scanned.
+  public var modifiedAt: Double
+  public var frames: Int64
+  public var sampleRate: Int
+  public var channels: Int
+  public var format: String
+  public var duration: Double
+  public var title: String
+  public var artist: String?
+  public var album: String?
+  public var addedAt: String
+  public var updatedAt: String
+
+  public static let databaseTableName = "song"
+
+  enum CodingKeys: String, CodingKey, ColumnExpression {
+    case id, path, title, artist, album, frames, channels, format, duration
+    case contentHash = "content_hash"
+    case fileSize = "file_size"
+    case modifiedAt = "modified_at"
+    case sampleRate = "sample_rate"
+    case addedAt = "added_at"
+    case updatedAt = "updated_at"
+  }
+
+  public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,33 @@
+/// Parses a time written as seconds (`83.5`), minutes and seconds (`1:23.5`) or
+/// hours, minutes and seconds (`1:02:03.5`) into seconds. Returns nil if malformed.
+public func parseTime(_ text: String) -> Double? {
+  let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+  guard (1...3).contains(parts.count) else { return nil }
+  var total = 0.0
+  for (index, part) in parts.enumerated() {
+    let isLast = index == parts.count - 1
+    // Only the last field may have a fraction; every field must be plain digits.
+    guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (isLast && $0 == ".")) }),
+      part.filter({ $0 == "." }).count <= 1, part != "."
+    else { return nil }
+    guard let value = Double(part) else { return nil }
+    if index > 0 && value >= 60 { return nil }
+    total = total * 60 + value
+  }
+  return total.isFinite ? total : nil
+}
+
+/// Formats seconds as `m:ss.s` (or `h:mm:ss.s` past an hour), the way times are shown.
+public func formatTime(_ seconds: Double) -> String {
+  let tenths = Int((max(0, seconds) * 10).rounded())
+  let hours = tenths / 36000
+  let minutes = (tenths / 600) % 60
+  let secs = (tenths / 10) % 60
+  let fraction = tenths % 10
+  let ss = secs < 10 ? "0\(secs)" : "\(secs)"
+  if hours > 0 {
+    let mm = minutes < 10 ? "0\(minutes)" : "\(minutes)"
+    return "\(hours):\(mm):\(ss).\(fraction)"
+  }
+  return "\(minutes):\(ss).\(fraction)"
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+/// `--db`, shared by every command that touches the library.
+struct LibraryOptions: ParsableArguments {
+  @Option(
+    name: .customLong("db"),
+    help: ArgumentHelp(
+      "Library database file.",
+      discussion: "Default: $PRACTICE_DB, else ${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite.",
+      valueName: "path"))
+  var path: String?
+
+  func open() throws -> Library {
+    try Library(path: path ?? Library.defaultPath(environment: ProcessInfo.processInfo.environment))
+  }
+}
+
+/// What part of the song to play and how: shared by `play` and `render`.
+struct PlaybackOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var from: String?
+
+  @Option(help: ArgumentHelp("End time (exclusive), written like --from.", valueName: "time"))
+  var to: String?
+
+  @Option(name: .customLong("repeat"), help: ArgumentHelp("Play the range N times.", valueName: "N"))
+  var repeatCount: Int?
+
+  @Flag(help: "Loop the range until stopped (Ctrl-C).")
+  var loop = false
+
+  @Option(help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"))
+  var volume: Volume = .unity
+
+  mutating func validate() throws {
+    for (flag, text) in [("--from", from), ("--to", to)] {
+      if let text, parseTime(text) == nil {
+        throw ValidationError(
+          "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+      }
+    }
+    if let repeatCount, repeatCount < 1 {
+      throw ValidationError("--repeat must be at least 1 (got \(repeatCount))")
+    }
+    if loop && repeatCount != nil {
+      throw ValidationError("--repeat and --loop cannot be combined; use one")
+    }
+  }
+
+  /// The plan for a file with `info`: the range checked against its length.
+  func plan(for info: SoundFileInfo) throws -> PlaybackPlan {
+    let range = try resolveTimeRange(
+      from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: info.sampleRate,
+      frames: info.frames)
+    let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
+    return PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
+  }
+}
+
+extension Volume: ExpressibleByArgument {
+  public init?(argument: String) { self.init(parsing: argument) }
+  public var defaultValueDescription: String { "100%" }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct Play: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play a song, or part of it, through an ALSA device.",
+    discussion: "Ctrl-C stops cleanly (exit 130).")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var playback: PlaybackOptions
+  @Option(
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+  var device: String?
+
+  func run() throws {
+    let song = try library.open().resolve(song)
+    let file = try song.openAudio()
+    let plan = try playback.plan(for: file.info)
+    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    let sink = try PCMDevice(
+      name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
+      encoding: .lossless(forBitDepth: file.info.bitDepth),
+      maxBlockFrames: PlaybackEngine.blockFrames)
+    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+    Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate)) on '\(name)'")
+    let report = try Session.run(engine, song: song, file: file)
+    if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
+  }
+}
+
+struct Render: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Render what `play` would play into a file, as fast as possible.",
+    discussion: """
+      The format follows the extension of OUT: .wav, .flac, .aiff (the source's bit depth, \
+      16 or 24), .ogg (Vorbis), .opus or .mp3; same rate and channels as the source.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var playback: PlaybackOptions
+  @Option(name: .shortAndLong, help: ArgumentHelp("Output file.", valueName: "out"))
+  var output: String
+
+  mutating func validate() throws {
+    if OutputFormat(path: output, bitDepth: 16) == nil {
+      throw ValidationError(
+        "cannot write '\(output)': unknown output format; use one of "
+          + OutputFormat.extensions.map { "." + $0 }.joined(separator: ", "))
+    }
+    if playback.loop {
+      throw ValidationError("render cannot --loop forever; use --repeat N")
+    }
+  }
+
+  func run() throws {
+    let song = try library.open().resolve(song)
+    let file = try song.openAudio()
+    let plan = try playback.plan(for: file.info)
+    let target = SongScanner.absolutePath(output)
+    if target == song.path {
+      throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")
+    }
+    guard let format = OutputFormat(path: target, bitDepth: file.info.bitDepth) else {
+      throw PracticeError(.usage, "cannot write '\(output)': unknown output format")
+    }
+    let sink = try SoundFileWriter(
+      path: target, format: format, sampleRate: file.info.sampleRate,
+      channels: file.info.channels, maxBlockFrames: PlaybackEngine.blockFrames)
+    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+    let report = try Session.run(engine, song: song, file: file)
+    if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
+    let seconds = Double(report.framesWritten) / Double(file.info.sampleRate)
+    Terminal.say(
+      "rendered \(describe(plan, of: song, rate: file.info.sampleRate)) to '\(output)' "
+        + "(\(report.framesWritten) frames, \(formatTime(seconds)))")
+  }
+}
+
+/// "'Title' 0:10.0–0:20.0, 2 passes, volume 80%": what a plan plays, for stderr.
+func describe(_ plan: PlaybackPlan, of song: Song, rate: Int) -> String {
+  let from = formatTime(Double(plan.range.lowerBound) / Double(rate))
+  let to = formatTime(Double(plan.range.upperBound) / Double(rate))
+  let passes: String
+  switch plan.passes {
+  case .endless: passes = "looped"
+  case .count(1): passes = "once"
+  case .count(let n): passes = "\(n) passes"
+  }
+  let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
+  return "'\(song.title)' \(from)–\(to), \(passes)\(volume)"
+}
