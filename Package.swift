@@ -30,8 +30,9 @@ let package = Package(
         "PracticeCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
-    .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore"]),
-    .testTarget(name: "PracticeCLITests", dependencies: ["PracticeCore"]),
+    .target(name: "TestSupport", dependencies: ["PracticeCore"], path: "Tests/TestSupport"),
+    .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "TestSupport"]),
+    .testTarget(name: "PracticeCLITests", dependencies: ["PracticeCore", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

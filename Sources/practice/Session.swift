@@ -19,7 +19,10 @@ enum Session {
     }
     let report = try engine.run()
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
-      Terminal.say("trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed))")
+      Terminal.say(
+        "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
+          + "last-frame-ns \(engine.lastFrameNanoseconds.load(ordering: .relaxed)) "
+          + "end-ns \(monotonicNanoseconds())")
     }
     if let truncation = report.truncation {
       let rate = Double(file.info.sampleRate)

@@ -29,6 +29,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   public let framesWritten = Atomic<Int64>(0)
   /// CLOCK_MONOTONIC nanoseconds when the first frame was handed to the sink (0 before).
   public let firstFrameNanoseconds = Atomic<UInt64>(0)
+  /// CLOCK_MONOTONIC nanoseconds when the sink accepted the last frame (before draining).
+  public let lastFrameNanoseconds = Atomic<UInt64>(0)
   /// Linear gain as Float bits, so a controller can change the volume while playing.
   private let gainBits: Atomic<UInt32>
   private let stopRequested = Atomic<Bool>(false)
@@ -129,6 +131,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         try sink.write(block, frames: count / channels)
         framesWritten.add(Int64(count / channels), ordering: .releasing)
       }
+      lastFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
       if interrupted { sink.abort() } else { try sink.finish() }
     } catch {
       sink.abort()

@@ -108,7 +108,7 @@ final class SourceFeeder: @unchecked Sendable {
     switch seam {
     case .tailIntoPreroll(let length) where !isFinal:
       let fadeStart = rangeFrames - length
-      for i in max(offset, fadeStart)..<max(end, fadeStart) {
+      for i in overlap(offset..<end, fadeStart..<rangeFrames) {
         let j = i - fadeStart
         let w = SeamBlend.rise(j, length)
         for c in 0..<channels {
@@ -117,7 +117,7 @@ final class SourceFeeder: @unchecked Sendable {
         }
       }
     case .headFromPostroll(let length) where pass > 0:
-      for i in offset..<min(end, length) {
+      for i in overlap(offset..<end, 0..<length) {
         let w = SeamBlend.rise(i, length)
         for c in 0..<channels {
           let k = (i - offset) * channels + c
@@ -126,19 +126,25 @@ final class SourceFeeder: @unchecked Sendable {
       }
     case .fadeOutIn(let length):
       if pass > 0 {
-        for i in offset..<min(end, length) {
+        for i in overlap(offset..<end, 0..<length) {
           scaleFrame(i - offset, by: SeamBlend.rise(i, length))
         }
       }
       if !isFinal {
         let fadeStart = rangeFrames - length
-        for i in max(offset, fadeStart)..<max(end, fadeStart) {
+        for i in overlap(offset..<end, fadeStart..<rangeFrames) {
           scaleFrame(i - offset, by: 1 - SeamBlend.rise(i - fadeStart, length))
         }
       }
     default:
       break
     }
+  }
+
+  /// The frames two ranges share (empty if none), in range offsets.
+  private func overlap(_ a: Range<Int>, _ b: Range<Int>) -> Range<Int> {
+    let lower = max(a.lowerBound, b.lowerBound)
+    return lower..<max(lower, min(a.upperBound, b.upperBound))
   }
 
   private func scaleFrame(_ frame: Int, by gain: Float) {

@@ -1,0 +1,45 @@
+# practice — targets
+#
+#   make demo      install what is missing, build, and play fixtures/demo.wav (a short
+#                  range, twice); without a sound card, into a private test sound server
+#   make test      install what is missing, build, and run the whole test suite
+#   make build     debug build (.build/debug/practice)
+#   make release   optimised build (.build/release/practice)
+#   make bench     release build, then every benchmark in bench/ (results: bench/RESULTS.md)
+#   make deps      install missing system packages (apt; checked with pkg-config first)
+#   make fixtures  regenerate the synthetic audio in fixtures/
+#   make format    swift format the sources in place
+#   make clean     remove build products
+
+SWIFT ?= swift
+export PATH := /opt/swift/usr/bin:$(PATH)
+SOUND_DIR ?= $(CURDIR)/.build/sound-server
+
+.PHONY: demo test build release bench deps fixtures format clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: build
+	$(SWIFT) test --parallel --num-workers 2
+
+demo: build
+	@scripts/demo.sh .build/debug/practice
+
+bench: release
+	@bench/run-all.sh
+
+fixtures:
+	python3 fixtures/make-fixtures.py
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build

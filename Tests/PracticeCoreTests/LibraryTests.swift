@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import PracticeCore
+
+@Suite struct LibraryTests {
+  let dir = TemporaryDirectory()
+
+  func makeSong(_ name: String, seconds: Double = 0.5, frequency: Double = 440) throws -> String {
+    let path = dir.file(name)
+    try Synth.write(Synth.sine(frequency: frequency, seconds: seconds), to: path)
+    return path
+  }
+
+  @Test func addsOnceAndRefreshesOnReAdd() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = try makeSong("a.wav")
+    let first = try library.add([SongScanner.scan(path)])
+    let again = try library.add([SongScanner.scan(path)])
+    #expect(first[0].id == again[0].id)
+    #expect(try library.songs().count == 1)
+    #expect(first[0].title == "a")
+    #expect(first[0].frames == 22050)
+    #expect(first[0].contentHash.hasPrefix("fnv1a64s:"))
+  }
+
+  @Test func resolvesPathIdAndTitle() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = try makeSong("Blue Bossa.wav")
+    let byPath = try library.resolve(path)
+    #expect(try library.resolve("\(byPath.id!)") == byPath)
+    #expect(try library.resolve("blue bossa") == byPath)
+    #expect(try library.songs().count == 1)
+  }
+
+  @Test func ambiguousTitlesAreAUsageError() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    try FileManager.default.createDirectory(atPath: dir.file("x"), withIntermediateDirectories: true)
+    _ = try library.resolve(try makeSong("Tune.wav"))
+    _ = try library.resolve(try makeSong("x/tune.wav", frequency: 220))
+    let error = try #require(throws: PracticeError.self) { try library.resolve("TUNE") }
+    #expect(error.category == .usage)
+    #expect(error.message.contains("matches 2 songs"))
+  }
+
+  @Test func aMovedFileIsFoundAgainByContent() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let old = try makeSong("old.wav")
+    let song = try library.resolve(old)
+    let new = dir.file("new.wav")
+    try FileManager.default.moveItem(atPath: old, toPath: new)
+    let moved = try library.add([SongScanner.scan(new)])[0]
+    #expect(moved.id == song.id)
+    #expect(moved.path == new)
+    #expect(try library.songs().count == 1)
+  }
+
+  @Test func aChangedFileIsRescanned() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = try makeSong("c.wav", seconds: 0.5)
+    let before = try library.resolve(path)
+    try Synth.write(Synth.sine(frequency: 440, seconds: 1.0), to: path)
+    let after = try library.resolve("\(before.id!)")
+    #expect(after.frames == 44100)
+    #expect(after.id == before.id)
+  }
+
+  @Test func removeDeletesTheEntryNotTheFile() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = try makeSong("r.wav")
+    try library.remove(try library.resolve(path))
+    #expect(try library.songs().isEmpty)
+    #expect(FileManager.default.fileExists(atPath: path))
+  }
+
+  @Test func usesWALAndMigratesOnce() throws {
+    let path = dir.file("lib.sqlite")
+    _ = try Library(path: path)
+    _ = try Library(path: path)  // a second open must not re-run migrations
+    let header = try #require(FileHandle(forReadingAtPath: path)).readData(ofLength: 20)
+    #expect(header[18] == 2 && header[19] == 2, "WAL mode is recorded in the header")
+  }
+
+  @Test func defaultPathFollowsTheEnvironment() {
+    #expect(Library.defaultPath(environment: ["PRACTICE_DB": "/x/y.sqlite"]) == "/x/y.sqlite")
+    #expect(
+      Library.defaultPath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"])
+        == "/d/practice/library.sqlite")
+    #expect(Library.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/practice/library.sqlite")
+  }
+}

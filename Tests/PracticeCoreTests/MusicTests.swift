@@ -1,0 +1,61 @@
+import PracticeCore
+import Testing
+
+@Suite struct TimeParsingTests {
+  @Test(arguments: [
+    ("83.5", 83.5), ("0", 0), ("1:23.5", 83.5), ("1:02:03.5", 3723.5), ("10:00", 600),
+    ("0:59.999", 59.999),
+  ])
+  func parsesTimes(text: String, seconds: Double) {
+    #expect(parseTime(text) == seconds)
+  }
+
+  @Test(arguments: ["", "-1", "1:75", "1:2:3:4", "abc", "1.2.3", "1:", ":30", ".", "1e3", "nan", "inf", "1:-5"])
+  func rejectsMalformedTimes(text: String) {
+    #expect(parseTime(text) == nil)
+  }
+
+  @Test func formatsTimes() {
+    #expect(formatTime(83.5) == "1:23.5")
+    #expect(formatTime(0) == "0:00.0")
+    #expect(formatTime(3723.46) == "1:02:03.5")
+  }
+}
+
+@Suite struct VolumeTests {
+  @Test(arguments: [("80%", 0.8), ("0.8", 0.8), ("0%", 0), ("200%", 2), ("2", 2), ("100%", 1)])
+  func parsesVolumes(text: String, gain: Double) throws {
+    let volume = try #require(Volume(parsing: text))
+    #expect(abs(volume.gain - gain) < 1e-12)
+  }
+
+  @Test func parsesDecibels() throws {
+    #expect(abs(try #require(Volume(parsing: "-6dB")).gain - 0.501187) < 1e-6)
+    #expect(try #require(Volume(parsing: "0dB")).gain == 1)
+    #expect(Volume(parsing: "+6dB") != nil)  // 199.5 %
+  }
+
+  @Test(arguments: ["201%", "2.5", "-0.1", "+7dB", "loud", "", "%", "nan", "inf"])
+  func rejectsOutOfRangeOrMalformed(text: String) {
+    #expect(Volume(parsing: text) == nil)
+  }
+}
+
+@Suite struct TimeRangeTests {
+  @Test func defaultsToTheWholeAudio() throws {
+    #expect(try resolveTimeRange(from: nil, to: nil, sampleRate: 100, frames: 1000) == 0..<1000)
+  }
+
+  @Test func convertsSecondsToFrames() throws {
+    #expect(try resolveTimeRange(from: 1.5, to: 2.25, sampleRate: 100, frames: 1000) == 150..<225)
+    #expect(try resolveTimeRange(from: nil, to: 10, sampleRate: 100, frames: 1000) == 0..<1000)
+  }
+
+  @Test func rejectsImpossibleRanges() {
+    for (from, to) in [(5.0, 4.0), (3.0, 3.0), (10.0, nil), (nil, 10.5), (11, 12)] as [(Double?, Double?)] {
+      #expect(throws: PracticeError.self) {
+        try resolveTimeRange(from: from, to: to, sampleRate: 100, frames: 1000)
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import PracticeCore
+
+@Suite struct PlanTests {
+  func plan(_ range: Range<Int64>, passes: Passes = .count(2)) -> PlaybackPlan {
+    PlaybackPlan(range: range, passes: passes, volume: .unity, sampleRate: 44100)
+  }
+
+  @Test func seamCrossfadesIntoThePrerollWhenThereIsRoom() {
+    #expect(plan(1000..<50000).seam(sourceFrames: 88200) == .tailIntoPreroll(length: 221))
+  }
+
+  @Test func seamUsesThePostrollNearTheFileStart() {
+    #expect(plan(100..<50000).seam(sourceFrames: 88200) == .headFromPostroll(length: 221))
+  }
+
+  @Test func seamFadesWhenTheRangeIsTheWholeFile() {
+    #expect(plan(0..<88200).seam(sourceFrames: 88200) == .fadeOutIn(length: 221))
+  }
+
+  @Test func seamNeverExceedsHalfTheRange() {
+    #expect(plan(1000..<1100).seam(sourceFrames: 88200) == .tailIntoPreroll(length: 50))
+    #expect(plan(1000..<1001).seam(sourceFrames: 88200) == .none)
+  }
+
+  @Test func totalFrames() {
+    #expect(plan(100..<200, passes: .count(3)).totalFrames == 300)
+    #expect(plan(100..<200, passes: .endless).totalFrames == nil)
+  }
+}
+
+@Suite struct SampleRingTests {
+  @Test func wrapsAroundAndKeepsOrder() {
+    let ring = SampleRing(capacity: 8)
+    var source: [Float] = (0..<20).map(Float.init)
+    var out = [Float](repeating: -1, count: 20)
+    var written = 0
+    var read = 0
+    source.withUnsafeMutableBufferPointer { src in
+      out.withUnsafeMutableBufferPointer { dst in
+        while read < 20 {
+          written += ring.write(src.baseAddress! + written, count: min(5, 20 - written))
+          read += ring.read(into: dst.baseAddress! + read, count: 3)
+        }
+      }
+    }
+    #expect(out == source)
+    #expect(ring.available == 0)
+  }
+
+  @Test func neverOverfills() {
+    let ring = SampleRing(capacity: 4)
+    let data: [Float] = [1, 2, 3, 4, 5, 6]
+    #expect(data.withUnsafeBufferPointer { ring.write($0.baseAddress!, count: 6) } == 4)
+    #expect(ring.space == 0)
+  }
+}
+
+/// Renders through the real engine into a file sink and reads the result back.
+func render(
+  _ source: String, plan: (SoundFileInfo) -> PlaybackPlan, to output: String
+) throws -> (report: PlaybackReport, samples: [Float], info: SoundFileInfo) {
+  let file = try SoundFile(path: source)
+  let format = try #require(OutputFormat(path: output, bitDepth: file.info.bitDepth))
+  let sink = try SoundFileWriter(
+    path: output, format: format, sampleRate: file.info.sampleRate, channels: file.info.channels,
+    maxBlockFrames: PlaybackEngine.blockFrames)
+  let engine = try PlaybackEngine(file: file, plan: plan(file.info), sink: sink)
+  let report = try engine.run()
+  let (info, samples) = try Synth.read(output)
+  return (report, samples, info)
+}
+
+@Suite struct EngineTests {
+  let dir = TemporaryDirectory()
+
+  /// A 16-bit stereo file of two different sines (so channel order matters).
+  func stereoSource() throws -> (path: String, samples: [Float]) {
+    let left = Synth.sine(frequency: 330, seconds: 1.5, amplitude: 0.4)
+    let right = Synth.sine(frequency: 523, seconds: 1.5, amplitude: 0.3, phase: 1)
+    var samples = [Float]()
+    for i in 0..<left.count { samples += [left[i], right[i]] }
+    samples = Synth.quantized16(samples)
+    let path = dir.file("stereo.wav")
+    try Synth.write(samples, to: path, channels: 2)
+    return (path, samples)
+  }
+
+  @Test func onePassAtUnityIsBitExact() throws {
+    let (path, samples) = try stereoSource()
+    let range: Range<Int64> = 12345..<54321
+    let result = try render(path, plan: {
+      PlaybackPlan(range: range, passes: .count(1), volume: .unity, sampleRate: $0.sampleRate)
+    }, to: dir.file("out.wav"))
+    #expect(result.samples == Array(samples[12345 * 2..<54321 * 2]))
+    #expect(result.report.framesWritten == 54321 - 12345)
+    #expect(result.report.passesCompleted == 1)
+  }
+
+  @Test(arguments: [
+    (Int64(20000), Int64(40000)),  // tail into preroll
+    (Int64(30), Int64(39950)),  // head from postroll
+    (Int64(0), Int64(66150)),  // whole file: fade out and in
+  ])
+  func passesAreExactlyTheRangeLengthAndTheSeamIsSmooth(start: Int64, end: Int64) throws {
+    // A sine cut mid-cycle at both ends: played as-is, the seam would jump.
+    let samples = Synth.quantized16(Synth.sine(frequency: 436.8333, seconds: 1.5, amplitude: 0.8))
+    let path = dir.file("sine-\(start).wav")
+    try Synth.write(samples, to: path)
+    let length = Int(end - start)
+    let passes = 4
+    let result = try render(path, plan: {
+      PlaybackPlan(range: start..<end, passes: .count(passes), volume: .unity, sampleRate: $0.sampleRate)
+    }, to: dir.file("loop-\(start).wav"))
+    #expect(result.samples.count == passes * length)
+
+    let range = Array(samples[Int(start)..<Int(end)])
+    let largestInside = zip(range, range.dropFirst()).map { abs($1 - $0) }.max()!
+    let naiveSeamJump = abs(range.first! - range.last!)
+    #expect(naiveSeamJump > 2 * largestInside, "the fixture must actually cut mid-cycle")
+    for seam in 1..<passes {
+      let i = seam * length
+      let jump = abs(result.samples[i] - result.samples[i - 1])
+      #expect(jump <= largestInside, "seam \(seam): jump \(jump) > \(largestInside)")
+    }
+    // The whole output stays as smooth as the source.
+    let largestOut = zip(result.samples, result.samples.dropFirst()).map { abs($1 - $0) }.max()!
+    #expect(largestOut <= largestInside * 1.01)
+    // The first pass starts and the last pass ends exactly as the source does.
+    #expect(Array(result.samples.prefix(length / 4)) == Array(range.prefix(length / 4)))
+    #expect(Array(result.samples.suffix(length / 4)) == Array(range.suffix(length / 4)))
+  }
+
+  @Test func volumeScalesEverySample() throws {
+    let (path, samples) = try stereoSource()
+    let result = try render(path, plan: {
+      PlaybackPlan(range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "50%")!, sampleRate: $0.sampleRate)
+    }, to: dir.file("half.wav"))
+    let expected = samples.map { Float((Double($0 * 0.5) * 32768).rounded(.toNearestOrEven) / 32768) }
+    #expect(result.samples == expected)
+  }
+
+  @Test func loudVolumeClipsInsteadOfWrapping() throws {
+    let samples = Synth.quantized16(Synth.sine(frequency: 100, seconds: 0.2, amplitude: 0.9))
+    let path = dir.file("loud.wav")
+    try Synth.write(samples, to: path)
+    let result = try render(path, plan: {
+      PlaybackPlan(range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "200%")!, sampleRate: $0.sampleRate)
+    }, to: dir.file("clipped.wav"))
+    #expect(result.samples.max()! == Float(32767) / 32768)
+    #expect(result.samples.min()! == -1)
+    #expect(zip(samples, result.samples).allSatisfy { ($0 >= 0) == ($1 >= 0) || $0 == 0 })
+  }
+
+  @Test func stopEndsAnEndlessLoopCleanly() throws {
+    let (path, _) = try stereoSource()
+    let file = try SoundFile(path: path)
+    let output = dir.file("endless.wav")
+    let sink = try SoundFileWriter(
+      path: output, format: OutputFormat(path: output, bitDepth: 16)!, sampleRate: 44100,
+      channels: 2, maxBlockFrames: PlaybackEngine.blockFrames)
+    let plan = PlaybackPlan(range: 1000..<5000, passes: .endless, volume: .unity, sampleRate: 44100)
+    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+    engine.start()
+    while engine.framesWritten.load(ordering: .relaxed) < 100_000 { usleep(1000) }
+    engine.stop()
+    let report = try engine.wait()
+    #expect(report.interrupted)
+    #expect(report.passesCompleted >= 25)
+    // An interrupted render leaves no file behind.
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+}

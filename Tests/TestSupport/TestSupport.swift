@@ -1,0 +1,151 @@
+import Foundation
+import PracticeCore
+
+/// A fresh directory under the system temp dir, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+  public let path: String
+
+  public init() {
+    let base = FileManager.default.temporaryDirectory.path
+    path = base + "/practice-test-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  public func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Synthetic audio for tests: generated here, written and read back with PracticeCore.
+public enum Synth {
+  /// A sine, `amplitude` peak, starting at `phase` radians; interleaved, same in every channel.
+  public static func sine(
+    frequency: Double, seconds: Double, sampleRate: Int = 44100, channels: Int = 1,
+    amplitude: Double = 0.5, phase: Double = 0
+  ) -> [Float] {
+    let frames = Int(seconds * Double(sampleRate))
+    var samples = [Float](repeating: 0, count: frames * channels)
+    for i in 0..<frames {
+      let value = Float(amplitude * sin(2 * Double.pi * frequency * Double(i) / Double(sampleRate) + phase))
+      for c in 0..<channels { samples[i * channels + c] = value }
+    }
+    return samples
+  }
+
+  /// Rounds every sample to the 16-bit grid, as a 16-bit file would hold it.
+  public static func quantized16(_ samples: [Float]) -> [Float] {
+    samples.map { Float((Double($0) * 32768).rounded()) / 32768 }
+  }
+
+  /// Writes interleaved samples to `path` in the format its extension names.
+  public static func write(
+    _ samples: [Float], to path: String, sampleRate: Int = 44100, channels: Int = 1,
+    bitDepth: Int = 16
+  ) throws {
+    guard let format = OutputFormat(path: path, bitDepth: bitDepth) else {
+      throw PracticeError(.usage, "unknown test format \(path)")
+    }
+    let block = 1024
+    let writer = try SoundFileWriter(
+      path: path, format: format, sampleRate: sampleRate, channels: channels, maxBlockFrames: block)
+    try samples.withUnsafeBufferPointer { buffer in
+      var frame = 0
+      let frames = samples.count / channels
+      while frame < frames {
+        let n = min(block, frames - frame)
+        try writer.write(buffer.baseAddress! + frame * channels, frames: n)
+        frame += n
+      }
+    }
+    try writer.finish()
+  }
+
+  /// Reads a whole file back: its info and interleaved samples.
+  public static func read(_ path: String) throws -> (info: SoundFileInfo, samples: [Float]) {
+    let file = try SoundFile(path: path)
+    var samples = [Float](repeating: 0, count: Int(file.info.frames) * file.info.channels)
+    var total = 0
+    samples.withUnsafeMutableBufferPointer { buffer in
+      while total < Int(file.info.frames) {
+        let n = file.read(
+          into: buffer.baseAddress! + total * file.info.channels,
+          frames: Int(file.info.frames) - total)
+        if n <= 0 { break }
+        total += n
+      }
+    }
+    return (file.info, Array(samples.prefix(total * file.info.channels)))
+  }
+}
+
+/// The result of running the built `practice` binary.
+public struct CommandResult: Sendable {
+  public let status: Int32
+  public let stdout: String
+  public let stderr: String
+
+  /// Stderr's non-empty lines.
+  public var stderrLines: [String] {
+    stderr.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+  }
+}
+
+/// Runs the built `practice` with a private database and environment.
+public struct CLI: Sendable {
+  public let database: String
+  public var environment: [String: String]
+
+  /// The package root, from this file's location.
+  public static let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  public static var binary: String {
+    ProcessInfo.processInfo.environment["PRACTICE_BIN"]
+      ?? packageRoot + "/.build/debug/practice"
+  }
+
+  public static func fixture(_ name: String) -> String { packageRoot + "/fixtures/" + name }
+
+  public init(database: String, environment: [String: String] = [:]) {
+    self.database = database
+    var env = ProcessInfo.processInfo.environment
+    env["PRACTICE_DB"] = database
+    env.removeValue(forKey: "PRACTICE_DEVICE")
+    env.removeValue(forKey: "PRACTICE_TRACE")
+    for (key, value) in environment { env[key] = value }
+    self.environment = env
+  }
+
+  /// Runs `practice args…` to completion in `directory` (default: the package root).
+  @discardableResult
+  public func run(_ arguments: [String], in directory: String? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = arguments
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: directory ?? CLI.packageRoot)
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes concurrently so a full pipe never blocks the child.
+    nonisolated(unsafe) var errData = Data()
+    let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    errReader.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errReader.isFinished { usleep(1000) }
+    return CommandResult(
+      status: process.terminationStatus,
+      stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+
+  /// The library as `list --json` prints it, to check a command left it as it was.
+  public func snapshot() throws -> String { try run(["list", "--json"]).stdout }
+}
