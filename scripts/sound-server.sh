@@ -15,6 +15,12 @@ cmd=${1:-}; dir=${2:-}
 
 case "$cmd" in
 start)
+  # The daemons must not inherit descriptors of whoever started us (a test runner's
+  # pipes would then never see end-of-file), so close everything above stderr.
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   rm -f "$dir/native"
@@ -23,7 +29,7 @@ start)
     pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no --system=no \
       --disable-shm=yes --log-target=file:"$dir/server.log" \
       --load="module-native-protocol-unix socket=$dir/native auth-anonymous=1" \
-      --load="module-null-sink sink_name=practice_null rate=44100 channels=2" \
+      --load="module-null-sink sink_name=practice_null rate=44100 channels=2 norewinds=1" \
       </dev/null >/dev/null 2>&1 &
   echo $! >"$dir/server.pid"
   for _ in $(seq 1 100); do

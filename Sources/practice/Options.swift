@@ -31,7 +31,10 @@ struct PlaybackOptions: ParsableArguments {
   @Flag(help: "Loop the range until stopped (Ctrl-C).")
   var loop = false
 
-  @Option(help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"))
+  // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"))
   var volume: Volume = .unity
 
   mutating func validate() throws {

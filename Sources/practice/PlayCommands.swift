@@ -70,6 +70,7 @@ struct Render: ParsableCommand {
     let sink = try SoundFileWriter(
       path: target, format: format, sampleRate: file.info.sampleRate,
       channels: file.info.channels, maxBlockFrames: PlaybackEngine.blockFrames)
+    sink.setTags(title: song.title, artist: song.artist, album: song.album)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
     let report = try Session.run(engine, song: song, file: file)
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }

@@ -111,6 +111,29 @@ struct SongJSON: Encodable {
     updated_at = song.updatedAt
   }
 
+  /// Every key always present; absent tags are `null`, never missing.
+  func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .id)
+    try c.encode(title, forKey: .title)
+    try c.encode(artist, forKey: .artist)
+    try c.encode(album, forKey: .album)
+    try c.encode(path, forKey: .path)
+    try c.encode(duration, forKey: .duration)
+    try c.encode(frames, forKey: .frames)
+    try c.encode(sample_rate, forKey: .sample_rate)
+    try c.encode(channels, forKey: .channels)
+    try c.encode(format, forKey: .format)
+    try c.encode(content_hash, forKey: .content_hash)
+    try c.encode(added_at, forKey: .added_at)
+    try c.encode(updated_at, forKey: .updated_at)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case id, title, artist, album, path, duration, frames, sample_rate, channels, format
+    case content_hash, added_at, updated_at
+  }
+
   static func encode<T: Encodable>(_ value: T) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -40,7 +40,7 @@ public enum Synth {
   /// Writes interleaved samples to `path` in the format its extension names.
   public static func write(
     _ samples: [Float], to path: String, sampleRate: Int = 44100, channels: Int = 1,
-    bitDepth: Int = 16
+    bitDepth: Int = 16, tags: (title: String, artist: String, album: String)? = nil
   ) throws {
     guard let format = OutputFormat(path: path, bitDepth: bitDepth) else {
       throw PracticeError(.usage, "unknown test format \(path)")
@@ -48,6 +48,7 @@ public enum Synth {
     let block = 1024
     let writer = try SoundFileWriter(
       path: path, format: format, sampleRate: sampleRate, channels: channels, maxBlockFrames: block)
+    if let tags { writer.setTags(title: tags.title, artist: tags.artist, album: tags.album) }
     try samples.withUnsafeBufferPointer { buffer in
       var frame = 0
       let frames = samples.count / channels
@@ -90,6 +91,37 @@ public struct CommandResult: Sendable {
   }
 }
 
+/// A started `practice` process.
+public final class RunningCommand: @unchecked Sendable {
+  public let process: Process
+  private let out: Pipe
+  private let err: Pipe
+  private var errData = Data()  // written by the reader thread before `errDone`
+  private let errDone = DispatchSemaphore(value: 0)
+
+  init(process: Process, out: Pipe, err: Pipe) {
+    self.process = process
+    self.out = out
+    self.err = err
+    // Read stderr on its own thread so a full pipe never blocks the child.
+    Thread { [self] in
+      errData = err.fileHandleForReading.readDataToEndOfFile()
+      errDone.signal()
+    }.start()
+  }
+
+  /// Waits for the process to exit and returns what it printed.
+  public func finish() -> CommandResult {
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    errDone.wait()
+    return CommandResult(
+      status: process.terminationStatus,
+      stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+}
+
 /// Runs the built `practice` with a private database and environment.
 public struct CLI: Sendable {
   public let database: String
@@ -121,10 +153,27 @@ public struct CLI: Sendable {
 
   /// Runs `practice args…` to completion in `directory` (default: the package root).
   @discardableResult
-  public func run(_ arguments: [String], in directory: String? = nil) throws -> CommandResult {
+  public func run(
+    _ arguments: [String], in directory: String? = nil, asUser user: String? = nil
+  ) throws -> CommandResult {
+    try start(arguments, in: directory, asUser: user).finish()
+  }
+
+  /// Starts `practice args…` and returns at once; `finish()` waits and collects output.
+  /// `asUser` runs it as that user through setpriv (for permission tests run as root).
+  public func start(
+    _ arguments: [String], in directory: String? = nil, asUser user: String? = nil
+  ) throws -> RunningCommand {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = arguments
+    if let user {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      process.arguments = [
+        "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "--", CLI.binary,
+      ] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: CLI.binary)
+      process.arguments = arguments
+    }
     process.environment = environment
     process.currentDirectoryURL = URL(fileURLWithPath: directory ?? CLI.packageRoot)
     let out = Pipe()
@@ -133,19 +182,10 @@ public struct CLI: Sendable {
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes concurrently so a full pipe never blocks the child.
-    nonisolated(unsafe) var errData = Data()
-    let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    errReader.start()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !errReader.isFinished { usleep(1000) }
-    return CommandResult(
-      status: process.terminationStatus,
-      stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData, as: UTF8.self))
+    return RunningCommand(process: process, out: out, err: err)
   }
 
   /// The library as `list --json` prints it, to check a command left it as it was.
   public func snapshot() throws -> String { try run(["list", "--json"]).stdout }
 }
+

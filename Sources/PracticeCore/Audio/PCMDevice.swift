@@ -16,10 +16,9 @@ public final class PCMDevice: AudioSink {
   /// Underruns recovered from so far; read by the player to report them.
   public let underruns = Atomic<Int>(0)
 
-  private let pcm: OpaquePointer  // owned; closed in deinit
+  private var pcm: OpaquePointer?  // owned; nil once closed by finish(), abort() or deinit
   private let int16Buffer: UnsafeMutablePointer<Int16>  // render thread only
   private let int32Buffer: UnsafeMutablePointer<Int32>  // render thread only
-  private var closed = false  // render thread only
 
   /// How many recoveries in a row a single write may attempt before the device counts as lost.
   static let maxRecoveries = 5
@@ -101,8 +100,7 @@ public final class PCMDevice: AudioSink {
   }
 
   deinit {
-    if !closed { snd_pcm_drop(pcm) }
-    snd_pcm_close(pcm)
+    abort()
     int16Buffer.deallocate()
     int32Buffer.deallocate()
   }
@@ -126,6 +124,7 @@ public final class PCMDevice: AudioSink {
   /// (-EPIPE) or suspend (-ESTRPIPE) is recovered silently and counted; after
   /// `maxRecoveries` failures in a row the device counts as lost.
   private func writeAll(_ bytes: UnsafeRawPointer, frames: Int, bytesPerFrame: Int) throws {
+    guard let pcm else { return }
     var done = 0
     var failures = 0
     while done < frames {
@@ -148,14 +147,18 @@ public final class PCMDevice: AudioSink {
   }
 
   public func pendingFrames() -> Int {
+    guard let pcm else { return 0 }
     var delay: snd_pcm_sframes_t = 0
     return snd_pcm_delay(pcm, &delay) == 0 ? max(0, Int(delay)) : 0
   }
 
+  /// Plays out what was written (`snd_pcm_drain`) and closes the device; plugins such
+  /// as ALSA's `file` PCM finish their output only on close.
   public func finish() throws {
-    guard !closed else { return }
-    closed = true
+    guard let pcm else { return }
+    self.pcm = nil
     let result = snd_pcm_drain(pcm)
+    snd_pcm_close(pcm)
     if result < 0 {
       throw ALSAError(
         code: result, device: name, operation: "draining the last audio",
@@ -163,9 +166,11 @@ public final class PCMDevice: AudioSink {
     }
   }
 
+  /// Discards what is queued (`snd_pcm_drop`) and closes the device.
   public func abort() {
-    guard !closed else { return }
-    closed = true
+    guard let pcm else { return }
+    self.pcm = nil
     snd_pcm_drop(pcm)
+    snd_pcm_close(pcm)
   }
 }

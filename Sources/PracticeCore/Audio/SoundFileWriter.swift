@@ -102,6 +102,15 @@ public final class SoundFileWriter: AudioSink {
     int32Buffer.deallocate()
   }
 
+  /// Sets title, artist and album tags (`sf_set_string`); call before the first write.
+  /// Formats without tags ignore them.
+  public func setTags(title: String?, artist: String?, album: String?) {
+    guard let handle else { return }
+    for (kind, value) in [(SF_STR_TITLE, title), (SF_STR_ARTIST, artist), (SF_STR_ALBUM, album)] {
+      if let value { _ = sf_set_string(handle, Int32(kind), value) }
+    }
+  }
+
   public func write(_ samples: UnsafePointer<Float>, frames: Int) throws {
     guard let handle else { return }
     precondition(frames <= maxBlockFrames, "block larger than the sink was built for")

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every bad input: the documented exit code, one line on stderr saying what to do, and
+/// the library exactly as it was.
+@Suite struct BadInputTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  init() throws {
+    // A library with one song in it, so "unchanged" means something.
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+  }
+
+  /// Runs the command and checks the exit code, that stderr is one line containing
+  /// `message`, that stdout is empty, and that the library did not change.
+  @discardableResult
+  func expectFailure(
+    _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
+    asUser user: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> CommandResult {
+    let before = try cli.snapshot()
+    let result = try cli.run(arguments, asUser: user)
+    #expect(result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
+    let first = result.stderrLines.first ?? ""
+    #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
+    if !usageHint {
+      #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+      #expect(first.hasPrefix("practice: "), sourceLocation: sourceLocation)
+    }
+    #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
+    #expect(try cli.snapshot() == before, sourceLocation: sourceLocation)
+    return result
+  }
+
+  @Test func missingFile() throws {
+    try expectFailure(["add", dir.file("nope.wav")], status: 66, message: "no such file")
+    try expectFailure(["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
+  }
+
+  @Test func directory() throws {
+    try expectFailure(["add", dir.path], status: 66, message: "it is a directory")
+    try expectFailure(["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
+  }
+
+  @Test func zeroByteFile() throws {
+    let empty = dir.file("empty.wav")
+    FileManager.default.createFile(atPath: empty, contents: Data())
+    try expectFailure(["add", empty], status: 65, message: "the file is empty")
+  }
+
+  @Test func randomBytesNamedWav() throws {
+    let junk = dir.file("junk.wav")
+    var generator = SystemRandomNumberGenerator()
+    FileManager.default.createFile(
+      atPath: junk, contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+    let result = try expectFailure(["render", junk, "-o", dir.file("o.wav")], status: 65, message: "cannot read audio from")
+    #expect(result.stderr.contains("libsndfile error"))
+    #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
+  }
+
+  @Test func unreadableFile() throws {
+    // Permissions do not bind root, so the command runs as `nobody` in a shared directory.
+    let shared = dir.file("shared")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(shared, 0o777)
+    let locked = shared + "/locked.wav"
+    try Synth.write(Synth.sine(frequency: 440, seconds: 0.1), to: locked)
+    chmod(locked, 0o000)
+    let nobody = CLI(database: shared + "/lib.sqlite")
+    let result = try nobody.run(["add", locked], asUser: "65534")
+    #expect(result.status == 66, "\(result.stderr)")
+    #expect(result.stderr == "practice: cannot open '\(locked)': permission denied; make the file readable (chmod +r)\n")
+  }
+
+  @Test func truncatedWavPlaysWhatIsThere() throws {
+    // libsndfile trusts the file size over a too-long header: the decodable frames play.
+    let (_, samples) = try Synth.read(CLI.fixture("sine-440.wav"))
+    let data = try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("sine-440.wav")))
+    let cut = dir.file("cut.wav")
+    try data.prefix(44 + 2 * 30000 + 1).write(to: URL(fileURLWithPath: cut))
+    let result = try cli.run(["render", cut, "-o", dir.file("cut-out.wav")])
+    #expect(result.status == 0)
+    let (_, out) = try Synth.read(dir.file("cut-out.wav"))
+    #expect(out == Array(samples.prefix(30000)))
+  }
+
+  @Test(arguments: ["flac", "mp3"])
+  func truncatedCompressedFilePlaysWhatDecodesThenWarns(ext: String) throws {
+    let whole = dir.file("whole.\(ext)")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 3, amplitude: 0.5), to: whole)
+    let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("cut.\(ext)")
+    try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+    let result = try cli.run(["render", cut, "-o", dir.file("cut-out.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("warning: '\(cut)' could be decoded only up to"), "\(result.stderr)")
+    let (_, out) = try Synth.read(dir.file("cut-out.wav"))
+    #expect(out.count > 44100 / 2 && out.count < 3 * 44100)
+  }
+
+  @Test func impossibleRanges() throws {
+    let song = CLI.fixture("sine-440.wav")
+    try expectFailure(["render", song, "--from", "1.5", "--to", "0.5", "-o", dir.file("x.wav")], status: 64, message: "is not before --to")
+    try expectFailure(["play", song, "--to", "3", "--device", "null"], status: 64, message: "past the end of the audio (0:02.0)")
+    try expectFailure(["play", song, "--from", "1:00", "--device", "null"], status: 64, message: "at or past the end")
+    try expectFailure(["play", song, "--from", "1:75"], status: 64, message: "not a time", usageHint: true)
+    try expectFailure(["play", song, "--repeat", "0"], status: 64, message: "--repeat must be at least 1", usageHint: true)
+    try expectFailure(["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined", usageHint: true)
+    try expectFailure(["render", song, "--loop", "-o", dir.file("x.wav")], status: 64, message: "cannot --loop", usageHint: true)
+  }
+
+  @Test(arguments: ["201%", "2.5", "-0.1", "+7dB", "loud"])
+  func volumeOutOfRange(volume: String) throws {
+    try expectFailure(
+      ["play", CLI.fixture("sine-440.wav"), "--volume", volume], status: 64,
+      message: "'\(volume)' is invalid for '--volume <volume>'", usageHint: true)
+  }
+
+  @Test func unknownDevice() throws {
+    try expectFailure(
+      ["play", CLI.fixture("sine-440.wav"), "--device", "no_such_pcm"], status: 69,
+      message: "audio device 'no_such_pcm': ALSA error")
+  }
+
+  @Test func badOutputFiles() throws {
+    let song = CLI.fixture("sine-440.wav")
+    try expectFailure(["render", song, "-o", dir.file("x.xyz")], status: 64, message: "unknown output format", usageHint: true)
+    try expectFailure(["render", song, "-o", dir.file("no/such/dir/x.wav")], status: 73, message: "does not exist")
+    try expectFailure(["render", song, "-o", song], status: 64, message: "is the song itself")
+  }
+
+  @Test func databaseInAReadOnlyDirectory() throws {
+    let readOnly = dir.file("ro")
+    try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(readOnly, 0o555)
+    for db in [readOnly + "/lib.sqlite", readOnly + "/sub/lib.sqlite"] {
+      let result = try cli.run(["list", "--db", db], asUser: "65534")
+      #expect(result.status == 73, "\(result.stderr)")
+      #expect(result.stderrLines.count == 1)
+      #expect(result.stderr.contains("pass a writable path with --db"))
+      #expect(!FileManager.default.fileExists(atPath: db))
+    }
+  }
+
+  @Test func databaseThatIsNotSQLite() throws {
+    let notDB = dir.file("notes.sqlite")
+    let text = Data(String(repeating: "these are my practice notes, not a database\n", count: 200).utf8)
+    try text.write(to: URL(fileURLWithPath: notDB))
+    let result = try cli.run(["list", "--db", notDB])
+    #expect(result.status == 65)
+    #expect(result.stderrLines.count == 1)
+    #expect(result.stderr.contains("is not a practice library"))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: notDB)) == text)
+    #expect(!FileManager.default.fileExists(atPath: notDB + "-wal"))
+  }
+
+  @Test func unknownFlagsAreUsageErrors() throws {
+    try expectFailure(["play", CLI.fixture("sine-440.wav"), "--sped", "2"], status: 64, message: "Unknown option '--sped'", usageHint: true)
+  }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct RenderPlayTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  @Test func renderOfTheWholeSongIsBitIdentical() throws {
+    let source = CLI.fixture("demo.wav")
+    let result = try cli.run(["render", source, "-o", dir.file("out.wav")])
+    #expect(result.status == 0)
+    #expect(result.stdout.isEmpty)
+    let (inInfo, input) = try Synth.read(source)
+    let (outInfo, output) = try Synth.read(dir.file("out.wav"))
+    #expect(outInfo.sampleRate == inInfo.sampleRate && outInfo.channels == inInfo.channels)
+    #expect(outInfo.bitDepth == 16)
+    #expect(output == input)
+  }
+
+  @Test func renderOfARangeIsItsExactFrames() throws {
+    let source = CLI.fixture("chord.wav")
+    let result = try cli.run(["render", source, "--from", "0.25", "--to", "0:01.5", "-o", dir.file("r.wav")])
+    #expect(result.status == 0)
+    let (_, input) = try Synth.read(source)
+    let (_, output) = try Synth.read(dir.file("r.wav"))
+    #expect(output == Array(input[(11025 * 2)..<(66150 * 2)]))
+  }
+
+  @Test func repeatPlaysNExactPasses() throws {
+    let result = try cli.run([
+      "render", CLI.fixture("sine-440.wav"), "--from", "0.1234", "--to", "0.9876", "--repeat", "3",
+      "-o", dir.file("three.wav"),
+    ])
+    #expect(result.status == 0)
+    let (_, output) = try Synth.read(dir.file("three.wav"))
+    let length = Int((0.9876 * 44100).rounded()) - Int((0.1234 * 44100).rounded())
+    #expect(output.count == 3 * length)
+  }
+
+  @Test(arguments: ["flac", "ogg", "aiff", "mp3"])
+  func rendersEveryOutputFormat(ext: String) throws {
+    let out = dir.file("out.\(ext)")
+    let result = try cli.run(["render", CLI.fixture("chord.wav"), "--to", "1", "-o", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (info, samples) = try Synth.read(out)
+    #expect(info.sampleRate == 44100 && info.channels == 2)
+    #expect(samples.count / 2 >= 44100 - 2000 && samples.count / 2 <= 44100 + 4000)
+  }
+
+  @Test(arguments: [("flac", 44100), ("ogg", 44100), ("mp3", 44100), ("opus", 48000), ("aiff", 22050)])
+  func playsEveryInputFormat(ext: String, rate: Int) throws {
+    let path = dir.file("in.\(ext)")
+    try Synth.write(
+      Synth.sine(frequency: 440, seconds: 1, sampleRate: rate, channels: 2), to: path,
+      sampleRate: rate, channels: 2)
+    let result = try cli.run(["render", path, "--from", "0.2", "--to", "0.7", "-o", dir.file("o.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (info, samples) = try Synth.read(dir.file("o.wav"))
+    #expect(info.sampleRate == rate)
+    #expect(samples.count == Int(Double(rate) * 0.5) * 2)
+    #expect(samples.map(abs).max()! > 0.3)
+  }
+
+  @Test func twentyFourBitSourcesRenderAsTwentyFourBitBitExactly() throws {
+    let path = dir.file("deep.wav")
+    let samples = Synth.sine(frequency: 441, seconds: 0.5, amplitude: 0.7).map {
+      Float((Double($0) * 8_388_608).rounded()) / 8_388_608
+    }
+    try Synth.write(samples, to: path, bitDepth: 24)
+    #expect(try cli.run(["render", path, "-o", dir.file("deep-out.flac")]).status == 0)
+    let (info, output) = try Synth.read(dir.file("deep-out.flac"))
+    #expect(info.bitDepth == 24)
+    #expect(output == samples)
+  }
+
+  @Test func playIntoTheALSAFilePCMCapturesExactlyWhatRenderWrites() throws {
+    let arguments = ["demo", "--from", "0.5", "--to", "2.75", "--repeat", "2", "--volume", "-3dB"]
+    _ = try cli.run(["add", CLI.fixture("demo.wav")])
+    let capture = dir.file("heard.wav")
+    let played = try cli.run(["play"] + arguments + ["--device", "file:FILE=\(capture),FORMAT=wav"])
+    #expect(played.status == 0, "\(played.stderr)")
+    #expect(played.stdout.isEmpty)
+    let rendered = try cli.run(["render"] + arguments + ["-o", dir.file("rendered.wav")])
+    #expect(rendered.status == 0)
+    let (_, heard) = try Synth.read(capture)
+    let (_, written) = try Synth.read(dir.file("rendered.wav"))
+    #expect(heard.count == 2 * 2 * 99225)
+    let identical = heard == written
+    #expect(identical, "the device heard something else than the render wrote")
+  }
+
+  @Test func playThroughTheNullPCMAndTheDeviceVariable() throws {
+    let viaFlag = try cli.run(["play", CLI.fixture("sine-440.wav"), "--device", "null"])
+    #expect(viaFlag.status == 0)
+    var env = cli
+    env.environment["PRACTICE_DEVICE"] = "null"
+    let viaEnv = try env.run(["play", CLI.fixture("sine-440.wav"), "--to", "0.5"])
+    #expect(viaEnv.status == 0)
+    #expect(viaEnv.stderr.contains("on 'null'"))
+  }
+
+  @Test func ctrlCStopsAnEndlessLoopCleanly() throws {
+    for command in [["play", "--loop", "--device", "null"], ["render", "--repeat", "100000", "-o", dir.file("never.wav")]] {
+      let started = try cli.start(
+        [command[0], CLI.fixture("demo.wav"), "--from", "1", "--to", "2"] + command.dropFirst())
+      usleep(700_000)
+      kill(started.process.processIdentifier, SIGINT)
+      let result = started.finish()
+      #expect(result.status == 130, "\(command[0]): \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.file("never.wav")))
+    }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".partial") }
+    #expect(leftovers.isEmpty)
+  }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct SongCommandTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  func song(_ name: String, seconds: Double = 0.5, frequency: Double = 440) throws -> String {
+    let path = dir.file(name)
+    try Synth.write(Synth.sine(frequency: frequency, seconds: seconds), to: path)
+    return path
+  }
+
+  @Test func addPrintsIdAndTitleAndNeverDuplicates() throws {
+    let a = try song("Alpha.wav")
+    let b = try song("beta.wav")
+    let first = try cli.run(["add", a, b])
+    #expect(first.status == 0)
+    #expect(first.stdout == "1\tAlpha\n2\tbeta\n")
+    let again = try cli.run(["add", a])
+    #expect(again.stdout == "1\tAlpha\n")
+    let list = try cli.run(["list"])
+    #expect(list.stdout.split(separator: "\n").count == 2)
+    #expect(list.stdout.hasPrefix("1\tAlpha\t\t0:00.5\t\(a)\n"))
+  }
+
+  @Test func addIsAllOrNothing() throws {
+    let good = try song("good.wav")
+    let result = try cli.run(["add", good, dir.file("missing.wav")])
+    #expect(result.status == 66)
+    #expect(try cli.run(["list"]).stdout.isEmpty)
+  }
+
+  @Test func relativePathsAreStoredAbsolute() throws {
+    _ = try song("rel.wav")
+    let result = try cli.run(["add", "rel.wav"], in: dir.path)
+    #expect(result.status == 0)
+    #expect(try cli.run(["show", "1"]).stdout.contains("path \(dir.file("rel.wav"))\n"))
+  }
+
+  @Test func showAndListJSONHaveAStableShape() throws {
+    _ = try cli.run(["add", try song("Gamma.wav")])
+    let show = try cli.run(["show", "gamma", "--json"])
+    #expect(show.status == 0)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+    #expect(
+      Set(object.keys) == [
+        "id", "title", "artist", "album", "path", "duration", "frames", "sample_rate", "channels",
+        "format", "content_hash", "added_at", "updated_at",
+      ])
+    #expect(object["artist"] is NSNull)
+    #expect(object["frames"] as? Int == 22050)
+    let list = try cli.run(["list", "--json"])
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+    #expect(array.count == 1)
+    #expect(try cli.run(["list", "--json"], in: dir.path).stdout == list.stdout)
+    let empty = CLI(database: dir.file("empty.sqlite"))
+    #expect(try empty.run(["list", "--json"]).stdout == "[]\n")
+  }
+
+  @Test func showPrintsKeyValueLines() throws {
+    _ = try cli.run(["add", try song("Delta.wav")])
+    let show = try cli.run(["show", "1"])
+    #expect(show.stdout.contains("title Delta\n"))
+    #expect(show.stdout.contains("sample_rate 44100\n"))
+    #expect(show.stdout.contains("duration 0:00.5\n"))
+  }
+
+  @Test func rmRemovesTheEntryButNotTheFile() throws {
+    let path = try song("Epsilon.wav")
+    _ = try cli.run(["add", path])
+    let result = try cli.run(["rm", "epsilon"])
+    #expect(result.status == 0)
+    #expect(result.stdout.isEmpty)
+    #expect(try cli.run(["list"]).stdout.isEmpty)
+    #expect(FileManager.default.fileExists(atPath: path))
+    let again = try cli.run(["rm", "epsilon"])
+    #expect(again.status == 66)
+  }
+
+  @Test func ambiguousTitlesListTheCandidates() throws {
+    try FileManager.default.createDirectory(atPath: dir.file("b"), withIntermediateDirectories: true)
+    _ = try cli.run(["add", try song("Same.wav"), try song("b/same.wav", frequency: 220)])
+    let snapshot = try cli.snapshot()
+    let result = try cli.run(["show", "SAME"])
+    #expect(result.status == 64)
+    #expect(result.stderrLines.count == 1)
+    #expect(result.stderr.contains("matches 2 songs: 1 ("))
+    #expect(try cli.snapshot() == snapshot)
+  }
+
+  @Test func unknownIdsAndTitlesAreMissingInput() throws {
+    let id = try cli.run(["show", "42"])
+    #expect(id.status == 66)
+    #expect(id.stderr == "practice: no song with id 42 in the library; `practice list` shows the ids\n")
+    let title = try cli.run(["show", "Nothing Like It"])
+    #expect(title.status == 66)
+    #expect(title.stderrLines.count == 1)
+  }
+
+  @Test func aFileIsAddedOnFirstUse() throws {
+    let path = try song("Zeta.wav")
+    let result = try cli.run(["render", path, "-o", dir.file("z.wav")])
+    #expect(result.status == 0)
+    #expect(try cli.run(["list"]).stdout.hasPrefix("1\tZeta\t"))
+  }
+
+  @Test func aMissingSongFileSaysHowToFindItAgain() throws {
+    let path = try song("Eta.wav")
+    _ = try cli.run(["add", path])
+    try FileManager.default.removeItem(atPath: path)
+    let result = try cli.run(["render", "1", "-o", dir.file("x.wav")])
+    #expect(result.status == 66)
+    #expect(result.stderr.contains("is missing"))
+    #expect(result.stderrLines.count == 1)
+  }
+
+  @Test func tagsBecomeTitleArtistAlbum() throws {
+    // Tagged FLAC written by the test: libsndfile reads the Vorbis comments back.
+    let tagged = dir.file("tagged.flac")
+    try Synth.write(
+      Synth.sine(frequency: 440, seconds: 0.2), to: tagged,
+      tags: ("Footprints", "W. Shorter", "Adam's Apple"))
+    let result = try cli.run(["add", tagged])
+    #expect(result.stdout == "1\tFootprints\n")
+    let show = try cli.run(["show", "footprints"]).stdout
+    #expect(show.contains("artist W. Shorter\n"))
+    #expect(show.contains("album Adam's Apple\n"))
+  }
+}
