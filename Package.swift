@@ -18,10 +18,11 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    .target(name: "CPlatform"),
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CALSA", "CRubberBand",
+        "CSndFile", "CALSA", "CRubberBand", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .executableTarget(

@@ -27,7 +27,7 @@ struct List: ParsableCommand {
   func run() throws {
     let songs = try library.open().songs()
     if json {
-      Terminal.output(try SongJSON.encode(songs.map(SongJSON.init)) + "\n")
+      Terminal.output(SongJSON.array(songs) + "\n")
     } else {
       Terminal.output(
         songs.map {
@@ -46,18 +46,18 @@ struct Show: ParsableCommand {
   @Flag(help: "Print a JSON object instead.") var json = false
 
   func run() throws {
-    let song = SongJSON(try library.open().resolve(song))
+    let song = try library.open().resolve(song)
     if json {
-      Terminal.output(try SongJSON.encode(song) + "\n")
+      Terminal.output(SongJSON.object(song) + "\n")
       return
     }
     let fields: [(String, String)] = [
-      ("id", "\(song.id)"), ("title", song.title), ("artist", song.artist ?? ""),
+      ("id", "\(song.id ?? 0)"), ("title", song.title), ("artist", song.artist ?? ""),
       ("album", song.album ?? ""), ("path", song.path),
       ("duration", formatTime(song.duration)), ("frames", "\(song.frames)"),
-      ("sample_rate", "\(song.sample_rate)"), ("channels", "\(song.channels)"),
-      ("format", song.format), ("content_hash", song.content_hash),
-      ("added_at", song.added_at), ("updated_at", song.updated_at),
+      ("sample_rate", "\(song.sampleRate)"), ("channels", "\(song.channels)"),
+      ("format", song.format), ("content_hash", song.contentHash),
+      ("added_at", song.addedAt), ("updated_at", song.updatedAt),
     ]
     Terminal.output(fields.map { "\($0.0) \($0.1)\n" }.joined())
   }
@@ -79,64 +79,61 @@ struct Remove: ParsableCommand {
   }
 }
 
-/// The stable JSON shape of a song in `list --json` and `show --json`.
-struct SongJSON: Encodable {
-  let id: Int64
-  let title: String
-  let artist: String?
-  let album: String?
-  let path: String
-  let duration: Double
-  let frames: Int64
-  let sample_rate: Int
-  let channels: Int
-  let format: String
-  let content_hash: String
-  let added_at: String
-  let updated_at: String
-
-  init(_ song: Song) {
-    id = song.id ?? 0
-    title = song.title
-    artist = song.artist
-    album = song.album
-    path = song.path
-    duration = song.duration
-    frames = song.frames
-    sample_rate = song.sampleRate
-    channels = song.channels
-    format = song.format
-    content_hash = song.contentHash
-    added_at = song.addedAt
-    updated_at = song.updatedAt
+/// The stable JSON shape of a song in `list --json` and `show --json`: every key always
+/// present (absent tags are `null`), keys in sorted order. Written by hand, because
+/// JSONEncoder took most of the time of listing a large library.
+enum SongJSON {
+  static func object(_ song: Song) -> String {
+    var text = "{"
+    text.reserveCapacity(512)
+    func field(_ key: String, _ value: String, last: Bool = false) {
+      text += "\"\(key)\":\(value)" + (last ? "" : ",")
+    }
+    field("added_at", JSONText.string(song.addedAt))
+    field("album", song.album.map(JSONText.string) ?? "null")
+    field("artist", song.artist.map(JSONText.string) ?? "null")
+    field("channels", "\(song.channels)")
+    field("content_hash", JSONText.string(song.contentHash))
+    field("duration", JSONText.number(song.duration))
+    field("format", JSONText.string(song.format))
+    field("frames", "\(song.frames)")
+    field("id", "\(song.id ?? 0)")
+    field("path", JSONText.string(song.path))
+    field("sample_rate", "\(song.sampleRate)")
+    field("title", JSONText.string(song.title))
+    field("updated_at", JSONText.string(song.updatedAt), last: true)
+    return text + "}"
   }
 
-  /// Every key always present; absent tags are `null`, never missing.
-  func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(id, forKey: .id)
-    try c.encode(title, forKey: .title)
-    try c.encode(artist, forKey: .artist)
-    try c.encode(album, forKey: .album)
-    try c.encode(path, forKey: .path)
-    try c.encode(duration, forKey: .duration)
-    try c.encode(frames, forKey: .frames)
-    try c.encode(sample_rate, forKey: .sample_rate)
-    try c.encode(channels, forKey: .channels)
-    try c.encode(format, forKey: .format)
-    try c.encode(content_hash, forKey: .content_hash)
-    try c.encode(added_at, forKey: .added_at)
-    try c.encode(updated_at, forKey: .updated_at)
+  static func array(_ songs: [Song]) -> String {
+    "[" + songs.map(object).joined(separator: ",") + "]"
+  }
+}
+
+/// JSON literals (RFC 8259).
+enum JSONText {
+  static func string(_ value: String) -> String {
+    var out = "\""
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
   }
 
-  enum CodingKeys: String, CodingKey {
-    case id, title, artist, album, path, duration, frames, sample_rate, channels, format
-    case content_hash, added_at, updated_at
-  }
-
-  static func encode<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  /// A finite number as JSON; whole numbers without a fraction.
+  static func number(_ value: Double) -> String {
+    guard value.isFinite else { return "null" }
+    if value == value.rounded(), abs(value) < 1e15 { return "\(Int64(value))" }
+    return "\(value)"
   }
 }

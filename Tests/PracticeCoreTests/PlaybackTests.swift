@@ -174,3 +174,24 @@ func render(
     #expect(!FileManager.default.fileExists(atPath: output))
   }
 }
+
+@Suite struct SampleConversionTests {
+  @Test func roundsToNearestEvenAndClips() {
+    let input: [Float] = [
+      0, 1.0 / 32768, -1.0 / 32768, 0.5 / 32768, 1.5 / 32768, -2.5 / 32768, 1, -1, 1.5, -3,
+      .nan, .infinity, -.infinity, 32767.0 / 32768,
+    ]
+    var output = [Int16](repeating: 99, count: input.count)
+    SampleConversion.toInt16(input, &output, count: input.count)
+    #expect(output == [0, 1, -1, 0, 2, -2, 32767, -32768, 32767, -32768, output[10], 32767, -32768, 32767])
+    #expect(output[10] == 32767 || output[10] == -32768, "NaN becomes a bound, never a trap")
+  }
+
+  @Test func int32KeepsTwentyFourBitSamplesExact() {
+    let input: [Float] = [1.0 / 8_388_608, -8_388_608.0 / 8_388_608, 0.25, .nan, 2]
+    var output = [Int32](repeating: 0, count: input.count)
+    SampleConversion.toInt32(input, &output, count: input.count)
+    #expect(output[0] == 256 && output[1] == Int32.min && output[2] == 1 << 29)
+    #expect(output[4] == Int32.max)
+  }
+}

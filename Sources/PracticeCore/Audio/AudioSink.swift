@@ -32,12 +32,18 @@ public enum SampleEncoding: Sendable {
 /// inverse of libsndfile's float reading, so 16- and 24-bit sources pass bit-exactly.
 /// No dither: the exactness of the speed-1 path matters more than the last bit of noise.
 public enum SampleConversion {
+  /// Adding and subtracting 1.5 × 2^23 rounds a Float of magnitude < 2^22 to the nearest
+  /// integer (ties to even) in plain arithmetic, which the compiler can vectorise.
+  private static let roundingMagic: Float = 12_582_912
+
   public static func toInt16(
     _ source: UnsafePointer<Float>, _ destination: UnsafeMutablePointer<Int16>, count: Int
   ) {
     for i in 0..<count {
-      let scaled = (source[i] * 32768).rounded(.toNearestOrEven)
-      destination[i] = Int16(min(max(scaled, -32768), 32767))
+      // Float.maximum/minimum turn NaN into a bound instead of passing it on.
+      let clamped = Float.minimum(Float.maximum(source[i] * 32768, -32768), 32767)
+      let rounded = (clamped + roundingMagic) - roundingMagic
+      destination[i] = Int16(truncatingIfNeeded: Int32(rounded))
     }
   }
 
@@ -46,7 +52,7 @@ public enum SampleConversion {
   ) {
     for i in 0..<count {
       let scaled = (Double(source[i]) * 2_147_483_648).rounded(.toNearestOrEven)
-      destination[i] = Int32(min(max(scaled, -2_147_483_648), 2_147_483_647))
+      destination[i] = Int32(Double.minimum(Double.maximum(scaled, -2_147_483_648), 2_147_483_647))
     }
   }
 }

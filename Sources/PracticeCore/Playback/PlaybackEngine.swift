@@ -1,4 +1,5 @@
 import Dispatch
+import CPlatform
 import Foundation
 import Synchronization
 
@@ -79,16 +80,16 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Starts the feeder and render threads.
   public func start() {
     let feederThread = Thread { [self] in
+      practice_set_thread_name("practice-feeder")
       feeder.run()
       feederDone.signal()
     }
-    feederThread.name = "practice-feeder"
     feederThread.start()
     let renderThread = Thread { [self] in
+      practice_set_thread_name("practice-render")
       renderLoop()
       renderDone.signal()
     }
-    renderThread.name = "practice-render"
     renderThread.qualityOfService = .userInteractive
     renderThread.start()
   }
@@ -149,7 +150,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       if count == wanted { break }
       if stopRequested.load(ordering: .relaxed) { break }
       if feeder.finished.load(ordering: .acquiring) && feeder.ring.available == 0 { break }
-      if n == 0 { _ = feeder.dataReady.wait(timeout: .now() + .milliseconds(20)) }
+      if n == 0 { feeder.dataReady.wait() }  // signalled by every write, at the end, and by stop()
     }
     return count
   }

@@ -160,7 +160,7 @@ final class SourceFeeder: @unchecked Sendable {
       if n > 0 { dataReady.signal() }
       if done < count {
         if stopRequested.load(ordering: .relaxed) { return false }
-        _ = spaceReady.wait(timeout: .now() + .milliseconds(20))
+        spaceReady.wait()  // signalled by every read, and by stop()
       }
     }
     return true
