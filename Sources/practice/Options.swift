@@ -19,6 +19,12 @@ struct LibraryOptions: ParsableArguments {
 
 /// What part of the song to play and how: shared by `play` and `render`.
 struct PlaybackOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Bars to play, from the beat map: 9-16, 9, or 9.3-12.2 (beat 3 of bar 9 through beat 2 of bar 12).",
+      valueName: "bars"))
+  var bars: String?
+
   @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
   var from: String?
 
@@ -44,6 +50,15 @@ struct PlaybackOptions: ParsableArguments {
           "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
       }
     }
+    if let bars {
+      guard BarRange(parsing: bars) != nil else {
+        throw ValidationError(
+          "--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
+      }
+      if from != nil || to != nil {
+        throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
+      }
+    }
     if let repeatCount, repeatCount < 1 {
       throw ValidationError("--repeat must be at least 1 (got \(repeatCount))")
     }
@@ -52,11 +67,23 @@ struct PlaybackOptions: ParsableArguments {
     }
   }
 
-  /// The plan for a file with `info`: the range checked against its length.
-  func plan(for info: SoundFileInfo) throws -> PlaybackPlan {
-    let range = try resolveTimeRange(
-      from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: info.sampleRate,
-      frames: info.frames)
+  /// The plan for `song` whose audio is `info`: the range checked against its length,
+  /// bars resolved through the song's beat map.
+  func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {
+    let range: Range<Int64>
+    if let bars, let barRange = BarRange(parsing: bars) {
+      guard let map = try library.beatMap(for: song) else {
+        throw PracticeError(
+          .missingInput,
+          "'\(song.title)' has no beat map, so there are no bars to count; make one with "
+            + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
+      }
+      range = try map.frames(of: barRange)
+    } else {
+      range = try resolveTimeRange(
+        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: info.sampleRate,
+        frames: info.frames)
+    }
     let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
     return PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
   }

@@ -16,9 +16,10 @@ struct Play: ParsableCommand {
   var device: String?
 
   func run() throws {
-    let song = try library.open().resolve(song)
+    let library = try library.open()
+    let song = try library.resolve(song)
     let file = try song.openAudio()
-    let plan = try playback.plan(for: file.info)
+    let plan = try playback.plan(for: song, info: file.info, library: library)
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
     let sink = try PCMDevice(
       name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
@@ -57,9 +58,10 @@ struct Render: ParsableCommand {
   }
 
   func run() throws {
-    let song = try library.open().resolve(song)
+    let library = try library.open()
+    let song = try library.resolve(song)
     let file = try song.openAudio()
-    let plan = try playback.plan(for: file.info)
+    let plan = try playback.plan(for: song, info: file.info, library: library)
     let target = SongScanner.absolutePath(output)
     if target == song.path {
       throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")

@@ -163,3 +163,42 @@ import TestSupport
     try expectFailure(["play", CLI.fixture("sine-440.wav"), "--sped", "2"], status: 64, message: "Unknown option '--sped'", usageHint: true)
   }
 }
+
+@Suite struct BusyLibraryTests {
+  @Test func aLibraryLockedByAnotherWriterIsBusy() throws {
+    let dir = TemporaryDirectory()
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+    let before = try cli.snapshot()
+    // Another process holds the write lock for longer than the busy timeout.
+    let locker = Process()
+    locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    locker.arguments = [
+      "python3", "-c",
+      """
+      import sqlite3, sys, time
+      db = sqlite3.connect(sys.argv[1], isolation_level=None)
+      db.execute('BEGIN EXCLUSIVE')
+      print('locked', flush=True)
+      time.sleep(12)
+      """, dir.file("lib.sqlite"),
+    ]
+    let out = Pipe()
+    locker.standardOutput = out
+    try locker.run()
+    defer { locker.terminate() }
+    var seen = ""
+    while !seen.contains("locked") {
+      let data = out.fileHandleForReading.availableData
+      if data.isEmpty { break }
+      seen += String(decoding: data, as: UTF8.self)
+    }
+    let result = try cli.run(["add", CLI.fixture("chord.wav")])
+    #expect(result.status == 75, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1)
+    #expect(result.stderr.contains("is busy"))
+    locker.terminate()
+    locker.waitUntilExit()
+    #expect(try cli.snapshot() == before)
+  }
+}

@@ -114,3 +114,54 @@ import TestSupport
     #expect(leftovers.isEmpty)
   }
 }
+
+@Suite struct BarsCLITests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  @Test func renderOfBarsIsExactlyTheFramesBetweenTheDownbeats() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
+    let result = try cli.run(["render", "1", "--bars", "3-6", "--repeat", "2", "-o", dir.file("b.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (_, source) = try Synth.read(CLI.fixture("clicks-120.wav"))
+    let (_, out) = try Synth.read(dir.file("b.wav"))
+    // Bar 3 starts at 0.5 + 8 × 0.5 s; bar 7 at 0.5 + 24 × 0.5 s.
+    let start = Int(4.5 * 44100)
+    let end = Int(12.5 * 44100)
+    #expect(out.count == 2 * (end - start))
+    let firstPass = Array(out.prefix(end - start - 1000))
+    let expected = Array(source[start..<(end - 1000)])
+    #expect(firstPass == expected)
+    let show = try cli.run(["beats", "show", "1"])
+    #expect(show.stdout.hasPrefix("1\t0:00.5\t4\t120.0\n2\t0:02.5\t4\t120.0\n"))
+  }
+
+  @Test func barsNeedABeatMapAndAValidRange() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    let none = try cli.run(["play", "1", "--bars", "1-2", "--device", "null"])
+    #expect(none.status == 66)
+    #expect(none.stderr.contains("`practice beats grid 1 --bpm N`"))
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"])
+    let before = try cli.snapshot()
+    for (bars, message) in [("40-48", "it has bars 1-8"), ("0", "it has bars 1-8"), ("5-3", "ends before it starts")] {
+      let result = try cli.run(["play", "1", "--bars", bars, "--device", "null"])
+      #expect(result.status == 64, "\(bars)")
+      #expect(result.stderrLines.count == 1 && result.stderr.contains(message), "\(result.stderr)")
+    }
+    let malformed = try cli.run(["play", "1", "--bars", "9..16"])
+    #expect(malformed.status == 64)
+    #expect(malformed.stderr.contains("is not a bar range"))
+    let mixed = try cli.run(["play", "1", "--bars", "1-2", "--from", "3"])
+    #expect(mixed.status == 64)
+    #expect(try cli.snapshot() == before)
+  }
+
+  @Test func badGridArguments() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "0"]).status == 64)
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"]).status == 64)
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "99"]).status == 64)
+    #expect(try cli.run(["beats", "show", "1"]).status == 66)
+  }
+}

@@ -150,11 +150,11 @@ public final class Library {
 
   // MARK: Access with errors translated
 
-  private func read<T>(_ body: (Database) throws -> T) throws -> T {
+  func read<T>(_ body: (Database) throws -> T) throws -> T {
     do { return try db.read(body) } catch { throw Library.translate(error, path: path) }
   }
 
-  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
     do { return try db.write(body) } catch { throw Library.translate(error, path: path) }
   }
 

@@ -30,6 +30,20 @@ enum Migrations {
           CREATE INDEX song_title ON song(title COLLATE NOCASE);
           """)
     }
+    migrator.registerMigration("v2-beat-maps") { db in
+      // One row per beat; a song's beat map is replaced whole, in one transaction.
+      try db.execute(
+        sql: """
+          CREATE TABLE beat (
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            frame INTEGER NOT NULL CHECK (frame >= 0),
+            bar INTEGER NOT NULL CHECK (bar >= 0),
+            beat INTEGER NOT NULL CHECK (beat >= 1),
+            source TEXT NOT NULL CHECK (source IN ('imported', 'grid', 'detected', 'tapped')),
+            PRIMARY KEY (song_id, frame)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator
   }
 }

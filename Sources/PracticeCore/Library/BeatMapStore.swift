@@ -1,0 +1,40 @@
+import GRDB
+
+extension Library {
+  /// The song's beat map, or nil if it has none.
+  public func beatMap(for song: Song) throws -> BeatMap? {
+    guard let id = song.id else { return nil }
+    let beats = try read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT frame, bar, beat, source FROM beat WHERE song_id = ? ORDER BY frame",
+        arguments: [id]
+      ).map { row in
+        Beat(
+          frame: row[0], bar: row[1], beat: row[2],
+          source: BeatSource(rawValue: row[3]) ?? .imported)
+      }
+    }
+    guard !beats.isEmpty else { return nil }
+    do {
+      return try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+    } catch let error as PracticeError {
+      throw PracticeError(
+        .badData,
+        "the stored beat map of song \(id) '\(song.title)' is inconsistent (\(error.message)); "
+          + "import or generate it again")
+    }
+  }
+
+  /// Replaces the song's beat map in one transaction: all of the new one, or the old one.
+  public func replaceBeatMap(for song: Song, with map: BeatMap) throws {
+    guard let id = song.id else { return }
+    try write { db in
+      try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
+      let insert = try db.makeStatement(
+        sql: "INSERT INTO beat (song_id, frame, bar, beat, source) VALUES (?, ?, ?, ?, ?)")
+      for beat in map.beats {
+        try insert.execute(arguments: [id, beat.frame, beat.bar, beat.beat, beat.source.rawValue])
+      }
+    }
+  }
+}

@@ -1,0 +1,217 @@
+/// Where a beat came from.
+public enum BeatSource: String, Sendable, CaseIterable {
+  case imported, grid, detected, tapped
+}
+
+/// One beat: its source frame and its place in the bar.
+public struct Beat: Sendable, Equatable {
+  public var frame: Int64
+  /// Bar number; 0 is a pickup before the first downbeat.
+  public var bar: Int
+  /// Beat within the bar, from 1 (the downbeat).
+  public var beat: Int
+  public var source: BeatSource
+
+  public init(frame: Int64, bar: Int, beat: Int, source: BeatSource) {
+    self.frame = frame
+    self.bar = bar
+    self.beat = beat
+    self.source = source
+  }
+}
+
+/// A song's beats and bars (../shared/DESIGN.md, "Positions and units"): bar k spans from
+/// its first beat to the first beat of bar k+1; the last bar ends one beat-length after
+/// its last beat, capped at the end of the audio. Meter changes are bars with another
+/// number of beats. A pure value; positions are source frames.
+public struct BeatMap: Sendable, Equatable {
+  public let beats: [Beat]
+  /// Length of the audio, which caps the last bar.
+  public let totalFrames: Int64
+  public let sampleRate: Int
+  /// One entry per bar, in order: the bar number and its beats' index range.
+  public let bars: [Bar]
+
+  public struct Bar: Sendable, Equatable {
+    public let number: Int
+    /// Indices into `beats`.
+    public let beatIndices: Range<Int>
+  }
+
+  /// Checks the beats: frames strictly increasing within the audio, bars numbered
+  /// consecutively (an optional pickup bar 0, then 1, 2, …), beats numbered from 1 in a
+  /// bar (a pickup may start later: its beats lead into bar 1).
+  public init(beats: [Beat], totalFrames: Int64, sampleRate: Int) throws {
+    guard !beats.isEmpty else { throw PracticeError(.badData, "a beat map needs at least one beat") }
+    var bars: [Bar] = []
+    var start = 0
+    for (i, beat) in beats.enumerated() {
+      guard beat.frame >= 0, beat.frame < totalFrames else {
+        throw PracticeError(.badData, "beat \(i + 1) lies outside the audio")
+      }
+      if i > 0 {
+        let previous = beats[i - 1]
+        guard beat.frame > previous.frame else {
+          throw PracticeError(.badData, "beat \(i + 1) is not after beat \(i)")
+        }
+        if beat.bar != previous.bar {
+          guard beat.bar == previous.bar + 1, beat.beat == 1 else {
+            throw PracticeError(
+              .badData, "bar \(beat.bar) follows bar \(previous.bar) or does not start on beat 1")
+          }
+          bars.append(Bar(number: previous.bar, beatIndices: start..<i))
+          start = i
+        } else if beat.beat != previous.beat + 1 {
+          throw PracticeError(.badData, "beat \(beat.beat) of bar \(beat.bar) follows beat \(previous.beat)")
+        }
+      } else {
+        guard beat.bar >= 0, beat.beat >= 1, beat.bar == 0 || beat.beat == 1 else {
+          throw PracticeError(.badData, "the first beat must start bar 0 (a pickup) or a bar's beat 1")
+        }
+      }
+    }
+    bars.append(Bar(number: beats[beats.count - 1].bar, beatIndices: start..<beats.count))
+    self.beats = beats
+    self.totalFrames = totalFrames
+    self.sampleRate = sampleRate
+    self.bars = bars
+  }
+
+  /// Places beat frames into bars. `beatsInBar` gives each beat's number where the
+  /// source said so (1 = downbeat); where it did not, `meter` and `bar1` (the 1-based
+  /// index of the first downbeat; earlier beats form the pickup bar 0) decide.
+  public static func placing(
+    frames: [Int64], beatsInBar: [Int?], meter: Meter, bar1: Int, source: BeatSource,
+    totalFrames: Int64, sampleRate: Int
+  ) throws -> BeatMap {
+    let numbered = beatsInBar.contains { $0 != nil }
+    var beats: [Beat] = []
+    beats.reserveCapacity(frames.count)
+    if numbered {
+      // Every `1` starts a bar, numbered from 1; the beats before the first `1` form the
+      // pickup bar 0, counting back from the number of its last beat (or the meter's).
+      guard let firstDownbeat = beatsInBar.firstIndex(of: 1) else {
+        throw PracticeError(.badData, "the beat numbers contain no downbeat (1)")
+      }
+      let lastPickupBeat = firstDownbeat > 0 ? (beatsInBar[firstDownbeat - 1] ?? meter.beats) : 0
+      if lastPickupBeat < firstDownbeat {
+        throw PracticeError(
+          .badData, "the \(firstDownbeat) beats before the first downbeat are numbered as fewer")
+      }
+      var bar = 0
+      var inBar = 0
+      for (i, frame) in frames.enumerated() {
+        if i < firstDownbeat {
+          beats.append(
+            Beat(frame: frame, bar: 0, beat: lastPickupBeat - (firstDownbeat - 1 - i), source: source))
+          continue
+        }
+        if beatsInBar[i] == 1 {
+          bar += 1
+          inBar = 1
+        } else {
+          inBar += 1
+        }
+        beats.append(Beat(frame: frame, bar: bar, beat: inBar, source: source))
+      }
+    } else {
+      guard bar1 >= 1, bar1 <= frames.count else {
+        throw PracticeError(.usage, "--bar1 \(bar1) is past the \(frames.count) beats; pick 1-\(frames.count)")
+      }
+      let pickup = bar1 - 1
+      for (i, frame) in frames.enumerated() {
+        if i < pickup {
+          beats.append(Beat(frame: frame, bar: 0, beat: meter.beats - pickup + i + 1, source: source))
+        } else {
+          let k = i - pickup
+          beats.append(Beat(frame: frame, bar: k / meter.beats + 1, beat: k % meter.beats + 1, source: source))
+        }
+      }
+      if pickup > meter.beats {
+        throw PracticeError(
+          .usage, "--bar1 \(bar1) leaves a pickup longer than a bar of \(meter); pick 1-\(meter.beats + 1)")
+      }
+    }
+    return try BeatMap(beats: beats, totalFrames: totalFrames, sampleRate: sampleRate)
+  }
+
+  // MARK: Bars
+
+  public var firstBar: Int { bars[0].number }
+  public var lastBar: Int { bars[bars.count - 1].number }
+  /// "bars 1-32", or "bars 0-32 (0 is the pickup)".
+  public var barsDescription: String {
+    "bars \(firstBar)-\(lastBar)" + (firstBar == 0 ? " (0 is the pickup)" : "")
+  }
+
+  func bar(_ number: Int) -> Bar? {
+    let index = number - firstBar
+    return bars.indices.contains(index) ? bars[index] : nil
+  }
+
+  /// The frame of beat `beat` (1-based) of bar `number`.
+  public func frame(bar number: Int, beat: Int = 1) -> Int64? {
+    guard let bar = bar(number) else { return nil }
+    let index = bar.beatIndices.lowerBound + beatOffset(in: bar, beat: beat)
+    return bar.beatIndices.contains(index) ? beats[index].frame : nil
+  }
+
+  /// Where beat `beat` of the bar sits among the bar's beats (a pickup starts late).
+  private func beatOffset(in bar: Bar, beat: Int) -> Int {
+    beat - beats[bar.beatIndices.lowerBound].beat
+  }
+
+  /// The end (exclusive) of the beat at `index`: the next beat, or one beat-length
+  /// after the last beat, capped at the end of the audio.
+  func endOfBeat(at index: Int) -> Int64 {
+    if index + 1 < beats.count { return beats[index + 1].frame }
+    let length = index > 0 ? beats[index].frame - beats[index - 1].frame : totalFrames - beats[index].frame
+    return min(totalFrames, beats[index].frame + length)
+  }
+
+  /// The frames a bar spans, `[first beat, first beat of the next bar)`.
+  public func frames(ofBar number: Int) -> Range<Int64>? {
+    guard let bar = bar(number) else { return nil }
+    return beats[bar.beatIndices.lowerBound].frame..<endOfBeat(at: bar.beatIndices.upperBound - 1)
+  }
+
+  /// Tempo of a bar in beats per minute, from its span and beat count.
+  public func tempo(ofBar number: Int) -> Double? {
+    guard let bar = bar(number), let span = frames(ofBar: number), span.count > 0 else { return nil }
+    return Double(bar.beatIndices.count) * 60 * Double(sampleRate) / Double(span.count)
+  }
+
+  public func beatCount(ofBar number: Int) -> Int { bar(number)?.beatIndices.count ?? 0 }
+
+  /// Resolves a bar range to source frames, exactly: bar A starts at its downbeat's frame.
+  public func frames(of range: BarRange) throws -> Range<Int64> {
+    func check(_ position: BarPosition) throws -> Bar {
+      guard let bar = bar(position.bar) else {
+        throw PracticeError(
+          .usage,
+          "--bars \(range): bar \(position.bar) is not in this song; it has \(barsDescription)")
+      }
+      if let beat = position.beat {
+        let offset = beatOffset(in: bar, beat: beat)
+        guard offset >= 0, offset < bar.beatIndices.count else {
+          let first = beats[bar.beatIndices.lowerBound].beat
+          throw PracticeError(
+            .usage,
+            "--bars \(range): bar \(position.bar) has beats \(first)-\(first + bar.beatIndices.count - 1)")
+        }
+      }
+      return bar
+    }
+    let startBar = try check(range.start)
+    let endBar = try check(range.end)
+    let startIndex = startBar.beatIndices.lowerBound + (range.start.beat.map { beatOffset(in: startBar, beat: $0) } ?? 0)
+    let endIndex = endBar.beatIndices.lowerBound
+      + (range.end.beat.map { beatOffset(in: endBar, beat: $0) } ?? (endBar.beatIndices.count - 1))
+    let start = beats[startIndex].frame
+    let end = endOfBeat(at: endIndex)
+    guard endIndex >= startIndex, start < end else {
+      throw PracticeError(.usage, "--bars \(range) ends before it starts; write the earlier bar first")
+    }
+    return start..<end
+  }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct Beats: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Make, edit and inspect a song's beat map (bars and beats).",
+    subcommands: [BeatsGrid.self, BeatsShow.self])
+}
+
+/// `--meter` and `--bar1`, shared by the commands that place beats into bars.
+struct BarPlacementOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"))
+  var meter: Meter = .common
+
+  @Option(
+    name: .customLong("bar1"),
+    help: ArgumentHelp(
+      "The K-th beat is the first downbeat; earlier beats form a pickup bar 0.", valueName: "K"))
+  var bar1: Int = 1
+
+  func validate() throws {
+    if bar1 < 1 { throw ValidationError("--bar1 must be at least 1 (the first beat)") }
+  }
+}
+
+extension Meter: ExpressibleByArgument {
+  public init?(argument: String) { self.init(parsing: argument) }
+  public var defaultValueDescription: String { "4/4" }
+}
+
+struct BeatsGrid: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "grid",
+    abstract: "Make a constant-tempo beat map from --start to the end of the audio.")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm")) var bpm: Double
+  @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start: String?
+  @OptionGroup var placement: BarPlacementOptions
+
+  func validate() throws {
+    guard bpm.isFinite, (10...600).contains(bpm) else {
+      throw ValidationError("--bpm \(bpm) is out of range; use 10-600")
+    }
+    if let start, parseTime(start) == nil {
+      throw ValidationError("--start '\(start)' is not a time; write 83.5, 1:23.5 or 1:02:03.5")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let rate = Double(song.sampleRate)
+    let first = start.flatMap(parseTime) ?? 0
+    let period = 60 / bpm
+    var frames: [Int64] = []
+    var k = 0
+    while true {
+      let frame = Int64(((first + Double(k) * period) * rate).rounded())
+      if frame >= song.frames { break }
+      frames.append(frame)
+      k += 1
+    }
+    guard !frames.isEmpty else {
+      throw PracticeError(
+        .usage, "--start \(formatTime(first)) is past the end of the audio (\(formatTime(song.duration)))")
+    }
+    let map = try BeatMap.placing(
+      frames: frames, beatsInBar: Array(repeating: nil, count: frames.count),
+      meter: placement.meter, bar1: placement.bar1, source: .grid, totalFrames: song.frames,
+      sampleRate: song.sampleRate)
+    try library.replaceBeatMap(for: song, with: map)
+    Terminal.say(
+      "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM")
+  }
+}
+
+struct BeatsShow: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "show",
+    abstract: "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Flag(help: "Print a JSON array of bars instead.") var json = false
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    guard let map = try library.beatMap(for: song) else {
+      throw PracticeError(
+        .missingInput,
+        "'\(song.title)' has no beat map; make one with `practice beats grid \(song.id ?? 0) --bpm N`")
+    }
+    let rate = Double(map.sampleRate)
+    var lines: [String] = []
+    for bar in map.bars {
+      let start = Double(map.frames(ofBar: bar.number)?.lowerBound ?? 0) / rate
+      let bpm = map.tempo(ofBar: bar.number) ?? 0
+      let beats = bar.beatIndices.count
+      if json {
+        lines.append(
+          "{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":\(JSONText.number((bpm * 100).rounded() / 100)),"
+            + "\"start\":\(JSONText.number((start * 1_000_000).rounded() / 1_000_000))}")
+      } else {
+        lines.append("\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))")
+      }
+    }
+    Terminal.output(json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
+  }
+}

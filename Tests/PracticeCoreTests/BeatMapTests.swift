@@ -1,0 +1,98 @@
+import Testing
+
+@testable import PracticeCore
+
+@Suite struct BarRangeTests {
+  @Test(arguments: [
+    ("9-16", BarRange(start: .init(bar: 9), end: .init(bar: 16))),
+    ("9", BarRange(start: .init(bar: 9), end: .init(bar: 9))),
+    ("9.3-12.2", BarRange(start: .init(bar: 9, beat: 3), end: .init(bar: 12, beat: 2))),
+    ("0-1", BarRange(start: .init(bar: 0), end: .init(bar: 1))),
+  ])
+  func parses(text: String, range: BarRange) {
+    #expect(BarRange(parsing: text) == range)
+    #expect(BarRange(parsing: text)?.description == text)
+  }
+
+  @Test(arguments: ["", "-", "9-", "-9", "a-b", "9.0", "9..3", "9-16-20", "9.3.1", " 9", "1e2", "-1-3"])
+  func rejects(text: String) {
+    #expect(BarRange(parsing: text) == nil)
+  }
+}
+
+@Suite struct MeterTests {
+  @Test func parses() {
+    #expect(Meter(parsing: "3/4")?.beats == 3)
+    #expect(Meter(parsing: "6/8")?.unit == 8)
+    for bad in ["4", "0/4", "4/3", "4/0", "x/4", "33/4", "4/4/4", ""] {
+      #expect(Meter(parsing: bad) == nil, "\(bad)")
+    }
+  }
+}
+
+@Suite struct BeatMapTests {
+  /// 100 frames per beat, first beat at frame 50.
+  func grid(_ count: Int, meter: Meter = .common, bar1: Int = 1, total: Int64 = 100_000) throws -> BeatMap {
+    try BeatMap.placing(
+      frames: (0..<count).map { 50 + Int64($0) * 100 }, beatsInBar: Array(repeating: nil, count: count),
+      meter: meter, bar1: bar1, source: .grid, totalFrames: total, sampleRate: 1000)
+  }
+
+  @Test func barsStartAtTheirDownbeatsExactly() throws {
+    let map = try grid(32)
+    #expect(map.firstBar == 1 && map.lastBar == 8)
+    #expect(try map.frames(of: BarRange(parsing: "2-3")!) == 450..<1250)
+    #expect(try map.frames(of: BarRange(parsing: "1")!) == 50..<450)
+    #expect(try map.frames(of: BarRange(parsing: "2.3-3.2")!) == 650..<1050)
+    #expect(map.tempo(ofBar: 1) == 600)  // 100 frames per beat at 1 kHz
+  }
+
+  @Test func theLastBarEndsOneBeatAfterItsLastBeatCappedAtTheAudio() throws {
+    #expect(try grid(32).frames(ofBar: 8) == 2850..<3250)
+    #expect(try grid(32, total: 3200).frames(ofBar: 8) == 2850..<3200)
+  }
+
+  @Test func pickupBeatsFormBarZero() throws {
+    let map = try grid(33, bar1: 2)
+    #expect(map.firstBar == 0)
+    #expect(map.beats[0].bar == 0 && map.beats[0].beat == 4)
+    #expect(try map.frames(of: BarRange(parsing: "0")!) == 50..<150)
+    #expect(try map.frames(of: BarRange(parsing: "1")!) == 150..<550)
+    #expect(map.barsDescription == "bars 0-8 (0 is the pickup)")
+  }
+
+  @Test func outOfRangeBarsNameTheValidRange() throws {
+    let map = try grid(32)
+    for spec in ["0", "9", "40-48", "8-9", "3.5", "2-3.0"] {
+      guard let range = BarRange(parsing: spec) else { continue }
+      let error = try #require(throws: PracticeError.self) { try map.frames(of: range) }
+      #expect(error.category == .usage)
+    }
+    let error = try #require(throws: PracticeError.self) { try map.frames(of: BarRange(parsing: "40-48")!) }
+    #expect(error.message.contains("bars 1-8"))
+    #expect(throws: PracticeError.self) { try map.frames(of: BarRange(parsing: "5-4")!) }
+  }
+
+  @Test func numberedBeatsPlaceBarsAndMeterChanges() throws {
+    // A pickup of two beats (3, 4), two bars of 4/4, then a bar of 3/4.
+    let numbers: [Int?] = [3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3]
+    let map = try BeatMap.placing(
+      frames: (0..<13).map { Int64($0) * 10 }, beatsInBar: numbers, meter: .common, bar1: 1,
+      source: .imported, totalFrames: 1000, sampleRate: 100)
+    #expect(map.bars.map(\.number) == [0, 1, 2, 3])
+    #expect(map.bars.map { $0.beatIndices.count } == [2, 4, 4, 3])
+    #expect(map.beats[0].beat == 3)
+    #expect(try map.frames(of: BarRange(parsing: "3")!) == 100..<130)
+  }
+
+  @Test func inconsistentBeatsAreRejected() {
+    #expect(throws: PracticeError.self) {
+      try BeatMap(beats: [Beat(frame: 10, bar: 1, beat: 1, source: .grid), Beat(frame: 5, bar: 1, beat: 2, source: .grid)], totalFrames: 100, sampleRate: 10)
+    }
+    #expect(throws: PracticeError.self) {
+      try BeatMap(beats: [Beat(frame: 10, bar: 1, beat: 1, source: .grid), Beat(frame: 20, bar: 3, beat: 1, source: .grid)], totalFrames: 100, sampleRate: 10)
+    }
+    #expect(throws: PracticeError.self) { try BeatMap(beats: [], totalFrames: 100, sampleRate: 10) }
+    #expect(throws: PracticeError.self) { try self.grid(4, bar1: 9) }
+  }
+}
