@@ -101,9 +101,13 @@ struct BeatsShow: ParsableCommand {
       let bpm = map.tempo(ofBar: bar.number) ?? 0
       let beats = bar.beatIndices.count
       if json {
-        lines.append(
-          "{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":\(JSONText.number((bpm * 100).rounded() / 100)),"
-            + "\"start\":\(JSONText.number((start * 1_000_000).rounded() / 1_000_000))}")
+        var out = JSONBuffer()
+        out.raw("{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":")
+        out.number((bpm * 100).rounded() / 100)
+        out.raw(",\"start\":")
+        out.number((start * 1_000_000).rounded() / 1_000_000)
+        out.raw("}")
+        lines.append(out.text)
       } else {
         lines.append("\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))")
       }

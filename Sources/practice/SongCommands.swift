@@ -80,60 +80,85 @@ struct Remove: ParsableCommand {
 }
 
 /// The stable JSON shape of a song in `list --json` and `show --json`: every key always
-/// present (absent tags are `null`), keys in sorted order. Written by hand, because
-/// JSONEncoder took most of the time of listing a large library.
+/// present (absent tags are `null`), keys in sorted order. Written by hand into one byte
+/// buffer: JSONEncoder took most of the time of listing a large library.
 enum SongJSON {
+  static func append(_ song: Song, to out: inout JSONBuffer) {
+    out.raw("{\"added_at\":")
+    out.string(song.addedAt)
+    out.raw(",\"album\":")
+    out.optionalString(song.album)
+    out.raw(",\"artist\":")
+    out.optionalString(song.artist)
+    out.raw(",\"channels\":\(song.channels),\"content_hash\":")
+    out.string(song.contentHash)
+    out.raw(",\"duration\":")
+    out.number(song.duration)
+    out.raw(",\"format\":")
+    out.string(song.format)
+    out.raw(",\"frames\":\(song.frames),\"id\":\(song.id ?? 0),\"path\":")
+    out.string(song.path)
+    out.raw(",\"sample_rate\":\(song.sampleRate),\"title\":")
+    out.string(song.title)
+    out.raw(",\"updated_at\":")
+    out.string(song.updatedAt)
+    out.raw("}")
+  }
+
   static func object(_ song: Song) -> String {
-    var text = "{"
-    text.reserveCapacity(512)
-    func field(_ key: String, _ value: String, last: Bool = false) {
-      text += "\"\(key)\":\(value)" + (last ? "" : ",")
-    }
-    field("added_at", JSONText.string(song.addedAt))
-    field("album", song.album.map(JSONText.string) ?? "null")
-    field("artist", song.artist.map(JSONText.string) ?? "null")
-    field("channels", "\(song.channels)")
-    field("content_hash", JSONText.string(song.contentHash))
-    field("duration", JSONText.number(song.duration))
-    field("format", JSONText.string(song.format))
-    field("frames", "\(song.frames)")
-    field("id", "\(song.id ?? 0)")
-    field("path", JSONText.string(song.path))
-    field("sample_rate", "\(song.sampleRate)")
-    field("title", JSONText.string(song.title))
-    field("updated_at", JSONText.string(song.updatedAt), last: true)
-    return text + "}"
+    var out = JSONBuffer()
+    append(song, to: &out)
+    return out.text
   }
 
   static func array(_ songs: [Song]) -> String {
-    "[" + songs.map(object).joined(separator: ",") + "]"
+    var out = JSONBuffer()
+    out.bytes.reserveCapacity(songs.count * 400)
+    out.raw("[")
+    for (i, song) in songs.enumerated() {
+      if i > 0 { out.raw(",") }
+      append(song, to: &out)
+    }
+    out.raw("]")
+    return out.text
   }
 }
 
-/// JSON literals (RFC 8259).
-enum JSONText {
-  static func string(_ value: String) -> String {
-    var out = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
+/// JSON text (RFC 8259) built as UTF-8 bytes.
+struct JSONBuffer {
+  var bytes: [UInt8] = []
+
+  var text: String { String(decoding: bytes, as: UTF8.self) }
+
+  mutating func raw(_ literal: String) { bytes.append(contentsOf: literal.utf8) }
+
+  mutating func optionalString(_ value: String?) {
+    if let value { string(value) } else { raw("null") }
   }
 
-  /// A finite number as JSON; whole numbers without a fraction.
-  static func number(_ value: Double) -> String {
-    guard value.isFinite else { return "null" }
-    if value == value.rounded(), abs(value) < 1e15 { return "\(Int64(value))" }
-    return "\(value)"
+  /// A quoted string; only `"`, `\\` and control characters are escaped.
+  mutating func string(_ value: String) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in value.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): raw("\\\"")
+      case UInt8(ascii: "\\"): raw("\\\\")
+      case UInt8(ascii: "\n"): raw("\\n")
+      case UInt8(ascii: "\r"): raw("\\r")
+      case UInt8(ascii: "\t"): raw("\\t")
+      case 0..<0x20:
+        let hex = String(byte, radix: 16)
+        raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// A finite number; whole numbers without a fraction.
+  mutating func number(_ value: Double) {
+    guard value.isFinite else { return raw("null") }
+    if value == value.rounded(), abs(value) < 1e15 { return raw("\(Int64(value))") }
+    raw("\(value)")
   }
 }

@@ -186,7 +186,8 @@ import TestSupport
     let out = Pipe()
     locker.standardOutput = out
     try locker.run()
-    defer { locker.terminate() }
+    // SIGKILL: children of the test runner inherit a blocked SIGTERM.
+    defer { kill(locker.processIdentifier, SIGKILL) }
     var seen = ""
     while !seen.contains("locked") {
       let data = out.fileHandleForReading.availableData
@@ -197,7 +198,7 @@ import TestSupport
     #expect(result.status == 75, "\(result.stderr)")
     #expect(result.stderrLines.count == 1)
     #expect(result.stderr.contains("is busy"))
-    locker.terminate()
+    kill(locker.processIdentifier, SIGKILL)
     locker.waitUntilExit()
     #expect(try cli.snapshot() == before)
   }
