@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes bench/RESULTS.md (to stdout) from bench/out/results/*.json and *.status."""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+import benchlib as b  # noqa: E402
+
+ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k"]
+VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
+
+
+def git(*args):
+    try:
+        return subprocess.run(["git", "-C", b.REPO_DIR] + list(args), check=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def main():
+    binary = os.environ.get("PRACTICE_BIN", ".build/release/practice")
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--", "Sources", "Package.swift", "Package.resolved")
+    built = ""
+    if os.path.exists(binary):
+        built = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(binary)))
+    out = ["# Benchmark results", "",
+           "Written by `bench/run-all.sh` (run by `make bench`); do not edit by hand. "
+           "Targets are those of issue 2. These are benchmarks, not tests: a missed target "
+           "is reported here, it does not fail the build.", "",
+           "| | |", "| --- | --- |",
+           f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |",
+           f"| machine | `uname -m` {platform.machine()}, `nproc` {len(os.sched_getaffinity(0))}, "
+           f"{cell(cpu_model())} |",
+           f"| kernel | {platform.release()} |",
+           f"| commit | {commit}"
+           + (" (plus uncommitted changes in Sources/ or Package.*)" if dirty else "") + " |",
+           f"| binary | `{os.path.relpath(binary, b.REPO_DIR)}`"
+           + (f", built {built}" if built else "") + " |", ""]
+
+    results, missing = {}, []
+    for name in ORDER:
+        path = os.path.join(b.RESULTS_DIR, name + ".json")
+        status_path = os.path.join(b.RESULTS_DIR, name + ".status")
+        status = open(status_path).read().split() if os.path.exists(status_path) else None
+        if os.path.exists(path) and (status is None or status[0] == "0"):
+            with open(path) as f:
+                results[name] = json.load(f)
+                results[name]["seconds"] = status[1] if status else "?"
+        else:
+            missing.append((name, status))
+
+    out += ["## Summary", "", "| benchmark | measure | figure | target | result |",
+            "| --- | --- | --- | --- | --- |"]
+    for name in ORDER:
+        if name in results:
+            for r in results[name]["rows"]:
+                if r["pass"] is not None:
+                    out.append(f"| {cell(results[name]['title'])} | {cell(r['metric'])} | "
+                               f"{cell(r['value'])} | {cell(r['target'])} | {VERDICT[r['pass']]} |")
+        else:
+            out.append(f"| {name} | did not run to its end | | | **ERROR** |")
+    out.append("")
+    missed = [f"{r['metric']}: {r['value']} (target {r['target']})"
+              for name in ORDER if name in results
+              for r in results[name]["rows"] if r["pass"] is False]
+    if missed:
+        out += ["Missed targets: " + "; ".join(cell(m) for m in missed) + ".", ""]
+    elif not missing:
+        out += ["Every target was met.", ""]
+    if missing:
+        out += ["Did not run to the end: " + ", ".join(n for n, _ in missing)
+                + " (see the ERROR sections below).", ""]
+
+    for name in ORDER:
+        if name not in results:
+            continue
+        data = results[name]
+        out += [f"## {data['title']}", "",
+                f"Script `bench/{name}.py`, measured {data['written']} "
+                f"({data['seconds']} s).", "",
+                "| measure | figure | target | result |", "| --- | --- | --- | --- |"]
+        for r in data["rows"]:
+            out.append(f"| {cell(r['metric'])} | {cell(r['value'])} | {cell(r['target'])} | "
+                       f"{VERDICT[r['pass']]} |")
+        out.append("")
+        out += [f"- {note}" for note in data["notes"]]
+        out.append("")
+
+    for name, status in missing:
+        code = f"exit status {status[0]}" if status else "not run"
+        out += [f"## {name}: ERROR", "",
+                f"`bench/{name}.py` did not finish ({code}); see `bench/out/logs/{name}.log`.", ""]
+    print("\n".join(out).rstrip() + "\n", end="")
+
+
+if __name__ == "__main__":
+    main()
