@@ -25,6 +25,11 @@ struct PlaybackOptions: ParsableArguments {
       valueName: "bars"))
   var bars: String?
 
+  @Option(
+    name: .customLong("select"),
+    help: ArgumentHelp("A named selection of the song (see `practice select`).", valueName: "name"))
+  var selection: String?
+
   @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
   var from: String?
 
@@ -59,6 +64,9 @@ struct PlaybackOptions: ParsableArguments {
         throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
       }
     }
+    if selection != nil && (bars != nil || from != nil || to != nil) {
+      throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
+    }
     if let repeatCount, repeatCount < 1 {
       throw ValidationError("--repeat must be at least 1 (got \(repeatCount))")
     }
@@ -71,13 +79,18 @@ struct PlaybackOptions: ParsableArguments {
   /// bars resolved through the song's beat map.
   func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {
     let range: Range<Int64>
-    if let bars, let barRange = BarRange(parsing: bars) {
-      guard let map = try library.beatMap(for: song) else {
+    if let name = selection {
+      let selection = try library.selection(named: name, of: song)
+      let map = try library.beatMap(for: song)
+      do {
+        range = try selection.span.frames(beatMap: map)
+      } catch let error as PracticeError {
         throw PracticeError(
-          .missingInput,
-          "'\(song.title)' has no beat map, so there are no bars to count; make one with "
-            + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
+          .usage,
+          "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
       }
+    } else if let bars, let barRange = BarRange(parsing: bars) {
+      guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
       range = try map.frames(of: barRange)
     } else {
       range = try resolveTimeRange(

@@ -44,6 +44,27 @@ enum Migrations {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v3-selections") { db in
+      // A selection is stored in bars when made from bars (so it follows the beat map),
+      // else in frames; exactly one of the two is set.
+      try db.execute(
+        sql: """
+          CREATE TABLE selection (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            name TEXT NOT NULL COLLATE NOCASE,
+            bars TEXT,
+            start_frame INTEGER,
+            end_frame INTEGER,
+            note TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (song_id, name),
+            CHECK ((bars IS NOT NULL AND start_frame IS NULL AND end_frame IS NULL)
+              OR (bars IS NULL AND start_frame IS NOT NULL AND end_frame > start_frame))
+          );
+          """)
+    }
     return migrator
   }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+
+/// A named selection of a song.
+public struct Selection: Sendable, Equatable {
+  public var id: Int64?
+  public var songID: Int64
+  public var name: String
+  public var span: SelectionSpan
+  public var note: String?
+  public var createdAt: String
+  public var updatedAt: String
+}
+
+extension Library {
+  /// Every selection of `song`, or of the whole library when nil; by song, then name.
+  public func selections(of song: Song?) throws -> [Selection] {
+    try read { db in
+      let rows: [Row]
+      if let id = song?.id {
+        rows = try Row.fetchAll(
+          db, sql: "SELECT * FROM selection WHERE song_id = ? ORDER BY name", arguments: [id])
+      } else {
+        rows = try Row.fetchAll(db, sql: "SELECT * FROM selection ORDER BY song_id, name")
+      }
+      return try rows.map(Library.selection(from:))
+    }
+  }
+
+  /// The selection `name` (any case) of `song`; exit 66 listing the names there are.
+  public func selection(named name: String, of song: Song) throws -> Selection {
+    let all = try selections(of: song)
+    if let found = all.first(where: { $0.name.lowercased() == name.lowercased() }) { return found }
+    let names = all.map(\.name).joined(separator: ", ")
+    throw PracticeError(
+      .missingInput,
+      "'\(song.title)' has no selection '\(name)'"
+        + (all.isEmpty ? "; make one with `practice select add`" : "; it has: \(names)"))
+  }
+
+  /// Stores a new selection; an existing name is an error unless `replace`.
+  public func addSelection(
+    to song: Song, name: String, span: SelectionSpan, note: String?, replace: Bool,
+    now: Date = Date()
+  ) throws -> Selection {
+    guard let songID = song.id else { throw PracticeError(.other, "song has no id") }
+    let timestamp = Library.timestamp(now)
+    return try write { db in
+      if let existing = try Row.fetchOne(
+        db, sql: "SELECT id, name FROM selection WHERE song_id = ? AND name = ?",
+        arguments: [songID, name])
+      {
+        guard replace else {
+          throw PracticeError(
+            .usage,
+            "'\(song.title)' already has a selection '\(existing["name"] as String)'; "
+              + "use --replace to overwrite it or pick another name")
+        }
+        try db.execute(sql: "DELETE FROM selection WHERE id = ?", arguments: [existing["id"] as Int64])
+      }
+      var selection = Selection(
+        id: nil, songID: songID, name: name, span: span, note: note, createdAt: timestamp,
+        updatedAt: timestamp)
+      try Library.insert(&selection, db)
+      return selection
+    }
+  }
+
+  /// Writes an edited selection (same id); a rename onto another name is an error.
+  public func updateSelection(_ selection: Selection, now: Date = Date()) throws {
+    guard let id = selection.id else { return }
+    var updated = selection
+    updated.updatedAt = Library.timestamp(now)
+    try write { db in
+      if try Row.fetchOne(
+        db, sql: "SELECT 1 FROM selection WHERE song_id = ? AND name = ? AND id != ?",
+        arguments: [selection.songID, selection.name, id]) != nil
+      {
+        throw PracticeError(
+          .usage, "there is already a selection named '\(selection.name)'; pick another name")
+      }
+      let (bars, start, end) = Library.columns(updated.span)
+      try db.execute(
+        sql: """
+          UPDATE selection SET name = ?, bars = ?, start_frame = ?, end_frame = ?, note = ?,
+            updated_at = ? WHERE id = ?
+          """,
+        arguments: [updated.name, bars, start, end, updated.note, updated.updatedAt, id])
+    }
+  }
+
+  public func removeSelection(_ selection: Selection) throws {
+    guard let id = selection.id else { return }
+    try write { db in try db.execute(sql: "DELETE FROM selection WHERE id = ?", arguments: [id]) }
+  }
+
+  private static func insert(_ selection: inout Selection, _ db: Database) throws {
+    let (bars, start, end) = columns(selection.span)
+    try db.execute(
+      sql: """
+        INSERT INTO selection (song_id, name, bars, start_frame, end_frame, note, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        selection.songID, selection.name, bars, start, end, selection.note, selection.createdAt,
+        selection.updatedAt,
+      ])
+    selection.id = db.lastInsertedRowID
+  }
+
+  private static func columns(_ span: SelectionSpan) -> (String?, Int64?, Int64?) {
+    switch span {
+    case .bars(let range): return (range.description, nil, nil)
+    case .frames(let range): return (nil, range.lowerBound, range.upperBound)
+    }
+  }
+
+  private static func selection(from row: Row) throws -> Selection {
+    let span: SelectionSpan
+    if let text: String = row["bars"] {
+      guard let range = BarRange(parsing: text) else {
+        throw PracticeError(.badData, "a stored selection has malformed bars '\(text)'")
+      }
+      span = .bars(range)
+    } else {
+      span = .frames((row["start_frame"] as Int64)..<(row["end_frame"] as Int64))
+    }
+    return Selection(
+      id: row["id"], songID: row["song_id"], name: row["name"], span: span, note: row["note"],
+      createdAt: row["created_at"], updatedAt: row["updated_at"])
+  }
+}

@@ -1,0 +1,98 @@
+/// What a selection covers: bars (which follow the beat map) or a fixed stretch of frames.
+public enum SelectionSpan: Sendable, Equatable, CustomStringConvertible {
+  case bars(BarRange)
+  case frames(Range<Int64>)
+
+  public var description: String {
+    switch self {
+    case .bars(let range): return "bars \(range)"
+    case .frames(let range): return "frames \(range.lowerBound)-\(range.upperBound)"
+    }
+  }
+
+  /// The source frames the span covers, given the song's beat map.
+  public func frames(beatMap: BeatMap?) throws -> Range<Int64> {
+    switch self {
+    case .frames(let range): return range
+    case .bars(let range):
+      guard let beatMap else {
+        throw PracticeError(
+          .missingInput, "it is made of bars and the song has no beat map any more")
+      }
+      return try beatMap.frames(of: range)
+    }
+  }
+}
+
+/// The moves a musician makes with a loop: shift it, take half of it, double it.
+public enum SelectionMove {
+  /// Shifts by `bars` (negative: earlier); time spans move by that many bars' length.
+  public static func move(
+    _ span: SelectionSpan, byBars bars: Int, beatMap: BeatMap?
+  ) throws -> SelectionSpan {
+    switch span {
+    case .bars(var range):
+      range.start.bar += bars
+      range.end.bar += bars
+      if let beatMap, range.start.bar < beatMap.firstBar || range.end.bar > beatMap.lastBar {
+        throw PracticeError(
+          .usage,
+          "moved by \(bars) bars the selection would leave the song's \(beatMap.barsDescription)")
+      }
+      if let beatMap { _ = try beatMap.frames(of: range) }
+      return .bars(range)
+    case .frames:
+      throw PracticeError(
+        .usage, "the selection was made from times; move works on selections made with --bars")
+    }
+  }
+
+  /// The first (or second) half; whole bars for bar spans, else halved in time.
+  public static func halve(_ span: SelectionSpan, second: Bool) throws -> SelectionSpan {
+    switch span {
+    case .bars(let range):
+      let (first, last) = try wholeBars(range, move: "halve")
+      let count = last - first + 1
+      guard count >= 2 else {
+        throw PracticeError(.usage, "bars \(range) is one bar; halve needs at least two")
+      }
+      let split = first + count / 2
+      return .bars(
+        second
+          ? BarRange(start: BarPosition(bar: split), end: BarPosition(bar: last))
+          : BarRange(start: BarPosition(bar: first), end: BarPosition(bar: split - 1)))
+    case .frames(let range):
+      guard range.count >= 2 else { throw PracticeError(.usage, "the selection is too short to halve") }
+      let middle = range.lowerBound + Int64(range.count / 2)
+      return .frames(second ? middle..<range.upperBound : range.lowerBound..<middle)
+    }
+  }
+
+  /// Twice as long from the same start; it must still fit the song.
+  public static func double(
+    _ span: SelectionSpan, beatMap: BeatMap?, totalFrames: Int64
+  ) throws -> SelectionSpan {
+    switch span {
+    case .bars(let range):
+      let (first, last) = try wholeBars(range, move: "double")
+      let doubled = BarRange(
+        start: BarPosition(bar: first), end: BarPosition(bar: last + (last - first + 1)))
+      if let beatMap { _ = try beatMap.frames(of: doubled) }
+      return .bars(doubled)
+    case .frames(let range):
+      let end = range.upperBound + Int64(range.count)
+      guard end <= totalFrames else {
+        throw PracticeError(.usage, "doubled, the selection would run past the end of the song")
+      }
+      return .frames(range.lowerBound..<end)
+    }
+  }
+
+  private static func wholeBars(_ range: BarRange, move: String) throws -> (Int, Int) {
+    guard range.start.beat == nil, range.end.beat == nil else {
+      throw PracticeError(
+        .usage, "bars \(range) starts or ends inside a bar; \(move) works on whole bars")
+    }
+    return (range.start.bar, range.end.bar)
+  }
+}

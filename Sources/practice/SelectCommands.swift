@@ -1,0 +1,282 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct Select: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, move, halve, double, rm.",
+    subcommands: [
+      SelectAdd.self, SelectList.self, SelectShow.self, SelectEdit.self, SelectRemove.self,
+      SelectMove.self, SelectHalve.self, SelectDouble.self,
+    ])
+}
+
+/// `--bars` or `--from/--to`: what a selection covers.
+struct SpanOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"))
+  var bars: String?
+  @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var from: String?
+  @Option(help: ArgumentHelp("End time (exclusive).", valueName: "time"))
+  var to: String?
+
+  var isEmpty: Bool { bars == nil && from == nil && to == nil }
+
+  func validate() throws {
+    if let bars, BarRange(parsing: bars) == nil {
+      throw ValidationError("--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
+    }
+    if bars != nil && (from != nil || to != nil) {
+      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
+    }
+    for (flag, text) in [("--from", from), ("--to", to)] {
+      if let text, parseTime(text) == nil {
+        throw ValidationError("\(flag) '\(text)' is not a time; write 83.5, 1:23.5 or 1:02:03.5")
+      }
+    }
+  }
+
+  /// The span, checked against the song's audio and beat map.
+  func span(for song: Song, library: Library) throws -> SelectionSpan {
+    if let bars, let range = BarRange(parsing: bars) {
+      guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
+      _ = try map.frames(of: range)
+      return .bars(range)
+    }
+    return .frames(
+      try resolveTimeRange(
+        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: song.sampleRate,
+        frames: song.frames))
+  }
+}
+
+/// Exit 66 with the commands that make a beat map.
+func noBeatMap(_ song: Song) -> PracticeError {
+  PracticeError(
+    .missingInput,
+    "'\(song.title)' has no beat map, so there are no bars to count; make one with "
+      + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
+}
+
+/// "bars 9-16 (0:16.5–0:32.5)" or "0:10.0–0:20.0"; with a warning when it no longer fits.
+func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: String, fits: Bool) {
+  let rate = Double(song.sampleRate)
+  do {
+    let frames = try selection.span.frames(beatMap: map)
+    guard frames.upperBound <= song.frames else { throw PracticeError(.usage, "past the end") }
+    let times = "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
+    if case .bars(let range) = selection.span { return ("bars \(range) (\(times))", true) }
+    return (times, true)
+  } catch {
+    return ("\(selection.span)", false)
+  }
+}
+
+/// Warns on stderr when a selection no longer fits the song's beat map.
+func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
+  if case .bars(let range) = selection.span, !describe(selection, song: song, map: map).fits {
+    Terminal.warning(
+      "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map"
+        + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
+        + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`")
+  }
+}
+
+struct SelectAdd: ParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a named selection.")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var span: SpanOptions
+  @Option(help: ArgumentHelp("A note to keep with it.", valueName: "text")) var note: String?
+  @Flag(help: "Overwrite a selection of the same name.") var replace = false
+
+  func validate() throws {
+    if span.isEmpty { throw ValidationError("say what to select: --bars A-B, or --from T --to T") }
+    if name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("the name is empty") }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let selection = try library.addSelection(
+      to: song, name: name, span: span.span(for: song, library: library), note: note,
+      replace: replace)
+    Terminal.say("'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)")
+  }
+}
+
+struct SelectList: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List selections: song id, name, span, note (tab-separated).")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("Only this song (path, id or title).", valueName: "song")) var song: String?
+  @Flag(help: "Print a JSON array instead.") var json = false
+
+  func run() throws {
+    let library = try library.open()
+    let only = try song.map { try library.resolve($0) }
+    var songs: [Int64: Song] = [:]
+    var maps: [Int64: BeatMap?] = [:]
+    var lines: [String] = []
+    var out = JSONBuffer()
+    out.raw("[")
+    for (i, selection) in try library.selections(of: only).enumerated() {
+      if songs[selection.songID] == nil { songs[selection.songID] = try library.song(id: selection.songID) }
+      guard let song = songs[selection.songID] else { continue }
+      if maps[selection.songID] == nil { maps[selection.songID] = .some(try library.beatMap(for: song)) }
+      let map = maps[selection.songID] ?? nil
+      warnIfStale(selection, song: song, map: map)
+      let (text, fits) = describe(selection, song: song, map: map)
+      if json {
+        if i > 0 { out.raw(",") }
+        out.raw("{\"bars\":")
+        if case .bars(let range) = selection.span { out.string(range.description) } else { out.raw("null") }
+        out.raw(",\"fits\":\(fits),\"from\":")
+        let frames = try? selection.span.frames(beatMap: map)
+        if let frames { out.number(Double(frames.lowerBound) / Double(song.sampleRate)) } else { out.raw("null") }
+        out.raw(",\"name\":")
+        out.string(selection.name)
+        out.raw(",\"note\":")
+        out.optionalString(selection.note)
+        out.raw(",\"song_id\":\(selection.songID),\"to\":")
+        if let frames { out.number(Double(frames.upperBound) / Double(song.sampleRate)) } else { out.raw("null") }
+        out.raw("}")
+      } else {
+        lines.append("\(selection.songID)\t\(selection.name)\t\(text)\t\(selection.note ?? "")\n")
+      }
+    }
+    out.raw("]\n")
+    Terminal.output(json ? out.text : lines.joined())
+  }
+}
+
+struct SelectShow: ParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one selection.")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let selection = try library.selection(named: name, of: song)
+    let map = try library.beatMap(for: song)
+    warnIfStale(selection, song: song, map: map)
+    let fields = [
+      ("song", "\(song.id ?? 0)"), ("name", selection.name),
+      ("span", describe(selection, song: song, map: map).text), ("note", selection.note ?? ""),
+      ("created_at", selection.createdAt), ("updated_at", selection.updatedAt),
+    ]
+    Terminal.output(fields.map { "\($0.0) \($0.1)\n" }.joined())
+  }
+}
+
+struct SelectEdit: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "edit", abstract: "Change a selection's span, name or note.")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var span: SpanOptions
+  @Option(help: ArgumentHelp("New name.", valueName: "name")) var rename: String?
+  @Option(help: ArgumentHelp("New note (empty to clear).", valueName: "text")) var note: String?
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    var selection = try library.selection(named: name, of: song)
+    if !span.isEmpty { selection.span = try span.span(for: song, library: library) }
+    if let rename {
+      guard !rename.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw PracticeError(.usage, "--rename needs a name")
+      }
+      selection.name = rename
+    }
+    if let note { selection.note = note.isEmpty ? nil : note }
+    try library.updateSelection(selection)
+    Terminal.say("'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)")
+  }
+}
+
+struct SelectRemove: ParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a selection.")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let selection = try library.selection(named: name, of: song)
+    try library.removeSelection(selection)
+    Terminal.say("'\(song.title)': removed selection '\(selection.name)'")
+  }
+}
+
+/// Shared body of move, halve and double: load, transform, store, report.
+func transformSelection(
+  _ options: LibraryOptions, song reference: String, name: String,
+  _ transform: (Selection, Song, BeatMap?) throws -> SelectionSpan
+) throws {
+  let library = try options.open()
+  let song = try library.resolve(reference)
+  var selection = try library.selection(named: name, of: song)
+  let map = try library.beatMap(for: song)
+  if case .bars = selection.span, map == nil { throw noBeatMap(song) }
+  selection.span = try transform(selection, song, map)
+  try library.updateSelection(selection)
+  Terminal.say("'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)")
+}
+
+struct SelectMove: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "move", abstract: "Shift a bar selection by N bars (negative: earlier).")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @Option(parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"))
+  var by: String
+
+  func validate() throws {
+    guard Int(by.hasPrefix("+") ? String(by.dropFirst()) : by) != nil else {
+      throw ValidationError("--by '\(by)' is not a whole number of bars; write 4, -2 or +8")
+    }
+  }
+
+  func run() throws {
+    let bars = Int(by.hasPrefix("+") ? String(by.dropFirst()) : by) ?? 0
+    try transformSelection(library, song: song, name: name) { selection, _, map in
+      try SelectionMove.move(selection.span, byBars: bars, beatMap: map)
+    }
+  }
+}
+
+struct SelectHalve: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "halve", abstract: "Keep the first half of a selection (or the second, with --second).")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @Flag(help: "Keep the second half.") var second = false
+
+  func run() throws {
+    try transformSelection(library, song: song, name: name) { selection, _, _ in
+      try SelectionMove.halve(selection.span, second: second)
+    }
+  }
+}
+
+struct SelectDouble: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "double", abstract: "Make a selection twice as long from the same start.")
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+
+  func run() throws {
+    try transformSelection(library, song: song, name: name) { selection, song, map in
+      try SelectionMove.double(selection.span, beatMap: map, totalFrames: song.frames)
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct SelectionTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// clicks-120 with a 120 BPM grid from 0.5 s: bars 1-8, bar k starts at 0.5 + 2(k-1) s.
+  func prepare() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
+  }
+
+  @Test func addListShowEditRemove() throws {
+    try prepare()
+    #expect(try cli.run(["select", "add", "1", "verse", "--bars", "1-4", "--note", "watch bar 3"]).status == 0)
+    #expect(try cli.run(["select", "add", "clicks-120", "intro", "--from", "0", "--to", "0:02.5"]).status == 0)
+    let list = try cli.run(["select", "list"])
+    #expect(list.stdout == "1\tintro\t0:00.0–0:02.5\t\n1\tverse\tbars 1-4 (0:00.5–0:08.5)\twatch bar 3\n")
+    let json = try cli.run(["select", "list", "1", "--json"])
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+    #expect(array.count == 2)
+    #expect(Set(array[1].keys) == ["bars", "fits", "from", "name", "note", "song_id", "to"])
+    #expect(array[1]["from"] as? Double == 0.5 && array[1]["to"] as? Double == 8.5)
+    #expect(try cli.run(["select", "show", "1", "VERSE"]).stdout.contains("span bars 1-4 (0:00.5–0:08.5)\n"))
+    #expect(try cli.run(["select", "edit", "1", "verse", "--bars", "2-3", "--rename", "chorus", "--note", ""]).status == 0)
+    #expect(try cli.run(["select", "show", "1", "chorus"]).stdout.contains("span bars 2-3"))
+    #expect(try cli.run(["select", "rm", "1", "chorus"]).status == 0)
+    let gone = try cli.run(["select", "show", "1", "chorus"])
+    #expect(gone.status == 66)
+    #expect(gone.stderr == "practice: 'clicks-120' has no selection 'chorus'; it has: intro\n")
+  }
+
+  @Test func namesAreUniquePerSongUnlessReplaced() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "solo", "--bars", "5-8"])
+    let before = try cli.run(["select", "list"]).stdout
+    let again = try cli.run(["select", "add", "1", "Solo", "--bars", "1"])
+    #expect(again.status == 64)
+    #expect(again.stderr.contains("use --replace"))
+    #expect(try cli.run(["select", "list"]).stdout == before)
+    #expect(try cli.run(["select", "add", "1", "Solo", "--bars", "1", "--replace"]).status == 0)
+    #expect(try cli.run(["select", "list"]).stdout == "1\tSolo\tbars 1 (0:00.5–0:02.5)\t\n")
+  }
+
+  @Test func movesHalvesAndDoubles() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "a", "--bars", "1-4"])
+    func span() throws -> String { try cli.run(["select", "show", "1", "a"]).stdout.split(separator: "\n")[2].description }
+    #expect(try cli.run(["select", "halve", "1", "a", "--second"]).status == 0)
+    #expect(try span() == "span bars 3-4 (0:04.5–0:08.5)")
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    #expect(try span() == "span bars 3-6 (0:04.5–0:12.5)")
+    #expect(try cli.run(["select", "move", "1", "a", "--by", "-2"]).status == 0)
+    #expect(try span() == "span bars 1-4 (0:00.5–0:08.5)")
+    #expect(try cli.run(["select", "halve", "1", "a"]).status == 0)
+    #expect(try span() == "span bars 1-2 (0:00.5–0:04.5)")
+    let away = try cli.run(["select", "move", "1", "a", "--by", "+7"])
+    #expect(away.status == 64)
+    #expect(away.stderr.contains("would leave the song's bars 1-8"))
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 64)
+    #expect(try span() == "span bars 1-8 (0:00.5–0:16.5)")
+  }
+
+  @Test func playAndRenderASelection() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "two", "--bars", "2-3"])
+    let render = try cli.run(["render", "1", "--select", "two", "--repeat", "2", "-o", dir.file("two.wav")])
+    #expect(render.status == 0, "\(render.stderr)")
+    let (_, out) = try Synth.read(dir.file("two.wav"))
+    #expect(out.count == 2 * 4 * 44100)
+    #expect(try cli.run(["play", "1", "--select", "two", "--device", "null"]).status == 0)
+    let both = try cli.run(["play", "1", "--select", "two", "--bars", "1"])
+    #expect(both.status == 64)
+    let missing = try cli.run(["play", "1", "--select", "bridge", "--device", "null"])
+    #expect(missing.status == 66)
+  }
+
+  @Test func selectionsFollowTheBeatMapAndWarnWhenTheyNoLongerFit() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "end", "--bars", "7-8"])
+    _ = try cli.run(["select", "add", "1", "fixed", "--from", "1", "--to", "2"])
+    // The same beats counted in 8/4: four bars, so bars 7-8 no longer exist.
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5", "--meter", "8/4"])
+    let list = try cli.run(["select", "list"])
+    #expect(list.stdout.contains("1\tend\tbars 7-8\t"))
+    #expect(list.stderrLines.count == 1)
+    #expect(list.stderr.contains("selection 'end' of 'clicks-120' (bars 7-8) no longer fits the beat map (bars 1-4)"))
+    let play = try cli.run(["play", "1", "--select", "end", "--device", "null"])
+    #expect(play.status == 64)
+    #expect(play.stderr.contains("cannot be played"))
+    // Shifted grid: the bar selection follows, the time selection does not.
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.75"])
+    #expect(try cli.run(["select", "list"]).stdout == "1\tend\tbars 7-8 (0:12.8–0:16.5)\t\n1\tfixed\t0:01.0–0:02.0\t\n")
+    #expect(try cli.run(["select", "list"]).stderr.isEmpty)
+  }
+
+  @Test func badSelectionInput() throws {
+    try prepare()
+    let before = try cli.snapshot()
+    #expect(try cli.run(["select", "add", "1", "x"]).status == 64)
+    #expect(try cli.run(["select", "add", "1", "x", "--bars", "20"]).status == 64)
+    #expect(try cli.run(["select", "add", "1", "x", "--bars", "1", "--from", "2"]).status == 64)
+    #expect(try cli.run(["select", "add", "1", "x", "--from", "3", "--to", "2"]).status == 64)
+    #expect(try cli.run(["select", "move", "1", "x", "--by", "two"]).status == 64)
+    #expect(try cli.run(["select", "list", "--json"]).stdout == "[]\n")
+    #expect(try cli.snapshot() == before)
+  }
+}
