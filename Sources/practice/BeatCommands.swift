@@ -5,7 +5,7 @@ import PracticeCore
 struct Beats: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
-    subcommands: [BeatsGrid.self, BeatsShow.self])
+    subcommands: [BeatsGrid.self, BeatsShow.self, BeatsShift.self, BeatsMeter.self])
 }
 
 /// `--meter` and `--bar1`, shared by the commands that place beats into bars.
@@ -89,11 +89,7 @@ struct BeatsShow: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    guard let map = try library.beatMap(for: song) else {
-      throw PracticeError(
-        .missingInput,
-        "'\(song.title)' has no beat map; make one with `practice beats grid \(song.id ?? 0) --bpm N`")
-    }
+    let map = try requireBeatMap(library, song)
     let rate = Double(map.sampleRate)
     var lines: [String] = []
     for bar in map.bars {
@@ -113,5 +109,63 @@ struct BeatsShow: ParsableCommand {
       }
     }
     Terminal.output(json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
+  }
+}
+
+/// Loads a song's beat map, or exits 66 saying how to make one.
+func requireBeatMap(_ library: Library, _ song: Song) throws -> BeatMap {
+  guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
+  return map
+}
+
+struct BeatsShift: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "shift", abstract: "Move every beat by a number of seconds (negative: earlier).")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(parsing: .unconditional, help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"))
+  var by: Double
+
+  func validate() throws {
+    guard by.isFinite, abs(by) < 3600 else { throw ValidationError("--by must be a number of seconds") }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let map = try requireBeatMap(library, song)
+    let shifted = try map.shifted(byFrames: Int64((by * Double(song.sampleRate)).rounded()))
+    try library.replaceBeatMap(for: song, with: shifted)
+    Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")
+  }
+}
+
+struct BeatsMeter: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "meter",
+    abstract: "Count the bars again in another meter, from a bar on (a meter change) or with a new first downbeat.")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D")) var meter: Meter
+  @Option(name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B"))
+  var fromBar: Int?
+  @Option(name: .customLong("bar1"), help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"))
+  var bar1: Int?
+
+  func validate() throws {
+    if fromBar != nil && bar1 != nil {
+      throw ValidationError("--from-bar and --bar1 cannot be combined: --bar1 counts the whole song again")
+    }
+    if let bar1, bar1 < 1 { throw ValidationError("--bar1 must be at least 1 (the first beat)") }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let map = try requireBeatMap(library, song).rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
+    try library.replaceBeatMap(for: song, with: map)
+    Terminal.say("'\(song.title)': \(map.barsDescription) after counting \(meter)")
   }
 }

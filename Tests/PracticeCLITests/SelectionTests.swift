@@ -110,3 +110,27 @@ import TestSupport
     #expect(try cli.snapshot() == before)
   }
 }
+
+@Suite struct BeatEditCLITests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  @Test func shiftAndMeterEditTheStoredMap() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"])
+    #expect(try cli.run(["beats", "shift", "1", "--by", "-0.25"]).status == 0)
+    #expect(try cli.run(["beats", "show", "1"]).stdout.hasPrefix("1\t0:00.3\t4\t120.0\n"))
+    let before = try cli.run(["beats", "show", "1"]).stdout
+    let tooFar = try cli.run(["beats", "shift", "1", "--by", "-1"])
+    #expect(tooFar.status == 64)
+    #expect(tooFar.stderr.contains("outside the audio"))
+    #expect(try cli.run(["beats", "show", "1"]).stdout == before)
+    #expect(try cli.run(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "3"]).status == 0)
+    let show = try cli.run(["beats", "show", "1"]).stdout.split(separator: "\n")
+    #expect(show.count == 10)  // 2 bars of 4, then 24 beats in bars of 3
+    #expect(show[2].hasPrefix("3\t0:04.3\t3\t"))
+    #expect(try cli.run(["beats", "meter", "1", "--meter", "4/4", "--bar1", "2"]).status == 0)
+    #expect(try cli.run(["beats", "show", "1"]).stdout.hasPrefix("0\t0:00.3\t1\t"))
+    #expect(try cli.run(["beats", "meter", "1", "--meter", "4/4", "--bar1", "2", "--from-bar", "2"]).status == 64)
+  }
+}

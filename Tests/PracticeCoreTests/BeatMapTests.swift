@@ -96,3 +96,32 @@ import Testing
     #expect(throws: PracticeError.self) { try self.grid(4, bar1: 9) }
   }
 }
+
+@Suite struct BeatMapEditTests {
+  func grid(_ count: Int) throws -> BeatMap {
+    try BeatMap.placing(
+      frames: (0..<count).map { 50 + Int64($0) * 100 }, beatsInBar: Array(repeating: nil, count: count),
+      meter: .common, bar1: 1, source: .grid, totalFrames: 10_000, sampleRate: 1000)
+  }
+
+  @Test func shiftMovesEveryBeatAndKeepsBars() throws {
+    let map = try grid(16).shifted(byFrames: 25)
+    #expect(map.frame(bar: 2) == 475)
+    #expect(map.lastBar == 4)
+    #expect(throws: PracticeError.self) { try self.grid(16).shifted(byFrames: -51) }
+  }
+
+  @Test func meterChangeFromABar() throws {
+    // Bars 1-2 stay in 4/4; from bar 3 on, 3/4.
+    let map = try grid(20).rebarred(meter: Meter(parsing: "3/4")!, fromBar: 3, bar1: nil)
+    #expect(map.bars.map { $0.beatIndices.count } == [4, 4, 3, 3, 3, 3])
+    #expect(map.frame(bar: 4) == Int64(1150))
+    #expect(map.lastBar == 6)
+  }
+
+  @Test func bar1RecountsWithAPickup() throws {
+    let map = try grid(13).rebarred(meter: .common, fromBar: nil, bar1: 2)
+    #expect(map.firstBar == 0 && map.lastBar == 3)
+    #expect(map.frame(bar: 1) == 150)
+  }
+}

@@ -215,3 +215,40 @@ public struct BeatMap: Sendable, Equatable {
     return start..<end
   }
 }
+
+// MARK: Edits
+
+extension BeatMap {
+  /// Every beat moved by `frames` (negative: earlier); bar numbers stay. Fails, rather
+  /// than dropping beats, if one would leave the audio.
+  public func shifted(byFrames frames: Int64) throws -> BeatMap {
+    let moved = beats.map { Beat(frame: $0.frame + frames, bar: $0.bar, beat: $0.beat, source: $0.source) }
+    let outside = moved.filter { $0.frame < 0 || $0.frame >= totalFrames }.count
+    if outside > 0 {
+      throw PracticeError(
+        .usage,
+        "that shift moves \(outside) beat(s) outside the audio; shift less, or import the beats again")
+    }
+    return try BeatMap(beats: moved, totalFrames: totalFrames, sampleRate: sampleRate)
+  }
+
+  /// Bars counted again in `meter` from bar `fromBar` on (earlier bars keep theirs);
+  /// with `bar1`, the whole map is counted again with the K-th beat as the first downbeat.
+  public func rebarred(meter: Meter, fromBar: Int?, bar1: Int?) throws -> BeatMap {
+    if let bar1 {
+      return try BeatMap.placing(
+        frames: beats.map(\.frame), beatsInBar: Array(repeating: nil, count: beats.count),
+        meter: meter, bar1: bar1, source: beats[0].source, totalFrames: totalFrames,
+        sampleRate: sampleRate)
+    }
+    let first = fromBar ?? max(firstBar, 1)
+    guard let bar = bar(first) else {
+      throw PracticeError(.usage, "--from-bar \(first) is not in this song; it has \(barsDescription)")
+    }
+    let kept = Array(beats[..<bar.beatIndices.lowerBound])
+    let counted = beats[bar.beatIndices.lowerBound...].enumerated().map { k, beat in
+      Beat(frame: beat.frame, bar: first + k / meter.beats, beat: k % meter.beats + 1, source: beat.source)
+    }
+    return try BeatMap(beats: kept + counted, totalFrames: totalFrames, sampleRate: sampleRate)
+  }
+}
