@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo`: plays bars of fixtures/demo.wav twice. With a sound card it plays through
+# `make demo`: imports the beat map of fixtures/demo.wav and plays bars 1-2 twice. With a sound card it plays through
 # ALSA's default device; without one it starts the private test sound server, plays
 # into it, records what arrived, and says so.
 set -euo pipefail
@@ -11,9 +11,12 @@ export PRACTICE_DB="$work/library.sqlite"
 
 has_card() { [ -e /proc/asound/cards ] && ! grep -q 'no soundcards' /proc/asound/cards; }
 
+"$bin" beats import fixtures/demo.wav fixtures/demo.beats
+"$bin" beats show fixtures/demo.wav
+
 if has_card && [ -z "${PRACTICE_DEMO_PRIVATE:-}" ]; then
   echo "demo: playing through the sound card (ALSA 'default')" >&2
-  "$bin" play fixtures/demo.wav --from 0.5 --to 4.5 --repeat 2
+  "$bin" play fixtures/demo.wav --bars 1-2 --repeat 2
   exit 0
 fi
 
@@ -24,7 +27,7 @@ parecord -d practice_null.monitor --raw --format=s16le --rate=44100 --channels=2
 recorder=$!
 sleep 0.2
 start=$(date +%s.%N)
-"$bin" play fixtures/demo.wav --from 0.5 --to 4.5 --repeat 2 --device pulse
+"$bin" play fixtures/demo.wav --bars 1-2 --repeat 2 --device pulse
 end=$(date +%s.%N)
 sleep 0.3
 kill "$recorder" 2>/dev/null || true

@@ -5,7 +5,10 @@ import PracticeCore
 struct Beats: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
-    subcommands: [BeatsGrid.self, BeatsShow.self, BeatsShift.self, BeatsMeter.self])
+    subcommands: [
+      BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,
+      BeatsMeter.self,
+    ])
 }
 
 /// `--meter` and `--bar1`, shared by the commands that place beats into bars.
@@ -167,5 +170,77 @@ struct BeatsMeter: ParsableCommand {
     let map = try requireBeatMap(library, song).rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
     try library.replaceBeatMap(for: song, with: map)
     Terminal.say("'\(song.title)': \(map.barsDescription) after counting \(meter)")
+  }
+}
+
+extension BeatFileFormat: ExpressibleByArgument {}
+
+struct BeatsImport: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Import a beat map from a file, replacing the song's (all or nothing).",
+    discussion: """
+      Formats: times (one time per line), mirex (time<TAB>beat-in-bar), audacity (label \
+      track), csv (Sonic Visualiser instants), xml (<beats><beat>1.40</beat>…), xsc \
+      (Transcribe!: its measures and beats; its loops become selections), json (what \
+      `beats export --format json` writes).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Beat file.", valueName: "file")) var file: String
+  @Option(help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
+  var format: String = "auto"
+  @OptionGroup var placement: BarPlacementOptions
+
+  func validate() throws {
+    guard format == "auto" || BeatFileFormat(rawValue: format) != nil else {
+      throw ValidationError("--format '\(format)' is not one of auto, times, mirex, audacity, csv, xml, xsc, json")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let (map, loops) = try BeatImport.read(
+      path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
+      bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
+    let kept = try library.replaceBeatMap(for: song, with: map, loops: loops)
+    for name in kept {
+      Terminal.warning("a selection '\(name)' exists already; the file's loop of that name was not imported")
+    }
+    let added = loops.count - kept.count
+    Terminal.say(
+      "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription)"
+        + (added > 0 ? ", \(added) selection(s) from the file's loops" : ""))
+    for selection in try library.selections(of: song) {
+      warnIfStale(selection, song: song, map: map)
+    }
+  }
+}
+
+struct BeatsExport: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export", abstract: "Write the song's beat map to stdout; import reads it back exactly.")
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"))
+  var format: String = "json"
+
+  func validate() throws {
+    guard let parsed = BeatFileFormat(rawValue: format), BeatFiles.exportFormats.contains(parsed) else {
+      throw ValidationError("--format '\(format)' cannot be exported; use times, mirex, audacity, csv or json")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let map = try requireBeatMap(library, song)
+    Terminal.output(
+      try BeatFiles.export(
+        map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
+        sampleRate: map.sampleRate, format: BeatFileFormat(rawValue: format) ?? .json))
   }
 }

@@ -75,6 +75,12 @@ struct PlaybackOptions: ParsableArguments {
     }
   }
 
+  /// How the user named the range, for the status line: "bars 9-16", "selection 'solo'".
+  var rangeLabel: String? {
+    if let selection { return "selection '\(selection)'" }
+    return bars.map { "bars \($0)" }
+  }
+
   /// The plan for `song` whose audio is `info`: the range checked against its length,
   /// bars resolved through the song's beat map.
   func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {

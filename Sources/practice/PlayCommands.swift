@@ -26,7 +26,7 @@ struct Play: ParsableCommand {
       encoding: .lossless(forBitDepth: file.info.bitDepth),
       maxBlockFrames: PlaybackEngine.blockFrames)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
-    Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate)) on '\(name)'")
+    Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) on '\(name)'")
     let report = try Session.run(engine, song: song, file: file)
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
   }
@@ -78,13 +78,13 @@ struct Render: ParsableCommand {
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
     let seconds = Double(report.framesWritten) / Double(file.info.sampleRate)
     Terminal.say(
-      "rendered \(describe(plan, of: song, rate: file.info.sampleRate)) to '\(output)' "
+      "rendered \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) to '\(output)' "
         + "(\(report.framesWritten) frames, \(formatTime(seconds)))")
   }
 }
 
 /// "'Title' 0:10.0–0:20.0, 2 passes, volume 80%": what a plan plays, for stderr.
-func describe(_ plan: PlaybackPlan, of song: Song, rate: Int) -> String {
+func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = nil) -> String {
   let from = formatTime(Double(plan.range.lowerBound) / Double(rate))
   let to = formatTime(Double(plan.range.upperBound) / Double(rate))
   let passes: String
@@ -94,5 +94,6 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int) -> String {
   case .count(let n): passes = "\(n) passes"
   }
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
-  return "'\(song.title)' \(from)–\(to), \(passes)\(volume)"
+  let span = label.map { "\($0) (\(from)–\(to))" } ?? "\(from)–\(to)"
+  return "'\(song.title)' \(span), \(passes)\(volume)"
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension Library {
@@ -26,15 +27,37 @@ extension Library {
   }
 
   /// Replaces the song's beat map in one transaction: all of the new one, or the old one.
-  public func replaceBeatMap(for song: Song, with map: BeatMap) throws {
-    guard let id = song.id else { return }
-    try write { db in
+  /// `loops` become selections in the same transaction; names the song already has are
+  /// kept as they are and returned.
+  @discardableResult
+  public func replaceBeatMap(
+    for song: Song, with map: BeatMap, loops: [(name: String, frames: Range<Int64>)] = [],
+    now: Date = Date()
+  ) throws -> [String] {
+    guard let id = song.id else { return [] }
+    let timestamp = Library.timestamp(now)
+    return try write { db in
       try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
       let insert = try db.makeStatement(
         sql: "INSERT INTO beat (song_id, frame, bar, beat, source) VALUES (?, ?, ?, ?, ?)")
       for beat in map.beats {
         try insert.execute(arguments: [id, beat.frame, beat.bar, beat.beat, beat.source.rawValue])
       }
+      var kept: [String] = []
+      for loop in loops {
+        if try Row.fetchOne(
+          db, sql: "SELECT 1 FROM selection WHERE song_id = ? AND name = ?", arguments: [id, loop.name])
+          != nil
+        {
+          kept.append(loop.name)
+          continue
+        }
+        var selection = Selection(
+          id: nil, songID: id, name: loop.name, span: .frames(loop.frames), note: nil,
+          createdAt: timestamp, updatedAt: timestamp)
+        try Library.insert(&selection, db)
+      }
+      return kept
     }
   }
 }

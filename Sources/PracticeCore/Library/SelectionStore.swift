@@ -94,7 +94,7 @@ extension Library {
     try write { db in try db.execute(sql: "DELETE FROM selection WHERE id = ?", arguments: [id]) }
   }
 
-  private static func insert(_ selection: inout Selection, _ db: Database) throws {
+  static func insert(_ selection: inout Selection, _ db: Database) throws {
     let (bars, start, end) = columns(selection.span)
     try db.execute(
       sql: """

@@ -1,0 +1,170 @@
+import Foundation
+
+/// Text helpers shared by the beat-file readers: decoding, lines, fields, strict numbers.
+enum BeatText {
+  enum Number: Equatable {
+    case value(Double)
+    /// `nan`, `inf`, or too large for a Double.
+    case notFinite
+    case invalid
+  }
+
+  /// The lowercased extension of the last path component, or "".
+  static func fileExtension(_ path: String) -> String {
+    let name = path.split(separator: "/").last ?? ""
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+    return name[name.index(after: dot)...].lowercased()
+  }
+
+  /// The text of a UTF-8 file without its byte-order mark, or nil if it is not text.
+  static func decodeLeniently(_ data: [UInt8]) -> String? {
+    guard !data.contains(0), var text = String(validating: data, as: UTF8.self) else { return nil }
+    if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+    return text
+  }
+
+  static func decode(_ data: [UInt8], path: String) throws -> String {
+    let reason: String
+    if data.contains(0) {
+      reason = "not a text file (it contains NUL bytes)"
+    } else if let text = decodeLeniently(data) {
+      return text
+    } else {
+      reason = "not a text file (it is not valid UTF-8)"
+    }
+    throw BeatFileError(
+      path: path, line: nil, reason: reason,
+      advice: "give a text beat file (times, MIREX, Audacity labels, CSV, XML, .xsc or JSON)")
+  }
+
+  /// Lines split at `\n`, `\r\n` or `\r`; line k (1-based) is element k-1.
+  static func lines(_ text: String) -> [Substring] {
+    text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+  }
+
+  /// The first line that is neither blank nor a `#` comment, as written.
+  static func firstDataLine(_ text: String) -> Substring? {
+    lines(text).first {
+      let content = trim($0)
+      return !content.isEmpty && !content.hasPrefix("#")
+    }
+  }
+
+  static func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
+
+  /// Drops spaces and tabs at both ends.
+  static func trim(_ text: Substring) -> Substring {
+    guard let first = text.firstIndex(where: { !isBlank($0) }),
+      let last = text.lastIndex(where: { !isBlank($0) })
+    else { return text[text.endIndex...] }
+    return text[first...last]
+  }
+
+  /// Fields separated by runs of spaces and tabs.
+  static func fields(_ text: Substring) -> [Substring] {
+    text.split(whereSeparator: isBlank)
+  }
+
+  /// The line without a `#` comment.
+  static func uncommented(_ line: Substring) -> Substring {
+    line.firstIndex(of: "#").map { line[..<$0] } ?? line
+  }
+
+  /// A decimal number: optional sign, digits with an optional fraction, optional exponent
+  /// (`0.5`, `-1`, `5.000000000000000000e-01`). No hex, no `nan`/`inf` (those are
+  /// `.notFinite`), no surrounding blanks.
+  static func scanNumber(_ text: Substring) -> Number {
+    let lower = text.lowercased()
+    let unsigned = lower.hasPrefix("-") || lower.hasPrefix("+") ? String(lower.dropFirst()) : lower
+    if ["nan", "inf", "infinity"].contains(unsigned) { return .notFinite }
+    var digits = 0
+    var seenDot = false
+    var seenExponent = false
+    var exponentDigits = 0
+    var previous: UInt8 = 0
+    for (i, c) in text.utf8.enumerated() {
+      switch c {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        if seenExponent { exponentDigits += 1 } else { digits += 1 }
+      case UInt8(ascii: "+"), UInt8(ascii: "-"):
+        let atStart = i == 0
+        let afterE = previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E")
+        guard atStart || afterE else { return .invalid }
+      case UInt8(ascii: "."):
+        guard !seenDot, !seenExponent else { return .invalid }
+        seenDot = true
+      case UInt8(ascii: "e"), UInt8(ascii: "E"):
+        guard !seenExponent, digits > 0 else { return .invalid }
+        seenExponent = true
+      default:
+        return .invalid
+      }
+      previous = c
+    }
+    guard digits > 0, !seenExponent || exponentDigits > 0 else { return .invalid }
+    guard let value = Double(text) else { return .invalid }
+    return value.isFinite ? .value(value) : .notFinite
+  }
+
+  /// `field` as a number, or an error naming it; `what` is "time", "end time", ….
+  static func number(_ field: Substring, what: String, line: Int, path: String) throws -> Double {
+    switch scanNumber(field) {
+    case .value(let value): return value
+    case .notFinite:
+      throw BeatFileError(
+        path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
+    case .invalid:
+      let shown = field.isEmpty ? "is missing" : "'\(field)' is not a number"
+      throw BeatFileError(path: path, line: line, reason: "\(what) \(shown)")
+    }
+  }
+
+  /// `field` as a whole number (`3`, also `3.0` as numpy writes it).
+  static func wholeNumber(_ field: Substring, what: String, line: Int, path: String) throws -> Int {
+    let value = try number(field, what: what, line: line, path: path)
+    guard value.rounded() == value, abs(value) < 1e15 else {
+      throw BeatFileError(
+        path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
+    }
+    return Int(value)
+  }
+
+  /// Reads a beat label: `3` is beat 3 of its bar, `12.3` is bar 12 beat 3; anything else
+  /// (text, empty) says nothing. A number out of range throws: beat-in-bar 0 is a mistake,
+  /// not a remark.
+  static func barAndBeat(label rawLabel: Substring, line: Int, path: String) throws -> (
+    bar: Int?, beat: Int?
+  ) {
+    let label = trim(rawLabel)
+    let negative = label.hasPrefix("-")
+    let body = negative ? label.dropFirst() : label
+    let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count),
+      parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
+    else { return (nil, nil) }
+    func error(_ reason: String) -> BeatFileError {
+      BeatFileError(path: path, line: line, reason: reason)
+    }
+    guard !negative else { throw error("beat label '\(label)' is negative") }
+    guard parts.allSatisfy({ $0.count <= 9 }), let last = parts.last, let beat = Int(last) else {
+      throw error("beat label '\(label)' is too large")
+    }
+    if parts.count == 2 {
+      guard let bar = Int(parts[0]) else { throw error("beat label '\(label)' is too large") }
+      return (bar, beat)
+    }
+    return (nil, beat)
+  }
+
+  /// Seconds for messages: at least 3 decimals, more when they matter (`4.500`, `4.5001`).
+  static func seconds(_ value: Double) -> String {
+    guard value.isFinite else { return "\(value)" }
+    var text = String(format: "%.9f", value)
+    while text.hasSuffix("0"), let dot = text.firstIndex(of: "."),
+      text.distance(from: dot, to: text.endIndex) > 4
+    {
+      text.removeLast()
+    }
+    return text
+  }
+}
