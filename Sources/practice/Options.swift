@@ -48,7 +48,21 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"))
   var volume: Volume = .unity
 
+  @Option(help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"))
+  var speed: Speed = .normal
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"))
+  var transpose: Double = 0
+
+  @Option(help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
+  var quality: StretchQuality = .finer
+
   mutating func validate() throws {
+    guard transpose.isFinite, PlaybackPlan.transposeRange.contains(transpose) else {
+      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
+    }
     for (flag, text) in [("--from", from), ("--to", to)] {
       if let text, parseTime(text) == nil {
         throw ValidationError(
@@ -104,7 +118,11 @@ struct PlaybackOptions: ParsableArguments {
         frames: info.frames)
     }
     let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
-    return PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
+    var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
+    plan.speed = speed
+    plan.transpose = transpose
+    plan.quality = quality
+    return plan
   }
 }
 
@@ -112,3 +130,10 @@ extension Volume: ExpressibleByArgument {
   public init?(argument: String) { self.init(parsing: argument) }
   public var defaultValueDescription: String { "100%" }
 }
+
+extension Speed: ExpressibleByArgument {
+  public init?(argument: String) { self.init(parsing: argument) }
+  public var defaultValueDescription: String { "100%" }
+}
+
+extension StretchQuality: ExpressibleByArgument {}

@@ -94,6 +94,8 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = n
   case .count(let n): passes = "\(n) passes"
   }
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
+  let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
+  let transpose = plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
   let span = label.map { "\($0) (\(from)–\(to))" } ?? "\(from)–\(to)"
-  return "'\(song.title)' \(span), \(passes)\(volume)"
+  return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)"
 }

@@ -40,6 +40,15 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let sink: any AudioSink  // render thread only after start()
   private let channels: Int
   private let block: UnsafeMutablePointer<Float>  // render thread only
+  /// Present when the plan changes speed or pitch; render thread only after init.
+  private let stretcher: TimeStretcher?
+  private let stretchInput: UnsafeMutablePointer<Float>  // render thread only
+  /// Output frames still to drop (start delay; negative: silence still to lead with).
+  private var stretchDrop = 0  // render thread only
+  private var stretchFlushed = false  // render thread only
+  /// Output frames the source fed so far is worth (sum of frames × time ratio).
+  private var stretchExpected = 0.0  // render thread only
+  private var stretchProduced: Int64 = 0  // render thread only
   private let renderDone = DispatchSemaphore(value: 0)
   private let feederDone = DispatchSemaphore(value: 0)
   private var renderError: (any Error)?  // written by the render thread before renderDone
@@ -54,9 +63,28 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.feeder = try SourceFeeder(file: file, plan: plan)
     self.gainBits = Atomic(Float(plan.volume.gain).bitPattern)
     block = .allocate(capacity: PlaybackEngine.blockFrames * channels)
+    stretchInput = .allocate(capacity: PlaybackEngine.blockFrames * channels)
+    if plan.needsStretcher {
+      let stretcher = try TimeStretcher(
+        sampleRate: file.info.sampleRate, channels: channels, speed: plan.speed,
+        semitones: plan.transpose, quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames)
+      // Prime with the start pad and a lead-in of silence, and drop their output plus the
+      // measured delay, so the range's first downbeat is the first thing heard.
+      stretchDrop = stretcher.prime(
+        alignedStartDelay: try TimeStretcher.alignedStartDelay(
+          sampleRate: file.info.sampleRate, channels: channels, speed: plan.speed,
+          semitones: plan.transpose, quality: plan.quality),
+        sampleRate: file.info.sampleRate, speed: plan.speed)
+      self.stretcher = stretcher
+    } else {
+      stretcher = nil
+    }
   }
 
-  deinit { block.deallocate() }
+  deinit {
+    block.deallocate()
+    stretchInput.deallocate()
+  }
 
   /// Sets the gain applied from the next block on.
   public func setVolume(_ volume: Volume) {
@@ -86,7 +114,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
     feederThread.start()
     let renderThread = Thread { [self] in
-      practice_set_thread_name("practice-render")
       renderLoop()
       renderDone.signal()
     }
@@ -105,7 +132,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     let underruns = (sink as? PCMDevice)?.underruns.load(ordering: .relaxed) ?? 0
     return PlaybackReport(
       framesWritten: written,
-      passesCompleted: plan.rangeFrames > 0 ? Int(written / plan.rangeFrames) : 0,
+      passesCompleted: plan.rangeFrames > 0
+        ? Int(Double(written) * plan.speed.rate / Double(plan.rangeFrames) + 1e-9) : 0,
       interrupted: interrupted,
       truncation: feeder.truncation,
       underruns: underruns)
@@ -114,13 +142,14 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// The render thread: blocks from the ring, gain, sink. No allocation, no locks.
   private func renderLoop() {
     let samplesPerBlock = PlaybackEngine.blockFrames * channels
+    practice_set_thread_name("practice-render")
     do {
       while true {
         if stopRequested.load(ordering: .relaxed) {
           interrupted = true
           break
         }
-        let count = fillBlock(samplesPerBlock)
+        let count = stretcher.map(fillStretched) ?? fillBlock(block, samplesPerBlock)
         if count == 0 { break }
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
@@ -140,8 +169,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
-  /// Fills the block from the ring, waiting for the feeder; short only at the plan's end.
-  private func fillBlock(_ wanted: Int) -> Int {
+  /// Fills a block with source samples from the ring, waiting for the feeder; short only
+  /// at the plan's end.
+  private func fillBlock(_ block: UnsafeMutablePointer<Float>, _ wanted: Int) -> Int {
     var count = 0
     while count < wanted {
       let n = feeder.ring.read(into: block + count, count: wanted - count)
@@ -153,6 +183,60 @@ public final class PlaybackEngine: @unchecked Sendable {
       if n == 0 { feeder.dataReady.wait() }  // signalled by every write, at the end, and by stop()
     }
     return count
+  }
+}
+
+extension PlaybackEngine {
+  /// Fills the block with stretched output: feeds the stretcher from the ring as it asks,
+  /// drops its start delay, and holds the total to the frames the source is worth at the
+  /// speed (cutting the tail of the final flush, or padding with silence), so pass
+  /// lengths are exact. Returns samples, 0 at the end.
+  private func fillStretched(_ stretcher: TimeStretcher) -> Int {
+    let blockFrames = PlaybackEngine.blockFrames
+    var produced = 0
+    if stretchDrop < 0 {
+      // Lead with silence where the stretcher's transients would otherwise come early.
+      produced = min(-stretchDrop, blockFrames)
+      block.update(repeating: 0, count: produced * channels)
+      stretchDrop += produced
+    }
+    while produced < blockFrames {
+      let available = stretcher.framesAvailable
+      if available > 0 {
+        let out = block + produced * channels
+        var got = stretcher.retrieve(into: out, frames: min(available, blockFrames - produced))
+        if stretchDrop > 0 {
+          let dropped = min(stretchDrop, got)
+          out.update(from: out + dropped * channels, count: (got - dropped) * channels)
+          stretchDrop -= dropped
+          got -= dropped
+        }
+        produced += got
+        continue
+      }
+      if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
+      let wanted = min(max(stretcher.framesRequired, 1), blockFrames)
+      let frames = fillBlock(stretchInput, wanted * channels) / channels
+      if frames > 0 {
+        stretchExpected += Double(frames) * plan.speed.timeRatio
+        stretcher.process(stretchInput, frames: frames)
+      } else {
+        stretcher.process(nil, frames: 0, final: true)
+        stretchFlushed = true
+      }
+    }
+    if stretchFlushed {
+      // The stretcher's flush may run long or short of the exact length: hold it to it.
+      let target = Int64(stretchExpected.rounded())
+      let room = Int(max(0, min(Int64(blockFrames), target - stretchProduced)))
+      if produced > room { produced = room }
+      if produced < room && stretcher.framesAvailable <= 0 {
+        (block + produced * channels).update(repeating: 0, count: (room - produced) * channels)
+        produced = room
+      }
+    }
+    stretchProduced += Int64(produced)
+    return produced * channels
   }
 }
 

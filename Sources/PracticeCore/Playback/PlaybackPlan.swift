@@ -22,6 +22,17 @@ public struct PlaybackPlan: Sendable, Equatable {
   public var volume: Volume
   /// Length of the crossfade that hides each loop seam, in source frames.
   public var seamFrames: Int
+  public var speed: Speed = .normal
+  /// Pitch shift in semitones, independent of speed.
+  public var transpose: Double = 0
+  public var quality: StretchQuality = .finer
+
+  /// The transpose range `--transpose` accepts.
+  public static let transposeRange = -12.0...12.0
+
+  /// Whether the stretcher runs; at speed 1 without transposition it is bypassed, so the
+  /// output is the source's frames exactly.
+  public var needsStretcher: Bool { speed != .normal || transpose != 0 }
 
   /// The seam crossfade used unless a plan says otherwise.
   public static let seamMilliseconds = 5.0
@@ -35,9 +46,11 @@ public struct PlaybackPlan: Sendable, Equatable {
 
   public var rangeFrames: Int64 { range.upperBound - range.lowerBound }
 
-  /// Output frames the plan produces at speed 1; nil when endless.
+  /// Output frames the plan produces; nil when endless.
   public var totalFrames: Int64? {
-    if case .count(let n) = passes { return rangeFrames * Int64(n) }
+    if case .count(let n) = passes {
+      return Int64((Double(rangeFrames * Int64(n)) * speed.timeRatio).rounded())
+    }
     return nil
   }
 

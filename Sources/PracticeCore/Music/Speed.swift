@@ -1,0 +1,32 @@
+/// The playback rate the musician chose (0.75 = slower). Rubber Band's time ratio is its
+/// inverse; the two are kept apart by name.
+public struct Speed: Sendable, Equatable, CustomStringConvertible {
+  public let rate: Double
+
+  public static let allowed = 0.25...2.0
+  public static let normal = Speed(uncheckedRate: 1)
+
+  private init(uncheckedRate rate: Double) { self.rate = rate }
+
+  /// Parses `0.75` or `75%`; nil if malformed or outside 0.25–2.0.
+  public init?(parsing text: String) {
+    let percent = text.hasSuffix("%")
+    guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite else { return nil }
+    let rate = percent ? value / 100 : value
+    guard Speed.allowed.contains(rate) else { return nil }
+    self.rate = rate
+  }
+
+  /// Output duration over input duration, as Rubber Band wants it.
+  public var timeRatio: Double { 1 / rate }
+
+  public var description: String {
+    let percent = rate * 100
+    return percent == percent.rounded() ? "\(Int(percent))%" : "\((percent * 10).rounded() / 10)%"
+  }
+}
+
+/// Which Rubber Band engine stretches: R3 ("finer", better sound) or R2 ("faster").
+public enum StretchQuality: String, Sendable, CaseIterable {
+  case finer, faster
+}
