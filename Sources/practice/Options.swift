@@ -59,7 +59,21 @@ struct PlaybackOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
   var quality: StretchQuality = .finer
 
+  @Option(name: .customLong("count-in"), help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars"))
+  var countIn: Int = 0
+
+  @Flag(help: "Click on every beat of the beat map, accented on downbeats.")
+  var click = false
+
+  @Option(
+    name: .customLong("click-volume"), parsing: .unconditional,
+    help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"))
+  var clickVolume: Volume = .unity
+
   mutating func validate() throws {
+    guard (0...16).contains(countIn) else {
+      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
+    }
     guard transpose.isFinite, PlaybackPlan.transposeRange.contains(transpose) else {
       throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
     }
@@ -119,6 +133,16 @@ struct PlaybackOptions: ParsableArguments {
     }
     let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
     var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
+    if countIn > 0 || click {
+      guard let map = try library.beatMap(for: song) else {
+        throw PracticeError(
+          .missingInput,
+          "\(click ? "--click" : "--count-in") needs the beats of '\(song.title)', and it has no beat map; make one with "
+            + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
+      }
+      plan.clicks = ClickPlan(
+        beatMap: map, range: range, speed: speed, countInBars: countIn, click: click, volume: clickVolume)
+    }
     plan.speed = speed
     plan.transpose = transpose
     plan.quality = quality

@@ -147,8 +147,10 @@ extension TimeStretcher {
     var output: [Float] = []
     var scratch = [Float](repeating: 0, count: block * channels)
     func drain() {
-      while probe.framesAvailable > 0 {
-        let n = scratch.withUnsafeMutableBufferPointer { probe.retrieve(into: $0.baseAddress!, frames: block) }
+      while case let available = probe.framesAvailable, available > 0 {
+        let n = scratch.withUnsafeMutableBufferPointer {
+          probe.retrieve(into: $0.baseAddress!, frames: min(available, block))
+        }
         if n == 0 { break }
         output += scratch.prefix(n * channels)
       }

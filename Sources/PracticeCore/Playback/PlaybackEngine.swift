@@ -49,6 +49,11 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Output frames the source fed so far is worth (sum of frames × time ratio).
   private var stretchExpected = 0.0  // render thread only
   private var stretchProduced: Int64 = 0  // render thread only
+  private let clicks: ClickPlan?  // immutable after init
+  private let clickSound: ClickSound  // immutable after init
+  private var countInRemaining: Int64  // render thread only
+  /// The next click that may still sound: its place in the sequence count-in, pass 0, pass 1…
+  private var clickCursor: ClickCursor? = ClickCursor()  // nil once past the last; render thread only
   private let renderDone = DispatchSemaphore(value: 0)
   private let feederDone = DispatchSemaphore(value: 0)
   private var renderError: (any Error)?  // written by the render thread before renderDone
@@ -64,6 +69,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.gainBits = Atomic(Float(plan.volume.gain).bitPattern)
     block = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     stretchInput = .allocate(capacity: PlaybackEngine.blockFrames * channels)
+    clicks = plan.clicks
+    clickSound = ClickSound(sampleRate: file.info.sampleRate)
+    countInRemaining = plan.clicks?.countInFrames ?? 0
     if plan.needsStretcher {
       let stretcher = try TimeStretcher(
         sampleRate: file.info.sampleRate, channels: channels, speed: plan.speed,
@@ -149,17 +157,35 @@ public final class PlaybackEngine: @unchecked Sendable {
           interrupted = true
           break
         }
-        let count = stretcher.map(fillStretched) ?? fillBlock(block, samplesPerBlock)
-        if count == 0 { break }
+        // Count-in silence first, then the source (stretched or not).
+        var frames = 0
+        if countInRemaining > 0 {
+          frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
+          block.update(repeating: 0, count: frames * channels)
+          countInRemaining -= Int64(frames)
+        }
+        let sourceStart = frames
+        let wanted = PlaybackEngine.blockFrames - frames
+        if wanted > 0 {
+          let out = block + frames * channels
+          if let stretcher {
+            frames += fillStretched(stretcher, into: out, frames: wanted)
+          } else {
+            frames += fillBlock(out, wanted * channels) / channels
+          }
+        }
+        if frames == sourceStart && countInRemaining == 0 && frames == 0 { break }
+        let count = frames * channels
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
-          for i in 0..<count { block[i] *= gain }
+          for i in (sourceStart * channels)..<count { block[i] *= gain }
         }
+        if clicks != nil { mixClicks(frames: frames) }
         if firstFrameNanoseconds.load(ordering: .relaxed) == 0 {
           firstFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         }
-        try sink.write(block, frames: count / channels)
-        framesWritten.add(Int64(count / channels), ordering: .releasing)
+        try sink.write(block, frames: frames)
+        framesWritten.add(Int64(frames), ordering: .releasing)
       }
       lastFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
       if interrupted { sink.abort() } else { try sink.finish() }
@@ -191,8 +217,9 @@ extension PlaybackEngine {
   /// drops its start delay, and holds the total to the frames the source is worth at the
   /// speed (cutting the tail of the final flush, or padding with silence), so pass
   /// lengths are exact. Returns samples, 0 at the end.
-  private func fillStretched(_ stretcher: TimeStretcher) -> Int {
-    let blockFrames = PlaybackEngine.blockFrames
+  private func fillStretched(
+    _ stretcher: TimeStretcher, into block: UnsafeMutablePointer<Float>, frames blockFrames: Int
+  ) -> Int {
     var produced = 0
     if stretchDrop < 0 {
       // Lead with silence where the stretcher's transients would otherwise come early.
@@ -236,7 +263,76 @@ extension PlaybackEngine {
       }
     }
     stretchProduced += Int64(produced)
-    return produced * channels
+    return produced
+  }
+}
+
+/// A position in the endless sequence of clicks: the count-in, then the beats of pass 0,
+/// pass 1, … Passes start at the count-in length plus k × (range length × time ratio).
+struct ClickCursor {
+  var pass = -1  // -1: the count-in
+  var index = 0
+}
+
+extension PlaybackEngine {
+  /// The output frame and accent of the click at `cursor`, or nil past the last one.
+  private func click(at cursor: ClickCursor) -> (frame: Int64, accent: Bool)? {
+    guard let clicks else { return nil }
+    if cursor.pass < 0 {
+      guard cursor.index < clicks.countIn.count else { return nil }
+      let c = clicks.countIn[cursor.index]
+      return (c.frame, c.accent)
+    }
+    if case .count(let n) = plan.passes, cursor.pass >= n { return nil }
+    guard cursor.index < clicks.beats.count else { return nil }
+    let passStart = clicks.countInFrames
+      + Int64((Double(plan.rangeFrames) * Double(cursor.pass) * plan.speed.timeRatio).rounded())
+    let c = clicks.beats[cursor.index]
+    return (passStart + c.frame, c.accent)
+  }
+
+  private func next(_ cursor: ClickCursor) -> ClickCursor? {
+    guard let clicks else { return nil }
+    var next = cursor
+    next.index += 1
+    let count = next.pass < 0 ? clicks.countIn.count : clicks.beats.count
+    if next.index >= count {
+      if clicks.beats.isEmpty { return nil }
+      if case .count(let n) = plan.passes, next.pass + 1 >= n { return nil }
+      next.pass += 1
+      next.index = 0
+    }
+    return next
+  }
+
+  /// Adds the clicks that overlap the block just filled (output frames from
+  /// `framesWritten`) into every channel, at the click volume.
+  private func mixClicks(frames: Int) {
+    guard let clicks else { return }
+    let blockStart = framesWritten.load(ordering: .relaxed)
+    let blockEnd = blockStart + Int64(frames)
+    let gain = Float(clicks.volume.gain)
+    // Skip clicks that ended before this block.
+    while let at = clickCursor, let c = click(at: at),
+      c.frame + Int64(clickSound.accent.count) <= blockStart
+    {
+      clickCursor = next(at)
+    }
+    if let at = clickCursor, click(at: at) == nil { clickCursor = next(at) }
+    var cursor = clickCursor
+    while let at = cursor, let c = click(at: at), c.frame < blockEnd {
+      let sound = c.accent ? clickSound.accent : clickSound.normal
+      let from = max(blockStart, c.frame)
+      let to = min(blockEnd, c.frame + Int64(sound.count))
+      if from < to {
+        for frame in from..<to {
+          let value = sound[Int(frame - c.frame)] * gain
+          let base = Int(frame - blockStart) * channels
+          for ch in 0..<channels { block[base + ch] += value }
+        }
+      }
+      cursor = next(at)
+    }
   }
 }
 

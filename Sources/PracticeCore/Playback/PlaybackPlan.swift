@@ -26,6 +26,8 @@ public struct PlaybackPlan: Sendable, Equatable {
   /// Pitch shift in semitones, independent of speed.
   public var transpose: Double = 0
   public var quality: StretchQuality = .finer
+  /// Count-in and beat clicks; nil for neither.
+  public var clicks: ClickPlan?
 
   /// The transpose range `--transpose` accepts.
   public static let transposeRange = -12.0...12.0

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ClickTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// The click bursts as PracticeCore renders them: 20 ms decaying sines.
+  func burst(_ hertz: Double, _ level: Double) -> [Float] {
+    (0..<882).map { i in Float(level * exp(-Double(i) / 176.4) * sin(2 * Double.pi * hertz * Double(i) / 44100)) }
+  }
+
+  @Test(arguments: [1.0, 0.5])
+  func countInAndClicksLandOnTheirFrames(speed: Double) throws {
+    // sine-440 is 2 s; a 120 BPM grid from 0 makes bar 1 = beats at 0, 0.5, 1.0, 1.5 s.
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120"])
+    let common = ["render", "1", "--bars", "1", "--speed", "\(speed)", "--volume", "20%"]
+    #expect(try cli.run(common + ["--count-in", "1", "--click", "-o", dir.file("a.wav")]).status == 0)
+    #expect(try cli.run(common + ["-o", dir.file("b.wav")]).status == 0)
+    let (_, a) = try Synth.read(dir.file("a.wav"))
+    let (_, b) = try Synth.read(dir.file("b.wav"))
+    let beat = Int((22050 / speed).rounded())
+    let countIn = 4 * beat
+    #expect(a.count == countIn + b.count)
+    #expect(b.count == Int((88200 / speed).rounded()))
+    let accent = burst(1500, 0.8)
+    let normal = burst(1000, 0.5)
+    let grain: Float = 1.5 / 32768
+    for j in 0..<4 {
+      let sound = j == 0 ? accent : normal
+      // The count-in is clicks alone; the passes are the music plus the clicks.
+      let countInError = (0..<sound.count).map { abs(a[j * beat + $0] - sound[$0]) }.max()!
+      #expect(countInError <= grain, "count-in click \(j) at speed \(speed)")
+      let mixed = (0..<sound.count).map { abs(a[countIn + j * beat + $0] - b[j * beat + $0] - sound[$0]) }.max()!
+      #expect(mixed <= 2 * grain, "beat click \(j) at speed \(speed)")
+    }
+    // Nothing but clicks is added: between clicks the two renders agree.
+    let quiet = (900..<(beat - 10)).map { abs(a[countIn + $0] - b[$0]) }.max()!
+    #expect(quiet <= grain)
+  }
+
+  @Test func clicksAndCountInNeedABeatMap() throws {
+    _ = try cli.run(["add", CLI.fixture("chord.wav")])
+    for flag in [["--click"], ["--count-in", "2"]] {
+      let result = try cli.run(["play", "1", "--device", "null"] + flag)
+      #expect(result.status == 66)
+      #expect(result.stderrLines.count == 1 && result.stderr.contains("has no beat map"))
+    }
+    #expect(try cli.run(["play", "1", "--count-in", "17"]).status == 64)
+    #expect(try cli.run(["play", "1", "--click-volume", "300%"]).status == 64)
+  }
+}
