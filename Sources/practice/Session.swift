@@ -23,6 +23,10 @@ enum Session {
         "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
           + "last-frame-ns \(engine.lastFrameNanoseconds.load(ordering: .relaxed)) "
           + "end-ns \(monotonicNanoseconds())")
+      let times = engine.blockTimes
+      Terminal.say(
+        "trace blocks \(times.count) block-us p50 \(times.quantileNanoseconds(0.5) / 1000) "
+          + "p99.9 \(times.quantileNanoseconds(0.999) / 1000) max \(times.maxNanoseconds / 1000)")
     }
     if let truncation = report.truncation {
       let rate = Double(file.info.sampleRate)

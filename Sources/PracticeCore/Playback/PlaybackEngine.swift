@@ -49,6 +49,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Output frames the source fed so far is worth (sum of frames × time ratio).
   private var stretchExpected = 0.0  // render thread only
   private var stretchProduced: Int64 = 0  // render thread only
+  /// Render-thread work per block (everything but the sink's blocking write), in 10 µs
+  /// buckets up to 50 ms; read after the engine ends.
+  public let blockTimes: BlockTimeHistogram
   private let clicks: ClickPlan?  // immutable after init
   private let clickSound: ClickSound  // immutable after init
   private var countInRemaining: Int64  // render thread only
@@ -69,6 +72,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     self.gainBits = Atomic(Float(plan.volume.gain).bitPattern)
     block = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     stretchInput = .allocate(capacity: PlaybackEngine.blockFrames * channels)
+    blockTimes = BlockTimeHistogram()
     clicks = plan.clicks
     clickSound = ClickSound(sampleRate: file.info.sampleRate)
     countInRemaining = plan.clicks?.countInFrames ?? 0
@@ -158,6 +162,7 @@ public final class PlaybackEngine: @unchecked Sendable {
           break
         }
         // Count-in silence first, then the source (stretched or not).
+        let workStart = monotonicNanoseconds()
         var frames = 0
         if countInRemaining > 0 {
           frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
@@ -181,6 +186,7 @@ public final class PlaybackEngine: @unchecked Sendable {
           for i in (sourceStart * channels)..<count { block[i] *= gain }
         }
         if clicks != nil { mixClicks(frames: frames) }
+        blockTimes.record(nanoseconds: monotonicNanoseconds() - workStart)
         if firstFrameNanoseconds.load(ordering: .relaxed) == 0 {
           firstFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         }
@@ -264,6 +270,33 @@ extension PlaybackEngine {
     }
     stretchProduced += Int64(produced)
     return produced
+  }
+}
+
+/// A histogram of render-thread block times: written by the render thread only, read
+/// once the engine has ended. Preallocated; recording does not allocate.
+public final class BlockTimeHistogram: @unchecked Sendable {
+  private static let bucketNanoseconds: UInt64 = 10_000
+  private var buckets = [Int](repeating: 0, count: 5001)  // the last one: 50 ms and more
+  public private(set) var count = 0
+  public private(set) var maxNanoseconds: UInt64 = 0
+
+  func record(nanoseconds: UInt64) {
+    buckets[Int(min(nanoseconds / Self.bucketNanoseconds, 5000))] += 1
+    count += 1
+    maxNanoseconds = max(maxNanoseconds, nanoseconds)
+  }
+
+  /// The time under which `fraction` of the blocks finished (bucket resolution, 10 µs).
+  public func quantileNanoseconds(_ fraction: Double) -> UInt64 {
+    guard count > 0 else { return 0 }
+    let target = Int((Double(count) * fraction).rounded(.up))
+    var seen = 0
+    for (index, n) in buckets.enumerated() {
+      seen += n
+      if seen >= target { return UInt64(index + 1) * Self.bucketNanoseconds }
+    }
+    return maxNanoseconds
   }
 }
 
