@@ -70,7 +70,59 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"))
   var clickVolume: Volume = .unity
 
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).", valueName: "duration"))
+  var gap: String?
+
+  @Option(name: .customLong("ramp-to"), help: ArgumentHelp("Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"))
+  var rampTo: Speed?
+
+  @Option(parsing: .unconditional, help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points"))
+  var step: String?
+
+  @Option(help: ArgumentHelp("Speed trainer: passes per step (default 1).", valueName: "passes"))
+  var every: Int = 1
+
+  /// `2s` → seconds, `1bar`/`2bars` → bars; nil if malformed.
+  static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
+    if text.hasSuffix("bars") || text.hasSuffix("bar") {
+      let number = text.hasSuffix("bars") ? text.dropLast(4) : text.dropLast(3)
+      guard let bars = Int(number), (1...16).contains(bars) else { return nil }
+      return (nil, bars)
+    }
+    guard text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds.isFinite,
+      seconds > 0, seconds <= 60
+    else { return nil }
+    return (seconds, nil)
+  }
+
+  /// `5%` or `0.05`; nil if malformed or zero.
+  static func parseStep(_ text: String) -> Double? {
+    let percent = text.hasSuffix("%")
+    guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value != 0,
+      abs(value) <= (percent ? 175 : 1.75)
+    else { return nil }
+    return percent ? value / 100 : value
+  }
+
   mutating func validate() throws {
+    if let gap, PlaybackOptions.parseGap(gap) == nil {
+      throw ValidationError("--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
+    }
+    if let step, PlaybackOptions.parseStep(step) == nil {
+      throw ValidationError("--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
+    }
+    if (rampTo == nil) != (step == nil) {
+      throw ValidationError("--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%")
+    }
+    if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep),
+      (rampTo.rate - speed.rate) * step < 0
+    {
+      throw ValidationError(
+        "--step \(self.step ?? "") moves away from --ramp-to \(rampTo); use a \(step > 0 ? "negative" : "positive") step")
+    }
+    if every < 1 { throw ValidationError("--every must be at least 1 pass") }
     guard (0...16).contains(countIn) else {
       throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
     }
@@ -133,15 +185,26 @@ struct PlaybackOptions: ParsableArguments {
     }
     let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
     var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
-    if countIn > 0 || click {
+    let gapSpec = gap.flatMap(PlaybackOptions.parseGap)
+    if countIn > 0 || click || gapSpec?.bars != nil {
       guard let map = try library.beatMap(for: song) else {
         throw PracticeError(
           .missingInput,
-          "\(click ? "--click" : "--count-in") needs the beats of '\(song.title)', and it has no beat map; make one with "
+          "\(click ? "--click" : countIn > 0 ? "--count-in" : "--gap in bars") needs the beats of '\(song.title)', and it has no beat map; make one with "
             + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
       }
-      plan.clicks = ClickPlan(
-        beatMap: map, range: range, speed: speed, countInBars: countIn, click: click, volume: clickVolume)
+      if countIn > 0 || click {
+        plan.clicks = ClickPlan(
+          beatMap: map, range: range, speed: speed, countInBars: countIn, click: click,
+          gapBars: gapSpec?.bars ?? 0, volume: clickVolume)
+      }
+      if let bars = gapSpec?.bars {
+        plan.gap = .bars(count: bars, barFrames: ClickPlan.barFrames(beatMap: map, range: range))
+      }
+    }
+    if let seconds = gapSpec?.seconds { plan.gap = .seconds(seconds) }
+    if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep) {
+      plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: every)
     }
     plan.speed = speed
     plan.transpose = transpose

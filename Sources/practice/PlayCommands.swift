@@ -15,6 +15,9 @@ struct Play: ParsableCommand {
       "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
 
+  @Option(help: ArgumentHelp("Pass announcements on stderr: text or json (one object per line).", valueName: "format"))
+  var progress: ProgressFormat = .text
+
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
@@ -27,7 +30,15 @@ struct Play: ParsableCommand {
       maxBlockFrames: PlaybackEngine.blockFrames)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
     Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) on '\(name)'")
-    let report = try Session.run(engine, song: song, file: file)
+    let rate = Double(file.info.sampleRate)
+    let map = try library.beatMap(for: song)
+    let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
+    let announcer = PassAnnouncer(
+      plan: plan, format: progress,
+      label: playback.rangeLabel
+        ?? "\(formatTime(Double(plan.range.lowerBound) / rate))–\(formatTime(Double(plan.range.upperBound) / rate))",
+      bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / rate)
+    let report = try Session.run(engine, song: song, file: file, announcer: announcer)
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
   }
 }

@@ -1,10 +1,13 @@
+import ArgumentParser
 import Dispatch
 import Foundation
 import PracticeCore
 
 /// Runs an engine to its end with Ctrl-C (and SIGTERM) turned into a clean stop.
 enum Session {
-  static func run(_ engine: PlaybackEngine, song: Song, file: SoundFile) throws -> PlaybackReport {
+  static func run(
+    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil
+  ) throws -> PlaybackReport {
     let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -17,7 +20,26 @@ enum Session {
       signal(SIGINT, SIG_DFL)
       signal(SIGTERM, SIG_DFL)
     }
-    let report = try engine.run()
+    let report: PlaybackReport
+    if let announcer {
+      engine.start()
+      var announced = 0
+      func announce() {
+        let started = engine.passesStarted.load(ordering: .acquiring)
+        while announced < started {
+          announced += 1
+          Terminal.say(announcer.line(pass: announced))
+        }
+      }
+      while !engine.finished.load(ordering: .acquiring) {
+        announce()
+        usleep(20_000)
+      }
+      report = try engine.wait()
+      announce()
+    } else {
+      report = try engine.run()
+    }
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
       Terminal.say(
         "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
@@ -40,5 +62,42 @@ enum Session {
       Terminal.warning("\(report.underruns) underrun(s): the audio device ran dry and recovered")
     }
     return report
+  }
+}
+
+/// `--progress`: how passes are announced on stderr.
+enum ProgressFormat: String, ExpressibleByArgument, CaseIterable {
+  case text, json
+}
+
+/// One stderr line per pass as it starts: `pass 3/8 bars 9-16 speed 80%`, or with
+/// `--progress json` an object with the keys event, pass, passes, speed, bar, beat, time.
+struct PassAnnouncer {
+  let plan: PlaybackPlan
+  let format: ProgressFormat
+  /// "bars 9-16", "selection 'solo'", or the times.
+  let label: String
+  /// Bar and beat at the range start, when the song has a beat map.
+  let bar: Int?
+  let beat: Int?
+  /// Range start in seconds of the source.
+  let time: Double
+
+  func line(pass: Int) -> String {
+    let speed = plan.speed(forPass: pass - 1)
+    var total: Int?
+    if case .count(let n) = plan.passes { total = n }
+    switch format {
+    case .text:
+      return "pass \(pass)\(total.map { "/\($0)" } ?? "") \(label) speed \(speed)"
+    case .json:
+      var out = JSONBuffer()
+      out.raw("{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":")
+      out.number(speed.rate)
+      out.raw(",\"bar\":\(bar.map(String.init) ?? "null"),\"beat\":\(beat.map(String.init) ?? "null"),\"time\":")
+      out.number((time * 1_000_000).rounded() / 1_000_000)
+      out.raw("}")
+      return out.text
+    }
   }
 }

@@ -27,8 +27,8 @@ import TestSupport
   }
 
   @Test func totalFrames() {
-    #expect(plan(100..<200, passes: .count(3)).totalFrames == 300)
-    #expect(plan(100..<200, passes: .endless).totalFrames == nil)
+    #expect(plan(100..<200, passes: .count(3)).totalFrames(sampleRate: 44100) == 300)
+    #expect(plan(100..<200, passes: .endless).totalFrames(sampleRate: 44100) == nil)
   }
 }
 

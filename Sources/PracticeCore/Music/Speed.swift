@@ -17,12 +17,20 @@ public struct Speed: Sendable, Equatable, CustomStringConvertible {
     self.rate = rate
   }
 
+  /// A rate clamped into the allowed range (for computed speeds, such as a ramp's).
+  public init(clamping rate: Double) {
+    // Rounded to 1e-9 so that 0.7 + 0.1 + 0.1 is 0.9.
+    let rounded = (rate * 1e9).rounded() / 1e9
+    self.rate = min(max(rounded, Speed.allowed.lowerBound), Speed.allowed.upperBound)
+  }
+
   /// Output duration over input duration, as Rubber Band wants it.
   public var timeRatio: Double { 1 / rate }
 
   public var description: String {
-    let percent = rate * 100
-    return percent == percent.rounded() ? "\(Int(percent))%" : "\((percent * 10).rounded() / 10)%"
+    let tenths = (rate * 1000).rounded()
+    return tenths.truncatingRemainder(dividingBy: 10) == 0
+      ? "\(Int(tenths / 10))%" : "\(tenths / 10)%"
   }
 }
 

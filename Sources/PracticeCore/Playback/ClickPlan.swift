@@ -13,22 +13,25 @@ public struct ClickPlan: Sendable, Equatable {
   public var countIn: [Click]
   /// Output frames of count-in before the first pass starts.
   public var countInFrames: Int64
-  /// Beat clicks of one pass, relative to the pass start; empty without `--click`.
+  /// Beat clicks of one pass in *source* frames from the pass start (the engine scales
+  /// them by each pass's speed); empty without `--click`.
   public var beats: [Click]
+  /// The same followed by the beats of the gap bars after a pass (`--gap Nbar`).
+  public var beatsWithGap: [Click]
   public var volume: Volume
 
   /// Builds the clicks for `range` of `beatMap` heard at `speed`: `countInBars` bars at the
   /// tempo and meter of the bar the range starts in, and every beat in the range if `click`.
   public init(
     beatMap: BeatMap, range: Range<Int64>, speed: Speed, countInBars: Int, click: Bool,
-    volume: Volume
+    gapBars: Int = 0, volume: Volume
   ) {
     let ratio = speed.timeRatio
     self.volume = volume
     beats =
       click
       ? beatMap.beats.filter { range.contains($0.frame) }.map {
-        Click(frame: Int64((Double($0.frame - range.lowerBound) * ratio).rounded()), accent: $0.beat == 1)
+        Click(frame: $0.frame - range.lowerBound, accent: $0.beat == 1)
       } : []
     // The bar the range starts in: its beat length and count set the count-in.
     let startBar = beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
@@ -40,5 +43,21 @@ public struct ClickPlan: Sendable, Equatable {
       Click(frame: Int64((Double($0) * beatFrames).rounded()), accent: $0 % beatsPerBar == 0)
     }
     countInFrames = Int64((Double(countInBars * beatsPerBar) * beatFrames).rounded())
+    // Gap bars are counted like the first bar, in source frames after the range.
+    let sourceBeat = Double(span.count) / Double(beatsPerBar)
+    let rangeFrames = range.upperBound - range.lowerBound
+    beatsWithGap =
+      beats
+      + (click
+        ? (0..<(gapBars * beatsPerBar)).map {
+          Click(frame: rangeFrames + Int64((Double($0) * sourceBeat).rounded()), accent: $0 % beatsPerBar == 0)
+        } : [])
+  }
+
+  /// Source frames of one bar where the range starts: the length of a `--gap 1bar`.
+  public static func barFrames(beatMap: BeatMap, range: Range<Int64>) -> Int64 {
+    let startBar = beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
+      ?? beatMap.bars[0]
+    return Int64(beatMap.frames(ofBar: startBar.number)?.count ?? 0)
   }
 }

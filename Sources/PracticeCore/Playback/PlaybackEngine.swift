@@ -35,6 +35,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Linear gain as Float bits, so a controller can change the volume while playing.
   private let gainBits: Atomic<UInt32>
   private let stopRequested = Atomic<Bool>(false)
+  /// Set by the render thread when it has ended (for callers that poll instead of waiting).
+  public let finished = Atomic<Bool>(false)
 
   private let feeder: SourceFeeder
   private let sink: any AudioSink  // render thread only after start()
@@ -49,6 +51,17 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Output frames the source fed so far is worth (sum of frames × time ratio).
   private var stretchExpected = 0.0  // render thread only
   private var stretchProduced: Int64 = 0  // render thread only
+  /// The pass whose source frames the stretcher is being fed, and how many are left.
+  private var feedPass = 0  // render thread only
+  private var feedPassRemaining: Int64 = 0  // render thread only
+  /// Output frames at which pass `clockPass` ends (after the count-in); render thread only.
+  private var clockPass = 0
+  private var clockPassEnd = 0.0
+  /// Passes that have started sounding (in output order); the player announces them.
+  public let passesStarted = Atomic<Int>(0)
+  /// Passes played to their end.
+  public let passesEnded = Atomic<Int>(0)
+  private let sampleRate: Int
   /// Render-thread work per block (everything but the sink's blocking write), in 10 µs
   /// buckets up to 50 ms; read after the engine ends.
   public let blockTimes: BlockTimeHistogram
@@ -73,6 +86,11 @@ public final class PlaybackEngine: @unchecked Sendable {
     block = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     stretchInput = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     blockTimes = BlockTimeHistogram()
+    sampleRate = file.info.sampleRate
+    feedPassRemaining = plan.sourceFrames(ofPass: 0, sampleRate: file.info.sampleRate)
+    clockPassEnd = Double(plan.clicks?.countInFrames ?? 0)
+      + Double(plan.sourceFrames(ofPass: 0, sampleRate: file.info.sampleRate))
+      * plan.speed(forPass: 0).timeRatio
     clicks = plan.clicks
     clickSound = ClickSound(sampleRate: file.info.sampleRate)
     countInRemaining = plan.clicks?.countInFrames ?? 0
@@ -127,6 +145,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     feederThread.start()
     let renderThread = Thread { [self] in
       renderLoop()
+      finished.store(true, ordering: .releasing)
       renderDone.signal()
     }
     renderThread.qualityOfService = .userInteractive
@@ -144,8 +163,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     let underruns = (sink as? PCMDevice)?.underruns.load(ordering: .relaxed) ?? 0
     return PlaybackReport(
       framesWritten: written,
-      passesCompleted: plan.rangeFrames > 0
-        ? Int(Double(written) * plan.speed.rate / Double(plan.rangeFrames) + 1e-9) : 0,
+      passesCompleted: passesEnded.load(ordering: .acquiring),
       interrupted: interrupted,
       truncation: feeder.truncation,
       underruns: underruns)
@@ -191,7 +209,8 @@ public final class PlaybackEngine: @unchecked Sendable {
           firstFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         }
         try sink.write(block, frames: frames)
-        framesWritten.add(Int64(frames), ordering: .releasing)
+        let written = framesWritten.add(Int64(frames), ordering: .releasing).newValue
+        advancePassClock(written: written)
       }
       lastFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
       if interrupted { sink.abort() } else { try sink.finish() }
@@ -248,11 +267,19 @@ extension PlaybackEngine {
         continue
       }
       if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
-      let wanted = min(max(stretcher.framesRequired, 1), blockFrames)
+      // Never feed across a pass boundary: the next pass may run at another speed.
+      let wanted = Int(min(Int64(min(max(stretcher.framesRequired, 1), blockFrames)), max(1, feedPassRemaining)))
       let frames = fillBlock(stretchInput, wanted * channels) / channels
       if frames > 0 {
-        stretchExpected += Double(frames) * plan.speed.timeRatio
+        stretchExpected += Double(frames) * plan.speed(forPass: feedPass).timeRatio
         stretcher.process(stretchInput, frames: frames)
+        feedPassRemaining -= Int64(frames)
+        if feedPassRemaining <= 0 {
+          feedPass += 1
+          feedPassRemaining = plan.sourceFrames(ofPass: feedPass, sampleRate: sampleRate)
+          let speed = plan.speed(forPass: feedPass)
+          if speed != plan.speed(forPass: feedPass - 1) { stretcher.setSpeed(speed) }
+        }
       } else {
         stretcher.process(nil, frames: 0, final: true)
         stretchFlushed = true
@@ -300,14 +327,39 @@ public final class BlockTimeHistogram: @unchecked Sendable {
   }
 }
 
-/// A position in the endless sequence of clicks: the count-in, then the beats of pass 0,
-/// pass 1, … Passes start at the count-in length plus k × (range length × time ratio).
+/// A position in the endless sequence of clicks: the count-in, then the beats (and gap
+/// clicks) of pass 0, pass 1, … with the output frame where the cursor's pass starts.
 struct ClickCursor {
   var pass = -1  // -1: the count-in
   var index = 0
+  var passStart = 0.0
 }
 
 extension PlaybackEngine {
+  /// Advances the pass clock past `written` output frames: `clockPass` is the pass
+  /// sounding, `clockPassEnd` the output frame where it ends.
+  private func advancePassClock(written: Int64) {
+    guard written > plan.clicks?.countInFrames ?? 0 else { return }
+    while Double(written) >= clockPassEnd - 0.5 {
+      if case .count(let n) = plan.passes, clockPass + 1 >= n {
+        passesEnded.store(n, ordering: .releasing)
+        return
+      }
+      clockPass += 1
+      passesEnded.store(clockPass, ordering: .releasing)
+      clockPassEnd += Double(plan.sourceFrames(ofPass: clockPass, sampleRate: sampleRate))
+        * plan.speed(forPass: clockPass).timeRatio
+    }
+    passesStarted.store(clockPass + 1, ordering: .releasing)
+  }
+
+  /// The clicks of pass `pass`: its beats, plus the gap bar's beats unless it is the last.
+  private func passClicks(_ pass: Int) -> [ClickPlan.Click] {
+    guard let clicks else { return [] }
+    return plan.passes.isFinal(pass) || plan.gapSourceFrames(afterPass: pass, sampleRate: sampleRate) == 0
+      ? clicks.beats : clicks.beatsWithGap
+  }
+
   /// The output frame and accent of the click at `cursor`, or nil past the last one.
   private func click(at cursor: ClickCursor) -> (frame: Int64, accent: Bool)? {
     guard let clicks else { return nil }
@@ -317,21 +369,26 @@ extension PlaybackEngine {
       return (c.frame, c.accent)
     }
     if case .count(let n) = plan.passes, cursor.pass >= n { return nil }
-    guard cursor.index < clicks.beats.count else { return nil }
-    let passStart = clicks.countInFrames
-      + Int64((Double(plan.rangeFrames) * Double(cursor.pass) * plan.speed.timeRatio).rounded())
-    let c = clicks.beats[cursor.index]
-    return (passStart + c.frame, c.accent)
+    let list = passClicks(cursor.pass)
+    guard cursor.index < list.count else { return nil }
+    let c = list[cursor.index]
+    let ratio = plan.speed(forPass: cursor.pass).timeRatio
+    return (Int64((cursor.passStart + Double(c.frame) * ratio).rounded()), c.accent)
   }
 
   private func next(_ cursor: ClickCursor) -> ClickCursor? {
     guard let clicks else { return nil }
     var next = cursor
     next.index += 1
-    let count = next.pass < 0 ? clicks.countIn.count : clicks.beats.count
+    let count = next.pass < 0 ? clicks.countIn.count : passClicks(next.pass).count
     if next.index >= count {
       if clicks.beats.isEmpty { return nil }
       if case .count(let n) = plan.passes, next.pass + 1 >= n { return nil }
+      next.passStart =
+        next.pass < 0
+        ? Double(clicks.countInFrames)
+        : next.passStart + Double(plan.sourceFrames(ofPass: next.pass, sampleRate: sampleRate))
+          * plan.speed(forPass: next.pass).timeRatio
       next.pass += 1
       next.index = 0
     }

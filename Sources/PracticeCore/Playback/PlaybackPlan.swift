@@ -28,13 +28,62 @@ public struct PlaybackPlan: Sendable, Equatable {
   public var quality: StretchQuality = .finer
   /// Count-in and beat clicks; nil for neither.
   public var clicks: ClickPlan?
+  /// The speed trainer: from `speed`, change by `step` every `every` passes until `target`.
+  public var ramp: Ramp?
+  /// Silence between passes.
+  public var gap: Gap = .none
+
+  public struct Ramp: Sendable, Equatable {
+    public var target: Speed
+    /// Rate change per step (0.05 = five points); negative ramps down.
+    public var step: Double
+    public var every: Int
+
+    public init(target: Speed, step: Double, every: Int) {
+      self.target = target
+      self.step = step
+      self.every = every
+    }
+  }
+
+  /// `--gap 2s` (output seconds, at any speed) or `--gap 1bar` (source frames of the bar
+  /// the range starts in, so it lasts a bar at the tempo heard).
+  public enum Gap: Sendable, Equatable {
+    case none
+    case seconds(Double)
+    case bars(count: Int, barFrames: Int64)
+  }
+
+  /// The speed of pass `pass` (0-based).
+  public func speed(forPass pass: Int) -> Speed {
+    guard let ramp, ramp.every > 0 else { return speed }
+    let rate = speed.rate + ramp.step * Double(pass / ramp.every)
+    let bounded = ramp.step >= 0 ? min(rate, ramp.target.rate) : max(rate, ramp.target.rate)
+    return Speed(clamping: bounded)
+  }
+
+  /// Source frames of silence after pass `pass` (none after the last).
+  public func gapSourceFrames(afterPass pass: Int, sampleRate: Int) -> Int64 {
+    if passes.isFinal(pass) { return 0 }
+    switch gap {
+    case .none: return 0
+    case .seconds(let seconds):
+      return Int64((seconds * Double(sampleRate) * speed(forPass: pass).rate).rounded())
+    case .bars(let count, let barFrames): return Int64(count) * barFrames
+    }
+  }
+
+  /// Source frames pass `pass` takes, with the gap after it.
+  public func sourceFrames(ofPass pass: Int, sampleRate: Int) -> Int64 {
+    rangeFrames + gapSourceFrames(afterPass: pass, sampleRate: sampleRate)
+  }
 
   /// The transpose range `--transpose` accepts.
   public static let transposeRange = -12.0...12.0
 
   /// Whether the stretcher runs; at speed 1 without transposition it is bypassed, so the
   /// output is the source's frames exactly.
-  public var needsStretcher: Bool { speed != .normal || transpose != 0 }
+  public var needsStretcher: Bool { speed != .normal || transpose != 0 || ramp != nil }
 
   /// The seam crossfade used unless a plan says otherwise.
   public static let seamMilliseconds = 5.0
@@ -48,18 +97,21 @@ public struct PlaybackPlan: Sendable, Equatable {
 
   public var rangeFrames: Int64 { range.upperBound - range.lowerBound }
 
-  /// Output frames the plan produces; nil when endless.
-  public var totalFrames: Int64? {
-    if case .count(let n) = passes {
-      return Int64((Double(rangeFrames * Int64(n)) * speed.timeRatio).rounded())
+  /// Output frames the plan produces after any count-in; nil when endless.
+  public func totalFrames(sampleRate: Int) -> Int64? {
+    guard case .count(let n) = passes else { return nil }
+    let frames = (0..<n).reduce(0.0) {
+      $0 + Double(sourceFrames(ofPass: $1, sampleRate: sampleRate)) * speed(forPass: $1).timeRatio
     }
-    return nil
+    return Int64(frames.rounded())
   }
 
   /// How the seam between two passes is hidden, given the source's length.
   public func seam(sourceFrames: Int64) -> SeamBlend {
     let length = Int(min(Int64(seamFrames), rangeFrames / 2))
     guard length > 0 else { return .none }
+    // With a gap, silence follows each pass: fade out into it and in out of it.
+    if gap != .none { return .fadeOutIn(length: length) }
     if range.lowerBound >= Int64(length) {
       return .tailIntoPreroll(length: length)
     }

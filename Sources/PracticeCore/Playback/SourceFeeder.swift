@@ -97,6 +97,14 @@ final class SourceFeeder: @unchecked Sendable {
           return
         }
       }
+      // The gap after the pass: silence through the ring (and the stretcher).
+      var gap = Int(plan.gapSourceFrames(afterPass: pass, sampleRate: file.info.sampleRate))
+      if gap > 0 { chunk.update(repeating: 0, count: SourceFeeder.chunkFrames * channels) }
+      while gap > 0 {
+        let n = min(gap, SourceFeeder.chunkFrames)
+        guard push(count: n * channels) else { return }
+        gap -= n
+      }
       pass += 1
     }
   }
