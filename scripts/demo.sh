@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo`: imports the beat map of fixtures/demo.wav and plays bars 1-2 twice. With a sound card it plays through
+# `make demo`: imports the beat map of fixtures/demo.wav and plays bars 1-4 twice after a one-bar count-in. With a sound card it plays through
 # ALSA's default device; without one it starts the private test sound server, plays
 # into it, records what arrived, and says so.
 set -euo pipefail
@@ -16,7 +16,7 @@ has_card() { [ -e /proc/asound/cards ] && ! grep -q 'no soundcards' /proc/asound
 
 if has_card && [ -z "${PRACTICE_DEMO_PRIVATE:-}" ]; then
   echo "demo: playing through the sound card (ALSA 'default')" >&2
-  "$bin" play fixtures/demo.wav --bars 1-2 --repeat 2
+  "$bin" play fixtures/demo.wav --bars 1-4 --count-in 1 --repeat 2
   exit 0
 fi
 
@@ -27,7 +27,7 @@ parecord -d practice_null.monitor --raw --format=s16le --rate=44100 --channels=2
 recorder=$!
 sleep 0.2
 start=$(date +%s.%N)
-"$bin" play fixtures/demo.wav --bars 1-2 --repeat 2 --device pulse
+"$bin" play fixtures/demo.wav --bars 1-4 --count-in 1 --repeat 2 --device pulse
 end=$(date +%s.%N)
 sleep 0.3
 kill "$recorder" 2>/dev/null || true
@@ -42,5 +42,5 @@ peak = max((abs(s) for s in samples), default=0)
 db = 20 * math.log10(peak / 32768) if peak else float('-inf')
 wall = float(sys.argv[3]) - float(sys.argv[2])
 print(f"demo: the null sink heard {heard:.1f} s of audio (peak {db:.1f} dBFS); "
-      f"play took {wall:.1f} s of wall time for 2 x 4.0 s", file=sys.stderr)
+      f"play took {wall:.1f} s of wall time for a 2 s count-in and 2 x 8 s", file=sys.stderr)
 PY
