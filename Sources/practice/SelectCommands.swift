@@ -239,7 +239,7 @@ struct SelectMove: ParsableCommand {
   var by: String
 
   func validate() throws {
-    guard Int(by.hasPrefix("+") ? String(by.dropFirst()) : by) != nil else {
+    guard let bars = Int(by.hasPrefix("+") ? String(by.dropFirst()) : by), abs(bars) <= 100_000 else {
       throw ValidationError("--by '\(by)' is not a whole number of bars; write 4, -2 or +8")
     }
   }

@@ -106,6 +106,9 @@ import TestSupport
     #expect(try cli.run(["select", "add", "1", "x", "--bars", "1", "--from", "2"]).status == 64)
     #expect(try cli.run(["select", "add", "1", "x", "--from", "3", "--to", "2"]).status == 64)
     #expect(try cli.run(["select", "move", "1", "x", "--by", "two"]).status == 64)
+    #expect(try cli.run(["select", "move", "1", "x", "--by", "9223372036854775807"]).status == 64)
+    #expect(try cli.run(["play", "1", "--from", "99999999999999999999", "--device", "null"]).status == 64)
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "99999999999999999999"]).status == 64)
     #expect(try cli.run(["select", "list", "--json"]).stdout == "[]\n")
     #expect(try cli.snapshot() == before)
   }

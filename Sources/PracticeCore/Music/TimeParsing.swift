@@ -1,5 +1,10 @@
+/// The longest time accepted (1,000 hours): far past any recording, and far from
+/// overflowing a frame count at any sample rate.
+public let maximumTime = 3_600_000.0
+
 /// Parses a time written as seconds (`83.5`), minutes and seconds (`1:23.5`) or
-/// hours, minutes and seconds (`1:02:03.5`) into seconds. Returns nil if malformed.
+/// hours, minutes and seconds (`1:02:03.5`) into seconds. Returns nil if malformed or
+/// past `maximumTime`.
 public func parseTime(_ text: String) -> Double? {
   let parts = text.split(separator: ":", omittingEmptySubsequences: false)
   guard (1...3).contains(parts.count) else { return nil }
@@ -14,7 +19,7 @@ public func parseTime(_ text: String) -> Double? {
     if index > 0 && value >= 60 { return nil }
     total = total * 60 + value
   }
-  return total.isFinite ? total : nil
+  return total.isFinite && total <= maximumTime ? total : nil
 }
 
 /// Formats seconds as `m:ss.s` (or `h:mm:ss.s` past an hour), the way times are shown.
