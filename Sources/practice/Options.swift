@@ -164,10 +164,24 @@ struct PlaybackOptions: ParsableArguments {
   /// The plan for `song` whose audio is `info`: the range checked against its length,
   /// bars resolved through the song's beat map.
   func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {
+    try planAndBeatMap(for: song, info: info, library: library).plan
+  }
+
+  /// The plan, and the song's beat map if the plan needed it (read at most once).
+  func planAndBeatMap(
+    for song: Song, info: SoundFileInfo, library: Library
+  ) throws -> (plan: PlaybackPlan, beatMap: BeatMap?) {
+    var loaded: BeatMap??
+    func beatMap() throws -> BeatMap? {
+      if let loaded { return loaded }
+      let map = try library.beatMap(for: song)
+      loaded = .some(map)
+      return map
+    }
     let range: Range<Int64>
     if let name = selection {
       let selection = try library.selection(named: name, of: song)
-      let map = try library.beatMap(for: song)
+      let map = try beatMap()
       do {
         range = try selection.span.frames(beatMap: map)
       } catch let error as PracticeError {
@@ -176,7 +190,7 @@ struct PlaybackOptions: ParsableArguments {
           "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
       }
     } else if let bars, let barRange = BarRange(parsing: bars) {
-      guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
+      guard let map = try beatMap() else { throw noBeatMap(song) }
       range = try map.frames(of: barRange)
     } else {
       range = try resolveTimeRange(
@@ -187,7 +201,7 @@ struct PlaybackOptions: ParsableArguments {
     var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
     let gapSpec = gap.flatMap(PlaybackOptions.parseGap)
     if countIn > 0 || click || gapSpec?.bars != nil {
-      guard let map = try library.beatMap(for: song) else {
+      guard let map = try beatMap() else {
         throw PracticeError(
           .missingInput,
           "\(click ? "--click" : countIn > 0 ? "--count-in" : "--gap in bars") needs the beats of '\(song.title)', and it has no beat map; make one with "
@@ -209,7 +223,7 @@ struct PlaybackOptions: ParsableArguments {
     plan.speed = speed
     plan.transpose = transpose
     plan.quality = quality
-    return plan
+    return (plan, loaded ?? nil)
   }
 }
 

@@ -22,7 +22,7 @@ struct Play: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
-    let plan = try playback.plan(for: song, info: file.info, library: library)
+    let (plan, loadedMap) = try playback.planAndBeatMap(for: song, info: file.info, library: library)
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
     let sink = try PCMDevice(
       name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
@@ -31,7 +31,9 @@ struct Play: ParsableCommand {
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
     Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) on '\(name)'")
     let rate = Double(file.info.sampleRate)
-    let map = try library.beatMap(for: song)
+    // Bar and beat at the range start, for JSON progress; the beat map is read only if
+    // the plan did not already need it.
+    let map = progress == .json && loadedMap == nil ? try library.beatMap(for: song) : loadedMap
     let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
     let announcer = PassAnnouncer(
       plan: plan, format: progress,

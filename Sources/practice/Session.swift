@@ -31,10 +31,7 @@ enum Session {
           Terminal.say(announcer.line(pass: announced))
         }
       }
-      while !engine.finished.load(ordering: .acquiring) {
-        announce()
-        usleep(20_000)
-      }
+      while !engine.waitForEnd(timeout: .milliseconds(20)) { announce() }
       report = try engine.wait()
       announce()
     } else {

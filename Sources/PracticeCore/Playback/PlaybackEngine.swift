@@ -35,8 +35,6 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Linear gain as Float bits, so a controller can change the volume while playing.
   private let gainBits: Atomic<UInt32>
   private let stopRequested = Atomic<Bool>(false)
-  /// Set by the render thread when it has ended (for callers that poll instead of waiting).
-  public let finished = Atomic<Bool>(false)
 
   private let feeder: SourceFeeder
   private let sink: any AudioSink  // render thread only after start()
@@ -145,11 +143,17 @@ public final class PlaybackEngine: @unchecked Sendable {
     feederThread.start()
     let renderThread = Thread { [self] in
       renderLoop()
-      finished.store(true, ordering: .releasing)
       renderDone.signal()
     }
     renderThread.qualityOfService = .userInteractive
     renderThread.start()
+  }
+
+  /// Waits up to `timeout` for the render thread to end; true if it has (then call `wait()`).
+  public func waitForEnd(timeout: DispatchTimeInterval) -> Bool {
+    guard renderDone.wait(timeout: .now() + timeout) == .success else { return false }
+    renderDone.signal()  // leave it signalled for wait()
+    return true
   }
 
   /// Waits for the render thread to end; rethrows its error.
@@ -321,7 +325,7 @@ public final class BlockTimeHistogram: @unchecked Sendable {
     var seen = 0
     for (index, n) in buckets.enumerated() {
       seen += n
-      if seen >= target { return UInt64(index + 1) * Self.bucketNanoseconds }
+      if seen >= target { return min(UInt64(index + 1) * Self.bucketNanoseconds, maxNanoseconds) }
     }
     return maxNanoseconds
   }
