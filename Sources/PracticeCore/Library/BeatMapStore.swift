@@ -38,10 +38,28 @@ extension Library {
     let timestamp = Library.timestamp(now)
     return try write { db in
       try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
-      let insert = try db.makeStatement(
-        sql: "INSERT INTO beat (song_id, frame, bar, beat, source) VALUES (?, ?, ?, ?, ?)")
-      for beat in map.beats {
-        try insert.execute(arguments: [id, beat.frame, beat.bar, beat.beat, beat.source.rawValue])
+      // Multi-row inserts: one statement execution per 200 beats, not per beat.
+      let batch = 200
+      func statement(rows: Int) throws -> Statement {
+        try db.makeStatement(
+          sql: "INSERT INTO beat (song_id, frame, bar, beat, source) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+      }
+      let full = try statement(rows: batch)
+      var start = 0
+      while start < map.beats.count {
+        let rows = min(batch, map.beats.count - start)
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(rows * 5)
+        for beat in map.beats[start..<(start + rows)] {
+          values.append(id.databaseValue)
+          values.append(beat.frame.databaseValue)
+          values.append(beat.bar.databaseValue)
+          values.append(beat.beat.databaseValue)
+          values.append(beat.source.rawValue.databaseValue)
+        }
+        try (rows == batch ? full : statement(rows: rows)).execute(arguments: StatementArguments(values))
+        start += rows
       }
       var kept: [String] = []
       for loop in loops {
