@@ -173,9 +173,10 @@ public final class PlaybackEngine: @unchecked Sendable {
       underruns: underruns)
   }
 
-  /// The render thread: blocks from the ring, gain, sink. No allocation, no locks.
+  /// The render thread: per block, count-in silence, then source frames from the ring
+  /// (through the stretcher when the plan needs it), gain, clicks, sink. No allocation,
+  /// no locks; it waits only when the feeder has fallen behind.
   private func renderLoop() {
-    let samplesPerBlock = PlaybackEngine.blockFrames * channels
     practice_set_thread_name("practice-render")
     do {
       while true {
@@ -201,7 +202,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             frames += fillBlock(out, wanted * channels) / channels
           }
         }
-        if frames == sourceStart && countInRemaining == 0 && frames == 0 { break }
+        if frames == 0 { break }
         let count = frames * channels
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
@@ -245,7 +246,7 @@ extension PlaybackEngine {
   /// Fills the block with stretched output: feeds the stretcher from the ring as it asks,
   /// drops its start delay, and holds the total to the frames the source is worth at the
   /// speed (cutting the tail of the final flush, or padding with silence), so pass
-  /// lengths are exact. Returns samples, 0 at the end.
+  /// lengths are exact. Returns frames, 0 at the end.
   private func fillStretched(
     _ stretcher: TimeStretcher, into block: UnsafeMutablePointer<Float>, frames blockFrames: Int
   ) -> Int {
