@@ -20,8 +20,11 @@ public final class TimeStretcher {
     sampleRate: Int, channels: Int, speed: Speed, semitones: Double, quality: StretchQuality,
     maxBlockFrames: Int
   ) throws {
+    // Pitch option: the resampler runs only when transposing (HighQuality); HighConsistency
+    // would keep it running at pitch 1 too, which only pitch changes while playing need.
     var options = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionThreadingNever.rawValue
-      | RubberBandOptionPitchHighConsistency.rawValue | RubberBandOptionChannelsTogether.rawValue
+      | RubberBandOptionChannelsTogether.rawValue
+      | (semitones != 0 ? RubberBandOptionPitchHighQuality.rawValue : RubberBandOptionPitchHighSpeed.rawValue)
     options |= (quality == .finer ? RubberBandOptionEngineFiner : RubberBandOptionEngineFaster).rawValue
     guard let state = rubberband_new(
       UInt32(sampleRate), UInt32(channels), Int32(bitPattern: UInt32(options)), speed.timeRatio,
