@@ -11,6 +11,7 @@ Every benchmark script:
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -37,6 +38,60 @@ PACKAGES = {
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
+
+
+def _git(*args):
+    try:
+        return subprocess.run(["git", "-C", REPO_DIR] + list(args), check=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def provenance(binary=None):
+    """What the binary under test was built from, as far as the work tree can tell.
+
+    commit: HEAD now; built: the binary's modification time; newer_sources: files under
+    Sources/ and Package.swift modified after it (the tree moved on: someone is working while
+    the benchmarks run, or the binary is stale); built_at: then the newest commit committed
+    before the build; uncommitted_in_build: uncommitted changes to Sources/ or Package.*
+    older than the binary (it may contain them)."""
+    if binary is None:
+        binary = os.environ.get("PRACTICE_BIN") or ".build/release/practice"
+    if not os.path.isabs(binary):
+        binary = os.path.join(REPO_DIR, binary)
+    built = os.path.getmtime(binary) if os.path.exists(binary) else None
+    head = _git("rev-parse", "--short", "HEAD").strip() or "unknown"
+    result = {"commit": head, "built": "", "built_at": head, "newer_sources": 0,
+              "uncommitted_in_build": 0}
+    if built is None:
+        return result
+    result["built"] = time.strftime("%Y-%m-%d %H:%M", time.localtime(built))
+    sources = [os.path.join(REPO_DIR, "Package.swift")] + [
+        os.path.join(d, f) for d, _, fs in os.walk(os.path.join(REPO_DIR, "Sources")) for f in fs]
+    result["newer_sources"] = sum(
+        1 for f in sources if os.path.exists(f) and os.path.getmtime(f) > built)
+    if result["newer_sources"]:
+        result["built_at"] = _git("log", "-1", "--format=%h",
+                                  f"--before={int(built)}").strip() or "unknown"
+    status = _git("status", "--porcelain", "--", "Sources", "Package.swift", "Package.resolved")
+    for line in status.splitlines():
+        path = os.path.join(REPO_DIR, line[3:].split(" -> ")[-1].strip('"'))
+        if not os.path.isfile(path) or os.path.getmtime(path) <= built:
+            result["uncommitted_in_build"] += 1
+    return result
+
+
+def describe_build(built_from):
+    """'abc1234', 'abc1234 plus uncommitted changes' or 'abc1234 (by commit date)': the commit
+    the binary was built from, as provenance() guesses it."""
+    text = built_from["built_at"]
+    if built_from["newer_sources"]:
+        text += " (by commit date)"
+    if built_from["uncommitted_in_build"]:
+        text += " plus uncommitted changes"
+    return text
 
 
 def practice_bin():
@@ -103,6 +158,11 @@ def long_flac():
     return input_file("long-60min.flac", 3600)
 
 
+def beats_wav():
+    """The 35-minute mono 8 kHz 16-bit WAV of issue 3 (34 MB): room for 1,000 bars at 120 BPM."""
+    return input_file("beats-35min-8k.wav", 2100, channels=1, rate=8000)
+
+
 class TempDir:
     """A temporary directory under /tmp, removed on exit."""
 
@@ -119,6 +179,31 @@ def practice(binary, *args, db, check=True, env=None, **kwargs):
     subcommand, rest = args[0], list(args[1:])
     cmd = [binary, subcommand, "--db", db] + rest
     return subprocess.run(cmd, check=check, env=env, **kwargs)
+
+
+TRACE = re.compile(r"trace first-frame-ns (\d+) last-frame-ns (\d+) end-ns (\d+)")
+
+
+def traced_play(binary, db, song, *args):
+    """One `practice play --db DB SONG ARGS... --device null` with PRACTICE_TRACE=1:
+    (ms from spawn to the first frame handed to ALSA, ms from spawn to exit, CPU ms (user +
+    sys, wait4 rusage), stderr). The trace is CLOCK_MONOTONIC, the clock of
+    time.monotonic_ns(), read just before spawning."""
+    env = dict(os.environ, PRACTICE_TRACE="1")
+    cmd = [binary, "play", "--db", db, song] + list(args) + ["--device", "null"]
+    t0 = time.monotonic_ns()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    stderr = proc.stderr.read()
+    proc.stderr.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    t1 = time.monotonic_ns()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    match = TRACE.search(stderr)
+    if proc.returncode != 0 or not match:
+        sys.exit(f"bench: {' '.join(cmd)} failed ({proc.returncode}): {stderr.strip()}")
+    cpu = (usage.ru_utime + usage.ru_stime) * 1000
+    return (int(match.group(1)) - t0) / 1e6, (t1 - t0) / 1e6, cpu, stderr
 
 
 def median(values):
@@ -139,7 +224,7 @@ def row(metric, value, target="", passed=None):
 def write_results(name, title, rows, notes=()):
     os.makedirs(RESULTS_DIR, exist_ok=True)
     data = {"name": name, "title": title, "rows": rows, "notes": list(notes),
-            "written": time.strftime("%Y-%m-%d %H:%M:%S")}
+            "written": time.strftime("%Y-%m-%d %H:%M:%S"), "binary": provenance()}
     with open(os.path.join(RESULTS_DIR, name + ".json"), "w") as f:
         json.dump(data, f, indent=2)
     for r in rows:

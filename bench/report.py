@@ -4,24 +4,15 @@
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
-ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k"]
+ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k", "beats-1000",
+         "bars-10k", "stretch-throughput", "cpu-stretch", "block-times"]
 VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
-
-
-def git(*args):
-    try:
-        return subprocess.run(["git", "-C", b.REPO_DIR] + list(args), check=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
 
 
 def cpu_model():
@@ -39,24 +30,36 @@ def cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def binary_note(built_from):
+    """', binary built DATE from COMMIT' for a section, from write_results' provenance."""
+    if not built_from:
+        return ""
+    built = f" {built_from['built']}" if built_from["built"] else ""
+    return f", binary built{built} from {b.describe_build(built_from)}"
+
+
 def main():
     binary = os.environ.get("PRACTICE_BIN", ".build/release/practice")
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--", "Sources", "Package.swift", "Package.resolved")
-    built = ""
-    if os.path.exists(binary):
-        built = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(binary)))
+    built_from = b.provenance(binary)
+    commit, built = built_from["commit"], built_from["built"]
+    if built_from["newer_sources"]:
+        commit += (f"; the binary is older than {built_from['newer_sources']} file(s) in "
+                   f"Sources/ or Package.swift, so it was built from "
+                   f"{b.describe_build(built_from)}")
+    elif built_from["uncommitted_in_build"]:
+        commit += " (plus uncommitted changes in Sources/ or Package.*)"
     out = ["# Benchmark results", "",
            "Written by `bench/run-all.sh` (run by `make bench`); do not edit by hand. "
-           "Targets are those of issue 2. These are benchmarks, not tests: a missed target "
-           "is reported here, it does not fail the build.", "",
+           "Targets are those of issue 2 (sections 1–5) and issue 3 (6–7). These are "
+           "benchmarks, not tests: a missed target is reported here, it does not fail the "
+           "build. `run-all.sh NAME...` reruns only some: each section says when it was "
+           "measured.", "",
            "| | |", "| --- | --- |",
            f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |",
            f"| machine | `uname -m` {platform.machine()}, `nproc` {len(os.sched_getaffinity(0))}, "
            f"{cell(cpu_model())} |",
            f"| kernel | {platform.release()} |",
-           f"| commit | {commit}"
-           + (" (plus uncommitted changes in Sources/ or Package.*)" if dirty else "") + " |",
+           f"| commit | {commit} |",
            f"| binary | `{os.path.relpath(binary, b.REPO_DIR)}`"
            + (f", built {built}" if built else "") + " |", ""]
 
@@ -98,9 +101,10 @@ def main():
         if name not in results:
             continue
         data = results[name]
+        measured = binary_note(data.get("binary"))
         out += [f"## {data['title']}", "",
                 f"Script `bench/{name}.py`, measured {data['written']} "
-                f"({data['seconds']} s).", "",
+                f"({data['seconds']} s){measured}.", "",
                 "| measure | figure | target | result |", "| --- | --- | --- | --- |"]
         for r in data["rows"]:
             out.append(f"| {cell(r['metric'])} | {cell(r['value'])} | {cell(r['target'])} | "

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of issue 2 and rewrites bench/RESULTS.md.
+# Runs the benchmarks of issues 2 and 3 and rewrites bench/RESULTS.md.
 #
 #   bench/run-all.sh              every benchmark (`make bench` builds the binary first)
 #   bench/run-all.sh rss list-10k only those; RESULTS.md keeps the others' last figures
 #
 # The binary is $PRACTICE_BIN (default .build/release/practice). Generated inputs go in
 # bench/out/ (git-ignored) and are reused; logs in bench/out/logs/. Missing tools (sox,
-# hyperfine, pulseaudio, alsa-utils, ...) are installed with apt-get. Takes ~4 minutes,
+# hyperfine, pulseaudio, alsa-utils, ...) are installed with apt-get. Takes ~35 minutes (the stretch benchmarks and the 10-minute soak;
+# BENCH_STRETCH_ROUNDS, BENCH_CPU_STRETCH_ROUNDS and BENCH_SOAK_MINUTES shorten them),
 # plus ~1 minute the first time to generate the 60-minute FLAC.
 # Exit status: 0 when every benchmark ran (missed targets are reported, not failed),
 # 1 when one could not run.
@@ -26,7 +27,7 @@ if ! command -v python3 >/dev/null 2>&1; then
   $sudo apt-get install -y python3 || { $sudo apt-get update && $sudo apt-get install -y python3; }
 fi
 
-all=(start-latency rss cpu-play render-throughput list-10k)
+all=(start-latency rss cpu-play render-throughput list-10k beats-1000 bars-10k stretch-throughput cpu-stretch block-times)
 if [ $# -gt 0 ]; then names=("$@"); else names=("${all[@]}"); fi
 results=bench/out/results
 logs=bench/out/logs
