@@ -38,7 +38,7 @@ struct Play: ParsableCommand {
     let announcer = PassAnnouncer(
       plan: plan, format: progress,
       label: playback.rangeLabel
-        ?? "\(formatTime(Double(plan.range.lowerBound) / rate))–\(formatTime(Double(plan.range.upperBound) / rate))",
+        ?? formatTimeRange(plan.range, sampleRate: file.info.sampleRate),
       bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / rate)
     let report = try Session.run(engine, song: song, file: file, announcer: announcer)
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
@@ -98,8 +98,7 @@ struct Render: ParsableCommand {
 
 /// "'Title' 0:10.0–0:20.0, 2 passes, volume 80%": what a plan plays, for stderr.
 func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = nil) -> String {
-  let from = formatTime(Double(plan.range.lowerBound) / Double(rate))
-  let to = formatTime(Double(plan.range.upperBound) / Double(rate))
+  let times = formatTimeRange(plan.range, sampleRate: rate)
   let passes: String
   switch plan.passes {
   case .endless: passes = "looped"
@@ -109,6 +108,6 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = n
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
   let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
   let transpose = plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
-  let span = label.map { "\($0) (\(from)–\(to))" } ?? "\(from)–\(to)"
+  let span = label.map { "\($0) (\(times))" } ?? times
   return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)"
 }

@@ -60,11 +60,10 @@ func noBeatMap(_ song: Song) -> PracticeError {
 
 /// "bars 9-16 (0:16.5–0:32.5)" or "0:10.0–0:20.0"; with a warning when it no longer fits.
 func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: String, fits: Bool) {
-  let rate = Double(song.sampleRate)
   do {
     let frames = try selection.span.frames(beatMap: map)
     guard frames.upperBound <= song.frames else { throw PracticeError(.usage, "past the end") }
-    let times = "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
+    let times = formatTimeRange(frames, sampleRate: song.sampleRate)
     if case .bars(let range) = selection.span { return ("bars \(range) (\(times))", true) }
     return (times, true)
   } catch {
@@ -79,6 +78,20 @@ func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
       "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map"
         + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
         + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`")
+  }
+}
+
+/// `--db SONG NAME`: an existing selection, shared by the commands that act on one.
+struct SelectionTarget: ParsableArguments {
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+
+  /// Opens the library and finds the song and its selection (exit 66 naming the ones there are).
+  func resolve() throws -> (library: Library, song: Song, selection: Selection) {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    return (library, song, try library.selection(named: name, of: song))
   }
 }
 
@@ -153,14 +166,10 @@ struct SelectList: ParsableCommand {
 
 struct SelectShow: ParsableCommand {
   static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one selection.")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    let selection = try library.selection(named: name, of: song)
+    let (library, song, selection) = try target.resolve()
     let map = try library.beatMap(for: song)
     warnIfStale(selection, song: song, map: map)
     let fields = [
@@ -175,17 +184,13 @@ struct SelectShow: ParsableCommand {
 struct SelectEdit: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "edit", abstract: "Change a selection's span, name or note.")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
   @OptionGroup var span: SpanOptions
   @Option(help: ArgumentHelp("New name.", valueName: "name")) var rename: String?
   @Option(help: ArgumentHelp("New note (empty to clear).", valueName: "text")) var note: String?
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    var selection = try library.selection(named: name, of: song)
+    var (library, song, selection) = try target.resolve()
     if !span.isEmpty { selection.span = try span.span(for: song, library: library) }
     if let rename {
       guard !rename.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -201,14 +206,10 @@ struct SelectEdit: ParsableCommand {
 
 struct SelectRemove: ParsableCommand {
   static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a selection.")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    let selection = try library.selection(named: name, of: song)
+    let (library, song, selection) = try target.resolve()
     try library.removeSelection(selection)
     Terminal.say("'\(song.title)': removed selection '\(selection.name)'")
   }
@@ -216,12 +217,9 @@ struct SelectRemove: ParsableCommand {
 
 /// Shared body of move, halve and double: load, transform, store, report.
 func transformSelection(
-  _ options: LibraryOptions, song reference: String, name: String,
-  _ transform: (Selection, Song, BeatMap?) throws -> SelectionSpan
+  _ target: SelectionTarget, _ transform: (Selection, Song, BeatMap?) throws -> SelectionSpan
 ) throws {
-  let library = try options.open()
-  let song = try library.resolve(reference)
-  var selection = try library.selection(named: name, of: song)
+  var (library, song, selection) = try target.resolve()
   let map = try library.beatMap(for: song)
   if case .bars = selection.span, map == nil { throw noBeatMap(song) }
   selection.span = try transform(selection, song, map)
@@ -232,21 +230,24 @@ func transformSelection(
 struct SelectMove: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "move", abstract: "Shift a bar selection by N bars (negative: earlier).")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
   @Option(parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"))
   var by: String
 
+  /// `--by` as a number of bars; nil if malformed or beyond ±100,000.
+  var bars: Int? {
+    Int(by.hasPrefix("+") ? String(by.dropFirst()) : by).flatMap { abs($0) <= 100_000 ? $0 : nil }
+  }
+
   func validate() throws {
-    guard let bars = Int(by.hasPrefix("+") ? String(by.dropFirst()) : by), abs(bars) <= 100_000 else {
+    guard bars != nil else {
       throw ValidationError("--by '\(by)' is not a whole number of bars; write 4, -2 or +8")
     }
   }
 
   func run() throws {
-    let bars = Int(by.hasPrefix("+") ? String(by.dropFirst()) : by) ?? 0
-    try transformSelection(library, song: song, name: name) { selection, _, map in
+    let bars = self.bars ?? 0
+    try transformSelection(target) { selection, _, map in
       try SelectionMove.move(selection.span, byBars: bars, beatMap: map)
     }
   }
@@ -255,13 +256,11 @@ struct SelectMove: ParsableCommand {
 struct SelectHalve: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "halve", abstract: "Keep the first half of a selection (or the second, with --second).")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
   @Flag(help: "Keep the second half.") var second = false
 
   func run() throws {
-    try transformSelection(library, song: song, name: name) { selection, _, _ in
+    try transformSelection(target) { selection, _, _ in
       try SelectionMove.halve(selection.span, second: second)
     }
   }
@@ -270,12 +269,10 @@ struct SelectHalve: ParsableCommand {
 struct SelectDouble: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "double", abstract: "Make a selection twice as long from the same start.")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
+  @OptionGroup var target: SelectionTarget
 
   func run() throws {
-    try transformSelection(library, song: song, name: name) { selection, song, map in
+    try transformSelection(target) { selection, song, map in
       try SelectionMove.double(selection.span, beatMap: map, totalFrames: song.frames)
     }
   }

@@ -36,3 +36,9 @@ public func formatTime(_ seconds: Double) -> String {
   }
   return "\(minutes):\(ss).\(fraction)"
 }
+
+/// Formats a range of source frames as `m:ss.s–m:ss.s`.
+public func formatTimeRange(_ frames: Range<Int64>, sampleRate: Int) -> String {
+  let rate = Double(sampleRate)
+  return "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
+}
