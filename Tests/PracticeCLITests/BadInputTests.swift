@@ -203,3 +203,57 @@ import TestSupport
     #expect(try cli.snapshot() == before)
   }
 }
+
+extension BadInputTests {
+  /// sine-440 (song 1, 2 s) with a 120 BPM grid (bars 1-1, beats at 0, 0.5, 1, 1.5 s) and
+  /// two selections.
+  func withBeatsAndSelections() throws {
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "a", "--bars", "1"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "b", "--from", "1.2", "--to", "1.8"]).status == 0)
+  }
+
+  @Test func badSelectionCommands() throws {
+    try withBeatsAndSelections()
+    try expectFailure(["select", "add", "1", "x"], status: 64, message: "say what to select", usageHint: true)
+    try expectFailure(["select", "add", "1", "x", "--bars", "20"], status: 64, message: "bar 20 is not in this song; it has bars 1-1")
+    try expectFailure(["select", "add", "1", "x", "--bars", "1", "--from", "1"], status: 64, message: "cannot be combined", usageHint: true)
+    try expectFailure(["select", "add", "1", "x", "--from", "1.5", "--to", "1"], status: 64, message: "is not before --to")
+    try expectFailure(["select", "add", "1", " ", "--bars", "1"], status: 64, message: "the name is empty", usageHint: true)
+    try expectFailure(["select", "add", "1", "A", "--bars", "1"], status: 64, message: "already has a selection 'a'; use --replace")
+    try expectFailure(["select", "edit", "1", "a", "--rename", "B"], status: 64, message: "already a selection named 'B'")
+    try expectFailure(["select", "edit", "1", "a", "--rename", ""], status: 64, message: "--rename needs a name")
+    try expectFailure(["select", "move", "1", "a", "--by", "two"], status: 64, message: "--by 'two' is not a whole number of bars", usageHint: true)
+    try expectFailure(["select", "move", "1", "a", "--by", "+1"], status: 64, message: "would leave the song's bars 1-1")
+    try expectFailure(["select", "move", "1", "b", "--by", "1"], status: 64, message: "made from times; move works on selections made with --bars")
+    try expectFailure(["select", "halve", "1", "a"], status: 64, message: "halve needs at least two")
+    try expectFailure(["select", "double", "1", "b"], status: 64, message: "would run past the end of the song")
+    try expectFailure(["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, b")
+  }
+
+  @Test func badBeatCommands() throws {
+    try withBeatsAndSelections()
+    let before = try cli.run(["beats", "export", "1"]).stdout
+    try expectFailure(["beats", "grid", "1", "--bpm", "0"], status: 64, message: "--bpm 0.0 is out of range; use 10-600", usageHint: true)
+    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "'4/3' is invalid for '--meter", usageHint: true)
+    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64, message: "--start 'abc' is not a time", usageHint: true)
+    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64, message: "is past the end of the audio (0:02.0)")
+    try expectFailure(["beats", "shift", "1", "--by", "nan"], status: 64, message: "--by must be a number of seconds", usageHint: true)
+    try expectFailure(["beats", "shift", "1", "--by", "-0.1"], status: 64, message: "moves 1 beat(s) outside the audio")
+    try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64, message: "--from-bar 9 is not in this song; it has bars 1-1")
+    try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64, message: "cannot be combined", usageHint: true)
+    let times = dir.file("t.txt")
+    try "0.1\n0.2\n".write(toFile: times, atomically: true, encoding: .utf8)
+    try expectFailure(["beats", "import", "1", times, "--bar1", "5"], status: 64, message: "--bar1 5 is past the 2 beats")
+    try expectFailure(["beats", "export", "1", "--format", "xml"], status: 64, message: "cannot be exported", usageHint: true)
+    #expect(try cli.run(["beats", "export", "1"]).stdout == before, "the beat map is as it was")
+  }
+
+  @Test func badClickAndCountInOptions() throws {
+    try withBeatsAndSelections()
+    let song = ["play", "1", "--device", "null"]
+    try expectFailure(song + ["--count-in", "17"], status: 64, message: "--count-in 17 is out of range; use 0 to 16 bars", usageHint: true)
+    try expectFailure(song + ["--click-volume", "300%"], status: 64, message: "'300%' is invalid for '--click-volume", usageHint: true)
+    try expectFailure(["render", "1", "--click", "--speed", "0.1", "-o", dir.file("x.wav")], status: 64, message: "'0.1' is invalid for '--speed", usageHint: true)
+  }
+}
