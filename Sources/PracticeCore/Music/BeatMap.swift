@@ -181,7 +181,6 @@ public struct BeatMap: Sendable, Equatable {
     return Double(bar.beatIndices.count) * 60 * Double(sampleRate) / Double(span.count)
   }
 
-  public func beatCount(ofBar number: Int) -> Int { bar(number)?.beatIndices.count ?? 0 }
 
   /// Resolves a bar range to source frames, exactly: bar A starts at its downbeat's frame.
   public func frames(of range: BarRange) throws -> Range<Int64> {
