@@ -15,6 +15,16 @@ public protocol AudioSink: AnyObject {
   func finish() throws
   /// Stops at once, discarding what is queued; used on Ctrl-C and after errors.
   func abort()
+  /// Lets what was written play out, then holds the device idle (pause).
+  func pause() throws
+  /// Makes the device ready for writes again after `pause()`.
+  func resume() throws
+}
+
+extension AudioSink {
+  /// A file has nothing to play out or hold.
+  public func pause() throws {}
+  public func resume() throws {}
 }
 
 /// The integer or float encoding a sink hands to its library.

@@ -166,6 +166,29 @@ public final class PCMDevice: AudioSink {
     }
   }
 
+  /// Plays out what was written (`snd_pcm_drain`): the engine ends the last block with a
+  /// fade to silence, so the sound stops without a click; the device then idles.
+  public func pause() throws {
+    guard let pcm else { return }
+    let result = snd_pcm_drain(pcm)
+    if result < 0 {
+      throw ALSAError(
+        code: result, device: name, operation: "pausing",
+        advice: "the device was lost; check that it is still connected and not in use")
+    }
+  }
+
+  /// Makes the drained device ready for writes again (`snd_pcm_prepare`).
+  public func resume() throws {
+    guard let pcm else { return }
+    let result = snd_pcm_prepare(pcm)
+    if result < 0 {
+      throw ALSAError(
+        code: result, device: name, operation: "resuming",
+        advice: "the device was lost; check that it is still connected and not in use")
+    }
+  }
+
   /// Discards what is queued (`snd_pcm_drop`) and closes the device.
   public func abort() {
     guard let pcm else { return }

@@ -16,15 +16,20 @@ public final class TimeStretcher {
   private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>?>
   private let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
 
+  /// `live`: the pitch may change while playing (the keyboard), which needs Rubber Band's
+  /// resampler running all the time (`PitchHighConsistency`).
   public init(
     sampleRate: Int, channels: Int, speed: Speed, semitones: Double, quality: StretchQuality,
-    maxBlockFrames: Int
+    maxBlockFrames: Int, live: Bool = false
   ) throws {
     // Pitch option: the resampler runs only when transposing (HighQuality); HighConsistency
-    // would keep it running at pitch 1 too, which only pitch changes while playing need.
+    // keeps it running at pitch 1 too, which only pitch changes while playing need.
+    let pitch =
+      live
+      ? RubberBandOptionPitchHighConsistency
+      : semitones != 0 ? RubberBandOptionPitchHighQuality : RubberBandOptionPitchHighSpeed
     var options = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionThreadingNever.rawValue
-      | RubberBandOptionChannelsTogether.rawValue
-      | (semitones != 0 ? RubberBandOptionPitchHighQuality.rawValue : RubberBandOptionPitchHighSpeed.rawValue)
+      | RubberBandOptionChannelsTogether.rawValue | pitch.rawValue
     options |= (quality == .finer ? RubberBandOptionEngineFiner : RubberBandOptionEngineFaster).rawValue
     guard let state = rubberband_new(
       UInt32(sampleRate), UInt32(channels), Int32(bitPattern: UInt32(options)), speed.timeRatio,
@@ -67,6 +72,12 @@ public final class TimeStretcher {
 
   /// Sets the speed from the next process call (`rubberband_set_time_ratio`).
   public func setSpeed(_ speed: Speed) { rubberband_set_time_ratio(state, speed.timeRatio) }
+
+  /// Sets the pitch shift from the next process call (`rubberband_set_pitch_scale`).
+  public func setTranspose(_ semitones: Double) { rubberband_set_pitch_scale(state, pow(2, semitones / 12)) }
+
+  /// Forgets all audio fed so far (`rubberband_reset`); prime again before feeding.
+  public func reset() { rubberband_reset(state) }
 
   /// Input frames the stretcher wants before it can produce more (`rubberband_get_samples_required`).
   public var framesRequired: Int { Int(rubberband_get_samples_required(state)) }
@@ -127,12 +138,13 @@ extension TimeStretcher {
   /// clicks through an identical stretcher, their envelope peaks compared with where the
   /// ratio puts them. The result may be negative: lead with that much silence.
   public static func alignedStartDelay(
-    sampleRate: Int, channels: Int, speed: Speed, semitones: Double, quality: StretchQuality
+    sampleRate: Int, channels: Int, speed: Speed, semitones: Double, quality: StretchQuality,
+    live: Bool = false
   ) throws -> Int {
     let block = 1024
     let probe = try TimeStretcher(
       sampleRate: sampleRate, channels: channels, speed: speed, semitones: semitones,
-      quality: quality, maxBlockFrames: block)
+      quality: quality, maxBlockFrames: block, live: live)
     let rate = Double(sampleRate)
     let clickTimes = [0.25, 0.52, 0.83, 1.07]  // irregular, so hop phases differ
     let clickLength = Int(0.01 * rate)

@@ -1,6 +1,6 @@
 /// The playback rate the musician chose (0.75 = slower). Rubber Band's time ratio is its
 /// inverse; the two are kept apart by name.
-public struct Speed: Sendable, Equatable, CustomStringConvertible {
+public struct Speed: Sendable, Equatable, BitwiseCopyable, CustomStringConvertible {
   public let rate: Double
 
   public static let allowed = 0.25...2.0

@@ -13,9 +13,12 @@ public struct ClickPlan: Sendable, Equatable {
   public var countIn: [Click]
   /// Output frames of count-in before the first pass starts.
   public var countInFrames: Int64
-  /// Beat clicks of one pass in *source* frames from the pass start (the engine scales
-  /// them by each pass's speed); empty without `--click`.
+  /// Beat clicks of one pass in *source* frames from the range start (the engine places
+  /// them at the speed each is fed at).
   public var beats: [Click]
+  /// Whether the beat clicks sound (`--click`); a live player can switch them on later.
+  /// The count-in sounds either way.
+  public var enabled: Bool
   /// The same followed by the beats of the gap bars after a pass (`--gap Nbar`).
   public var beatsWithGap: [Click]
   public var volume: Volume
@@ -28,11 +31,10 @@ public struct ClickPlan: Sendable, Equatable {
   ) {
     let ratio = speed.timeRatio
     self.volume = volume
-    beats =
-      click
-      ? beatMap.beats.filter { range.contains($0.frame) }.map {
-        Click(frame: $0.frame - range.lowerBound, accent: $0.beat == 1)
-      } : []
+    enabled = click
+    beats = beatMap.beats.filter { range.contains($0.frame) }.map {
+      Click(frame: $0.frame - range.lowerBound, accent: $0.beat == 1)
+    }
     // The bar the range starts in: its beat length and count set the count-in.
     let startBar = beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
       ?? beatMap.bars[0]
@@ -48,10 +50,9 @@ public struct ClickPlan: Sendable, Equatable {
     let rangeFrames = range.upperBound - range.lowerBound
     beatsWithGap =
       beats
-      + (click
-        ? (0..<(gapBars * beatsPerBar)).map {
-          Click(frame: rangeFrames + Int64((Double($0) * sourceBeat).rounded()), accent: $0 % beatsPerBar == 0)
-        } : [])
+      + (0..<(gapBars * beatsPerBar)).map {
+        Click(frame: rangeFrames + Int64((Double($0) * sourceBeat).rounded()), accent: $0 % beatsPerBar == 0)
+      }
   }
 
   /// Source frames of one bar where the range starts: the length of a `--gap 1bar`.

@@ -7,9 +7,9 @@ import Synchronization
 public struct PlaybackReport: Sendable, Equatable {
   /// Frames handed to the sink.
   public var framesWritten: Int64
-  /// Passes played to their end.
+  /// Passes played to their end (a pass left by a jump does not count).
   public var passesCompleted: Int
-  /// Stopped by `stop()` (Ctrl-C) before the plan's end.
+  /// Stopped by `stop()` (Ctrl-C, `q`) before the plan's end.
   public var interrupted: Bool
   /// Decoding stopped early (damaged or truncated file); what was decodable was played.
   public var truncation: Truncation?
@@ -18,13 +18,23 @@ public struct PlaybackReport: Sendable, Equatable {
 }
 
 /// Executes a `PlaybackPlan` into an `AudioSink`: file → feeder (read-ahead, loop seams)
-/// → render thread (gain) → sink. The same engine drives `play` and `render`, so what a
-/// render contains is what a listener hears.
+/// → render thread (stretcher, gain, clicks) → sink. The same engine drives `play` and
+/// `render`, so what a render contains is what a listener hears.
+///
+/// Everything that depends on where a source frame ends up in the output (clicks, pass
+/// starts and ends, the position a controller shows) is scheduled when that frame is fed,
+/// at the output frame the speed puts it on, and acted on when the output gets there.
+/// So a speed change, the trainer's steps and a jump are one mechanism: feed differently
+/// from now on. A controller steers a live engine with `send(_:)` and `jump(to:kind:)`
+/// and follows it through `events`.
 public final class PlaybackEngine: @unchecked Sendable {
   /// Frames per block the render thread hands to the sink; the same for every sink so
   /// that output never depends on where it goes.
   public static let blockFrames = 1024
+  /// The fade around a pause, a jump or a switch into the stretcher.
+  public static let fadeMilliseconds = 5.0
 
+  /// The plan the engine started with.
   public let plan: PlaybackPlan
   /// Frames handed to the sink so far (render thread writes, anyone reads).
   public let framesWritten = Atomic<Int64>(0)
@@ -32,91 +42,174 @@ public final class PlaybackEngine: @unchecked Sendable {
   public let firstFrameNanoseconds = Atomic<UInt64>(0)
   /// CLOCK_MONOTONIC nanoseconds when the sink accepted the last frame (before draining).
   public let lastFrameNanoseconds = Atomic<UInt64>(0)
+  /// The pass sounding (from 1; 0 in the count-in) and passes played to their end.
+  public let passesStarted = Atomic<Int>(0)
+  public let passesEnded = Atomic<Int>(0)
+  /// One report per block, and one when paused, resumed or ended (render → controller).
+  public let events = ValueRing<PlaybackEvent>(capacity: 512, filler: .none)
+  /// Render-thread work per block (everything but the sink's blocking write), in 10 µs
+  /// buckets up to 50 ms; read after the engine ends.
+  public let blockTimes: BlockTimeHistogram
+
   /// Linear gain as Float bits, so a controller can change the volume while playing.
   private let gainBits: Atomic<UInt32>
   private let stopRequested = Atomic<Bool>(false)
+  private let commands = ValueRing<TransportCommand>(capacity: 64, filler: .pause)
+  /// A jump's plan not yet taken by the render thread (an unretained `JumpBox`).
+  private let pendingJump = Atomic<UnsafeMutableRawPointer?>(nil)
+  /// Every jump's box, kept alive until the engine is gone so that the render thread
+  /// never releases the last reference (and frees) a plan; controller thread only.
+  private var jumpBoxes: [JumpBox] = []
+  /// Signalled with every command and jump, so a paused render thread wakes.
+  private let wake = DispatchSemaphore(value: 0)
 
   private let feeder: SourceFeeder
   private let sink: any AudioSink  // render thread only after start()
   private let channels: Int
-  private let block: UnsafeMutablePointer<Float>  // render thread only
-  /// Present when the plan changes speed or pitch; render thread only after init.
-  private let stretcher: TimeStretcher?
-  private let stretchInput: UnsafeMutablePointer<Float>  // render thread only
-  /// Output frames still to drop (start delay; negative: silence still to lead with).
-  private var stretchDrop = 0  // render thread only
-  private var stretchFlushed = false  // render thread only
-  /// Output frames the source fed so far is worth (sum of frames × time ratio).
-  private var stretchExpected = 0.0  // render thread only
-  private var stretchProduced: Int64 = 0  // render thread only
-  /// The pass whose source frames the stretcher is being fed, and how many are left.
-  private var feedPass = 0  // render thread only
-  private var feedPassRemaining: Int64 = 0  // render thread only
-  /// Output frames at which pass `clockPass` ends (after the count-in); render thread only.
-  private var clockPass = 0
-  private var clockPassEnd = 0.0
-  /// Passes that have started sounding (in output order); the player announces them.
-  public let passesStarted = Atomic<Int>(0)
-  /// Passes played to their end.
-  public let passesEnded = Atomic<Int>(0)
   private let sampleRate: Int
-  /// Render-thread work per block (everything but the sink's blocking write), in 10 µs
-  /// buckets up to 50 ms; read after the engine ends.
-  public let blockTimes: BlockTimeHistogram
+  private let fadeFrames: Int
+  private let block: UnsafeMutablePointer<Float>  // render thread only
+  private let fadeCurve: UnsafeMutablePointer<Float>  // immutable after init: rising half cosine
   private let clicks: ClickPlan?  // immutable after init
   private let clickSound: ClickSound  // immutable after init
-  private var countInRemaining: Int64  // render thread only
-  /// The next click that may still sound: its place in the sequence count-in, pass 0, pass 1…
-  private var clickCursor: ClickCursor? = ClickCursor()  // nil once past the last; render thread only
   private let renderDone = DispatchSemaphore(value: 0)
   private let feederDone = DispatchSemaphore(value: 0)
   private var renderError: (any Error)?  // written by the render thread before renderDone
   private var interrupted = false  // written by the render thread before renderDone
 
-  public init(file: SoundFile, plan: PlaybackPlan, sink: any AudioSink) throws {
+  // The stretcher: present when the plan needs it or the engine is live; render thread only.
+  private let stretcher: TimeStretcher?
+  private let stretchInput: UnsafeMutablePointer<Float>
+  private var stretching: Bool
+  /// Output frames still to drop (start delay; negative: silence still to lead with).
+  private var stretchDrop = 0
+  private var stretchFlushed = false
+  /// The last `.calibrate` (or the start's measurement): the delay to drop after a reset.
+  private var calibration: (speed: Speed, semitones: Double, delay: Int)
+
+  // What is being fed; render thread only.
+  private var feedPlan: PlaybackPlan
+  private var generation = 0
+  private var feedPass = 0
+  /// Source frames of the pass fed so far, from the range start (the gap follows the range).
+  private var feedOffset: Int64 = 0
+  private var feedPassEnd: Int64 = 0
+  /// The output frame the next fed source frame lands on.
+  private var feedOutput = 0.0
+  /// The next click of the pass being fed.
+  private var feedClick = 0
+  /// Passes begun so far, across jumps: the number the next pass gets.
+  private var passCounter = 0
+  /// The speed the trainer or the plan gives, unless the controller set one.
+  private var liveSpeed: Speed?
+  private var speedNow: Speed
+  private var transposeNow: Double
+  private var clicksOn: Bool
+  private var countInRemaining: Int64
+  private var fadeInRemaining = 0
+  private var paused = false
+
+  // What was scheduled, in output order; render thread only.
+  private var clickQueue: LocalQueue<ScheduledClick>
+  private var marks: LocalQueue<Mark>
+  private var sounding: Mark
+  private var passesCompleted = 0
+
+  /// `live`: a controller may change speed, pitch, clicks and position while playing
+  /// (the stretcher is then always at hand, and clicks can be switched on).
+  public init(file: SoundFile, plan: PlaybackPlan, sink: any AudioSink, live: Bool = false) throws {
     precondition(sink.channels == file.info.channels, "sink and source channel counts differ")
     precondition(sink.maxBlockFrames >= PlaybackEngine.blockFrames, "sink blocks too small")
     self.plan = plan
     self.sink = sink
-    self.channels = file.info.channels
-    self.feeder = try SourceFeeder(file: file, plan: plan)
-    self.gainBits = Atomic(Float(plan.volume.gain).bitPattern)
+    channels = file.info.channels
+    sampleRate = file.info.sampleRate
+    feeder = try SourceFeeder(file: file, plan: plan)
+    gainBits = Atomic(Float(plan.volume.gain).bitPattern)
     block = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     stretchInput = .allocate(capacity: PlaybackEngine.blockFrames * channels)
     blockTimes = BlockTimeHistogram()
-    sampleRate = file.info.sampleRate
-    feedPassRemaining = plan.sourceFrames(ofPass: 0, sampleRate: file.info.sampleRate)
-    clockPassEnd = Double(plan.clicks?.countInFrames ?? 0)
-      + Double(plan.sourceFrames(ofPass: 0, sampleRate: file.info.sampleRate))
-      * plan.speed(forPass: 0).timeRatio
+    fadeFrames = max(1, Int(Double(sampleRate) * PlaybackEngine.fadeMilliseconds / 1000))
+    fadeCurve = .allocate(capacity: fadeFrames)
+    for i in 0..<fadeFrames { fadeCurve[i] = SeamBlend.rise(i, fadeFrames) }
     clicks = plan.clicks
-    clickSound = ClickSound(sampleRate: file.info.sampleRate)
+    clickSound = ClickSound(sampleRate: sampleRate)
+    clicksOn = plan.clicks?.enabled ?? false
     countInRemaining = plan.clicks?.countInFrames ?? 0
-    if plan.needsStretcher {
+    feedPlan = plan
+    speedNow = plan.speed(forPass: 0)
+    transposeNow = plan.transpose
+    clickQueue = LocalQueue(capacity: 1024, filler: ScheduledClick(frame: 0, accent: false, always: false))
+    marks = LocalQueue(capacity: 1024, filler: Mark.start)
+    sounding = Mark(
+      output: 0, source: plan.range.lowerBound + plan.startOffset, speed: speedNow.rate,
+      pass: 0, generation: 0, kind: .gap)
+    calibration = (plan.speed, plan.transpose, 0)
+    stretching = plan.needsStretcher
+    if plan.needsStretcher || live {
       let stretcher = try TimeStretcher(
-        sampleRate: file.info.sampleRate, channels: channels, speed: plan.speed,
-        semitones: plan.transpose, quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames)
-      // Prime with the start pad and a lead-in of silence, and drop their output plus the
-      // measured delay, so the range's first downbeat is the first thing heard.
-      stretchDrop = stretcher.prime(
-        alignedStartDelay: try TimeStretcher.alignedStartDelay(
-          sampleRate: file.info.sampleRate, channels: channels, speed: plan.speed,
-          semitones: plan.transpose, quality: plan.quality),
-        sampleRate: file.info.sampleRate, speed: plan.speed)
+        sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
+        quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames, live: live)
       self.stretcher = stretcher
+      if stretching {
+        calibration.delay = try TimeStretcher.alignedStartDelay(
+          sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
+          quality: plan.quality, live: live)
+        // Prime with the start pad and a lead-in of silence, and drop their output plus the
+        // measured delay, so the range's first downbeat is the first thing heard.
+        stretchDrop = stretcher.prime(
+          alignedStartDelay: calibration.delay, sampleRate: sampleRate, speed: speedNow)
+      }
     } else {
       stretcher = nil
     }
+    // The count-in's clicks, then the first pass from where the count-in ends.
+    for click in plan.clicks?.countIn ?? [] {
+      clickQueue.append(ScheduledClick(frame: click.frame, accent: click.accent, always: true))
+    }
+    feedOutput = Double(countInRemaining)
+    beginPass(0)
   }
 
   deinit {
     block.deallocate()
     stretchInput.deallocate()
+    fadeCurve.deallocate()
+    clickQueue.deallocate()
+    marks.deallocate()
   }
+
+  // MARK: Control (any thread but the render thread)
 
   /// Sets the gain applied from the next block on.
   public func setVolume(_ volume: Volume) {
     gainBits.store(Float(volume.gain).bitPattern, ordering: .relaxed)
+  }
+
+  /// Queues a command for the render thread (taken at the next block, or at once when
+  /// paused). One controller thread only.
+  public func send(_ command: TransportCommand) {
+    commands.push(command)
+    wake.signal()
+  }
+
+  /// Measures the start delay for a speed and pitch (`TimeStretcher.alignedStartDelay`,
+  /// some milliseconds of work) and sends it, so jumps after a speed change land exactly.
+  public func calibrate(speed: Speed, semitones: Double) {
+    guard let delay = try? TimeStretcher.alignedStartDelay(
+      sampleRate: sampleRate, channels: channels, speed: speed, semitones: semitones,
+      quality: plan.quality, live: true)
+    else { return }
+    send(.calibrate(speed: speed, semitones: semitones, delay: delay))
+  }
+
+  /// Moves playback to `plan` (a new range, start offset, passes); a later jump replaces
+  /// one not yet taken. One controller thread only.
+  public func jump(to plan: PlaybackPlan, kind: JumpKind) {
+    let box = JumpBox(plan: plan, kind: kind)
+    jumpBoxes.append(box)
+    pendingJump.store(Unmanaged.passUnretained(box).toOpaque(), ordering: .releasing)
+    wake.signal()
   }
 
   /// Asks the engine to stop at the next block; safe from any thread or a signal source.
@@ -125,6 +218,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     feeder.stopRequested.store(true, ordering: .relaxed)
     feeder.dataReady.signal()
     feeder.spaceReady.signal()
+    wake.signal()
   }
 
   /// Plays the whole plan and returns when it has ended, was stopped, or failed.
@@ -172,10 +266,51 @@ public final class PlaybackEngine: @unchecked Sendable {
       truncation: feeder.truncation,
       underruns: underruns)
   }
+}
 
-  /// The render thread: per block, count-in silence, then source frames from the ring
-  /// (through the stretcher when the plan needs it), gain, clicks, sink. No allocation,
-  /// no locks; it waits only when the feeder has fallen behind.
+/// A jump's new plan, handed from the controller to the render thread.
+private final class JumpBox {
+  let plan: PlaybackPlan
+  let kind: JumpKind
+  init(plan: PlaybackPlan, kind: JumpKind) {
+    self.plan = plan
+    self.kind = kind
+  }
+}
+
+/// A click at an output frame; `always` for count-in clicks, which sound with clicks off.
+struct ScheduledClick: BitwiseCopyable {
+  var frame: Int64
+  var accent: Bool
+  var always: Bool
+}
+
+/// Something that happens when the output reaches `output`: the source position from
+/// there on (every feed leaves one), or a pass starting or ending.
+struct Mark: BitwiseCopyable {
+  enum Kind: UInt8 { case position, gap, passStart, passEnd }
+  var output: Double
+  var source: Int64
+  var speed: Double
+  var pass: Int
+  var generation: Int
+  var kind: Kind
+
+  static let start = Mark(output: 0, source: 0, speed: 1, pass: 0, generation: 0, kind: .gap)
+}
+
+extension PlaybackEvent {
+  static let none = PlaybackEvent(
+    outputFrame: 0, delayFrames: 0, nanoseconds: 0, sourceFrame: 0, speed: 1, pass: 0,
+    passesCompleted: 0, generation: 0, inGap: true, paused: false, ended: false)
+}
+
+// MARK: The render thread
+
+extension PlaybackEngine {
+  /// Per block: commands, count-in silence, a jump or a pause (with their fades), source
+  /// frames (through the stretcher when it is in the path), gain, clicks, sink. No
+  /// allocation, no locks; it waits only for the feeder, for the sink, and while paused.
   private func renderLoop() {
     practice_set_thread_name("practice-render")
     do {
@@ -184,40 +319,63 @@ public final class PlaybackEngine: @unchecked Sendable {
           interrupted = true
           break
         }
-        // Count-in silence first, then the source (stretched or not).
         let workStart = monotonicNanoseconds()
+        var pauseNow = false
+        var switchIntoStretcher = false
+        while let command = commands.pop() {
+          switch command {
+          case .pause: pauseNow = !paused
+          case .resume: break
+          case .setSpeed(let speed):
+            liveSpeed = speed
+            switchIntoStretcher = setSpeedNow(speed) || switchIntoStretcher
+          case .setTranspose(let semitones):
+            transposeNow = semitones
+            if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 { switchIntoStretcher = true }
+          case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
+          case .calibrate(let speed, let semitones, let delay): calibration = (speed, semitones, delay)
+          }
+        }
         var frames = 0
         if countInRemaining > 0 {
           frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
           block.update(repeating: 0, count: frames * channels)
           countInRemaining -= Int64(frames)
         }
-        let sourceStart = frames
-        let wanted = PlaybackEngine.blockFrames - frames
-        if wanted > 0 {
-          let out = block + frames * channels
-          if let stretcher {
-            frames += fillStretched(stretcher, into: out, frames: wanted)
-          } else {
-            frames += fillBlock(out, wanted * channels) / channels
-          }
+        var fadeInFrom = frames
+        if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
+          let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
+          frames = adopt(box.plan, kind: box.kind, at: frames, fadeOut: true)
+          fadeInFrom = frames
+        } else if switchIntoStretcher && stretcher != nil {
+          frames = fadeOut(at: frames)
+          startStretching(at: frames)
+          fadeInFrom = frames
+        }
+        if pauseNow {
+          frames = fadeOut(at: frames)
+        } else if frames < PlaybackEngine.blockFrames {
+          frames += fill(block + frames * channels, frames: PlaybackEngine.blockFrames - frames, at: frames)
         }
         if frames == 0 { break }
-        let count = frames * channels
+        applyFadeIn(from: fadeInFrom, to: frames)
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
-          for i in (sourceStart * channels)..<count { block[i] *= gain }
+          for i in 0..<(frames * channels) { block[i] *= gain }
         }
-        if clicks != nil { mixClicks(frames: frames) }
+        mixClicks(frames: frames)
         blockTimes.record(nanoseconds: monotonicNanoseconds() - workStart)
         if firstFrameNanoseconds.load(ordering: .relaxed) == 0 {
           firstFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
         }
         try sink.write(block, frames: frames)
         let written = framesWritten.add(Int64(frames), ordering: .releasing).newValue
-        advancePassClock(written: written)
+        reachOutput(written)
+        publish(written: written)
+        if pauseNow { try pauseUntilResumed() }
       }
       lastFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
+      publish(written: framesWritten.load(ordering: .relaxed), ended: true)
       if interrupted { sink.abort() } else { try sink.finish() }
     } catch {
       sink.abort()
@@ -225,46 +383,270 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
-  /// Fills a block with source samples from the ring, waiting for the feeder; short only
-  /// at the plan's end.
-  private func fillBlock(_ block: UnsafeMutablePointer<Float>, _ wanted: Int) -> Int {
-    var count = 0
-    while count < wanted {
-      let n = feeder.ring.read(into: block + count, count: wanted - count)
-      count += n
+  /// The speed from now on; true if the stretcher must come into the path for it.
+  private func setSpeedNow(_ speed: Speed) -> Bool {
+    speedNow = speed
+    if stretching {
+      stretcher?.setSpeed(speed)
+      return false
+    }
+    return speed != .normal
+  }
+
+  /// Plays out what is queued (its end faded), then waits for resume, stop or a jump.
+  private func pauseUntilResumed() throws {
+    try sink.pause()
+    paused = true
+    publish(written: framesWritten.load(ordering: .relaxed))
+    while paused {
+      if stopRequested.load(ordering: .relaxed) { return }
+      wake.wait()
+      while let command = commands.pop() {
+        switch command {
+        case .resume, .pause: paused = false
+        case .setSpeed(let speed):
+          liveSpeed = speed
+          if setSpeedNow(speed) && stretcher != nil { startStretching(at: 0) }
+        case .setTranspose(let semitones):
+          transposeNow = semitones
+          if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 && stretcher != nil {
+            startStretching(at: 0)
+          }
+        case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
+        case .calibrate(let speed, let semitones, let delay): calibration = (speed, semitones, delay)
+        }
+      }
+      if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
+        let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
+        _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
+      }
+      publish(written: framesWritten.load(ordering: .relaxed))
+    }
+    try sink.resume()
+    fadeInRemaining = fadeFrames
+  }
+
+  /// Fills `frames` of the block from `at` with the stream faded out; returns the new end.
+  private func fadeOut(at start: Int) -> Int {
+    let wanted = min(fadeFrames, PlaybackEngine.blockFrames - start)
+    let got = fill(block + start * channels, frames: wanted, at: start)
+    for i in 0..<got {
+      let g = fadeCurve[fadeFrames - 1 - i * fadeFrames / max(1, wanted)]
+      for c in 0..<channels { block[(start + i) * channels + c] *= g }
+    }
+    fadeInRemaining = 0
+    return start + got
+  }
+
+  private func applyFadeIn(from start: Int, to end: Int) {
+    var i = start
+    while fadeInRemaining > 0 && i < end {
+      let g = fadeCurve[fadeFrames - fadeInRemaining]
+      for c in 0..<channels { block[i * channels + c] *= g }
+      fadeInRemaining -= 1
+      i += 1
+    }
+  }
+
+  /// Brings the stretcher into the path at the current feed position: reset, primed at the
+  /// current speed and pitch, its delay dropped so output continues where the feed is.
+  private func startStretching(at blockOffset: Int) {
+    guard let stretcher else { return }
+    stretcher.reset()
+    stretcher.setSpeed(speedNow)
+    stretcher.setTranspose(transposeNow)
+    let delay =
+      calibration.speed == speedNow && calibration.semitones == transposeNow
+      ? calibration.delay : stretcher.startDelay
+    stretchDrop = stretcher.prime(alignedStartDelay: delay, sampleRate: sampleRate, speed: speedNow)
+    stretchFlushed = false
+    stretching = true
+    fadeInRemaining = fadeFrames
+  }
+
+  /// Takes a jump's plan at block offset `at`: either plays on from the fed position under
+  /// the new range, or fades out, drops everything scheduled after this point, resets the
+  /// stretcher and starts the plan. Returns the block offset where the new stream starts.
+  private func adopt(_ newPlan: PlaybackPlan, kind: JumpKind, at start: Int, fadeOut fade: Bool) -> Int {
+    var next = newPlan
+    let fedSource = feedPlan.range.lowerBound + feedOffset
+    let inRange = feedOffset < feedPlan.rangeFrames && !feederEnded
+    if kind == .playOn && inRange && next.range.contains(fedSource) {
+      // Play on: the new plan's first pass continues the pass being fed.
+      next.startOffset = fedSource - next.range.lowerBound
+      restartFeeder(with: next)
+      feedOffset = next.startOffset
+      feedPassEnd = next.rangeFrames + next.gapSourceFrames(afterPass: 0, sampleRate: sampleRate)
+      feedClick = firstClick(from: feedOffset)
+      applyPassSpeed()
+      return start
+    }
+    var end = start
+    if fade { end = fadeOut(at: start) }
+    countInRemaining = 0
+    let switchOutput = Double(framesWritten.load(ordering: .relaxed) + Int64(end))
+    while let last = clickQueue.last, Double(last.frame) >= switchOutput { clickQueue.removeLast() }
+    while let last = marks.last, last.output >= switchOutput { marks.removeLast() }
+    restartFeeder(with: next)
+    feedOutput = switchOutput
+    applyPassSpeed()
+    if stretcher != nil {
+      stretching = speedNow != .normal || transposeNow != 0 || (liveSpeed == nil && feedPlan.ramp != nil)
+      if stretching { startStretching(at: end) }
+    }
+    beginPass(0, continuing: kind == .seek)
+    fadeInRemaining = fadeFrames
+    return end
+  }
+
+  /// Whether the feeder has delivered its plan's last sample and the ring is empty.
+  private var feederEnded: Bool {
+    feeder.finishedGeneration.load(ordering: .acquiring) == generation && feeder.ring.available == 0
+  }
+
+  /// Hands `plan` to the feeder as a new generation, waits for it to let go of the old one,
+  /// and drops what it had queued of it.
+  private func restartFeeder(with plan: PlaybackPlan) {
+    generation += 1
+    feeder.requestedPlan = plan
+    feeder.requestedGeneration.store(generation, ordering: .releasing)
+    feeder.spaceReady.signal()
+    while feeder.acknowledgedGeneration.load(ordering: .acquiring) != generation {
+      feeder.dataReady.wait()
+    }
+    feeder.ring.discard(upTo: feeder.acknowledgedWritten.load(ordering: .relaxed))
+    feedPlan = plan
+    feedPass = 0
+  }
+
+  /// Sets up feeding pass `pass` of the feed plan from `feedOffset`, at its speed, and
+  /// marks its start (not when a seek continues the pass being played).
+  private func beginPass(_ pass: Int, continuing: Bool = false) {
+    feedPass = pass
+    if pass == 0 { feedOffset = feedPlan.startOffset } else { feedOffset = 0 }
+    feedPassEnd = feedPlan.rangeFrames + feedPlan.gapSourceFrames(afterPass: pass, sampleRate: sampleRate)
+    feedClick = firstClick(from: feedOffset)
+    applyPassSpeed()
+    if case .count(let n) = feedPlan.passes, pass >= n { return }
+    if !continuing || passCounter == 0 { passCounter += 1 }
+    marks.append(
+      Mark(
+        output: feedOutput, source: feedPlan.range.lowerBound + feedOffset, speed: speedNow.rate,
+        pass: passCounter, generation: generation, kind: continuing ? .position : .passStart))
+  }
+
+  /// The speed of the pass being fed (the controller's, else the plan's), into the stretcher.
+  private func applyPassSpeed() {
+    let speed = liveSpeed ?? feedPlan.speed(forPass: feedPass)
+    if speed != speedNow {
+      speedNow = speed
+      if stretching { stretcher?.setSpeed(speed) }
+    }
+  }
+
+  /// The clicks of the pass being fed: its beats, and the gap bar's when a gap follows.
+  private var passClicks: [ClickPlan.Click] {
+    guard let clicks = feedPlan.clicks else { return [] }
+    return feedPlan.gapSourceFrames(afterPass: feedPass, sampleRate: sampleRate) == 0
+      ? clicks.beats : clicks.beatsWithGap
+  }
+
+  private func firstClick(from offset: Int64) -> Int {
+    let list = passClicks
+    var index = 0
+    while index < list.count && list[index].frame < offset { index += 1 }
+    return index
+  }
+
+  /// Reads up to `frames` source frames of the pass being fed from the ring (waiting for
+  /// the feeder), and schedules what they carry: a position mark, their clicks, the pass's
+  /// end. Returns 0 at the end of the plan (or of the decodable audio).
+  private func pull(into buffer: UnsafeMutablePointer<Float>, frames wanted: Int) -> Int {
+    if case .count(let n) = feedPlan.passes, feedPass >= n { return 0 }
+    let n = Int(min(Int64(wanted), feedPassEnd - feedOffset))
+    let got = readRing(buffer, n * channels) / channels
+    guard got > 0 else { return 0 }
+    let ratio = speedNow.timeRatio
+    let inGap = feedOffset >= feedPlan.rangeFrames
+    marks.append(
+      Mark(
+        output: feedOutput,
+        source: feedPlan.range.lowerBound + min(feedOffset, feedPlan.rangeFrames),
+        speed: speedNow.rate, pass: passCounter, generation: generation,
+        kind: inGap ? .gap : .position))
+    let list = passClicks
+    let end = feedOffset + Int64(got)
+    while feedClick < list.count && list[feedClick].frame < end {
+      let click = list[feedClick]
+      let frame = feedOutput + Double(click.frame - feedOffset) * ratio
+      clickQueue.append(ScheduledClick(frame: Int64(frame.rounded()), accent: click.accent, always: false))
+      feedClick += 1
+    }
+    if feedOffset < feedPlan.rangeFrames && end >= feedPlan.rangeFrames {
+      let at = feedOutput + Double(feedPlan.rangeFrames - feedOffset) * ratio
+      marks.append(
+        Mark(
+          output: at, source: feedPlan.range.upperBound, speed: speedNow.rate, pass: passCounter,
+          generation: generation, kind: .passEnd))
+    }
+    feedOffset = end
+    feedOutput += Double(got) * ratio
+    if feedOffset >= feedPassEnd { beginPass(feedPass + 1) }
+    return got
+  }
+
+  /// Reads up to `count` samples from the ring, waiting for the feeder; short only at the
+  /// end of the feeder's plan or when stopped.
+  private func readRing(_ destination: UnsafeMutablePointer<Float>, _ count: Int) -> Int {
+    var done = 0
+    while done < count {
+      let n = feeder.ring.read(into: destination + done, count: count - done)
+      done += n
       if n > 0 { feeder.spaceReady.signal() }
-      if count == wanted { break }
+      if done == count { break }
       if stopRequested.load(ordering: .relaxed) { break }
-      if feeder.finished.load(ordering: .acquiring) && feeder.ring.available == 0 { break }
+      if feederEnded { break }
       if n == 0 { feeder.dataReady.wait() }  // signalled by every write, at the end, and by stop()
     }
-    return count
+    return done
   }
-}
 
-extension PlaybackEngine {
-  /// Fills the block with stretched output: feeds the stretcher from the ring as it asks,
-  /// drops its start delay, and holds the total to the frames the source is worth at the
-  /// speed (cutting the tail of the final flush, or padding with silence), so pass
-  /// lengths are exact. Returns frames, 0 at the end.
+  /// Fills `frames` of the stream (stretched or not) into `out`, which is block offset
+  /// `at`; short only at the end.
+  private func fill(_ out: UnsafeMutablePointer<Float>, frames: Int, at: Int) -> Int {
+    if stretching, let stretcher {
+      return fillStretched(stretcher, into: out, frames: frames, at: at)
+    }
+    var done = 0
+    while done < frames {
+      let got = pull(into: out + done * channels, frames: frames - done)
+      if got == 0 { break }
+      done += got
+    }
+    return done
+  }
+
+  /// Fills with stretched output: feeds the stretcher as it asks, drops its start delay,
+  /// and after the final flush holds the total to the output frames the feed is worth, so
+  /// pass lengths are exact. Returns frames, short only at the end.
   private func fillStretched(
-    _ stretcher: TimeStretcher, into block: UnsafeMutablePointer<Float>, frames blockFrames: Int
+    _ stretcher: TimeStretcher, into out: UnsafeMutablePointer<Float>, frames wanted: Int, at: Int
   ) -> Int {
     var produced = 0
     if stretchDrop < 0 {
       // Lead with silence where the stretcher's transients would otherwise come early.
-      produced = min(-stretchDrop, blockFrames)
-      block.update(repeating: 0, count: produced * channels)
+      produced = min(-stretchDrop, wanted)
+      out.update(repeating: 0, count: produced * channels)
       stretchDrop += produced
     }
-    while produced < blockFrames {
+    while produced < wanted {
       let available = stretcher.framesAvailable
       if available > 0 {
-        let out = block + produced * channels
-        var got = stretcher.retrieve(into: out, frames: min(available, blockFrames - produced))
+        let to = out + produced * channels
+        var got = stretcher.retrieve(into: to, frames: min(available, wanted - produced))
         if stretchDrop > 0 {
           let dropped = min(stretchDrop, got)
-          out.update(from: out + dropped * channels, count: (got - dropped) * channels)
+          to.update(from: to + dropped * channels, count: (got - dropped) * channels)
           stretchDrop -= dropped
           got -= dropped
         }
@@ -272,19 +654,9 @@ extension PlaybackEngine {
         continue
       }
       if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
-      // Never feed across a pass boundary: the next pass may run at another speed.
-      let wanted = Int(min(Int64(min(max(stretcher.framesRequired, 1), blockFrames)), max(1, feedPassRemaining)))
-      let frames = fillBlock(stretchInput, wanted * channels) / channels
+      let frames = pull(into: stretchInput, frames: min(max(stretcher.framesRequired, 1), PlaybackEngine.blockFrames))
       if frames > 0 {
-        stretchExpected += Double(frames) * plan.speed(forPass: feedPass).timeRatio
         stretcher.process(stretchInput, frames: frames)
-        feedPassRemaining -= Int64(frames)
-        if feedPassRemaining <= 0 {
-          feedPass += 1
-          feedPassRemaining = plan.sourceFrames(ofPass: feedPass, sampleRate: sampleRate)
-          let speed = plan.speed(forPass: feedPass)
-          if speed != plan.speed(forPass: feedPass - 1) { stretcher.setSpeed(speed) }
-        }
       } else {
         stretcher.process(nil, frames: 0, final: true)
         stretchFlushed = true
@@ -292,16 +664,73 @@ extension PlaybackEngine {
     }
     if stretchFlushed {
       // The stretcher's flush may run long or short of the exact length: hold it to it.
-      let target = Int64(stretchExpected.rounded())
-      let room = Int(max(0, min(Int64(blockFrames), target - stretchProduced)))
+      let position = framesWritten.load(ordering: .relaxed) + Int64(at)
+      let room = Int(max(0, min(Int64(wanted), Int64(feedOutput.rounded()) - position)))
       if produced > room { produced = room }
       if produced < room && stretcher.framesAvailable <= 0 {
-        (block + produced * channels).update(repeating: 0, count: (room - produced) * channels)
+        (out + produced * channels).update(repeating: 0, count: (room - produced) * channels)
         produced = room
       }
     }
-    stretchProduced += Int64(produced)
     return produced
+  }
+
+  /// Acts on the marks the output has reached: the sounding position, pass starts and ends.
+  private func reachOutput(_ written: Int64) {
+    while let mark = marks.first, mark.output <= Double(written) + 0.5 {
+      marks.removeFirst()
+      switch mark.kind {
+      case .passEnd:
+        passesCompleted += 1
+        passesEnded.store(passesCompleted, ordering: .releasing)
+      case .passStart:
+        passesStarted.store(mark.pass, ordering: .releasing)
+      case .position, .gap:
+        break
+      }
+      sounding = mark
+    }
+  }
+
+  /// Reports where the output is (the render thread's only message to the controller).
+  private func publish(written: Int64, ended: Bool = false) {
+    let mark = sounding
+    let inGap = mark.kind == .gap || mark.kind == .passEnd
+    let source = inGap ? mark.source : mark.source + Int64(((Double(written) - mark.output) * mark.speed).rounded())
+    events.push(
+      PlaybackEvent(
+        outputFrame: written, delayFrames: ended ? 0 : sink.pendingFrames(),
+        nanoseconds: monotonicNanoseconds(), sourceFrame: source, speed: speedNow.rate,
+        pass: mark.pass, passesCompleted: passesCompleted, generation: mark.generation,
+        inGap: inGap, paused: paused, ended: ended))
+  }
+
+  /// Adds the scheduled clicks that overlap the block just filled (output frames from
+  /// `framesWritten`) into every channel, at the click volume.
+  private func mixClicks(frames: Int) {
+    guard let clicks else { return }
+    let blockStart = framesWritten.load(ordering: .relaxed)
+    let blockEnd = blockStart + Int64(frames)
+    let gain = Float(clicks.volume.gain)
+    while let first = clickQueue.first, first.frame + Int64(clickSound.accent.count) <= blockStart {
+      clickQueue.removeFirst()
+    }
+    var i = 0
+    while i < clickQueue.count {
+      let c = clickQueue[i]
+      if c.frame >= blockEnd { break }
+      i += 1
+      guard c.always || clicksOn else { continue }
+      let sound = c.accent ? clickSound.accent : clickSound.normal
+      let from = max(blockStart, c.frame)
+      let to = min(blockEnd, c.frame + Int64(sound.count))
+      guard from < to else { continue }
+      for frame in from..<to {
+        let value = sound[Int(frame - c.frame)] * gain
+        let base = Int(frame - blockStart) * channels
+        for ch in 0..<channels { block[base + ch] += value }
+      }
+    }
   }
 }
 
@@ -329,105 +758,6 @@ public final class BlockTimeHistogram: @unchecked Sendable {
       if seen >= target { return min(UInt64(index + 1) * Self.bucketNanoseconds, maxNanoseconds) }
     }
     return maxNanoseconds
-  }
-}
-
-/// A position in the endless sequence of clicks: the count-in, then the beats (and gap
-/// clicks) of pass 0, pass 1, … with the output frame where the cursor's pass starts.
-struct ClickCursor {
-  var pass = -1  // -1: the count-in
-  var index = 0
-  var passStart = 0.0
-}
-
-extension PlaybackEngine {
-  /// Advances the pass clock past `written` output frames: `clockPass` is the pass
-  /// sounding, `clockPassEnd` the output frame where it ends.
-  private func advancePassClock(written: Int64) {
-    guard written > plan.clicks?.countInFrames ?? 0 else { return }
-    while Double(written) >= clockPassEnd - 0.5 {
-      if case .count(let n) = plan.passes, clockPass + 1 >= n {
-        passesEnded.store(n, ordering: .releasing)
-        return
-      }
-      clockPass += 1
-      passesEnded.store(clockPass, ordering: .releasing)
-      clockPassEnd += Double(plan.sourceFrames(ofPass: clockPass, sampleRate: sampleRate))
-        * plan.speed(forPass: clockPass).timeRatio
-    }
-    passesStarted.store(clockPass + 1, ordering: .releasing)
-  }
-
-  /// The clicks of pass `pass`: its beats, plus the gap bar's beats unless it is the last.
-  private func passClicks(_ pass: Int) -> [ClickPlan.Click] {
-    guard let clicks else { return [] }
-    return plan.passes.isFinal(pass) || plan.gapSourceFrames(afterPass: pass, sampleRate: sampleRate) == 0
-      ? clicks.beats : clicks.beatsWithGap
-  }
-
-  /// The output frame and accent of the click at `cursor`, or nil past the last one.
-  private func click(at cursor: ClickCursor) -> (frame: Int64, accent: Bool)? {
-    guard let clicks else { return nil }
-    if cursor.pass < 0 {
-      guard cursor.index < clicks.countIn.count else { return nil }
-      let c = clicks.countIn[cursor.index]
-      return (c.frame, c.accent)
-    }
-    if case .count(let n) = plan.passes, cursor.pass >= n { return nil }
-    let list = passClicks(cursor.pass)
-    guard cursor.index < list.count else { return nil }
-    let c = list[cursor.index]
-    let ratio = plan.speed(forPass: cursor.pass).timeRatio
-    return (Int64((cursor.passStart + Double(c.frame) * ratio).rounded()), c.accent)
-  }
-
-  private func next(_ cursor: ClickCursor) -> ClickCursor? {
-    guard let clicks else { return nil }
-    var next = cursor
-    next.index += 1
-    let count = next.pass < 0 ? clicks.countIn.count : passClicks(next.pass).count
-    if next.index >= count {
-      if clicks.beats.isEmpty { return nil }
-      if case .count(let n) = plan.passes, next.pass + 1 >= n { return nil }
-      next.passStart =
-        next.pass < 0
-        ? Double(clicks.countInFrames)
-        : next.passStart + Double(plan.sourceFrames(ofPass: next.pass, sampleRate: sampleRate))
-          * plan.speed(forPass: next.pass).timeRatio
-      next.pass += 1
-      next.index = 0
-    }
-    return next
-  }
-
-  /// Adds the clicks that overlap the block just filled (output frames from
-  /// `framesWritten`) into every channel, at the click volume.
-  private func mixClicks(frames: Int) {
-    guard let clicks else { return }
-    let blockStart = framesWritten.load(ordering: .relaxed)
-    let blockEnd = blockStart + Int64(frames)
-    let gain = Float(clicks.volume.gain)
-    // Skip clicks that ended before this block.
-    while let at = clickCursor, let c = click(at: at),
-      c.frame + Int64(clickSound.accent.count) <= blockStart
-    {
-      clickCursor = next(at)
-    }
-    if let at = clickCursor, click(at: at) == nil { clickCursor = next(at) }
-    var cursor = clickCursor
-    while let at = cursor, let c = click(at: at), c.frame < blockEnd {
-      let sound = c.accent ? clickSound.accent : clickSound.normal
-      let from = max(blockStart, c.frame)
-      let to = min(blockEnd, c.frame + Int64(sound.count))
-      if from < to {
-        for frame in from..<to {
-          let value = sound[Int(frame - c.frame)] * gain
-          let base = Int(frame - blockStart) * channels
-          for ch in 0..<channels { block[base + ch] += value }
-        }
-      }
-      cursor = next(at)
-    }
   }
 }
 

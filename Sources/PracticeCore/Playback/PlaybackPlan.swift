@@ -32,6 +32,12 @@ public struct PlaybackPlan: Sendable, Equatable {
   public var ramp: Ramp?
   /// Silence between passes.
   public var gap: Gap = .none
+  /// Source frames into the range where the first pass starts (a plan made by a jump
+  /// that lands inside the range); later passes start at the range start.
+  public var startOffset: Int64 = 0
+  /// The index the plan's first pass has among every pass played, for the speed trainer
+  /// (a plan made by a jump continues the count).
+  public var firstPass = 0
 
   public struct Ramp: Sendable, Equatable {
     public var target: Speed
@@ -57,7 +63,7 @@ public struct PlaybackPlan: Sendable, Equatable {
   /// The speed of pass `pass` (0-based).
   public func speed(forPass pass: Int) -> Speed {
     guard let ramp, ramp.every > 0 else { return speed }
-    let rate = speed.rate + ramp.step * Double(pass / ramp.every)
+    let rate = speed.rate + ramp.step * Double((firstPass + pass) / ramp.every)
     let bounded = ramp.step >= 0 ? min(rate, ramp.target.rate) : max(rate, ramp.target.rate)
     return Speed(clamping: bounded)
   }
@@ -73,9 +79,9 @@ public struct PlaybackPlan: Sendable, Equatable {
     }
   }
 
-  /// Source frames pass `pass` takes, with the gap after it.
+  /// Source frames pass `pass` takes, with the gap after it (the first from `startOffset`).
   public func sourceFrames(ofPass pass: Int, sampleRate: Int) -> Int64 {
-    rangeFrames + gapSourceFrames(afterPass: pass, sampleRate: sampleRate)
+    rangeFrames - (pass == 0 ? startOffset : 0) + gapSourceFrames(afterPass: pass, sampleRate: sampleRate)
   }
 
   /// The transpose range `--transpose` accepts.

@@ -27,6 +27,15 @@ final class SampleRing: @unchecked Sendable {
   /// Room for samples to be written.
   var space: Int { capacity - available }
 
+  /// Samples written since the start (producer side, or with acquire for the consumer).
+  var writtenCount: Int { written.load(ordering: .acquiring) }
+
+  /// Consumer side: drops every sample written before counter `mark` (a flush the
+  /// producer acknowledged at that point).
+  func discard(upTo mark: Int) {
+    if mark > consumed.load(ordering: .relaxed) { consumed.store(mark, ordering: .releasing) }
+  }
+
   /// Copies up to `count` samples in; returns how many fit.
   func write(_ source: UnsafePointer<Float>, count: Int) -> Int {
     let head = written.load(ordering: .relaxed)

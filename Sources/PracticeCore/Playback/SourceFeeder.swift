@@ -13,54 +13,52 @@ public struct Truncation: Sendable, Equatable {
 ///
 /// Runs on its own thread (the only one touching `file` after init), so file I/O and
 /// decoding never happen in the device write loop. Output goes through a `SampleRing`.
+///
+/// A jump replaces the plan: the render thread puts the new one in `requestedPlan` and
+/// bumps `requestedGeneration`; the feeder stops where it is, notes how far it had
+/// written (`acknowledgedWritten`), publishes `acknowledgedGeneration`, and decodes the
+/// new plan. The render thread then drops the ring's samples up to that mark.
 final class SourceFeeder: @unchecked Sendable {
   let ring: SampleRing
-  /// Signalled after every write into the ring.
+  /// Signalled after every write into the ring, after an acknowledgement and at the end.
   let dataReady = DispatchSemaphore(value: 0)
-  /// Signalled by the consumer after every read from the ring.
+  /// Signalled by the consumer after every read from the ring, and with every request.
   let spaceReady = DispatchSemaphore(value: 0)
-  /// Set once the last sample of the plan (or of the decodable audio) is in the ring.
-  let finished = Atomic<Bool>(false)
+  /// The generation whose last sample (of the plan or of the decodable audio) is in the ring.
+  let finishedGeneration = Atomic<Int>(-1)
   let stopRequested = Atomic<Bool>(false)
-  /// Written by the feeder thread before `finished` is set; read only after.
+  /// Written by the render thread before it bumps `requestedGeneration`; read by the
+  /// feeder after it sees the bump. The render thread writes again only after the ack.
+  var requestedPlan: PlaybackPlan
+  let requestedGeneration = Atomic<Int>(0)
+  let acknowledgedGeneration = Atomic<Int>(0)
+  /// The ring's write counter when the feeder acknowledged; samples before it are stale.
+  let acknowledgedWritten = Atomic<Int>(0)
+  /// Written by the feeder thread before `finishedGeneration` is set; read only after.
   private(set) var truncation: Truncation?
 
   private let file: SoundFile  // feeder thread only after init
-  private let plan: PlaybackPlan
-  private let seam: SeamBlend
+  private var plan: PlaybackPlan  // feeder thread only after init
+  private var generation = 0  // feeder thread only
+  private var seam = SeamBlend.none  // feeder thread only
   private let channels: Int
-  /// Preroll or postroll frames for the seam blend; immutable after init.
+  /// Preroll or postroll frames for the seam blend; feeder thread only after init.
   private let seamAudio: UnsafeMutablePointer<Float>
+  private let seamCapacity: Int
   private let chunk: UnsafeMutablePointer<Float>  // feeder thread only
   private static let chunkFrames = 4096
 
   init(file: SoundFile, plan: PlaybackPlan, ringFrames: Int = 32768) throws {
     self.file = file
     self.plan = plan
+    self.requestedPlan = plan
     self.channels = file.info.channels
-    self.seam = plan.seam(sourceFrames: file.info.frames)
     ring = SampleRing(capacity: ringFrames * channels)
     chunk = .allocate(capacity: SourceFeeder.chunkFrames * channels)
-
-    var seamLength = 0
-    var seamStart: Int64 = 0
-    switch seam {
-    case .tailIntoPreroll(let length):
-      seamLength = length
-      seamStart = plan.range.lowerBound - Int64(length)
-    case .headFromPostroll(let length):
-      seamLength = length
-      seamStart = plan.range.upperBound
-    case .fadeOutIn, .none:
-      break
-    }
-    seamAudio = .allocate(capacity: max(1, seamLength * channels))
-    seamAudio.initialize(repeating: 0, count: max(1, seamLength * channels))
-    if seamLength > 0 {
-      try file.seek(to: seamStart)
-      // A short read (damaged file) leaves zeros: the seam then fades instead of blending.
-      _ = file.read(into: seamAudio, frames: seamLength)
-    }
+    seamCapacity = max(1, plan.seamFrames)
+    seamAudio = .allocate(capacity: seamCapacity * channels)
+    seamAudio.initialize(repeating: 0, count: seamCapacity * channels)
+    try prepareSeam()
   }
 
   deinit {
@@ -68,33 +66,87 @@ final class SourceFeeder: @unchecked Sendable {
     seamAudio.deallocate()
   }
 
-  /// The feeder thread's body: every pass of the range, in order, into the ring.
+  /// Reads the preroll or postroll the plan's seam blends with.
+  private func prepareSeam() throws {
+    seam = plan.seam(sourceFrames: file.info.frames)
+    var length = 0
+    var start: Int64 = 0
+    switch seam {
+    case .tailIntoPreroll(let n):
+      length = n
+      start = plan.range.lowerBound - Int64(n)
+    case .headFromPostroll(let n):
+      length = n
+      start = plan.range.upperBound
+    case .fadeOutIn, .none:
+      break
+    }
+    length = min(length, seamCapacity)
+    seamAudio.update(repeating: 0, count: seamCapacity * channels)
+    if length > 0 {
+      try file.seek(to: start)
+      // A short read (damaged file) leaves zeros: the seam then fades instead of blending.
+      _ = file.read(into: seamAudio, frames: length)
+    }
+  }
+
+  private enum Outcome { case done, restart, stopped }
+
+  /// The feeder thread's body: the plan's passes into the ring, then whatever plan a
+  /// jump brings, until stopped.
   func run() {
-    defer {
-      finished.store(true, ordering: .releasing)
+    defer { dataReady.signal() }
+    while true {
+      switch play() {
+      case .stopped:
+        return
+      case .done:
+        finishedGeneration.store(generation, ordering: .releasing)
+        dataReady.signal()
+        // Wait for a jump (or the stop at the end).
+        while requestedGeneration.load(ordering: .acquiring) == generation {
+          if stopRequested.load(ordering: .relaxed) { return }
+          spaceReady.wait()
+        }
+      case .restart:
+        break
+      }
+      generation = requestedGeneration.load(ordering: .acquiring)
+      plan = requestedPlan
+      truncation = nil
+      do { try prepareSeam() } catch { truncation = Truncation(frame: plan.range.lowerBound, reason: file.lastError) }
+      acknowledgedWritten.store(ring.writtenCount, ordering: .relaxed)
+      acknowledgedGeneration.store(generation, ordering: .releasing)
       dataReady.signal()
     }
+  }
+
+  /// Every pass of the plan, in order, into the ring.
+  private func play() -> Outcome {
+    if truncation != nil { return .done }
     let rangeFrames = Int(plan.rangeFrames)
     var pass = 0
-    while !stopRequested.load(ordering: .relaxed) {
-      if case .count(let n) = plan.passes, pass >= n { return }
-      do { try file.seek(to: plan.range.lowerBound) } catch {
-        truncation = Truncation(frame: plan.range.lowerBound, reason: file.lastError)
-        return
+    while true {
+      if stopRequested.load(ordering: .relaxed) { return .stopped }
+      if case .count(let n) = plan.passes, pass >= n { return .done }
+      let first = pass == 0 ? Int(min(plan.startOffset, Int64(rangeFrames))) : 0
+      do { try file.seek(to: plan.range.lowerBound + Int64(first)) } catch {
+        truncation = Truncation(frame: plan.range.lowerBound + Int64(first), reason: file.lastError)
+        return .done
       }
-      var offset = 0
+      var offset = first
       while offset < rangeFrames {
         let wanted = min(SourceFeeder.chunkFrames, rangeFrames - offset)
         let got = file.read(into: chunk, frames: wanted)
         if got > 0 {
           blend(offset: offset, frames: got, pass: pass, rangeFrames: rangeFrames)
-          guard push(count: got * channels) else { return }
+          if let outcome = push(count: got * channels) { return outcome }
           offset += got
         }
         if got < wanted {
           truncation = Truncation(
             frame: plan.range.lowerBound + Int64(offset), reason: file.lastError)
-          return
+          return .done
         }
       }
       // The gap after the pass: silence through the ring (and the stretcher).
@@ -102,7 +154,7 @@ final class SourceFeeder: @unchecked Sendable {
       if gap > 0 { chunk.update(repeating: 0, count: SourceFeeder.chunkFrames * channels) }
       while gap > 0 {
         let n = min(gap, SourceFeeder.chunkFrames)
-        guard push(count: n * channels) else { return }
+        if let outcome = push(count: n * channels) { return outcome }
         gap -= n
       }
       pass += 1
@@ -159,18 +211,18 @@ final class SourceFeeder: @unchecked Sendable {
     for c in 0..<channels { chunk[frame * channels + c] *= gain }
   }
 
-  /// Moves `count` samples from the chunk into the ring, waiting for room; false if stopped.
-  private func push(count: Int) -> Bool {
+  /// Moves `count` samples from the chunk into the ring, waiting for room; nil when all
+  /// are in, else why it gave up (stopped, or a jump asks for another plan).
+  private func push(count: Int) -> Outcome? {
     var done = 0
     while done < count {
+      if stopRequested.load(ordering: .relaxed) { return .stopped }
+      if requestedGeneration.load(ordering: .acquiring) != generation { return .restart }
       let n = ring.write(chunk + done, count: count - done)
       done += n
       if n > 0 { dataReady.signal() }
-      if done < count {
-        if stopRequested.load(ordering: .relaxed) { return false }
-        spaceReady.wait()  // signalled by every read, and by stop()
-      }
+      if done < count { spaceReady.wait() }  // signalled by every read, a request, and stop()
     }
-    return true
+    return nil
   }
 }
