@@ -164,13 +164,19 @@ struct PlaybackOptions: ParsableArguments {
   /// The plan for `song` whose audio is `info`: the range checked against its length,
   /// bars resolved through the song's beat map.
   func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {
-    try planAndBeatMap(for: song, info: info, library: library).plan
+    try setup(for: song, info: info, library: library).plan
   }
 
-  /// The plan, and the song's beat map if the plan needed it (read at most once).
-  func planAndBeatMap(
-    for song: Song, info: SoundFileInfo, library: Library
-  ) throws -> (plan: PlaybackPlan, beatMap: BeatMap?) {
+  /// What a play needs besides the plan: the beat map if it was read, the selection.
+  struct Setup {
+    var plan: PlaybackPlan
+    var beatMap: BeatMap?
+    var selection: Selection?
+  }
+
+  /// The plan, the song's beat map if the plan needed it (read at most once; always for
+  /// `live`, whose keys move by beats and can switch clicks on), and the selection played.
+  func setup(for song: Song, info: SoundFileInfo, library: Library, live: Bool = false) throws -> Setup {
     var loaded: BeatMap??
     func beatMap() throws -> BeatMap? {
       if let loaded { return loaded }
@@ -179,8 +185,10 @@ struct PlaybackOptions: ParsableArguments {
       return map
     }
     let range: Range<Int64>
+    var chosen: Selection?
     if let name = selection {
       let selection = try library.selection(named: name, of: song)
+      chosen = selection
       let map = try beatMap()
       do {
         range = try selection.span.frames(beatMap: map)
@@ -207,7 +215,7 @@ struct PlaybackOptions: ParsableArguments {
           "\(click ? "--click" : countIn > 0 ? "--count-in" : "--gap in bars") needs the beats of '\(song.title)', and it has no beat map; make one with "
             + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
       }
-      if countIn > 0 || click {
+      if countIn > 0 || click || live {
         plan.clicks = ClickPlan(
           beatMap: map, range: range, speed: speed, countInBars: countIn, click: click,
           gapBars: gapSpec?.bars ?? 0, volume: clickVolume)
@@ -220,10 +228,14 @@ struct PlaybackOptions: ParsableArguments {
     if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep) {
       plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: every)
     }
+    if live, !(countIn > 0 || click || gapSpec?.bars != nil), let map = try beatMap() {
+      plan.clicks = ClickPlan(
+        beatMap: map, range: range, speed: speed, countInBars: 0, click: false, volume: clickVolume)
+    }
     plan.speed = speed
     plan.transpose = transpose
     plan.quality = quality
-    return (plan, loaded ?? nil)
+    return Setup(plan: plan, beatMap: loaded ?? nil, selection: chosen)
   }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import Synchronization
 
 struct Play: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -18,30 +19,119 @@ struct Play: ParsableCommand {
   @Option(help: ArgumentHelp("Pass announcements on stderr: text or json (one object per line).", valueName: "format"))
   var progress: ProgressFormat = .text
 
+  @Flag(help: "Read no keys even at a terminal (the status line still shows).")
+  var noKeys = false
+
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
-    let (plan, loadedMap) = try playback.planAndBeatMap(for: song, info: file.info, library: library)
+    // Keys when stdin is a terminal, a status line when stderr is one.
+    let keys = !noKeys && isatty(STDIN_FILENO) == 1
+    let status = isatty(STDERR_FILENO) == 1
+    let setup = try playback.setup(for: song, info: file.info, library: library, live: keys || status)
+    let plan = setup.plan
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    // Keys must be heard within 100 ms: a shorter device buffer when they are read.
     let sink = try PCMDevice(
       name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
       encoding: .lossless(forBitDepth: file.info.bitDepth),
-      maxBlockFrames: PlaybackEngine.blockFrames)
-    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 100)
+    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
     Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) on '\(name)'")
-    let rate = Double(file.info.sampleRate)
-    // Bar and beat at the range start, for JSON progress; the beat map is read only if
-    // the plan did not already need it.
-    let map = progress == .json && loadedMap == nil ? try library.beatMap(for: song) : loadedMap
-    let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
-    let announcer = PassAnnouncer(
-      plan: plan, format: progress,
-      label: playback.rangeLabel
-        ?? formatTimeRange(plan.range, sampleRate: file.info.sampleRate),
-      bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / rate)
-    let report = try Session.run(engine, song: song, file: file, announcer: announcer)
-    if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
+    var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: playback.bars)
+    let report: PlaybackReport
+    let ending: LiveSession.Ending
+    do {
+      if keys || status {
+        let session = LiveSession(
+          engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
+          label: playback.rangeLabel, keys: keys, status: status)
+        (report, ending) = try session.run()
+        log.slowest = session.slowest
+        log.fastest = session.fastest
+        Session.report(report, engine: engine, song: song, file: file)
+      } else {
+        let rate = Double(file.info.sampleRate)
+        // Bar and beat at the range start, for JSON progress; the beat map is read only if
+        // the plan did not already need it.
+        let map = progress == .json && setup.beatMap == nil ? try library.beatMap(for: song) : setup.beatMap
+        let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
+        let announcer = PassAnnouncer(
+          plan: plan, format: progress,
+          label: playback.rangeLabel
+            ?? formatTimeRange(plan.range, sampleRate: file.info.sampleRate),
+          bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / rate)
+        report = try Session.run(engine, song: song, file: file, announcer: announcer)
+        ending = report.interrupted ? .interrupted : .completed
+        log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
+      }
+    } catch {
+      log.write(
+        to: library, outcome: .failed, passes: engine.passesEnded.load(ordering: .relaxed),
+        frames: engine.framesWritten.load(ordering: .relaxed), sampleRate: file.info.sampleRate)
+      throw error
+    }
+    let outcome: PlayOutcome =
+      switch ending {
+      case .completed: .completed
+      case .stopped: .stopped
+      case .interrupted: .interrupted
+      }
+    log.write(
+      to: library, outcome: outcome, passes: report.passesCompleted, frames: report.framesWritten,
+      sampleRate: file.info.sampleRate)
+    if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
+  }
+}
+
+/// The practice-log row a play writes when it ends, however it ends.
+struct PlayLog {
+  let song: Song
+  let plan: PlaybackPlan
+  let selection: Selection?
+  let bars: String?
+  let started = Date()
+  var slowest: Speed
+  var fastest: Speed
+
+  init(song: Song, plan: PlaybackPlan, selection: Selection?, bars: String?) {
+    self.song = song
+    self.plan = plan
+    self.selection = selection
+    if let bars {
+      self.bars = bars
+    } else if case .bars(let range)? = selection?.span {
+      self.bars = "\(range)"
+    } else {
+      self.bars = nil
+    }
+    slowest = plan.speed
+    fastest = plan.speed
+  }
+
+  /// The slowest and fastest of the first `passes` passes (the trainer's steps).
+  mutating func speedsOfPasses(_ passes: Int) {
+    let speeds = (0..<passes).map { plan.speed(forPass: $0).rate }
+    slowest = Speed(clamping: speeds.min() ?? plan.speed.rate)
+    fastest = Speed(clamping: speeds.max() ?? plan.speed.rate)
+  }
+
+  /// Writes the row; a library that cannot take it costs a warning, not the play.
+  func write(to library: Library, outcome: PlayOutcome, passes: Int, frames: Int64, sampleRate: Int) {
+    guard let songID = song.id else { return }
+    let entry = PracticeEntry(
+      songID: songID, selectionID: selection?.id, selectionName: selection?.name, bars: bars,
+      range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
+      startedAt: started, endedAt: Date(), duration: Double(frames) / Double(sampleRate),
+      outcome: outcome)
+    do {
+      try library.log(entry)
+    } catch let failure as any PracticeFailure {
+      Terminal.warning("this play was not logged: \(failure.description)")
+    } catch {
+      Terminal.warning("this play was not logged: \(error)")
+    }
   }
 }
 

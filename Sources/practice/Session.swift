@@ -2,16 +2,23 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import PracticeCore
+import Synchronization
 
 /// Runs an engine to its end with Ctrl-C (and SIGTERM) turned into a clean stop.
 enum Session {
-  static func run(
-    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil
-  ) throws -> PlaybackReport {
+  /// Runs `body` with SIGINT and SIGTERM turned into `engine.stop()`; `body` is told
+  /// whether a signal came.
+  static func withSignals<T>(
+    _ engine: PlaybackEngine, _ body: (_ signalled: () -> Bool) throws -> T
+  ) rethrows -> T {
+    let signalled = Atomic<Bool>(false)
     let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { engine.stop() }
+      source.setEventHandler {
+        signalled.store(true, ordering: .relaxed)
+        engine.stop()
+      }
       source.resume()
       return source
     }
@@ -20,8 +27,14 @@ enum Session {
       signal(SIGINT, SIG_DFL)
       signal(SIGTERM, SIG_DFL)
     }
-    let report: PlaybackReport
-    if let announcer {
+    return try body { signalled.load(ordering: .relaxed) }
+  }
+
+  static func run(
+    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil
+  ) throws -> PlaybackReport {
+    let report = try withSignals(engine) { _ in
+      guard let announcer else { return try engine.run() }
       engine.start()
       var announced = 0
       func announce() {
@@ -32,11 +45,16 @@ enum Session {
         }
       }
       while !engine.waitForEnd(timeout: .milliseconds(20)) { announce() }
-      report = try engine.wait()
+      let report = try engine.wait()
       announce()
-    } else {
-      report = try engine.run()
+      return report
     }
+    Session.report(report, engine: engine, song: song, file: file)
+    return report
+  }
+
+  /// The trace lines and the warnings a finished play or render owes the user.
+  static func report(_ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile) {
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
       Terminal.say(
         "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
@@ -58,7 +76,6 @@ enum Session {
     if report.underruns > 0 {
       Terminal.warning("\(report.underruns) underrun(s): the audio device ran dry and recovered")
     }
-    return report
   }
 }
 

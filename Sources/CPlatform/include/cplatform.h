@@ -6,4 +6,17 @@
    apart. Names longer than 15 bytes are cut. */
 void practice_set_thread_name(const char *name);
 
+/* Puts the terminal on `fd` into raw input mode (no echo, no line buffering, no
+   signal keys: Ctrl-C arrives as byte 3) after saving its settings, and installs
+   handlers that put the saved settings back before the process dies of SIGSEGV,
+   SIGBUS, SIGILL, SIGTRAP (a Swift trap), SIGFPE or SIGABRT, then re-raise it.
+   Returns 0, or -1 with errno set (not a terminal). */
+int practice_terminal_raw(int fd);
+
+/* Puts the saved settings back (tcsetattr, async-signal-safe); harmless if none. */
+void practice_terminal_restore(void);
+
+/* The width of the terminal on `fd` (TIOCGWINSZ), or 80 when it cannot tell. */
+int practice_terminal_columns(int fd);
+
 #endif

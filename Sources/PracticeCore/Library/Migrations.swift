@@ -65,6 +65,32 @@ enum Migrations {
           );
           """)
     }
+    migrator.registerMigration("v4-practice-log") { db in
+      // One row per play, written when it ends however it ends. The selection's name is
+      // kept too, so the log still reads right after the selection is removed.
+      try db.execute(
+        sql: """
+          CREATE TABLE practice_log (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            selection_id INTEGER REFERENCES selection(id) ON DELETE SET NULL,
+            selection_name TEXT,
+            bars TEXT,
+            start_frame INTEGER NOT NULL CHECK (start_frame >= 0),
+            end_frame INTEGER NOT NULL CHECK (end_frame >= start_frame),
+            speed_min DOUBLE NOT NULL CHECK (speed_min > 0),
+            speed_max DOUBLE NOT NULL CHECK (speed_max >= speed_min),
+            passes INTEGER NOT NULL CHECK (passes >= 0),
+            started_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            duration DOUBLE NOT NULL CHECK (duration >= 0),
+            outcome TEXT NOT NULL
+              CHECK (outcome IN ('completed', 'stopped', 'interrupted', 'failed'))
+          );
+          CREATE INDEX practice_log_song_time ON practice_log(song_id, started_at);
+          CREATE INDEX practice_log_time ON practice_log(started_at);
+          """)
+    }
     return migrator
   }
 }

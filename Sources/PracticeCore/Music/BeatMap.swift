@@ -169,6 +169,21 @@ public struct BeatMap: Sendable, Equatable {
     return min(totalFrames, beats[index].frame + length)
   }
 
+  /// The index of the beat sounding at `frame`: the last beat at or before it (nil before
+  /// the first beat).
+  public func beatIndex(at frame: Int64) -> Int? {
+    var low = 0
+    var high = beats.count
+    while low < high {
+      let mid = (low + high) / 2
+      if beats[mid].frame <= frame { low = mid + 1 } else { high = mid }
+    }
+    return low > 0 ? low - 1 : nil
+  }
+
+  /// The frames the beat at `index` spans.
+  public func frames(ofBeat index: Int) -> Range<Int64> { beats[index].frame..<endOfBeat(at: index) }
+
   /// The frames a bar spans, `[first beat, first beat of the next bar)`.
   public func frames(ofBar number: Int) -> Range<Int64>? {
     guard let bar = bar(number) else { return nil }

@@ -10,6 +10,11 @@ public struct Volume: Sendable, Equatable, CustomStringConvertible {
 
   private init(uncheckedGain gain: Double) { self.gain = gain }
 
+  /// A gain clamped into 0 %–200 % (for live changes), rounded to a hundredth.
+  public init(clamping gain: Double) {
+    self.gain = min(max((gain * 100).rounded() / 100, Volume.allowed.lowerBound), Volume.allowed.upperBound)
+  }
+
   /// Returns nil if the text is malformed or outside 0 %–200 %.
   public init?(parsing text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespaces)

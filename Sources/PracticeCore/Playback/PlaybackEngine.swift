@@ -84,6 +84,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Output frames still to drop (start delay; negative: silence still to lead with).
   private var stretchDrop = 0
   private var stretchFlushed = false
+  /// Frames of silence fed after the end of the source, to push its last frames out.
+  private var stretchTail = 0
   /// The last `.calibrate` (or the start's measurement): the delay to drop after a reset.
   private var calibration: (speed: Speed, semitones: Double, delay: Int)
 
@@ -357,6 +359,11 @@ extension PlaybackEngine {
         } else if frames < PlaybackEngine.blockFrames {
           frames += fill(block + frames * channels, frames: PlaybackEngine.blockFrames - frames, at: frames)
         }
+        // Stopped while waiting for the feeder: drop the partial block.
+        if stopRequested.load(ordering: .relaxed) {
+          interrupted = true
+          break
+        }
         if frames == 0 { break }
         applyFadeIn(from: fadeInFrom, to: frames)
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
@@ -460,6 +467,7 @@ extension PlaybackEngine {
       ? calibration.delay : stretcher.startDelay
     stretchDrop = stretcher.prime(alignedStartDelay: delay, sampleRate: sampleRate, speed: speedNow)
     stretchFlushed = false
+    stretchTail = 0
     stretching = true
     fadeInRemaining = fadeFrames
   }
@@ -654,16 +662,22 @@ extension PlaybackEngine {
         continue
       }
       if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
-      let frames = pull(into: stretchInput, frames: min(max(stretcher.framesRequired, 1), PlaybackEngine.blockFrames))
+      let wanted = min(max(stretcher.framesRequired, 1), PlaybackEngine.blockFrames)
+      let frames = pull(into: stretchInput, frames: wanted)
       if frames > 0 {
         stretcher.process(stretchInput, frames: frames)
+      } else if stretchTail < stretcher.startPad + stretcher.startDelay + PlaybackEngine.blockFrames {
+        // The end: push the last frames out with silence (a final process call alone
+        // leaves the stretcher's latency unplayed); the length is held exact below.
+        stretcher.process(nil, frames: wanted)
+        stretchTail += wanted
       } else {
         stretcher.process(nil, frames: 0, final: true)
         stretchFlushed = true
       }
     }
-    if stretchFlushed {
-      // The stretcher's flush may run long or short of the exact length: hold it to it.
+    if stretchTail > 0 || stretchFlushed {
+      // The tail may run long or short of the exact length: hold it to it.
       let position = framesWritten.load(ordering: .relaxed) + Int64(at)
       let room = Int(max(0, min(Int64(wanted), Int64(feedOutput.rounded()) - position)))
       if produced > room { produced = room }

@@ -1,0 +1,519 @@
+import CPlatform
+import Dispatch
+import Foundation
+import PracticeCore
+
+/// `play` at a terminal: a status line on stderr (when stderr is a terminal) and single
+/// keys from stdin (when stdin is a terminal) that steer the engine while it plays.
+///
+/// Runs on the main thread: polls stdin, takes the engine's position events, redraws at
+/// most ten times a second. Every change goes to the engine as a command or a jump; the
+/// session keeps what it asked for (speed, pitch, volume, loop) as the truth to show.
+final class LiveSession {
+  enum Ending { case completed, stopped, interrupted }
+
+  private let engine: PlaybackEngine
+  private let song: Song
+  private let library: Library
+  private let beatMap: BeatMap?
+  private let sampleRate: Int
+  private let totalFrames: Int64
+  private let keys: Bool
+  private let status: Bool
+  private let passesTotal: Int?
+
+  /// The plan last sent (or the first), and how its range is shown.
+  private var plan: PlaybackPlan
+  private var rangeLabel: String
+  private var speed: Speed
+  private var transpose: Double
+  private var volume: Volume
+  private var muted = false
+  private var clickOn: Bool
+  /// Bars looped by `l`, so a second `l` extends the loop.
+  private var barLoop: ClosedRange<Int>?
+  /// Naming a selection (`s`): what has been typed.
+  private var prompt: String?
+  /// A short message shown in place of the status line for a while.
+  private var notice: (text: String, until: UInt64)?
+  private var ending = Ending.completed
+  private(set) var slowest: Speed
+  private(set) var fastest: Speed
+
+  /// Recent position events, oldest first (about a second of blocks).
+  private var events: [PlaybackEvent] = []
+  private var lastDraw: UInt64 = 0
+  private var drawnWidth = 0
+  private var pendingBytes: [UInt8] = []
+
+  init(
+    engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
+    label: String?, keys: Bool, status: Bool
+  ) {
+    self.engine = engine
+    self.song = song
+    self.library = library
+    self.beatMap = beatMap
+    sampleRate = info.sampleRate
+    totalFrames = info.frames
+    self.keys = keys
+    self.status = status
+    plan = engine.plan
+    rangeLabel = label ?? formatTimeRange(engine.plan.range, sampleRate: info.sampleRate)
+    speed = engine.plan.speed
+    transpose = engine.plan.transpose
+    volume = engine.plan.volume
+    clickOn = engine.plan.clicks?.enabled ?? false
+    slowest = engine.plan.speed
+    fastest = engine.plan.speed
+    if case .count(let n) = engine.plan.passes { passesTotal = n } else { passesTotal = nil }
+  }
+
+  /// Plays to the end, `q`, Ctrl-C or SIGTERM; the terminal is restored however it ends.
+  func run() throws -> (report: PlaybackReport, ending: Ending) {
+    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
+      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
+    }
+    defer {
+      if keys { practice_terminal_restore() }
+    }
+    let report = try Session.withSignals(engine) { signalled in
+      engine.start()
+      while !engine.waitForEnd(timeout: .milliseconds(0)) {
+        if keys { readKeys(waitingMilliseconds: 50) } else { usleep(50_000) }
+        takeEvents()
+        if status { draw() }
+      }
+      if signalled() { ending = .interrupted }
+      return try engine.wait()
+    }
+    takeEvents()
+    if status { clearLine() }
+    if report.interrupted && ending == .completed { ending = .interrupted }
+    return (report, ending)
+  }
+
+  // MARK: Position
+
+  private func takeEvents() {
+    while let event = engine.events.pop() {
+      events.append(event)
+      if !event.inGap && !event.ended && event.pass > 0 {
+        let s = Speed(clamping: event.speed)
+        if s.rate < slowest.rate { slowest = s }
+        if s.rate > fastest.rate { fastest = s }
+      }
+    }
+    if events.count > 64 { events.removeFirst(events.count - 64) }
+  }
+
+  /// The event covering what is audible now, and the source frame audible: the output
+  /// position less the device's delay, followed along since the last report.
+  private func audible() -> (event: PlaybackEvent, frame: Int64)? {
+    guard let last = events.last else { return nil }
+    var output = last.outputFrame - Int64(last.delayFrames)
+    if !last.paused && !last.ended {
+      let elapsed = Int64(Double(monotonicNanoseconds() &- last.nanoseconds) * Double(sampleRate) / 1e9)
+      output += min(max(0, elapsed), Int64(last.delayFrames))
+    }
+    let event = events.last { $0.outputFrame <= output } ?? events[0]
+    let frame = min(max(0, event.sourceFrame(atOutput: output)), max(0, totalFrames - 1))
+    return (event, frame)
+  }
+
+  // MARK: Keys
+
+  private func readKeys(waitingMilliseconds: Int32) {
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = read(STDIN_FILENO, &buffer, buffer.count)
+    guard n > 0 else { return }
+    pendingBytes += buffer[0..<n]
+    // A lone Esc is the key; Esc followed by more is an arrow's escape sequence.
+    if pendingBytes.last == 27 || (pendingBytes.count >= 2 && pendingBytes[pendingBytes.count - 2] == 27) {
+      var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+      if poll(&more, 1, 30) > 0 {
+        let m = read(STDIN_FILENO, &buffer, buffer.count)
+        if m > 0 { pendingBytes += buffer[0..<m] }
+      }
+    }
+    var keys = KeyParser.parse(pendingBytes)
+    pendingBytes = keys.rest
+    for key in keys.keys { handle(key) }
+    keys.keys.removeAll()
+  }
+
+  private func handle(_ key: Key) {
+    if prompt != nil {
+      handlePrompt(key)
+      return
+    }
+    switch key {
+    case .char(" "): togglePause()
+    case .left: moveBeats(-1)
+    case .right: moveBeats(1)
+    case .shiftLeft, .char(","): moveBars(-1)
+    case .shiftRight, .char("."): moveBars(1)
+    case .char("["): changeSpeed(by: -0.05)
+    case .char("]"): changeSpeed(by: 0.05)
+    case .char("{"): changeSpeed(by: -0.01)
+    case .char("}"): changeSpeed(by: 0.01)
+    case .char("-"), .char("_"): changeVolume(by: -0.1)
+    case .char("+"), .char("="): changeVolume(by: 0.1)
+    case .char("m"): toggleMute()
+    case .char("<"): changeTranspose(by: -1)
+    case .char(">"): changeTranspose(by: 1)
+    case .char("c"): toggleClick()
+    case .char("a"): setLoopStart()
+    case .char("b"): setLoopEnd()
+    case .char("l"): loopBar()
+    case .char("s"):
+      prompt = ""
+    case .char("r"): restart()
+    case .char(let c) where c.isASCII && c.isNumber:
+      jumpToSelection(c == "0" ? 10 : Int(String(c))!)
+    case .char("q"), .escape:
+      ending = .stopped
+      engine.stop()
+    case .interrupt:
+      ending = .interrupted
+      engine.stop()
+    case .char("?"): showKeys()
+    default:
+      break
+    }
+    lastDraw = 0
+  }
+
+  private func say(_ text: String) {
+    notice = (text, monotonicNanoseconds() + 2_000_000_000)
+  }
+
+  private func togglePause() {
+    if events.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
+  }
+
+  private func changeSpeed(by step: Double) {
+    let next = Speed(clamping: speed.rate + step)
+    guard next != speed else { return say("speed is at its limit, \(speed)") }
+    speed = next
+    engine.send(.setSpeed(next))
+    engine.calibrate(speed: next, semitones: transpose)
+  }
+
+  private func changeTranspose(by semitones: Double) {
+    let next = min(max(transpose + semitones, PlaybackPlan.transposeRange.lowerBound), PlaybackPlan.transposeRange.upperBound)
+    guard next != transpose else { return say("transpose is at its limit") }
+    transpose = next
+    engine.send(.setTranspose(next))
+    engine.calibrate(speed: speed, semitones: next)
+  }
+
+  private func changeVolume(by step: Double) {
+    volume = Volume(clamping: volume.gain + step)
+    muted = false
+    engine.setVolume(volume)
+  }
+
+  private func toggleMute() {
+    muted.toggle()
+    engine.setVolume(muted ? Volume(clamping: 0) : volume)
+  }
+
+  private func toggleClick() {
+    guard beatMap != nil, plan.clicks != nil else {
+      return say("no beat map: no clicks (make one with `practice beats grid` or `beats import`)")
+    }
+    clickOn.toggle()
+    engine.send(.setClick(clickOn))
+  }
+
+  /// The plan to jump with: the current one moved to `range` from `offset`, with the
+  /// trainer's count carried on.
+  private func jumpPlan(range: Range<Int64>, offset: Int64, passes: Passes) -> PlaybackPlan {
+    var next = plan
+    if next.range != range, let map = beatMap {
+      next.clicks = ClickPlan(
+        beatMap: map, range: range, speed: speed, countInBars: 0, click: clickOn,
+        gapBars: plan.clicks.map { $0.beatsWithGap.count > $0.beats.count ? 1 : 0 } ?? 0,
+        volume: plan.clicks?.volume ?? .unity)
+    }
+    next.clicks?.countIn = []
+    next.clicks?.countInFrames = 0
+    next.clicks?.enabled = clickOn
+    next.range = range
+    next.startOffset = offset
+    next.passes = passes
+    let pass = events.last?.pass ?? 1
+    next.firstPass = max(0, pass - 1)
+    return next
+  }
+
+  /// Passes left when the loop goes on (a counted plan keeps its count).
+  private var remainingPasses: Passes {
+    guard let total = passesTotal else { return .endless }
+    return .count(max(1, total - (events.last?.passesCompleted ?? 0)))
+  }
+
+  private func seek(to frame: Int64) {
+    let range = plan.range
+    let target = range.contains(frame) ? frame : range.lowerBound
+    let next = jumpPlan(range: range, offset: target - range.lowerBound, passes: remainingPasses)
+    plan = next
+    engine.jump(to: next, kind: .seek)
+  }
+
+  private func moveBeats(_ count: Int) {
+    guard let (_, frame) = audible() else { return }
+    guard let map = beatMap, let index = map.beatIndex(at: frame) else {
+      return seek(to: frame + Int64(count * sampleRate))
+    }
+    let target = min(max(0, index + count), map.beats.count - 1)
+    seek(to: map.beats[target].frame)
+  }
+
+  private func moveBars(_ count: Int) {
+    guard let (_, frame) = audible() else { return }
+    guard let map = beatMap, let index = map.beatIndex(at: frame) else {
+      return seek(to: frame + Int64(count * 5 * sampleRate))
+    }
+    let bar = map.beats[index].bar + count
+    guard let start = map.frame(bar: min(max(map.firstBar, bar), map.lastBar)) else { return }
+    seek(to: start)
+  }
+
+  private func restart() { seek(to: plan.range.lowerBound) }
+
+  /// Loops `range` from here on (playing on if we are inside it).
+  private func loop(_ range: Range<Int64>, label: String) {
+    guard range.count > 0 else { return }
+    let next = jumpPlan(range: range, offset: 0, passes: .endless)
+    plan = next
+    rangeLabel = label
+    engine.jump(to: next, kind: .playOn)
+  }
+
+  /// The beat sounding now, as frames and `bar.beat`; without a beat map, a tenth of a
+  /// second.
+  private func currentBeat() -> (frames: Range<Int64>, label: String)? {
+    guard let (_, frame) = audible() else { return nil }
+    if let map = beatMap, let index = map.beatIndex(at: frame) {
+      let beat = map.beats[index]
+      return (map.frames(ofBeat: index), "\(beat.bar).\(beat.beat)")
+    }
+    let tenth = Int64(sampleRate / 10)
+    let start = frame / tenth * tenth
+    return (start..<min(totalFrames, start + tenth), formatTime(Double(start) / Double(sampleRate)))
+  }
+
+  private func setLoopStart() {
+    guard let (beat, label) = currentBeat() else { return }
+    let end = plan.range.upperBound > beat.lowerBound ? plan.range.upperBound : totalFrames
+    barLoop = nil
+    loop(beat.lowerBound..<end, label: "from \(label)")
+  }
+
+  private func setLoopEnd() {
+    guard let (beat, label) = currentBeat() else { return }
+    guard beat.upperBound > plan.range.lowerBound else { return say("the loop end must come after its start") }
+    barLoop = nil
+    loop(plan.range.lowerBound..<beat.upperBound, label: "to \(label)")
+  }
+
+  private func loopBar() {
+    guard let map = beatMap else { return say("no beat map: `l` needs bars") }
+    guard let (_, frame) = audible(), let index = map.beatIndex(at: frame) else { return }
+    var bars = map.beats[index].bar...map.beats[index].bar
+    if let current = barLoop, let end = map.frames(ofBar: current.upperBound), end.upperBound == plan.range.upperBound {
+      bars = current.lowerBound...min(map.lastBar, current.upperBound + 1)
+    }
+    guard let first = map.frames(ofBar: bars.lowerBound), let last = map.frames(ofBar: bars.upperBound) else { return }
+    barLoop = bars
+    loop(
+      first.lowerBound..<last.upperBound,
+      label: bars.count == 1 ? "bar \(bars.lowerBound)" : "bars \(bars.lowerBound)-\(bars.upperBound)")
+  }
+
+  private func jumpToSelection(_ number: Int) {
+    do {
+      let selections = try library.selections(of: song)
+      guard number <= selections.count else {
+        return say(selections.isEmpty ? "'\(song.title)' has no selections" : "there are only \(selections.count) selection(s)")
+      }
+      let selection = selections[number - 1]
+      let range = try selection.span.frames(beatMap: beatMap)
+      let next = jumpPlan(range: range, offset: 0, passes: .endless)
+      plan = next
+      rangeLabel = "'\(selection.name)'"
+      barLoop = nil
+      engine.jump(to: next, kind: .seek)
+    } catch let failure as any PracticeFailure {
+      say(failure.description)
+    } catch {
+      say("\(error)")
+    }
+  }
+
+  private func handlePrompt(_ key: Key) {
+    switch key {
+    case .escape, .interrupt:
+      prompt = nil
+    case .enter:
+      let name = (prompt ?? "").trimmingCharacters(in: .whitespaces)
+      prompt = nil
+      if !name.isEmpty { save(name) }
+    case .backspace:
+      prompt = String((prompt ?? "").dropLast())
+    case .char(let c):
+      prompt = (prompt ?? "") + String(c)
+    default:
+      break
+    }
+    lastDraw = 0
+  }
+
+  /// Saves the loop as a selection: in bars when it starts and ends on bar lines.
+  private func save(_ name: String) {
+    var span = SelectionSpan.frames(plan.range)
+    if let map = beatMap,
+      let first = map.bars.first(where: { map.frames(ofBar: $0.number)?.lowerBound == plan.range.lowerBound }),
+      let last = map.bars.first(where: { map.frames(ofBar: $0.number)?.upperBound == plan.range.upperBound }),
+      last.number >= first.number
+    {
+      span = .bars(BarRange(start: BarPosition(bar: first.number), end: BarPosition(bar: last.number)))
+    }
+    do {
+      _ = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
+      rangeLabel = "'\(name)'"
+      say("saved '\(name)' (\(span))")
+    } catch let failure as any PracticeFailure {
+      say(failure.description)
+    } catch {
+      say("\(error)")
+    }
+  }
+
+  private func showKeys() {
+    clearLine()
+    Terminal.say(
+      """
+      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
+            -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
+            s save loop · 1-9,0 selection · r restart · q/Esc stop · ? keys
+      """)
+  }
+
+  // MARK: Status line
+
+  private func clearLine() {
+    if drawnWidth > 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    drawnWidth = 0
+  }
+
+  private func draw() {
+    let now = monotonicNanoseconds()
+    guard now &- lastDraw >= 100_000_000 else { return }
+    lastDraw = now
+    let width = Int(practice_terminal_columns(STDERR_FILENO))
+    var line: String
+    if let prompt {
+      line = "save loop as: \(prompt)▏ (Enter saves, Esc cancels)"
+    } else if let notice, notice.until > now {
+      line = notice.text
+    } else {
+      line = statusText(width: width)
+    }
+    if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
+    FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    drawnWidth = line.count
+  }
+
+  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · 0:41/3:12`,
+  /// or a shorter form for a narrow terminal.
+  func statusText(width: Int) -> String {
+    guard let (event, frame) = audible() else { return "starting…" }
+    var position: String?
+    if let map = beatMap {
+      if let index = map.beatIndex(at: frame) {
+        position = "bar \(map.beats[index].bar).\(map.beats[index].beat)/\(map.lastBar)"
+      } else {
+        position = "bar -/\(map.lastBar)"
+      }
+    }
+    let pass = event.pass == 0 ? "count-in" : "pass \(event.pass)/\(passesTotal.map(String.init) ?? "∞")"
+    let time = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
+    let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
+    let sound = muted ? "muted" : "vol \(volume)"
+    let state = event.paused ? "paused" : nil
+    let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, time]
+      .compactMap { $0 }.joined(separator: " · ")
+    if full.count < width { return full }
+    let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", time].compactMap { $0 }.joined(separator: " ")
+    return short
+  }
+}
+
+/// m:ss, or h:mm:ss, whole seconds (the status line's clock).
+func formatClock(_ seconds: Double) -> String {
+  let whole = Int(max(0, seconds))
+  let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
+  return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+}
+
+/// A key from the terminal.
+enum Key: Equatable {
+  case char(Character)
+  case left, right, shiftLeft, shiftRight, up, down
+  case enter, backspace, escape, interrupt
+}
+
+/// Turns raw terminal bytes into keys (arrows arrive as `ESC [ C`, shift-arrows as
+/// `ESC [ 1 ; 2 C`); an incomplete sequence at the end is handed back.
+enum KeyParser {
+  static func parse(_ bytes: [UInt8]) -> (keys: [Key], rest: [UInt8]) {
+    var keys: [Key] = []
+    var i = 0
+    while i < bytes.count {
+      let b = bytes[i]
+      switch b {
+      case 27:
+        if i + 1 >= bytes.count {
+          keys.append(.escape)
+          i += 1
+        } else if bytes[i + 1] == UInt8(ascii: "[") || bytes[i + 1] == UInt8(ascii: "O") {
+          // CSI: parameters, then a final byte in 0x40...0x7E.
+          var j = i + 2
+          while j < bytes.count && !(0x40...0x7E).contains(bytes[j]) { j += 1 }
+          guard j < bytes.count else { return (keys, Array(bytes[i...])) }
+          let parameters = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
+          let shifted = parameters.hasSuffix(";2")
+          switch bytes[j] {
+          case UInt8(ascii: "C"): keys.append(shifted ? .shiftRight : .right)
+          case UInt8(ascii: "D"): keys.append(shifted ? .shiftLeft : .left)
+          case UInt8(ascii: "A"): keys.append(.up)
+          case UInt8(ascii: "B"): keys.append(.down)
+          default: break
+          }
+          i = j + 1
+        } else {
+          keys.append(.escape)
+          i += 1
+        }
+      case 3: keys.append(.interrupt); i += 1
+      case 13, 10: keys.append(.enter); i += 1
+      case 127, 8: keys.append(.backspace); i += 1
+      case 0x20...0x7E: keys.append(.char(Character(UnicodeScalar(b)))); i += 1
+      default:
+        // A UTF-8 sequence (a name typed at the prompt) or another control byte.
+        let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+        guard i + length <= bytes.count else { return (keys, Array(bytes[i...])) }
+        if length > 1, let text = String(bytes: bytes[i..<(i + length)], encoding: .utf8), let c = text.first {
+          keys.append(.char(c))
+        }
+        i += length
+      }
+    }
+    return (keys, [])
+  }
+}

@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+/// `--since 7d`: a span back from now (`30m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`).
+struct Since: ExpressibleByArgument {
+  let date: Date
+
+  init?(argument: String) {
+    let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+    if let unit = argument.last.flatMap({ units[$0] }), let count = Double(argument.dropLast()),
+      count.isFinite, count >= 0
+    {
+      date = Date(timeIntervalSinceNow: -count * unit)
+      return
+    }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd"
+    guard let day = formatter.date(from: argument) else { return nil }
+    date = day
+  }
+
+  static var defaultCompletionKind: CompletionKind { .default }
+}
+
+struct LogCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "log",
+    abstract: "List the plays of one song or of all, oldest first (tab-separated).",
+    discussion: """
+      Columns: started (local time), song, what was played, passes completed, speed \
+      (slowest-fastest), time heard, how it ended (completed, stopped, interrupted, failed).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
+  var song: String?
+  @Option(help: ArgumentHelp("Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"))
+  var since: Since?
+  @Flag(help: "Print a JSON array of plays instead.") var json = false
+
+  func run() throws {
+    let library = try library.open()
+    let song = try self.song.map { try library.resolve($0) }
+    let entries = try library.practiceLog(of: song, since: since?.date)
+    if json {
+      var out = JSONBuffer()
+      out.raw("[")
+      for (i, entry) in entries.enumerated() {
+        if i > 0 { out.raw(",") }
+        out.raw("{\"id\":\(entry.id ?? 0),\"song_id\":\(entry.songID),\"song\":")
+        out.string(entry.songTitle)
+        out.raw(",\"selection\":")
+        out.optionalString(entry.selectionName)
+        out.raw(",\"bars\":")
+        out.optionalString(entry.bars)
+        out.raw(",\"start_frame\":\(entry.range.lowerBound),\"end_frame\":\(entry.range.upperBound),\"speed_min\":")
+        out.number(entry.slowest.rate)
+        out.raw(",\"speed_max\":")
+        out.number(entry.fastest.rate)
+        out.raw(",\"passes\":\(entry.passes),\"started_at\":")
+        out.string(iso(entry.startedAt))
+        out.raw(",\"ended_at\":")
+        out.string(iso(entry.endedAt))
+        out.raw(",\"duration\":")
+        out.number((entry.duration * 1000).rounded() / 1000)
+        out.raw(",\"outcome\":")
+        out.string(entry.outcome.rawValue)
+        out.raw("}")
+      }
+      out.raw("]\n")
+      Terminal.output(out.text)
+      return
+    }
+    Terminal.output(
+      entries.map { entry in
+        let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
+          .compactMap { $0 }.joined(separator: " ")
+        let speeds = entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)"
+        return [
+          localTime(entry.startedAt), entry.songTitle,
+          what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what,
+          "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds, formatClock(entry.duration),
+          entry.outcome.rawValue,
+        ].joined(separator: "\t") + "\n"
+      }.joined())
+  }
+}
+
+struct Stats: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Sum the log per song and selection (tab-separated).",
+    discussion: """
+      Columns: song, selection (- for plays that were not of one), plays, passes completed, \
+      time heard, highest speed reached, last played (local time).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Option(help: ArgumentHelp("Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"))
+  var since: Since?
+  @Flag(help: "Print a JSON array instead.") var json = false
+
+  func run() throws {
+    let totals = try library.open().practiceTotals(since: since?.date)
+    if json {
+      var out = JSONBuffer()
+      out.raw("[")
+      for (i, total) in totals.enumerated() {
+        if i > 0 { out.raw(",") }
+        out.raw("{\"song_id\":\(total.songID),\"song\":")
+        out.string(total.songTitle)
+        out.raw(",\"selection\":")
+        out.optionalString(total.selectionName)
+        out.raw(",\"plays\":\(total.plays),\"passes\":\(total.passes),\"seconds\":")
+        out.number((total.seconds * 1000).rounded() / 1000)
+        out.raw(",\"fastest\":")
+        out.number(total.fastest.rate)
+        out.raw(",\"last_played\":")
+        out.string(iso(total.lastPlayed))
+        out.raw("}")
+      }
+      out.raw("]\n")
+      Terminal.output(out.text)
+      return
+    }
+    Terminal.output(
+      totals.map { total in
+        [
+          total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
+          formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
+        ].joined(separator: "\t") + "\n"
+      }.joined())
+  }
+}
+
+private func iso(_ date: Date) -> String {
+  let formatter = ISO8601DateFormatter()
+  formatter.formatOptions = [.withInternetDateTime]
+  return formatter.string(from: date)
+}
+
+private func localTime(_ date: Date) -> String {
+  let formatter = DateFormatter()
+  formatter.locale = Locale(identifier: "en_US_POSIX")
+  formatter.dateFormat = "yyyy-MM-dd HH:mm"
+  return formatter.string(from: date)
+}
