@@ -20,6 +20,7 @@ done
 # Run-time and test dependencies: the private test sound server and ALSA's pulse PCM.
 command -v pulseaudio >/dev/null 2>&1 || need_pkgs+=(pulseaudio)
 command -v parecord >/dev/null 2>&1 || need_pkgs+=(pulseaudio-utils)
+command -v tmux >/dev/null 2>&1 || need_pkgs+=(tmux)
 command -v aplay >/dev/null 2>&1 || need_pkgs+=(alsa-utils)
 if ! ls /usr/lib/*/alsa-lib/libasound_module_pcm_pulse.so >/dev/null 2>&1; then
   need_pkgs+=(libasound2-plugins)

@@ -75,6 +75,7 @@ final class LiveSession {
       throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
     }
     defer {
+      if status { clearLine() }
       if keys { practice_terminal_restore() }
     }
     let report = try Session.withSignals(engine) { signalled in
@@ -88,7 +89,6 @@ final class LiveSession {
       return try engine.wait()
     }
     takeEvents()
-    if status { clearLine() }
     if report.interrupted && ending == .completed { ending = .interrupted }
     return (report, ending)
   }

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `practice play` at a real terminal: tmux gives it a pseudo-terminal, sends the keys and
+/// shows the screen; the private sound server plays and its monitor records what was heard.
+@Suite(.serialized) struct KeyboardTests {
+  let dir = TemporaryDirectory()
+
+  /// A song with a beat map: clicks every 0.5 s (120 BPM, 4/4, 8 bars).
+  func library() throws -> CLI {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    try #require(cli.run(["beats", "import", CLI.fixture("clicks-120.wav"), CLI.fixture("clicks-120.beats")]).status == 0)
+    return cli
+  }
+
+  @Test func theStatusLineShowsWhereWeAreAndKeysSteerThePlay() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--bars", "2-3", "--loop", "--device", "pulse"], record: true)
+
+    let first = try tmux.waitFor { $0.contains("pass 1/∞") }
+    let pattern = #/bar [23]\.[1-4]/8 · pass 1/∞ · bars 2-3 · 100% · \+0 st · vol 100% · 0:0[2-6]/0:16/#
+    #expect(first.contains(pattern), "\(first)")
+    usleep(1_600_000)  // a few clicks at the first speed
+
+    tmux.send("]", "]")
+    _ = try tmux.waitFor { $0.contains("· 110% ·") }
+    tmux.send("c")
+    _ = try tmux.waitFor { $0.contains("· click ·") }
+    tmux.send("-")
+    _ = try tmux.waitFor { $0.contains("vol 90%") }
+    tmux.send("<")
+    _ = try tmux.waitFor { $0.contains("-1 st") }
+    tmux.send(">")
+    _ = try tmux.waitFor { $0.contains("+0 st") }
+    usleep(1_500_000)
+    tmux.send("l")
+    _ = try tmux.waitFor { $0.contains(#/· bar [23] ·/#) }
+    tmux.send("s")
+    _ = try tmux.waitFor { $0.contains("save loop as:") }
+    tmux.send("-l", "riff")
+    tmux.send("Enter")
+    _ = try tmux.waitFor { $0.contains("saved 'riff'") }
+    tmux.send("q")
+    let status = try tmux.waitForExit()
+    #expect(status == 0)
+    #expect(tmux.terminalRestored)
+
+    // The loop was saved as a selection in bars, and the play was logged.
+    let selections = try cli.run(["select", "list", CLI.fixture("clicks-120.wav")]).stdout
+    #expect(selections.contains(#/riff\tbars [23]/#), "\(selections)")
+    let log = try cli.run(["log", "--json"]).stdout
+    #expect(log.contains(#""speed_max":1.1"#), "\(log)")
+    #expect(log.contains(#""outcome":"stopped""#), "\(log)")
+
+    // What was heard: clicks 0.5 s apart at first, 0.4545 s apart after `]` `]`.
+    let intervals = try tmux.heardClickIntervals()
+    #expect(intervals.contains { abs($0 - 0.5) < 0.003 }, "\(intervals)")
+    #expect(intervals.contains { abs($0 - 0.5 / 1.1) < 0.003 }, "\(intervals)")
+  }
+
+  @Test func ctrlCAndSigtermStopCleanlyAndRestoreTheTerminal() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    for signal in ["C-c", "TERM"] {
+      let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+      defer { tmux.kill() }
+      try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
+      _ = try tmux.waitFor { $0.contains("pass 1/∞") }
+      if signal == "C-c" { tmux.send("C-c") } else { tmux.signalPractice("TERM") }
+      #expect(try tmux.waitForExit() == 130, "\(signal)")
+      #expect(tmux.terminalRestored, "\(signal)")
+      #expect(!tmux.screen().contains("pass 1/∞"), "the status line is cleared")
+    }
+    let log = try cli.run(["log"]).stdout
+    #expect(log.split(separator: "\n").filter { $0.hasSuffix("\tinterrupted") }.count == 2, "\(log)")
+  }
+
+  @Test func aLostSoundServerEndsWith69AndRestoresTheTerminal() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("pass 1/∞") }
+    server.stop()
+    #expect(try tmux.waitForExit() == 69)
+    #expect(tmux.terminalRestored)
+    let screen = tmux.screen()
+    #expect(screen.contains("practice: audio device 'pulse'"), "\(screen)")
+    #expect(try cli.run(["log"]).stdout.hasSuffix("\tfailed\n"))
+  }
+
+  @Test func withoutATerminalThereIsNoStatusLine() throws {
+    let cli = try library()
+    let result = try cli.run(["play", CLI.fixture("clicks-120.wav"), "--bars", "1", "--device", "null"])
+    #expect(result.status == 0)
+    #expect(!result.stderr.contains("\u{1B}[K") && !result.stderr.contains("\r"))
+    #expect(result.stderrLines.last == "pass 1/1 bars 1 speed 100%")
+    #expect(try cli.run(["log"]).stdout.hasSuffix("\tcompleted\n"))
+  }
+}
+
+/// One tmux server of its own (`-L`), running `practice` in a pane with a shell around it
+/// that notes the terminal settings before and after, the exit status, and (optionally)
+/// records the sound server's monitor.
+final class Tmux: @unchecked Sendable {
+  let socket = "practice-test-\(UUID().uuidString.prefix(8))"
+  let dir: TemporaryDirectory
+  let environment: [String: String]
+  private let tag = UUID().uuidString.prefix(8)
+
+  init(dir: TemporaryDirectory, environment: [String: String]) throws {
+    self.dir = dir
+    self.environment = environment
+  }
+
+  private func file(_ name: String) -> String { dir.file("\(tag)-\(name)") }
+
+  /// Starts `practice args…` in a 120×12 pane.
+  func start(_ arguments: [String], record: Bool = false) throws {
+    let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let recorder =
+      record
+      ? "parecord --device=practice_null.monitor --raw --format=s16le --rate=44100 --channels=2 --latency-msec=20 '\(file("heard.raw"))' & rec=$!; sleep 0.3; "
+      : ""
+    let script = """
+      \(recorder)stty -g > '\(file("stty.before"))'; echo $$ > '\(file("shell.pid"))'; \
+      \(quoted.joined(separator: " ")); echo $? > '\(file("status"))'; \
+      stty -g > '\(file("stty.after"))'; \(record ? "sleep 0.3; kill -KILL $rec; " : "")sleep 600
+      """
+    let env = environment.map { "\($0.key)=\($0.value)" }.filter { !$0.contains("\n") && !$0.hasPrefix("TMUX") }
+    try tmux(["new-session", "-d", "-x", "120", "-y", "12", "env"] + env + ["bash", "-c", script])
+  }
+
+  func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "0"] + keys) }
+
+  /// Sends `signal` to the practice process (the pane shell's child).
+  func signalPractice(_ signal: String) {
+    guard let shell = try? String(contentsOfFile: file("shell.pid"), encoding: .utf8) else { return }
+    _ = try? Shell.run(
+      "pkill -\(signal) -P \(shell.trimmingCharacters(in: .whitespacesAndNewlines)) -x practice",
+      arguments: [], environment: environment, directory: dir.path)
+  }
+
+  func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", "0"])) ?? "" }
+
+  /// Polls the screen until `condition` holds (10 s at most); returns the screen.
+  func waitFor(_ condition: (String) -> Bool) throws -> String {
+    for _ in 0..<200 {
+      let text = screen()
+      if condition(text) { return text }
+      usleep(50_000)
+    }
+    throw PracticeTestError("the screen never showed what was expected:\n\(screen())")
+  }
+
+  /// Waits for practice to exit; its status.
+  func waitForExit() throws -> Int32 {
+    for _ in 0..<200 {
+      if let text = try? String(contentsOfFile: file("status"), encoding: .utf8),
+        let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+      {
+        usleep(400_000)  // the recorder's tail and the second stty
+        return status
+      }
+      usleep(50_000)
+    }
+    throw PracticeTestError("practice did not exit:\n\(screen())")
+  }
+
+  /// Whether the terminal settings after the run equal those before it.
+  var terminalRestored: Bool {
+    let before = try? String(contentsOfFile: file("stty.before"), encoding: .utf8)
+    let after = try? String(contentsOfFile: file("stty.after"), encoding: .utf8)
+    return before != nil && before == after
+  }
+
+  /// Seconds between successive clicks in the recording (onsets over a threshold).
+  func heardClickIntervals() throws -> [Double] {
+    let raw = try Data(contentsOf: URL(fileURLWithPath: file("heard.raw")))
+    let left: [Float] = raw.withUnsafeBytes { bytes in
+      let shorts = bytes.bindMemory(to: Int16.self)
+      return stride(from: 0, to: shorts.count - 1, by: 2).map { Float(Int16(littleEndian: shorts[$0])) / 32768 }
+    }
+    var onsets: [Int] = []
+    var i = 0
+    while i < left.count {
+      if abs(left[i]) > 0.2 {
+        onsets.append(i)
+        i += 4410  // clicks are 0.45 s or more apart
+      } else {
+        i += 1
+      }
+    }
+    return zip(onsets, onsets.dropFirst()).map { Double($1 - $0) / 44100 }
+  }
+
+  func kill() { _ = try? tmux(["kill-server"]) }
+
+  @discardableResult
+  private func tmux(_ arguments: [String]) throws -> String {
+    let out = dir.file("tmux-\(UUID().uuidString).out")
+    FileManager.default.createFile(atPath: out, contents: nil)
+    // The tmux server is a daemon: it must not inherit this process's descriptors, or
+    // Foundation never sees the client exit; close everything above stderr first.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [
+      "-c",
+      #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"; done; exec tmux "$@""#,
+      "tmux", "-L", socket, "-f", "/dev/null",
+    ] + arguments
+    process.environment = environment
+    process.standardOutput = FileHandle(forWritingAtPath: out)
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+  }
+}
