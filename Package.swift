@@ -18,11 +18,13 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    .systemLibrary(
+      name: "CAubio", pkgConfig: "aubio", providers: [.apt(["libaubio-dev"])]),
     .target(name: "CPlatform"),
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CALSA", "CRubberBand", "CPlatform",
+        "CSndFile", "CALSA", "CRubberBand", "CAubio", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .executableTarget(

@@ -11,6 +11,7 @@ declare -A libs=(
   [sndfile]=libsndfile1-dev
   [alsa]=libasound2-dev
   [rubberband]=librubberband-dev
+  [aubio]=libaubio-dev
 )
 command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
 for mod in "${!libs[@]}"; do

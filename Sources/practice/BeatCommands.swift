@@ -7,7 +7,7 @@ struct Beats: ParsableCommand {
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
     subcommands: [
       BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,
-      BeatsMeter.self,
+      BeatsMeter.self, BeatsDetect.self,
     ])
 }
 
@@ -83,7 +83,11 @@ struct BeatsGrid: ParsableCommand {
 struct BeatsShow: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "show",
-    abstract: "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).")
+    abstract: "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).",
+    discussion: """
+      Detected maps add a fifth column: the lowest confidence of the bar's beats (0-1), \
+      followed by ? when it is below 0.5, so doubtful bars can be checked by ear.
+      """)
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
@@ -95,23 +99,37 @@ struct BeatsShow: ParsableCommand {
     let map = try requireBeatMap(library, song)
     let rate = Double(map.sampleRate)
     var lines: [String] = []
+    var doubtful = 0
     for bar in map.bars {
       let start = Double(map.frames(ofBar: bar.number)?.lowerBound ?? 0) / rate
       let bpm = map.tempo(ofBar: bar.number) ?? 0
       let beats = bar.beatIndices.count
+      // Detected maps: the bar's lowest beat confidence, `?` when it is doubtful.
+      let confidence = map.lowestConfidence(ofBar: bar.number)
+      let low = confidence.map { $0 < BeatDetector.lowConfidence } ?? false
+      if low { doubtful += 1 }
       if json {
         var out = JSONBuffer()
         out.raw("{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":")
         out.number((bpm * 100).rounded() / 100)
+        if let confidence {
+          out.raw(",\"confidence\":")
+          out.number((confidence * 100).rounded() / 100)
+          out.raw(",\"doubtful\":\(low)")
+        }
         out.raw(",\"start\":")
         out.number((start * 1_000_000).rounded() / 1_000_000)
         out.raw("}")
         lines.append(out.text)
       } else {
-        lines.append("\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))")
+        let mark = confidence.map { "\t" + String(format: "%.2f", $0) + (low ? "?" : "") } ?? ""
+        lines.append("\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))\(mark)")
       }
     }
     Terminal.output(json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
+    if doubtful > 0 {
+      Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
+    }
   }
 }
 

@@ -7,12 +7,13 @@ extension Library {
     guard let id = song.id else { return nil }
     let beats = try read { db in
       try Row.fetchAll(
-        db, sql: "SELECT frame, bar, beat, source FROM beat WHERE song_id = ? ORDER BY frame",
+        db,
+        sql: "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
         arguments: [id]
       ).map { row in
         Beat(
           frame: row[0], bar: row[1], beat: row[2],
-          source: BeatSource(rawValue: row[3]) ?? .imported)
+          source: BeatSource(rawValue: row[3]) ?? .imported, confidence: row[4])
       }
     }
     guard !beats.isEmpty else { return nil }
@@ -42,21 +43,22 @@ extension Library {
       let batch = 200
       func statement(rows: Int) throws -> Statement {
         try db.makeStatement(
-          sql: "INSERT INTO beat (song_id, frame, bar, beat, source) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+          sql: "INSERT INTO beat (song_id, frame, bar, beat, source, confidence) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
       }
       let full = try statement(rows: batch)
       var start = 0
       while start < map.beats.count {
         let rows = min(batch, map.beats.count - start)
         var values: [DatabaseValue] = []
-        values.reserveCapacity(rows * 5)
+        values.reserveCapacity(rows * 6)
         for beat in map.beats[start..<(start + rows)] {
           values.append(id.databaseValue)
           values.append(beat.frame.databaseValue)
           values.append(beat.bar.databaseValue)
           values.append(beat.beat.databaseValue)
           values.append(beat.source.rawValue.databaseValue)
+          values.append(beat.confidence.databaseValue)
         }
         try (rows == batch ? full : statement(rows: rows)).execute(arguments: StatementArguments(values))
         start += rows

@@ -91,6 +91,10 @@ enum Migrations {
           CREATE INDEX practice_log_time ON practice_log(started_at);
           """)
     }
+    migrator.registerMigration("v5-beat-confidence") { db in
+      // How sure beat detection was of each beat, 0-1; NULL for beats it did not find.
+      try db.execute(sql: "ALTER TABLE beat ADD COLUMN confidence REAL")
+    }
     return migrator
   }
 }

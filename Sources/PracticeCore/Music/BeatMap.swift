@@ -11,12 +11,16 @@ public struct Beat: Sendable, Equatable {
   /// Beat within the bar, from 1 (the downbeat).
   public var beat: Int
   public var source: BeatSource
+  /// How sure detection was of this beat, 0-1; nil for beats not detected, and for
+  /// detected beats once the map is edited (it then no longer says what was detected).
+  public var confidence: Double?
 
-  public init(frame: Int64, bar: Int, beat: Int, source: BeatSource) {
+  public init(frame: Int64, bar: Int, beat: Int, source: BeatSource, confidence: Double? = nil) {
     self.frame = frame
     self.bar = bar
     self.beat = beat
     self.source = source
+    self.confidence = confidence
   }
 }
 

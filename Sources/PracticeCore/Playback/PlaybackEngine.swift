@@ -523,6 +523,7 @@ extension PlaybackEngine {
       feeder.dataReady.wait()
     }
     feeder.ring.discard(upTo: feeder.acknowledgedWritten.load(ordering: .relaxed))
+    feeder.spaceReady.signal()  // the feeder may be waiting for the room just freed
     feedPlan = plan
     feedPass = 0
   }

@@ -1,0 +1,181 @@
+import Foundation
+
+/// Why beats could not be found in a file, and what to do about it.
+public struct BeatDetectionError: PracticeFailure, Equatable {
+  public let path: String
+  public let reason: String
+  public let advice: String
+
+  public var category: FailureCategory { .badData }
+
+  /// `cannot find the beat of 'x.wav': the audio is silent; …`
+  public var description: String { "cannot find the beat of '\(path)': \(reason); \(advice)" }
+}
+
+/// What `BeatDetector` is asked for.
+public struct BeatDetectionOptions: Sendable, Equatable {
+  /// Nil: choose 2, 3 or 4 beats a bar. A meter fixes the bar length and only the
+  /// downbeats are found; compound meters (6/8, 9/8, 12/8) count dotted quarters.
+  public var meter: Meter?
+  public var minBPM: Double
+  public var maxBPM: Double
+
+  public init(meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220) {
+    self.meter = meter
+    self.minBPM = minBPM
+    self.maxBPM = maxBPM
+  }
+
+  /// Beats of the map in a bar of `meter`: 6/8 is two dotted quarters, 9/8 three, 12/8 four.
+  public static func countedBeats(_ meter: Meter) -> Int {
+    isCompound(meter) ? meter.beats / 3 : meter.beats
+  }
+
+  static func isCompound(_ meter: Meter) -> Bool {
+    meter.unit == 8 && meter.beats % 3 == 0 && meter.beats > 3
+  }
+}
+
+/// A detected beat map and what to tell the musician about it.
+public struct BeatDetection: Sendable {
+  /// Source `detected`, with a confidence on every beat.
+  public let map: BeatMap
+  /// The meter found (or given).
+  public let meter: Meter
+  /// The range of bar tempi, 5th to 95th percentile, in BPM.
+  public let tempoRange: ClosedRange<Double>
+  /// Set when the beats are doubtful (no steady pulse, many weak beats).
+  public let warning: String?
+}
+
+/// Finds beats, bars and downbeats in an audio file. Streams it through aubio in blocks
+/// and keeps only about 100 small feature frames a second, so memory stays small for
+/// long files. See `BeatTracker` and `DownbeatFinder` for the method.
+public enum BeatDetector {
+  /// Below this, a beat is shown as doubtful (`beats show` marks it).
+  public static let lowConfidence = 0.5
+  /// The shortest file worth tracking.
+  static let minimumSeconds = 3.0
+
+  /// Reads `path` and detects its beat map. `progress` receives 0-1 as the file is read.
+  public static func detect(
+    path: String, options: BeatDetectionOptions = BeatDetectionOptions(),
+    progress: (Double) -> Void = { _ in }
+  ) throws -> BeatDetection {
+    let file = try SoundFile(path: path)
+    let info = file.info
+    let analyzer = try OnsetAnalyzer(sampleRate: info.sampleRate)
+    let block = 8192
+    let channels = info.channels
+    var interleaved = [Float](repeating: 0, count: block * channels)
+    var mono = [Float](repeating: 0, count: block)
+    var read: Int64 = 0
+    var lastReport = -1.0
+    while true {
+      let n = interleaved.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: block) }
+      if n <= 0 { break }
+      for i in 0..<n {
+        var sum: Float = 0
+        for c in 0..<channels { sum += interleaved[i * channels + c] }
+        mono[i] = sum / Float(channels)
+      }
+      mono.withUnsafeBufferPointer { analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+      read += Int64(n)
+      let fraction = info.frames > 0 ? min(1, Double(read) / Double(info.frames)) : 0
+      if fraction - lastReport >= 0.01 {
+        progress(fraction)
+        lastReport = fraction
+      }
+    }
+    if let error = file.lastError {
+      throw SoundFileError(
+        category: .badData, reason: error, path: path, operation: "decode",
+        advice: "the file may be truncated or damaged")
+    }
+    // The map must fit the song as stored: the frames libsndfile reports.
+    return try detect(
+      features: analyzer.finish(), sampleRate: info.sampleRate, totalFrames: max(read, info.frames),
+      path: path, options: options)
+  }
+
+  /// Detects the beat map from features already computed (tests feed synthetic audio).
+  public static func detect(
+    features: OnsetFeatures, sampleRate: Int, totalFrames: Int64, path: String,
+    options: BeatDetectionOptions
+  ) throws -> BeatDetection {
+    let seconds = Double(totalFrames) / Double(sampleRate)
+    func failure(_ reason: String, _ advice: String) -> BeatDetectionError {
+      BeatDetectionError(path: path, reason: reason, advice: advice)
+    }
+    guard seconds >= minimumSeconds else {
+      throw failure(
+        String(format: "%.1f s of audio is too short to find a beat", seconds),
+        "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`")
+    }
+    let compound = options.meter.map(BeatDetectionOptions.isCompound) ?? false
+    guard
+      let tracked = BeatTracker.track(
+        features,
+        settings: .init(minBPM: options.minBPM, maxBPM: options.maxBPM, compound: compound))
+    else {
+      throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
+    }
+    guard tracked.frames.count >= 4, tracked.pulseClarity >= 0.05 else {
+      throw failure(
+        "it has no steady beat", "make the beat map with `beats grid`, `beats tap` or `beats import`")
+    }
+    let placement = DownbeatFinder.place(
+      beats: tracked.frames, features: features, period: tracked.period,
+      beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
+    let m = placement.beatsPerBar
+    let meter = options.meter ?? Meter(parsing: "\(m)/4") ?? .common
+
+    // Frames in the source; two beats never share a frame, and none leaves the audio.
+    var frames: [Int64] = []
+    var confidences: [Double] = []
+    var numbers: [Int] = []
+    for (i, f) in tracked.frames.enumerated() {
+      let frame = Int64((features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
+      guard frame < totalFrames, (frames.last ?? -1) < frame else { continue }
+      frames.append(frame)
+      confidences.append(tracked.confidence[i])
+      numbers.append(((i - placement.firstDownbeat) % m + m) % m + 1)
+    }
+    var beats: [Beat] = []
+    var bar = numbers.first == 1 ? 1 : 0
+    for i in frames.indices {
+      if i > 0 && numbers[i] == 1 { bar += 1 }
+      beats.append(
+        Beat(
+          frame: frames[i], bar: bar, beat: numbers[i], source: .detected,
+          confidence: (confidences[i] * 1000).rounded() / 1000))
+    }
+    let map = try BeatMap(beats: beats, totalFrames: totalFrames, sampleRate: sampleRate)
+
+    let tempi = map.bars.compactMap { map.tempo(ofBar: $0.number) }.sorted()
+    let low = tempi.isEmpty ? 0 : tempi[Int(Double(tempi.count - 1) * 0.05)]
+    let high = tempi.isEmpty ? 0 : tempi[Int(Double(tempi.count - 1) * 0.95)]
+    let weak = confidences.filter { $0 < lowConfidence }.count
+    var warning: String? = nil
+    if tracked.pulseClarity < 0.15 || weak * 2 > confidences.count {
+      warning =
+        "the beat is unclear (pulse clarity \(String(format: "%.2f", tracked.pulseClarity)), "
+        + "\(weak) of \(confidences.count) beats doubtful); check the bars marked ? in `beats show` by ear"
+    }
+    return BeatDetection(map: map, meter: meter, tempoRange: low...high, warning: warning)
+  }
+}
+
+extension BeatMap {
+  /// True when the map is as detection left it: every beat detected, with its confidence
+  /// (edits clear confidences). Such a map may be detected again without `--replace`.
+  public var isAsDetected: Bool {
+    beats.allSatisfy { $0.source == .detected && $0.confidence != nil }
+  }
+
+  /// The lowest confidence among a bar's beats, nil when none has one.
+  public func lowestConfidence(ofBar number: Int) -> Double? {
+    guard let bar = bar(number) else { return nil }
+    return beats[bar.beatIndices].compactMap(\.confidence).min()
+  }
+}

@@ -1,0 +1,280 @@
+import Foundation
+
+/// Beats found in an onset-strength envelope, in analysis frames.
+struct TrackedBeats {
+  /// Analysis frame of each beat, increasing.
+  var frames: [Int]
+  /// Confidence of each beat, 0-1.
+  var confidence: [Double]
+  /// The beat period (in analysis frames) at every analysis frame: the tempo curve.
+  var period: [Double]
+  /// Height of the strongest periodicity in the onset strength (normalised
+  /// autocorrelation, 0-1): low for noise and for music without a steady beat.
+  var pulseClarity: Double
+}
+
+/// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
+/// programming", with a tempo curve instead of one tempo so gradual changes are followed):
+///
+/// 1. onset strength: spectral flux minus its 1 s moving average, half-wave rectified;
+/// 2. the metrical level: autocorrelation of the onset strength (all bands plus half
+///    again the bass bands, so bass and kick mark the beat rather than off-beat chords),
+///    each beat period scored by its own peak plus half its support at twice the period
+///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.6 octave)
+///    around 125 BPM (95 BPM, and a ternary subdivision, for compound meters counted in
+///    dotted quarters);
+/// 3. the tempo curve: an 8 s windowed autocorrelation every 0.5 s over periods within
+///    ±45 % of that level, smoothed by a Viterbi pass that penalises jumps;
+/// 4. the beats: dynamic programming over beat times, each beat scored by its onset
+///    strength minus a penalty on the log ratio of its interval to the local period;
+///    traced back from the end of the music and extended to its first onset.
+enum BeatTracker {
+  struct Settings {
+    var minBPM: Double = 50
+    var maxBPM: Double = 220
+    /// Count dotted quarters (6/8, 9/8, 12/8): prefer a beat divided in three.
+    var compound = false
+  }
+
+  /// Nil when there is no sound at all.
+  static func track(_ features: OnsetFeatures, settings: Settings) -> TrackedBeats? {
+    let fr = features.frameRate
+    let n = features.count
+    guard n > 0, let loudest = features.level.max(), loudest > 1e-4 else { return nil }
+    // Where the music is: from the first to the last frame above -34 dB of the loudest.
+    let threshold = loudest * 0.02
+    let firstActive = features.level.firstIndex { $0 > threshold } ?? 0
+    let lastActive = features.level.lastIndex { $0 > threshold } ?? (n - 1)
+
+    // Onset strength: all bands, plus the bass again so the beat (bass, kick) wins over
+    // off-beat chords and hi-hats of the same loudness.
+    let bassNovelty = onsetStrength(features.bassFlux, frameRate: fr)
+    var novelty = onsetStrength(features.flux, frameRate: fr)
+    for i in 0..<n { novelty[i] += 0.5 * bassNovelty[i] }
+    // The music ends at its last clear onset: a final chord ringing on has no more beats.
+    let lastOnset = (firstActive...lastActive).last { novelty[$0] >= 1 } ?? lastActive
+    let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
+    let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
+
+    // Global periodicity and the metrical level.
+    let ac = autocorrelation(novelty, maxLag: 4 * longest + 2)
+    func acAt(_ lag: Double) -> Double {
+      let i = Int(lag)
+      guard i >= 0, i + 1 < ac.count else { return 0 }
+      let f = lag - Double(i)
+      return ac[i] * (1 - f) + ac[i + 1] * f
+    }
+    let center = settings.compound ? 95.0 : 125.0
+    let sigma = 0.6
+    var bestLag = shortest
+    var bestScore = -Double.infinity
+    var clarity = 0.0
+    for lag in shortest...longest {
+      let l = Double(lag)
+      clarity = max(clarity, ac[lag])
+      let bpm = 60 * fr / l
+      let prior = exp(-0.5 * pow(log2(bpm / center) / sigma, 2))
+      var comb = acAt(l) + 0.5 * acAt(2 * l) + 0.5 * max(acAt(l / 2), acAt(l / 3))
+      if settings.compound { comb = 0.5 * comb + 0.25 * (acAt(l / 3) + acAt(2 * l / 3)) }
+      let score = prior * max(comb, 0)
+      if score > bestScore {
+        bestScore = score
+        bestLag = lag
+      }
+    }
+
+    let period = tempoCurve(
+      novelty, frameRate: fr, around: Double(bestLag),
+      lags: max(shortest, Int(Double(bestLag) / 1.45))...min(longest, Int(Double(bestLag) * 1.45)))
+    var beats = dynamicProgramming(novelty, period: period, end: min(n - 1, lastOnset + 2))
+    // Beats from the first sound on: continue the chain backwards at the local period.
+    while let first = beats.first {
+      let p = period[first]
+      let guess = Double(first) - p
+      guard guess >= Double(firstActive) - 0.15 * fr else { break }
+      let lo = max(0, Int(guess - 0.1 * p))
+      let hi = max(lo, min(first - 1, Int(guess + 0.1 * p)))
+      var best = lo
+      for i in lo...hi where novelty[i] > novelty[best] { best = i }
+      beats.insert(best, at: 0)
+    }
+    beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
+    return TrackedBeats(
+      frames: beats, confidence: confidence(beats, novelty: novelty, period: period),
+      period: period, pulseClarity: clarity)
+  }
+
+  /// Spectral flux minus its 1 s moving average, half-wave rectified, scaled to unit
+  /// standard deviation.
+  static func onsetStrength(_ flux: [Float], frameRate: Double) -> [Double] {
+    let n = flux.count
+    let half = max(1, Int(frameRate / 2))
+    var prefix = [Double](repeating: 0, count: n + 1)
+    for i in 0..<n { prefix[i + 1] = prefix[i] + Double(flux[i]) }
+    var out = [Double](repeating: 0, count: n)
+    for i in 0..<n {
+      let lo = max(0, i - half)
+      let hi = min(n, i + half + 1)
+      out[i] = max(0, Double(flux[i]) - (prefix[hi] - prefix[lo]) / Double(2 * half + 1))
+    }
+    let mean = out.reduce(0, +) / Double(max(1, n))
+    let variance = out.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, n))
+    let sd = variance.squareRoot()
+    if sd > 0 { for i in 0..<n { out[i] /= sd } }
+    return out
+  }
+
+  /// Autocorrelation of the mean-removed signal, unbiased, normalised so lag 0 is 1.
+  static func autocorrelation(_ x: [Double], maxLag: Int) -> [Double] {
+    let n = x.count
+    let mean = x.reduce(0, +) / Double(max(1, n))
+    let centered = x.map { $0 - mean }
+    var ac = [Double](repeating: 0, count: maxLag + 1)
+    centered.withUnsafeBufferPointer { c in
+      for lag in 0...maxLag where lag < n {
+        var sum = 0.0
+        for i in 0..<(n - lag) { sum += c[i] * c[i + lag] }
+        ac[lag] = sum / Double(n - lag)
+      }
+    }
+    let zero = ac[0]
+    if zero > 0 { for i in ac.indices { ac[i] /= zero } }
+    return ac
+  }
+
+  /// The local beat period at every frame: windowed autocorrelation over `lags`, the
+  /// best path through it by Viterbi (jumps cost, and so does straying from `around`).
+  static func tempoCurve(
+    _ novelty: [Double], frameRate: Double, around: Double, lags: ClosedRange<Int>
+  ) -> [Double] {
+    let n = novelty.count
+    let states = Array(lags)
+    guard states.count > 1 else { return [Double](repeating: around, count: n) }
+    let window = Int(8 * frameRate)
+    let step = max(1, Int(frameRate / 2))
+    let centers = Array(stride(from: 0, to: n, by: step))
+    let longest = states[states.count - 1]
+    var segment = [Double]()
+    var gram = [[Double]]()
+    gram.reserveCapacity(centers.count)
+    for c in centers {
+      let a = max(0, c - window / 2)
+      let b = min(n, c + window / 2)
+      let mean = novelty[a..<b].reduce(0, +) / Double(max(1, b - a))
+      segment = novelty[a..<b].map { $0 - mean }
+      if segment.count < 2 * longest + 1 {
+        segment.append(contentsOf: repeatElement(0, count: 2 * longest + 1 - segment.count))
+      }
+      let length = segment.count
+      var row = [Double](repeating: 0, count: states.count)
+      segment.withUnsafeBufferPointer { s in
+        for (k, lag) in states.enumerated() {
+          var one = 0.0
+          for i in 0..<(length - lag) { one += s[i] * s[i + lag] }
+          var two = 0.0
+          for i in 0..<(length - 2 * lag) { two += s[i] * s[i + 2 * lag] }
+          row[k] = (one + 0.5 * two) / Double(length)
+        }
+      }
+      let peak = row.map(abs).max() ?? 0
+      if peak > 0 { for k in row.indices { row[k] /= peak } }
+      gram.append(row)
+    }
+    let logs = states.map { log(Double($0)) }
+    let home = log(around)
+    let bias = logs.map { -0.1 * pow(($0 - home) / 0.25, 2) }
+    var score = zip(gram[0], bias).map(+)
+    var back = [[Int]](repeating: [], count: centers.count)
+    for j in 1..<max(1, centers.count) {
+      var next = [Double](repeating: 0, count: states.count)
+      var from = [Int](repeating: 0, count: states.count)
+      for k in states.indices {
+        var best = -Double.infinity
+        var arg = 0
+        for p in states.indices {
+          let d = (logs[k] - logs[p]) / 0.03
+          let v = score[p] - 0.5 * d * d
+          if v > best {
+            best = v
+            arg = p
+          }
+        }
+        next[k] = best + gram[j][k] + bias[k]
+        from[k] = arg
+      }
+      score = next
+      back[j] = from
+    }
+    var path = [Int](repeating: 0, count: centers.count)
+    path[centers.count - 1] = score.indices.max { score[$0] < score[$1] } ?? 0
+    for j in stride(from: centers.count - 1, to: 0, by: -1) { path[j - 1] = back[j][path[j]] }
+    // Linear interpolation between window centres.
+    var period = [Double](repeating: 0, count: n)
+    for i in 0..<n {
+      let j = min(centers.count - 1, i / step)
+      let t = Double(i - centers[j]) / Double(step)
+      let a = Double(states[path[j]])
+      let b = j + 1 < centers.count ? Double(states[path[j + 1]]) : a
+      period[i] = a + (b - a) * min(1, t)
+    }
+    return period
+  }
+
+  /// Ellis's recursion with a local period: the best chain of beats ending at each frame;
+  /// the chain ending best within one period before `end` is traced back.
+  static func dynamicProgramming(_ onset: [Double], period: [Double], end: Int) -> [Int] {
+    let n = onset.count
+    let tightness = 100.0
+    var score = [Double](repeating: 0, count: n)
+    var previous = [Int](repeating: -1, count: n)
+    for t in 0..<n {
+      let p = period[t]
+      let hi = t - Int(p / 2)
+      score[t] = onset[t]
+      guard hi >= 0 else { continue }
+      let lo = max(0, t - Int(2 * p))
+      var best = 0.0
+      var arg = -1
+      for q in lo...hi {
+        let r = log(Double(t - q) / p)
+        let v = score[q] - tightness * r * r
+        if v > best {
+          best = v
+          arg = q
+        }
+      }
+      if arg >= 0 {
+        score[t] += best
+        previous[t] = arg
+      }
+    }
+    let last = min(n - 1, max(0, end))
+    let from = max(0, last - Int(period[last]))
+    var t = from
+    for i in from...last where score[i] > score[t] { t = i }
+    var beats = [t]
+    while previous[t] >= 0 {
+      t = previous[t]
+      beats.append(t)
+    }
+    return beats.reversed()
+  }
+
+  /// Per beat: how much the onset at the beat stands out within its own beat span,
+  /// times how well its intervals agree with the tempo curve.
+  static func confidence(_ beats: [Int], novelty: [Double], period: [Double]) -> [Double] {
+    let n = novelty.count
+    return beats.indices.map { i in
+      let b = beats[i]
+      let p = period[b]
+      let near = novelty[max(0, b - 3)...min(n - 1, b + 3)].max() ?? 0
+      let span = novelty[max(0, b - Int(p / 2))...min(n - 1, b + Int(p / 2))].max() ?? 0
+      let salience = span > 0 ? near / span : 0
+      var ratios: [Double] = []
+      if i > 0 { ratios.append(Double(b - beats[i - 1]) / p) }
+      if i + 1 < beats.count { ratios.append(Double(beats[i + 1] - b) / p) }
+      let agreement = ratios.map { exp(-pow(log($0), 2) / (2 * 0.1 * 0.1)) }.min() ?? 0
+      return salience.squareRoot() * agreement
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import CAubio
+import Foundation
+
+/// The small per-frame features beat detection works on, about 100 frames a second:
+/// nothing at full spectral resolution is kept.
+public struct OnsetFeatures: Sendable {
+  /// Frames per second.
+  public let frameRate: Double
+  /// Source frames per analysis frame.
+  public let hop: Int
+  /// Analysis window in source frames; frame `i` is centred on source frame
+  /// `(i + 1) * hop - window / 2`.
+  public let window: Int
+  /// Log-magnitude spectral flux summed over all mel bands (onset strength).
+  public var flux: [Float] = []
+  /// The same over the bands below about 180 Hz (bass and kick onsets).
+  public var bassFlux: [Float] = []
+  /// RMS level of each hop.
+  public var level: [Float] = []
+  /// 12 pitch-class energies per frame (55 Hz-2.1 kHz), frame-major.
+  public var chroma: [Float] = []
+
+  public var count: Int { flux.count }
+
+  /// The source frame frame `index` is centred on, in seconds.
+  public func seconds(ofFrame index: Int, sampleRate: Int) -> Double {
+    Double(max(0, (index + 1) * hop - window / 2)) / Double(sampleRate)
+  }
+}
+
+/// A failure inside aubio, with the call that failed.
+public struct AubioError: PracticeFailure {
+  public let category: FailureCategory = .other
+  public let call: String
+  public let detail: String
+
+  public var description: String { "aubio failed in \(call) (\(detail)); this is a bug in practice" }
+}
+
+/// Streams mono audio through aubio's phase vocoder (`aubio_pvoc_do`) and a mel filterbank
+/// (`aubio_filterbank_do`) and keeps only `OnsetFeatures`. One owner of the aubio objects;
+/// use from one thread.
+public final class OnsetAnalyzer {
+  public let sampleRate: Int
+  public let hop: Int
+  public let window: Int
+  private let bandCount = 32
+  private let pvoc: OpaquePointer  // owned
+  private let bank: OpaquePointer  // owned
+  private let input: UnsafeMutablePointer<fvec_t>  // owned, hop samples
+  private let spectrum: UnsafeMutablePointer<cvec_t>  // owned
+  private let bands: UnsafeMutablePointer<fvec_t>  // owned
+  /// Which mel bands count as bass.
+  private let bassBands: Int
+  /// Pitch class of each spectrum bin, -1 outside the chroma range.
+  private let pitchClass: [Int8]
+  private var previous: [Float]
+  private var pending: [Float]
+  private var features: OnsetFeatures
+
+  /// About 100 frames a second and a 46 ms window, whatever the sample rate.
+  public init(sampleRate: Int) throws {
+    guard sampleRate >= 8000 else {
+      throw AubioError(call: "new_aubio_pvoc", detail: "sample rate \(sampleRate) is below 8000 Hz")
+    }
+    self.sampleRate = sampleRate
+    hop = max(1, Int((Double(sampleRate) / 100).rounded()))
+    var window = 256
+    while Double(window) < Double(sampleRate) * 0.046 { window *= 2 }
+    self.window = window
+    guard let pvoc = new_aubio_pvoc(UInt32(window), UInt32(hop)) else {
+      throw AubioError(call: "new_aubio_pvoc", detail: "window \(window), hop \(hop)")
+    }
+    guard let bank = new_aubio_filterbank(UInt32(bandCount), UInt32(window)) else {
+      del_aubio_pvoc(pvoc)
+      throw AubioError(call: "new_aubio_filterbank", detail: "\(bandCount) bands, window \(window)")
+    }
+    let top = min(11000, Double(sampleRate) / 2 - 1)
+    // Unit-height triangles: every band counts alike in the flux, whatever its width.
+    guard aubio_filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(top)) == 0,
+      aubio_filterbank_set_norm(bank, 0) == 0,
+      let input = new_fvec(UInt32(hop)), let spectrum = new_cvec(UInt32(window)),
+      let bands = new_fvec(UInt32(bandCount))
+    else {
+      del_aubio_filterbank(bank)
+      del_aubio_pvoc(pvoc)
+      throw AubioError(call: "aubio_filterbank_set_mel_coeffs", detail: "30-\(Int(top)) Hz")
+    }
+    self.pvoc = pvoc
+    self.bank = bank
+    self.input = input
+    self.spectrum = spectrum
+    self.bands = bands
+    // A band is bass when its peak lies below 180 Hz.
+    let bins = window / 2 + 1
+    let binHz = Double(sampleRate) / Double(window)
+    var bass = 0
+    if let coeffs = aubio_filterbank_get_coeffs(bank) {
+      for band in 0..<bandCount {
+        let row = coeffs.pointee.data[band]!
+        var peak = 0
+        for bin in 0..<bins where row[bin] > row[peak] { peak = bin }
+        if Double(peak) * binHz < 180 { bass = band + 1 }
+      }
+    }
+    bassBands = max(1, bass)
+    pitchClass = (0..<bins).map { bin in
+      let hz = Double(bin) * binHz
+      guard hz > 55, hz < 2100 else { return -1 }
+      let midi = 69 + 12 * log2(hz / 440)
+      return Int8((Int(midi.rounded()) % 12 + 12) % 12)
+    }
+    previous = [Float](repeating: 0, count: bandCount)
+    pending = []
+    pending.reserveCapacity(hop)
+    features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
+  }
+
+  deinit {
+    del_fvec(bands)
+    del_cvec(spectrum)
+    del_fvec(input)
+    del_aubio_filterbank(bank)
+    del_aubio_pvoc(pvoc)
+  }
+
+  /// Feeds mono samples; any length.
+  public func process(_ samples: UnsafeBufferPointer<Float>) {
+    var offset = 0
+    while offset < samples.count {
+      let n = min(hop - pending.count, samples.count - offset)
+      pending.append(contentsOf: samples[offset..<(offset + n)])
+      offset += n
+      if pending.count == hop { analyseHop() }
+    }
+  }
+
+  /// Pads the last partial hop and flushes the window's tail; returns the features.
+  public func finish() -> OnsetFeatures {
+    if !pending.isEmpty {
+      pending.append(contentsOf: repeatElement(0, count: hop - pending.count))
+      analyseHop()
+    }
+    // Run half a window of silence through so the last sounds reach the window's centre.
+    for _ in 0..<((window / 2 + hop - 1) / hop) {
+      pending = [Float](repeating: 0, count: hop)
+      analyseHop()
+    }
+    return features
+  }
+
+  private func analyseHop() {
+    var sumSquares: Float = 0
+    for i in 0..<hop {
+      input.pointee.data[i] = pending[i]
+      sumSquares += pending[i] * pending[i]
+    }
+    pending.removeAll(keepingCapacity: true)
+    aubio_pvoc_do(pvoc, input, spectrum)
+    let norm = spectrum.pointee.norm!
+    // Magnitudes relative to a full-scale sine, so the log below sees the same scale at
+    // every window size.
+    let scale = 2 / Float(window)
+    let bins = window / 2 + 1
+    for bin in 0..<bins { norm[bin] *= scale }
+    aubio_filterbank_do(bank, spectrum, bands)
+    var flux: Float = 0
+    var bassFlux: Float = 0
+    for band in 0..<bandCount {
+      let value = log10(1 + 1000 * bands.pointee.data[band])
+      let rise = features.count > 0 ? max(0, value - previous[band]) : 0
+      flux += rise
+      if band < bassBands { bassFlux += rise }
+      previous[band] = value
+    }
+    var chroma = [Float](repeating: 0, count: 12)
+    for bin in 0..<bins where pitchClass[bin] >= 0 {
+      chroma[Int(pitchClass[bin])] += norm[bin] * norm[bin]
+    }
+    features.flux.append(flux)
+    features.bassFlux.append(bassFlux)
+    features.level.append((sumSquares / Float(hop)).squareRoot())
+    features.chroma.append(contentsOf: chroma)
+  }
+}

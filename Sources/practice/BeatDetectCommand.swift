@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct BeatsDetect: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "detect",
+    abstract: "Find the beats, bars and downbeats in songs' audio and store them as their beat maps.",
+    discussion: """
+      Each song's map is replaced whole (source `detected`, with a confidence per beat; \
+      `beats show` marks doubtful bars with ?). A map that was imported, tapped, made with \
+      `grid` or edited is kept unless --replace is given. One summary line per song on stderr.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs: [String] = []
+  @Option(
+    help: ArgumentHelp(
+      "auto (2, 3 or 4 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
+      valueName: "auto|N/D"))
+  var meter: String = "auto"
+  @Option(name: .customLong("min-bpm"), help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"))
+  var minBPM: Double = 50
+  @Option(name: .customLong("max-bpm"), help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"))
+  var maxBPM: Double = 220
+  @Flag(help: "Replace a beat map that was imported, tapped, made with grid or edited.") var replace = false
+
+  func validate() throws {
+    if songs.isEmpty { throw ValidationError("name at least one song") }
+    if meter != "auto" && Meter(parsing: meter) == nil {
+      throw ValidationError("--meter '\(meter)' is not auto or a meter such as 4/4, 3/4 or 6/8")
+    }
+    for (name, value) in [("--min-bpm", minBPM), ("--max-bpm", maxBPM)] {
+      guard value.isFinite, (20...400).contains(value) else {
+        throw ValidationError("\(name) \(value) is out of range; use 20-400")
+      }
+    }
+    if minBPM * 1.2 > maxBPM {
+      throw ValidationError(
+        "--min-bpm \(minBPM) and --max-bpm \(maxBPM) leave too narrow a range; make --max-bpm at least 1.2 times --min-bpm")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let resolved = try songs.map { try library.resolve($0) }
+    // Refuse before detecting anything, so nothing is half done.
+    if !replace {
+      for song in resolved {
+        if let map = try library.beatMap(for: song), !map.isAsDetected {
+          throw PracticeError(
+            .usage,
+            "'\(song.title)' has \(kind(of: map)); add --replace to overwrite it with detected beats")
+        }
+      }
+    }
+    let options = BeatDetectionOptions(
+      meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM)
+    let bar = ProgressBar()
+    var firstFailure: FailureCategory?
+    for song in resolved {
+      let name = (song.path as NSString).lastPathComponent
+      do {
+        let found = try BeatDetector.detect(path: song.path, options: options) { bar?.show($0, name) }
+        bar?.clear()
+        try library.replaceBeatMap(for: song, with: found.map)
+        Terminal.say(summary(name, found))
+        if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
+        for selection in try library.selections(of: song) {
+          warnIfStale(selection, song: song, map: found.map)
+        }
+      } catch let failure as any PracticeFailure {
+        bar?.clear()
+        // The other songs are still worth detecting; the exit code tells of the first failure.
+        Terminal.error(failure.description)
+        firstFailure = firstFailure ?? failure.category
+      }
+    }
+    if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
+  }
+
+  /// "an imported beat map", "an edited detected beat map"…
+  private func kind(of map: BeatMap) -> String {
+    let source = map.beats[0].source
+    switch source {
+    case .detected: return "an edited detected beat map"
+    case .imported: return "an imported beat map"
+    case .grid: return "a beat map made with `beats grid`"
+    case .tapped: return "a tapped beat map"
+    }
+  }
+
+  /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`
+  private func summary(_ name: String, _ found: BeatDetection) -> String {
+    let bars = found.map.bars.filter { $0.number >= 1 }.count
+    let low = Int(found.tempoRange.lowerBound.rounded())
+    let high = Int(found.tempoRange.upperBound.rounded())
+    let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
+    return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(found.meter), \(tempo)"
+  }
+}
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+final class ProgressBar {
+  private var drawn = -1
+
+  init?() {
+    guard isatty(STDERR_FILENO) == 1 else { return nil }
+  }
+
+  func show(_ fraction: Double, _ label: String) {
+    let percent = Int(fraction * 100)
+    guard percent != drawn else { return }
+    drawn = percent
+    let width = 30
+    let filled = min(width, Int(fraction * Double(width)))
+    let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+      + "] \(percent)% \(label)"
+    FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+  }
+
+  func clear() {
+    if drawn >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    drawn = -1
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `practice beats detect`: exit codes, one-line errors, the --replace rule, summaries.
+@Suite struct BeatDetectTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// A 4/4 piece with drums and chords at `bpm`, written as a 16-bit WAV.
+  func song(_ name: String, bpm: Double = 110, beatsPerBar: Int = 4) throws -> String {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = bpm
+    piece.endBPM = bpm
+    piece.beatsPerBar = beatsPerBar
+    piece.bars = 10
+    let path = dir.file(name)
+    try Synth.write(BeatSynth.render(piece).samples, to: path)
+    return path
+  }
+
+  func exported(_ song: String) throws -> String {
+    try cli.run(["beats", "export", song, "--format", "json"]).stdout
+  }
+
+  @Test func detectsAndSummarisesOneLinePerSong() throws {
+    let a = try song("a.wav")
+    let b = try song("b.wav", bpm: 140, beatsPerBar: 3)
+    let result = try cli.run(["beats", "detect", a, b])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+    let lines = result.stderrLines
+    #expect(lines.count == 2, "\(lines)")
+    let pattern = #/^(a|b)\.wav: \d+ beats, \d+ bars, [234]/4, \d+(–\d+)? BPM$/#
+    #expect(lines.allSatisfy { $0.wholeMatch(of: pattern) != nil }, "\(lines)")
+    #expect(lines[0].hasPrefix("a.wav: ") && lines[0].contains("4/4"))
+    #expect(lines[1].hasPrefix("b.wav: ") && lines[1].contains("3/4"))
+    // The map is stored like any other: export, show (with the confidence column).
+    let mirex = try cli.run(["beats", "export", a, "--format", "mirex"]).stdout
+    #expect(mirex.split(separator: "\n").count > 30)
+    let show = try cli.run(["beats", "show", a])
+    #expect(show.status == 0)
+    let firstBar = show.stdout.split(separator: "\n")[0].split(separator: "\t")
+    #expect(firstBar.count == 5, "\(firstBar)")
+    #expect(try cli.run(["beats", "show", a, "--json"]).stdout.contains("\"confidence\":"))
+    // Detecting again over a detected map needs no --replace.
+    #expect(try cli.run(["beats", "detect", a, "--meter", "4/4"]).status == 0)
+  }
+
+  @Test func keepsAnotherMapUnlessReplaced() throws {
+    let a = try song("a.wav")
+    _ = try cli.run(["add", a])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "100"]).status == 0)
+    let before = try exported("1")
+    let refused = try cli.run(["beats", "detect", "1"])
+    #expect(refused.status == 64)
+    #expect(refused.stderrLines.count == 1)
+    #expect(refused.stderr.contains("--replace") && refused.stderr.contains("grid"), "\(refused.stderr)")
+    #expect(try exported("1") == before)
+    let replaced = try cli.run(["beats", "detect", "1", "--replace"])
+    #expect(replaced.status == 0, "\(replaced.stderr)")
+    #expect(try exported("1") != before)
+    // An edited detected map is the musician's now.
+    #expect(try cli.run(["beats", "shift", "1", "--by", "0.01"]).status == 0)
+    let edited = try exported("1")
+    let again = try cli.run(["beats", "detect", "1"])
+    #expect(again.status == 64)
+    #expect(again.stderr.contains("edited"))
+    #expect(try exported("1") == edited)
+  }
+
+  @Test func badAudioFailsWithOneLineAndKeepsTheMap() throws {
+    let good = try song("good.wav")
+    let silent = dir.file("silent.wav")
+    try Synth.write([Float](repeating: 0, count: 44100 * 8), to: silent)
+    let short = dir.file("short.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 2), to: short)
+    _ = try cli.run(["add", silent, short])
+    _ = try cli.run(["beats", "grid", silent, "--bpm", "90"])
+    let before = try exported(silent)
+
+    let one = try cli.run(["beats", "detect", short])
+    #expect(one.status == 65)
+    #expect(one.stderrLines.count == 1)
+    #expect(one.stderr.contains("too short"), "\(one.stderr)")
+
+    // Several songs: the good one is still detected; the exit code tells of the failure.
+    let mixed = try cli.run(["beats", "detect", silent, good, "--replace"])
+    #expect(mixed.status == 65)
+    #expect(mixed.stderrLines.count == 2, "\(mixed.stderrLines)")
+    #expect(mixed.stderrLines[0].contains("silent"))
+    #expect(mixed.stderrLines[1].hasPrefix("good.wav: "))
+    #expect(try exported(silent) == before)
+    #expect(try cli.run(["beats", "show", good]).status == 0)
+  }
+
+  @Test func badUsageIsRefusedBeforeAnything() throws {
+    let a = try song("a.wav")
+    for args in [
+      ["--meter", "5/x"], ["--min-bpm", "300", "--max-bpm", "100"], ["--max-bpm", "1000"],
+      ["--min-bpm", "nan"],
+    ] {
+      let result = try cli.run(["beats", "detect", a] + args)
+      #expect(result.status == 64, "\(args): \(result.stderr)")
+    }
+    #expect(try cli.run(["beats", "detect"]).status == 64)
+    #expect(try cli.run(["beats", "detect", dir.file("missing.wav")]).status == 66)
+    #expect(try cli.run(["beats", "show", a]).status == 66)
+  }
+}

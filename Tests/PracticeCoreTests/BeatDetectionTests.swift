@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import PracticeCore
+
+/// Beat detection on synthesised music whose beats are known.
+@Suite struct BeatDetectionTests {
+  func detect(_ samples: [Float], sampleRate: Int = 44100, meter: Meter? = nil) throws -> BeatDetection {
+    let analyzer = try OnsetAnalyzer(sampleRate: sampleRate)
+    samples.withUnsafeBufferPointer { analyzer.process($0) }
+    return try BeatDetector.detect(
+      features: analyzer.finish(), sampleRate: sampleRate, totalFrames: Int64(samples.count),
+      path: "test.wav", options: BeatDetectionOptions(meter: meter))
+  }
+
+  func times(_ beats: [Beat], _ rate: Int) -> [Double] { beats.map { Double($0.frame) / Double(rate) } }
+
+  /// Checks ≥ 95 % of beats and ≥ 90 % of downbeats within 50 ms, both ways.
+  func expectAccurate(
+    _ found: BeatDetection, _ truth: [BeatSynth.TrueBeat], sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let rate = found.map.sampleRate
+    let detected = times(found.map.beats, rate)
+    let reference = truth.map(\.time)
+    let recall = BeatSynth.recall(detected, reference, tolerance: 0.05)
+    let precision = BeatSynth.recall(reference, detected, tolerance: 0.05)
+    #expect(recall >= 0.95, "beat recall \(recall)", sourceLocation: sourceLocation)
+    #expect(precision >= 0.95, "beat precision \(precision)", sourceLocation: sourceLocation)
+    let downbeats = times(found.map.beats.filter { $0.beat == 1 }, rate)
+    let trueDownbeats = truth.filter { $0.beatInBar == 1 }.map(\.time)
+    let downRecall = BeatSynth.recall(downbeats, trueDownbeats, tolerance: 0.05)
+    let downPrecision = BeatSynth.recall(trueDownbeats, downbeats, tolerance: 0.05)
+    #expect(downRecall >= 0.9 && downPrecision >= 0.9, "downbeats \(downRecall)/\(downPrecision)", sourceLocation: sourceLocation)
+  }
+
+  @Test func drumsAndChordsIn44() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 112
+    piece.endBPM = 112
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.meter == Meter(parsing: "4/4"))
+    #expect(found.map.beats.allSatisfy { $0.source == .detected && $0.confidence != nil })
+    #expect(found.map.isAsDetected)
+    #expect(found.warning == nil)
+    // The first beat is found at the very start of the music.
+    #expect(abs(times(found.map.beats, 44100)[0] - truth[0].time) < 0.05)
+    #expect(abs(found.tempoRange.lowerBound - 112) < 3 && abs(found.tempoRange.upperBound - 112) < 3)
+  }
+
+  @Test func chordsWithARitardandoIn34() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 3
+    piece.startBPM = 100
+    piece.endBPM = 76
+    piece.bars = 16
+    piece.drums = false
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.meter == Meter(parsing: "3/4"))
+    #expect(found.tempoRange.upperBound - found.tempoRange.lowerBound > 15)
+  }
+
+  @Test func aPickupBecomesBarZero() throws {
+    var piece = BeatSynth.Piece()
+    piece.pickup = 1
+    piece.startBPM = 96
+    piece.endBPM = 96
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.map.firstBar == 0)
+    #expect(found.map.beats[0].beat == 4)
+  }
+
+  @Test func aGivenMeterOnlyPlacesTheDownbeats() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 2
+    piece.bars = 24
+    piece.startBPM = 90
+    piece.endBPM = 90
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples, meter: Meter(parsing: "2/4"))
+    expectAccurate(found, truth)
+    #expect(found.meter == Meter(parsing: "2/4"))
+    #expect(found.map.bars.dropFirst().allSatisfy { $0.beatIndices.count <= 2 })
+  }
+
+  @Test func silenceIsRefused() throws {
+    #expect(throws: BeatDetectionError.self) { try detect([Float](repeating: 0, count: 44100 * 10)) }
+    do {
+      _ = try detect([Float](repeating: 0, count: 44100 * 10))
+    } catch let error as BeatDetectionError {
+      #expect(error.reason.contains("silent"))
+      #expect(error.category == .badData)
+      #expect(!error.description.contains("\n"))
+    }
+  }
+
+  @Test func aShortFileIsRefused() throws {
+    let (samples, _) = BeatSynth.render(BeatSynth.Piece())
+    do {
+      _ = try detect(Array(samples.prefix(2 * 44100)))
+      Issue.record("a 2 s file was accepted")
+    } catch let error as BeatDetectionError {
+      #expect(error.reason.contains("too short"))
+    }
+  }
+
+  @Test func noiseIsRefusedOrDoubtful() throws {
+    do {
+      let found = try detect(BeatSynth.noise(seconds: 12))
+      #expect(found.warning != nil)
+    } catch let error as BeatDetectionError {
+      #expect(error.reason.contains("no steady beat"))
+    }
+  }
+
+  @Test func otherSampleRatesWork() throws {
+    var piece = BeatSynth.Piece()
+    piece.sampleRate = 48000
+    piece.startBPM = 130
+    piece.endBPM = 130
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples, sampleRate: 48000)
+    expectAccurate(found, truth)
+  }
+
+  @Test func editsClearConfidence() throws {
+    let beats = (0..<8).map {
+      Beat(frame: Int64($0 * 22050), bar: $0 / 4 + 1, beat: $0 % 4 + 1, source: .detected, confidence: 0.9)
+    }
+    let map = try BeatMap(beats: beats, totalFrames: 44100 * 5, sampleRate: 44100)
+    #expect(map.isAsDetected)
+    #expect(map.lowestConfidence(ofBar: 1) == 0.9)
+    #expect(try !map.shifted(byFrames: 10).isAsDetected)
+  }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Synthetic music with known beats for beat-detection tests: drum-like bursts and
+/// tonal chords with a bass on the downbeats. Deterministic (a fixed-seed generator).
+public enum BeatSynth {
+  /// A beat of the ground truth: its time and its number in the bar (1 = downbeat).
+  public struct TrueBeat: Sendable {
+    public let time: Double
+    public let beatInBar: Int
+  }
+
+  /// What to play.
+  public struct Piece: Sendable {
+    public var beatsPerBar = 4
+    /// Tempo at the start and at the end; it changes linearly over the second half.
+    public var startBPM = 120.0
+    public var endBPM = 120.0
+    public var bars = 12
+    /// Beats before the first downbeat (played by the melody only).
+    public var pickup = 0
+    public var drums = true
+    public var chords = true
+    public var sampleRate = 44100
+    /// Silence before the music, in seconds.
+    public var leadIn = 0.3
+
+    public init() {}
+  }
+
+  /// Mono samples and the beats they were built on.
+  public static func render(_ piece: Piece) -> (samples: [Float], beats: [TrueBeat]) {
+    let rate = Double(piece.sampleRate)
+    let count = piece.pickup + piece.bars * piece.beatsPerBar
+    var beats: [TrueBeat] = []
+    var t = piece.leadIn
+    for i in 0..<count {
+      let x = Double(i) / Double(max(1, count - 1))
+      let bpm = piece.startBPM + (piece.endBPM - piece.startBPM) * max(0, (x - 0.5) / 0.5)
+      let inBar = ((i - piece.pickup) % piece.beatsPerBar + piece.beatsPerBar) % piece.beatsPerBar + 1
+      beats.append(TrueBeat(time: t, beatInBar: inBar))
+      t += 60 / bpm
+    }
+    let total = Int((t + 1.5) * rate)
+    var out = [Float](repeating: 0, count: total)
+    var random = SplitMix(seed: 42)
+    // Chord roots of a four-bar progression (semitones above A2), one chord per bar.
+    let roots = [0, 5, 7, 3]
+    for (i, beat) in beats.enumerated() {
+      let start = Int(beat.time * rate)
+      let next = i + 1 < beats.count ? beats[i + 1].time : beat.time + 0.5
+      let length = next - beat.time
+      let bar = (i - piece.pickup) >= 0 ? (i - piece.pickup) / piece.beatsPerBar : -1
+      if bar < 0 {
+        // Pickup: one melody note.
+        addTone(&out, at: start, hz: 440 * pow(2, Double(7 + i) / 12), seconds: length * 0.9, gain: 0.25, rate: rate)
+        continue
+      }
+      let root = 110 * pow(2, Double(roots[bar % roots.count]) / 12)
+      if piece.chords {
+        let gain = beat.beatInBar == 1 ? 0.18 : 0.1
+        for ratio in [2.0, 2.52, 3.0] {
+          addTone(&out, at: start, hz: root * ratio, seconds: length * 0.95, gain: gain, rate: rate)
+        }
+        if beat.beatInBar == 1 {
+          addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate)
+        }
+      }
+      if piece.drums {
+        if beat.beatInBar == 1 || (piece.beatsPerBar == 4 && beat.beatInBar == 3) {
+          addKick(&out, at: start, rate: rate)
+        } else {
+          addNoise(&out, at: start, seconds: 0.12, gain: 0.3, random: &random, rate: rate)
+        }
+        // A softer off-beat hi-hat.
+        addNoise(&out, at: start + Int(length / 2 * rate), seconds: 0.03, gain: 0.08, random: &random, rate: rate)
+      }
+    }
+    return (out, beats)
+  }
+
+  private static func addTone(_ out: inout [Float], at start: Int, hz: Double, seconds: Double, gain: Double, rate: Double) {
+    let n = min(out.count - start, Int(seconds * rate))
+    guard n > 0 else { return }
+    for k in 0..<n {
+      let s = Double(k) / rate
+      let envelope = min(1, s / 0.005) * exp(-3 * s)
+      out[start + k] += Float(gain * envelope * sin(2 * .pi * hz * s))
+    }
+  }
+
+  private static func addKick(_ out: inout [Float], at start: Int, rate: Double) {
+    let n = min(out.count - start, Int(0.25 * rate))
+    guard n > 0 else { return }
+    var phase = 0.0
+    for k in 0..<n {
+      let s = Double(k) / rate
+      phase += 2 * .pi * (50 + 100 * exp(-s * 30)) / rate
+      out[start + k] += Float(0.6 * exp(-s * 12) * sin(phase))
+    }
+  }
+
+  private static func addNoise(
+    _ out: inout [Float], at start: Int, seconds: Double, gain: Double, random: inout SplitMix, rate: Double
+  ) {
+    let n = min(out.count - start, Int(seconds * rate))
+    guard n > 0 else { return }
+    for k in 0..<n {
+      let s = Double(k) / rate
+      out[start + k] += Float(gain * exp(-s * 4 / seconds) * random.nextSigned())
+    }
+  }
+
+  /// White noise at `gain` peak, deterministic.
+  public static func noise(seconds: Double, sampleRate: Int = 44100, gain: Double = 0.3) -> [Float] {
+    var random = SplitMix(seed: 7)
+    return (0..<Int(seconds * Double(sampleRate))).map { _ in Float(gain * random.nextSigned()) }
+  }
+
+  /// Fraction of `truth` matched one-to-one by a detected time within `tolerance` seconds.
+  public static func recall(_ detected: [Double], _ truth: [Double], tolerance: Double) -> Double {
+    guard !truth.isEmpty else { return 0 }
+    var used = Set<Int>()
+    var hits = 0
+    for t in truth {
+      var best: Int?
+      for (j, d) in detected.enumerated() where !used.contains(j) && abs(d - t) <= tolerance {
+        if best == nil || abs(d - t) < abs(detected[best!] - t) { best = j }
+      }
+      if let best {
+        used.insert(best)
+        hits += 1
+      }
+    }
+    return Double(hits) / Double(truth.count)
+  }
+}
+
+/// A small deterministic random generator (SplitMix64).
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  /// Uniform in [-1, 1).
+  mutating func nextSigned() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Automatic beat and downbeat detection (`practice beats detect`), scored against a set.
+
+The evaluation set is bench/out/beats-set/ (made by bench/beats/make-set.py: 32 pieces of
+30-60 s written as MIDI and rendered by FluidSynth, ground truth from the MIDI's tempo map;
+see bench/beats/README.md), reusing it when present; bench/beats/setup.sh installs
+FluidSynth, aubio-tools and the Python venv (mir_eval, ...) first.
+
+For each piece, with a temporary PRACTICE_DB: `practice add FILE`, `practice beats detect
+FILE` (timed: wall, CPU from wait4() rusage, peak RSS), `practice beats export FILE --format
+mirex` into bench/out/beats-detected/NAME.beats. bench/beats/score.py scores them with
+mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baselines.py runs and
+scores aubio (and librosa when it installed) on the same set.
+
+Speed is CPU time (user + sys) against the audio's duration, on a 4-minute song (pieces of
+the set end to end) pinned to one core with taskset; peak RSS on a 10-minute song made the
+same way.
+
+  python3 bench/beat-detect.py                 the benchmark
+  python3 bench/beat-detect.py --fake truth    self-test of the scoring path: the ground
+                                               truth as the "detection" (must score 1.0)
+  python3 bench/beat-detect.py --fake aubio    aubio's beats as the "detection"
+Fake runs write bench/out/results/beat-detect-fake-MODE.json, which report.py ignores.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import wave
+
+sys.dont_write_bytecode = True
+import benchlib as b  # noqa: E402
+
+BEATS_DIR = os.path.join(b.BENCH_DIR, "beats")
+SET_DIR = os.path.join(b.OUT_DIR, "beats-set")
+DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-detected")
+BASELINES_DIR = os.path.join(b.OUT_DIR, "beats-baselines")
+VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
+
+TARGET_BEAT_F = 0.90
+TARGET_DOWNBEAT_F = 0.85
+TARGET_SPEED = 50.0       # × real time, CPU time on one core
+TARGET_RSS_MB = 100.0     # 10-minute song
+LONG_RUNS = 3
+
+
+def setup():
+    subprocess.run(["bash", os.path.join(BEATS_DIR, "setup.sh")], check=True)
+    args = [VENV_PY, os.path.join(BEATS_DIR, "make-set.py")]
+    if os.path.exists(os.path.join(SET_DIR, "check.json")):
+        args.append("--no-check")  # checked when it was made; unchanged pieces are kept
+    subprocess.run(args, check=True)
+
+
+def pieces():
+    with open(os.path.join(SET_DIR, "index.json")) as f:
+        return json.load(f)
+
+
+def run(cmd, env=None, stdout=subprocess.DEVNULL):
+    """(wall s, CPU s = user + sys, peak RSS KiB, stdout text or None); exits if it fails."""
+    with tempfile.TemporaryFile() as errfile:  # a file, not a pipe: nothing can block
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=errfile)
+        out = proc.stdout.read() if stdout == subprocess.PIPE else None
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - t0
+        if proc.stdout:
+            proc.stdout.close()
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        errfile.seek(0)
+        err = errfile.read().decode(errors="replace")
+    if code != 0:
+        sys.exit(f"beat-detect: {' '.join(cmd)} exited {code}: {err.strip()}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, \
+        out.decode() if out is not None else None
+
+
+def detect(binary, wav, pin=False):
+    """add + detect (timed) with a fresh library; (wall, cpu, maxrss KiB, mirex text)."""
+    with b.TempDir() as tmp:
+        env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
+        run([binary, "add", wav], env=env)
+        prefix = ["taskset", "-c", "0"] if pin and shutil.which("taskset") else []
+        wall, cpu, rss, _ = run(prefix + [binary, "beats", "detect", wav], env=env)
+        _, _, _, mirex = run([binary, "beats", "export", wav, "--format", "mirex"], env=env,
+                             stdout=subprocess.PIPE)
+    return wall, cpu, rss, mirex
+
+
+def wav_seconds(path):
+    with wave.open(path) as w:
+        return w.getnframes() / w.getframerate()
+
+
+def long_song(name, seconds, sources):
+    """bench/out/NAME: the set's pieces end to end, cut at `seconds` (reused if present)."""
+    path = os.path.join(b.OUT_DIR, name)
+    if os.path.exists(path) and abs(wav_seconds(path) - seconds) < 0.01:
+        return path
+    frames_left = int(seconds * 44100)
+    partial = path + ".partial"
+    with wave.open(partial, "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(44100)
+        i = 0
+        while frames_left > 0:
+            with wave.open(sources[i % len(sources)]) as w:
+                n = min(frames_left, w.getnframes())
+                out.writeframes(w.readframes(n))
+                frames_left -= n
+            i += 1
+    os.rename(partial, path)
+    return path
+
+
+def score(detdir, name):
+    out = os.path.join(detdir, "score.json")
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "score.py"), SET_DIR, detdir, "--json", out,
+                    "--name", name], check=True, stdout=sys.stderr)
+    with open(out) as f:
+        return json.load(f)
+
+
+def f3(v):
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Beat and downbeat detection, scored.")
+    ap.add_argument("--fake", choices=["truth", "aubio"],
+                    help="self-test: score the ground truth or aubio instead of practice")
+    args = ap.parse_args()
+    binary = None if args.fake else b.practice_bin()
+    setup()
+    set_ = pieces()
+    names = [p["name"] for p in set_]
+    audio_total = sum(p["duration"] for p in set_)
+
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "baselines.py")], check=True,
+                   stdout=sys.stderr)
+    with open(os.path.join(BASELINES_DIR, "summary.json")) as f:
+        base = json.load(f)
+
+    detdir = DETECTED_DIR if not args.fake else os.path.join(b.OUT_DIR, f"beats-fake-{args.fake}")
+    shutil.rmtree(detdir, ignore_errors=True)
+    os.makedirs(detdir)
+    timing = {}
+    for p in set_:
+        name = p["name"]
+        wav = os.path.join(SET_DIR, name + ".wav")
+        dest = os.path.join(detdir, name + ".beats")
+        if args.fake == "truth":
+            shutil.copy(os.path.join(SET_DIR, name + ".beats"), dest)
+            continue
+        if args.fake == "aubio":
+            shutil.copy(os.path.join(BASELINES_DIR, "aubio", name + ".beats"), dest)
+            continue
+        wall, cpu, rss, mirex = detect(binary, wav)
+        with open(dest, "w") as f:
+            f.write(mirex)
+        timing[name] = {"wall_s": wall, "cpu_s": cpu, "maxrss_kib": rss, "audio_s": p["duration"]}
+        b.log(f"beat-detect: {name}: {cpu:.2f} s CPU, {p['duration'] / max(cpu, 1e-9):.0f}× "
+              f"real time, {rss / 1024:.1f} MiB")
+    with open(os.path.join(detdir, "timing.json"), "w") as f:
+        json.dump(timing, f, indent=1)
+    res = score(detdir, "practice" if not args.fake else f"fake-{args.fake}")
+    means = res["means"]
+    aubio = base["aubio"]["means"]
+    librosa = base.get("librosa", {}).get("means")
+
+    rows = []
+    m = means["all"]
+    rows.append(b.row(f"beat F-measure (±70 ms), mean of {m['pieces']} pieces",
+                      f3(m["beat_f"]), f"≥ {TARGET_BEAT_F:.2f}",
+                      m["beat_f"] is not None and m["beat_f"] >= TARGET_BEAT_F))
+    rows.append(b.row("downbeat F-measure (±70 ms), mean",
+                      f3(m["downbeat_f"]) + ("" if res["downbeats"] else " (no downbeats)"),
+                      f"≥ {TARGET_DOWNBEAT_F:.2f}",
+                      m["downbeat_f"] is not None and m["downbeat_f"] >= TARGET_DOWNBEAT_F))
+    rows.append(b.row("CMLt / AMLt (continuity, correct / allowed metrical levels), mean",
+                      f"{f3(m['cmlt'])} / {f3(m['amlt'])}"))
+    versus = f"{f3(m['beat_f'])} vs aubio {f3(aubio['all']['beat_f'])}"
+    if librosa:
+        versus += f", librosa {f3(librosa['all']['beat_f'])}"
+    rows.append(b.row("beat F vs aubio's beat tracker (same set, same scoring)", versus,
+                      "higher than aubio",
+                      m["beat_f"] is not None and m["beat_f"] > aubio["all"]["beat_f"]))
+    for group, label in (("meter 6/8", "6/8 pieces (two dotted-quarter beats a bar)"),
+                         ("meter 2/4", "2/4 pieces"), ("meter 3/4", "3/4 pieces"),
+                         ("meter 4/4", "4/4 pieces"), ("no-drums", "pieces without drums"),
+                         ("drums", "pieces with drums"), ("changing", "tempo changes")):
+        if group in means:
+            g = means[group]
+            text = (f"beat F {f3(g['beat_f'])}, downbeat F {f3(g['downbeat_f'])}, "
+                    f"AMLt {f3(g['amlt'])} ({g['pieces']} pieces; aubio beat F "
+                    f"{f3(aubio[group]['beat_f'])})")
+            rows.append(b.row(label, text))
+
+    notes = []
+    if not args.fake:
+        cpu_total = sum(t["cpu_s"] for t in timing.values())
+        rows.append(b.row(f"speed over the set ({audio_total / 60:.1f} min of audio), CPU time",
+                          f"{audio_total / cpu_total:.0f}× real time ({cpu_total:.1f} s CPU, "
+                          f"{sum(t['wall_s'] for t in timing.values()):.1f} s wall)"))
+        wavs = [os.path.join(SET_DIR, n + ".wav") for n in names]
+        four = long_song("beats-song-4min.wav", 240, wavs)
+        runs = [detect(binary, four, pin=True) for _ in range(LONG_RUNS)]
+        cpu = b.median([r[1] for r in runs])
+        wall = b.median([r[0] for r in runs])
+        rows.append(b.row("speed, 4-minute song, one core (taskset), CPU time, median of "
+                          f"{LONG_RUNS}", f"{240 / cpu:.0f}× real time ({cpu:.2f} s CPU, "
+                          f"{wall:.2f} s wall)", f"≥ {TARGET_SPEED:.0f}×",
+                          240 / cpu >= TARGET_SPEED))
+        ten = long_song("beats-song-10min.wav", 600, wavs)
+        runs = [detect(binary, ten) for _ in range(2)]
+        peak_kib = max(r[2] for r in runs)
+        peak_mb = peak_kib * 1024 / 1e6
+        rows.append(b.row("peak RSS, `beats detect` on a 10-minute song (max of 2)",
+                          f"{peak_mb:.1f} MB ({peak_kib / 1024:.1f} MiB)",
+                          f"≤ {TARGET_RSS_MB:.0f} MB", peak_mb <= TARGET_RSS_MB))
+        notes.append("Speed and memory: CPU = user + sys of the `beats detect` process "
+                     "(wait4 rusage), peak RSS = ru_maxrss; the long songs are the set's "
+                     "pieces end to end (bench/out/beats-song-{4,10}min.wav).")
+    for tracker in ("aubio", "librosa"):
+        if tracker in base:
+            t = base[tracker]
+            rows.append(b.row(f"baseline: {base['trackers'][tracker]}",
+                              f"beat F {f3(t['means']['all']['beat_f'])}, CMLt "
+                              f"{f3(t['means']['all']['cmlt'])}, AMLt "
+                              f"{f3(t['means']['all']['amlt'])}; "
+                              f"{t['x_realtime_cpu']:.0f}× real time (CPU)"))
+    if "librosa" in base.get("missing", []):
+        notes.append("librosa did not install from PyPI, so it has no baseline row.")
+
+    meters = {}
+    for p in set_:
+        meters[p["meter"]] = meters.get(p["meter"], 0) + 1
+    drums = sum("drums" in p["tags"] for p in set_)
+    changing = sum("changing" in p["tags"] for p in set_)
+    pickup = sum("pickup" in p["tags"] for p in set_)
+    notes[:0] = [
+        f"Set: {len(set_)} pieces, {audio_total / 60:.1f} min "
+        f"({', '.join(f'{n} in {k}' for k, n in meters.items())}; {drums} with drums, "
+        f"{len(set_) - drums} without; {changing} with tempo changes; {pickup} with a pickup), "
+        "written as MIDI by bench/beats/make-set.py and rendered with FluidSynth "
+        "(FluidR3_GM); the ground truth is the MIDI's own tempo map, checked against a "
+        "click rendering (bench/out/beats-set/check.json).",
+        "Scoring: mir_eval 0.8.2 through bench/beats/score.py, ±70 ms; the beats are NOT "
+        "trimmed (mir_eval's usual trim_beats drops the first 5 s; here they count). "
+        "Downbeat F is the F-measure on the beats numbered 1. Means are over pieces.",
+        "Baselines: bench/beats/baselines.py (`aubio beat` of aubio-tools; librosa "
+        "beat.beat_track with default settings); neither reports downbeats.",
+    ]
+    # per-piece table
+    lib_f = base.get("librosa", {}).get("per_piece_beat_f", {})
+    aub_f = base["aubio"]["per_piece_beat_f"]
+    table = ["Per piece (beat F / downbeat F, ±70 ms, untrimmed):", "",
+             "| piece | meter | tags | ours beat F | ours down F | aubio beat F | librosa beat F |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+    for p in set_:
+        r = res["pieces"][p["name"]]
+        table.append(f"| {p['name']} | {p['meter']} | {', '.join(p['tags'])} | "
+                     f"{f3(r['beat_f'])} | {f3(r['downbeat_f'])} | {f3(aub_f.get(p['name']))} | "
+                     f"{f3(lib_f.get(p['name'])) if lib_f else 'n/a'} |")
+    notes.append("\n".join(table))
+    with open(os.path.join(detdir, "report.md"), "w") as f:
+        f.write("\n".join(table) + "\n")
+    name = "beat-detect" if not args.fake else f"beat-detect-fake-{args.fake}"
+    title = "Beat and downbeat detection (`practice beats detect`), scored on a MIDI-rendered set"
+    if args.fake:
+        title += f" — SELF-TEST with {args.fake} as the detection"
+    b.write_results(name, title, rows, notes)
+
+
+if __name__ == "__main__":
+    main()
