@@ -47,10 +47,8 @@ import TestSupport
     let (_, t) = try Synth.read(dir.file("t.wav"))
     let expected = [0.7, 0.7, 0.8, 0.8, 0.9, 0.9].reduce(0.0) { $0 + 88200 / $1 }
     #expect(abs(Double(t.count) - expected) <= 6, "\(t.count) vs \(expected)")
-    // Downbeats of each pass land where that pass's speed puts them: true for the passes
-    // before the first change; after each change they come about 6 ms later (Rubber Band
-    // applies a new ratio to material it already holds). Recorded as a known issue so the
-    // test fails, and must be updated, once that is fixed.
+    // Downbeats of each pass land where that pass's speed puts them, after every step too
+    // (the engine steers Rubber Band's ratio around each change).
     var start = 0.0
     var errors: [Double] = []
     for speed in [0.7, 0.7, 0.8, 0.8, 0.9, 0.9] {
@@ -58,10 +56,7 @@ import TestSupport
       errors.append(Double(envelopePeak(t, near: at + 100) - at) / 44.1)
       start += 88200 / speed
     }
-    #expect(errors.prefix(2).allSatisfy { abs($0) <= 5 }, "\(errors)")
-    withKnownIssue("after a trainer speed change, downbeats run about 6 ms late per step") {
-      #expect(errors.allSatisfy { abs($0) <= 5 }, "downbeat errors in ms: \(errors)")
-    }
+    #expect(errors.allSatisfy { abs($0) <= 5 }, "downbeat errors in ms: \(errors)")
   }
 
   @Test func playAnnouncesEveryPass() throws {

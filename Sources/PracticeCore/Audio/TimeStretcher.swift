@@ -73,6 +73,10 @@ public final class TimeStretcher {
   /// Sets the speed from the next process call (`rubberband_set_time_ratio`).
   public func setSpeed(_ speed: Speed) { rubberband_set_time_ratio(state, speed.timeRatio) }
 
+  /// Sets a raw time ratio (output over input) from the next process call, for fine
+  /// steering around a speed change (`rubberband_set_time_ratio`).
+  public func setTimeRatio(_ ratio: Double) { rubberband_set_time_ratio(state, ratio) }
+
   /// Sets the pitch shift from the next process call (`rubberband_set_pitch_scale`).
   public func setTranspose(_ semitones: Double) { rubberband_set_pitch_scale(state, pow(2, semitones / 12)) }
 

@@ -86,8 +86,21 @@ public final class PlaybackEngine: @unchecked Sendable {
   private var stretchFlushed = false
   /// Frames of silence fed after the end of the source, to push its last frames out.
   private var stretchTail = 0
-  /// The last `.calibrate` (or the start's measurement): the delay to drop after a reset.
-  private var calibration: (speed: Speed, semitones: Double, delay: Int)
+  /// Measured start delays (`TimeStretcher.alignedStartDelay`) per speed and pitch: the
+  /// start's, the trainer's speeds, and what `.calibrate` brings; a fixed table.
+  private var calibrations: [Calibration]
+  private var calibrationCount = 0
+  /// Rubber Band's time map as it really runs (see `steerStretcher`): stretcher input
+  /// frames fed after the start pad, the last point where its ratio changed (input and
+  /// output frames) and the ratio since; the bias of the speed the last prime measured
+  /// (already in the dropped delay) and of the speed the content now being fed plays at.
+  private var stretchFed: Int64 = 0
+  private var mapInput: Int64 = 0
+  private var mapOutput = 0.0
+  private var mapRatio = 1.0
+  private var primedBias = 0.0
+  private var contentBias = 0.0
+  private var trainerStep = TrainerStep.idle
 
   // What is being fed; render thread only.
   private var feedPlan: PlaybackPlan
@@ -138,6 +151,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     clickSound = ClickSound(sampleRate: sampleRate)
     clicksOn = plan.clicks?.enabled ?? false
     countInRemaining = plan.clicks?.countInFrames ?? 0
+    // The first pass starts where the count-in ends.
+    feedOutput = Double(countInRemaining)
     feedPlan = plan
     speedNow = plan.speed(forPass: 0)
     transposeNow = plan.transpose
@@ -146,7 +161,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     sounding = Mark(
       output: 0, source: plan.range.lowerBound + plan.startOffset, speed: speedNow.rate,
       pass: 0, generation: 0, kind: .gap)
-    calibration = (plan.speed, plan.transpose, 0)
+    calibrations = Array(repeating: Calibration(speed: .normal, semitones: 0, delay: 0), count: 64)
     stretching = plan.needsStretcher
     if plan.needsStretcher || live {
       let stretcher = try TimeStretcher(
@@ -154,13 +169,17 @@ public final class PlaybackEngine: @unchecked Sendable {
         quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames, live: live)
       self.stretcher = stretcher
       if stretching {
-        calibration.delay = try TimeStretcher.alignedStartDelay(
-          sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
-          quality: plan.quality, live: live)
+        // The start's speed and every speed the trainer steps through (a few milliseconds
+        // of probing each), so that each step lands where the plan says.
+        for speed in plan.trainerSpeeds(limit: calibrations.count) {
+          let delay = try TimeStretcher.alignedStartDelay(
+            sampleRate: sampleRate, channels: channels, speed: speed, semitones: plan.transpose,
+            quality: plan.quality, live: live)
+          remember(Calibration(speed: speed, semitones: plan.transpose, delay: delay))
+        }
         // Prime with the start pad and a lead-in of silence, and drop their output plus the
         // measured delay, so the range's first downbeat is the first thing heard.
-        stretchDrop = stretcher.prime(
-          alignedStartDelay: calibration.delay, sampleRate: sampleRate, speed: speedNow)
+        prime(stretcher)
       }
     } else {
       stretcher = nil
@@ -169,7 +188,6 @@ public final class PlaybackEngine: @unchecked Sendable {
     for click in plan.clicks?.countIn ?? [] {
       clickQueue.append(ScheduledClick(frame: click.frame, accent: click.accent, always: true))
     }
-    feedOutput = Double(countInRemaining)
     beginPass(0)
   }
 
@@ -280,6 +298,22 @@ private final class JumpBox {
   }
 }
 
+/// A measured start delay for a speed and pitch.
+struct Calibration {
+  var speed: Speed
+  var semitones: Double
+  var delay: Int
+}
+
+/// Where the trainer's steering of the stretcher is (see `steerStretcher`).
+enum TrainerStep {
+  case idle
+  /// The ratio is nudged so the content reaches `boundary` on time; `ratio` follows.
+  case approaching(boundary: Int64, ratio: Double, nudged: Double)
+  /// The new ratio, less the overshoot past the boundary, until `until`.
+  case settling(until: Int64, ratio: Double)
+}
+
 /// A click at an output frame; `always` for count-in clicks, which sound with clicks off.
 struct ScheduledClick: BitwiseCopyable {
   var frame: Int64
@@ -335,7 +369,8 @@ extension PlaybackEngine {
             transposeNow = semitones
             if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 { switchIntoStretcher = true }
           case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
-          case .calibrate(let speed, let semitones, let delay): calibration = (speed, semitones, delay)
+          case .calibrate(let speed, let semitones, let delay):
+            calibrated(Calibration(speed: speed, semitones: semitones, delay: delay))
           }
         }
         var frames = 0
@@ -393,11 +428,109 @@ extension PlaybackEngine {
   /// The speed from now on; true if the stretcher must come into the path for it.
   private func setSpeedNow(_ speed: Speed) -> Bool {
     speedNow = speed
-    if stretching {
-      stretcher?.setSpeed(speed)
+    if stretching, let stretcher {
+      // Rubber Band applies the ratio from the centre of its next analysis frame, some
+      // frames before what was fed: follow the content there (clicks and marks are placed
+      // from `feedOutput`), and shift it by the new speed's bias once it is measured.
+      trainerStep = .idle
+      setStretchRatio(speed.timeRatio, at: analysisCentre(stretcher))
+      let bias = self.bias(speed) ?? contentBias
+      feedOutput = mapValue(at: stretchFed) + bias - primedBias
+      contentBias = bias
       return false
     }
     return speed != .normal
+  }
+
+  /// Notes a measured delay; if it is for the speed playing now, moves the bookkeeping to
+  /// where that speed really puts the content.
+  private func calibrated(_ calibration: Calibration) {
+    remember(calibration)
+    guard stretching, calibration.speed == speedNow, calibration.semitones == transposeNow,
+      let stretcher
+    else { return }
+    let bias = Double(calibration.delay - stretcher.startDelay)
+    feedOutput += bias - contentBias
+    contentBias = bias
+  }
+
+  private func remember(_ calibration: Calibration) {
+    calibrations[calibrationCount % calibrations.count] = calibration
+    calibrationCount += 1
+  }
+
+  /// Output frames by which Rubber Band places transients at `speed` later than its start
+  /// delay implies (negative: earlier), if measured.
+  private func bias(_ speed: Speed) -> Double? {
+    guard let stretcher else { return nil }
+    for i in 0..<min(calibrationCount, calibrations.count) {
+      let c = calibrations[i]
+      if c.speed == speed && c.semitones == transposeNow { return Double(c.delay - stretcher.startDelay) }
+    }
+    return nil
+  }
+
+  /// Primes the stretcher at the current speed and pitch and starts its time map where the
+  /// feed is.
+  private func prime(_ stretcher: TimeStretcher) {
+    let bias = self.bias(speedNow) ?? 0
+    stretchDrop = stretcher.prime(
+      alignedStartDelay: stretcher.startDelay + Int(bias), sampleRate: sampleRate, speed: speedNow)
+    stretchFed = Int64(TimeStretcher.leadInFrames(sampleRate: sampleRate))
+    mapInput = stretchFed
+    mapOutput = feedOutput
+    mapRatio = speedNow.timeRatio
+    primedBias = bias
+    contentBias = bias
+    trainerStep = .idle
+  }
+
+  /// The input frame from which a ratio set now applies: the centre of Rubber Band's next
+  /// analysis frame, `fed + samplesRequired − startPad` (measured for R3; R2 is close).
+  private func analysisCentre(_ stretcher: TimeStretcher) -> Int64 {
+    stretchFed + Int64(stretcher.framesRequired) - Int64(stretcher.startPad)
+  }
+
+  private func mapValue(at input: Int64) -> Double { mapOutput + Double(input - mapInput) * mapRatio }
+
+  private func setStretchRatio(_ ratio: Double, at input: Int64) {
+    mapOutput = mapValue(at: input)
+    mapInput = input
+    mapRatio = ratio
+    stretcher?.setTimeRatio(ratio)
+  }
+
+  /// Moves the stretcher's ratio so that the trainer's next speed starts exactly where the
+  /// plan says: Rubber Band would apply a ratio set at the pass boundary from the centre of
+  /// its next analysis frame, up to a startPad earlier, and places transients with a
+  /// speed-dependent bias; so a tenth of a second before the boundary the ratio is nudged
+  /// to arrive there on time, switched when the analysis centre passes it, and the
+  /// overshoot taken back over the next tenth. Called with all output retrieved.
+  private func steerStretcher(_ stretcher: TimeStretcher) {
+    let lookahead = Int64(sampleRate / 10)
+    let centre = analysisCentre(stretcher)
+    switch trainerStep {
+    case .idle:
+      guard liveSpeed == nil, case let nextPass = feedPass + 1, !feedPlan.passes.isFinal(feedPass),
+        case let next = feedPlan.speed(forPass: nextPass), next != speedNow
+      else { return }
+      let boundary = stretchFed + (feedPassEnd - feedOffset)
+      guard centre >= boundary - lookahead, centre < boundary else { return }
+      let atBoundary = feedOutput + Double(boundary - stretchFed) * speedNow.timeRatio
+      let target = atBoundary + primedBias - (bias(next) ?? contentBias)
+      let ratio = (target - mapValue(at: centre)) / Double(boundary - centre)
+      setStretchRatio(ratio, at: centre)
+      trainerStep = .approaching(boundary: boundary, ratio: next.timeRatio, nudged: ratio)
+    case .approaching(let boundary, let ratio, let nudged):
+      guard centre >= boundary else { return }
+      let overshoot = Double(centre - boundary) * (nudged - ratio)
+      setStretchRatio(ratio - overshoot / Double(lookahead), at: centre)
+      trainerStep = .settling(until: centre + lookahead, ratio: ratio)
+    case .settling(let until, let ratio):
+      guard centre >= until else { return }
+      setStretchRatio(ratio, at: centre)
+      trainerStep = .idle
+    }
   }
 
   /// Plays out what is queued (its end faded), then waits for resume, stop or a jump.
@@ -420,7 +553,8 @@ extension PlaybackEngine {
             startStretching(at: 0)
           }
         case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
-        case .calibrate(let speed, let semitones, let delay): calibration = (speed, semitones, delay)
+        case .calibrate(let speed, let semitones, let delay):
+          calibrated(Calibration(speed: speed, semitones: semitones, delay: delay))
         }
       }
       if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
@@ -462,10 +596,7 @@ extension PlaybackEngine {
     stretcher.reset()
     stretcher.setSpeed(speedNow)
     stretcher.setTranspose(transposeNow)
-    let delay =
-      calibration.speed == speedNow && calibration.semitones == transposeNow
-      ? calibration.delay : stretcher.startDelay
-    stretchDrop = stretcher.prime(alignedStartDelay: delay, sampleRate: sampleRate, speed: speedNow)
+    prime(stretcher)
     stretchFlushed = false
     stretchTail = 0
     stretching = true
@@ -547,10 +678,15 @@ extension PlaybackEngine {
   /// The speed of the pass being fed (the controller's, else the plan's), into the stretcher.
   private func applyPassSpeed() {
     let speed = liveSpeed ?? feedPlan.speed(forPass: feedPass)
-    if speed != speedNow {
-      speedNow = speed
-      if stretching { stretcher?.setSpeed(speed) }
-    }
+    guard speed != speedNow else { return }
+    speedNow = speed
+    guard stretching, let stretcher else { return }
+    if case .approaching = trainerStep { return }  // `steerStretcher` switches it on time
+    // Not steered (a pass shorter than the lookahead): switch now and follow the content.
+    setStretchRatio(speed.timeRatio, at: analysisCentre(stretcher))
+    let bias = self.bias(speed) ?? contentBias
+    feedOutput = mapValue(at: stretchFed) + bias - primedBias
+    contentBias = bias
   }
 
   /// The clicks of the pass being fed: its beats, and the gap bar's when a gap follows.
@@ -663,15 +799,18 @@ extension PlaybackEngine {
         continue
       }
       if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
+      steerStretcher(stretcher)
       let wanted = min(max(stretcher.framesRequired, 1), PlaybackEngine.blockFrames)
       let frames = pull(into: stretchInput, frames: wanted)
       if frames > 0 {
         stretcher.process(stretchInput, frames: frames)
+        stretchFed += Int64(frames)
       } else if stretchTail < stretcher.startPad + stretcher.startDelay + PlaybackEngine.blockFrames {
         // The end: push the last frames out with silence (a final process call alone
         // leaves the stretcher's latency unplayed); the length is held exact below.
         stretcher.process(nil, frames: wanted)
         stretchTail += wanted
+        stretchFed += Int64(wanted)
       } else {
         stretcher.process(nil, frames: 0, final: true)
         stretchFlushed = true

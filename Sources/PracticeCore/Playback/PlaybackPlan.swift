@@ -68,6 +68,22 @@ public struct PlaybackPlan: Sendable, Equatable {
     return Speed(clamping: bounded)
   }
 
+  /// The distinct speeds of the passes, in order, up to `limit` of them: the trainer's
+  /// steps (one speed without a trainer).
+  public func trainerSpeeds(limit: Int) -> [Speed] {
+    var speeds = [speed(forPass: 0)]
+    guard let ramp, ramp.every > 0 else { return speeds }
+    var pass = 0
+    while speeds.count < limit, speeds.last != ramp.target {
+      pass += ramp.every
+      if case .count(let n) = passes, pass >= n { break }
+      let next = speed(forPass: pass)
+      if next == speeds.last { break }
+      speeds.append(next)
+    }
+    return speeds
+  }
+
   /// Source frames of silence after pass `pass` (none after the last).
   public func gapSourceFrames(afterPass pass: Int, sampleRate: Int) -> Int64 {
     if passes.isFinal(pass) { return 0 }
