@@ -250,3 +250,22 @@ def hyperfine(commands, runs, warmup, names=None, env=None):
             return json.load(f)["results"]
     finally:
         os.unlink(json_path)
+
+
+SOUND_SERVER = os.path.join(REPO_DIR, "scripts", "sound-server.sh")
+
+
+def start_sound_server(directory):
+    """Starts the private PulseAudio server in `directory`; the environment to reach it."""
+    out = subprocess.run([SOUND_SERVER, "start", directory], check=True, stdout=subprocess.PIPE,
+                         text=True).stdout
+    env = dict(os.environ)
+    for name, value in re.findall(r"^export (\w+)=(.*)$", out, re.M):
+        env[name] = value
+    if "PULSE_SERVER" not in env:
+        sys.exit(f"bench: sound-server.sh printed no PULSE_SERVER: {out!r}")
+    return env
+
+
+def stop_sound_server(directory):
+    subprocess.run([SOUND_SERVER, "stop", directory], check=False, stdout=subprocess.DEVNULL)

@@ -39,7 +39,6 @@ BUFFER_MS = 100  # what PCMDevice asks ALSA for (snd_pcm_hw_params_set_buffer_ti
 SOAK_MINUTES = int(os.environ.get("BENCH_SOAK_MINUTES", "10"))
 SOAK_PASS_SOURCE = 45  # seconds of source a soak pass: 60 s of audio at 0.75
 ISSUE_SOAK_MINUTES = 10
-SOUND_SERVER = os.path.join(b.REPO_DIR, "scripts", "sound-server.sh")
 BLOCKS = re.compile(r"trace blocks (\d+) block-us p50 (\d+) p99\.9 (\d+) max (\d+)")
 UNDERRUNS = re.compile(r"practice: warning: (\d+) underrun")
 
@@ -58,15 +57,6 @@ def music_wav():
     return _stretch_throughput().music_wav()
 
 
-def start_server(directory):
-    out = subprocess.run([SOUND_SERVER, "start", directory], check=True, stdout=subprocess.PIPE,
-                         text=True).stdout
-    env = dict(os.environ)
-    for name, value in re.findall(r"^export (\w+)=(.*)$", out, re.M):
-        env[name] = value
-    if "PULSE_SERVER" not in env:
-        sys.exit(f"block-times: sound-server.sh printed no PULSE_SERVER: {out!r}")
-    return env
 
 
 def traced_play(cmd, env):
@@ -121,7 +111,7 @@ def measure(binary):
     loops = []
     server_dir = tempfile.mkdtemp(prefix="practice-bench-sound-")
     try:
-        env = start_server(server_dir)
+        env = b.start_sound_server(server_dir)
         with b.TempDir() as tmp:
             db = os.path.join(tmp, "library.sqlite")
             b.practice(binary, "add", song, db=db, stdout=subprocess.DEVNULL)
@@ -151,7 +141,7 @@ def measure(binary):
         for loop in loops:
             loop.kill()
             loop.wait()
-        subprocess.run([SOUND_SERVER, "stop", server_dir], check=False)
+        b.stop_sound_server(server_dir)
         shutil.rmtree(server_dir, ignore_errors=True)
     load_after = os.getloadavg()
     for name, r in runs.items():

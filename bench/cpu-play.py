@@ -23,7 +23,6 @@ import benchlib as b  # noqa: E402
 SECONDS = 25
 ROUNDS = int(os.environ.get("BENCH_CPU_ROUNDS", "5"))
 TARGET_PERCENT = 1.0
-SOUND_SERVER = os.path.join(b.REPO_DIR, "scripts", "sound-server.sh")
 
 
 def run(cmd, env):
@@ -45,15 +44,6 @@ def run(cmd, env):
     return usage.ru_utime + usage.ru_stime, wall, stderr, usage.ru_nvcsw
 
 
-def start_server(directory):
-    out = subprocess.run([SOUND_SERVER, "start", directory], check=True, stdout=subprocess.PIPE,
-                         text=True).stdout
-    env = dict(os.environ)
-    for name, value in re.findall(r"^export (\w+)=(.*)$", out, re.M):
-        env[name] = value
-    if "PULSE_SERVER" not in env:
-        sys.exit(f"cpu-play: sound-server.sh printed no PULSE_SERVER: {out!r}")
-    return env
 
 
 def main():
@@ -65,7 +55,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server_dir = tempfile.mkdtemp(prefix="practice-bench-sound-")
     try:
-        env = start_server(server_dir)
+        env = b.start_sound_server(server_dir)
         with b.TempDir() as tmp:
             db = os.path.join(tmp, "library.sqlite")
             b.practice(binary, "add", wav, db=db, stdout=subprocess.DEVNULL)
@@ -82,7 +72,7 @@ def main():
                     b.log(f"cpu-play: {name} round {i + 1}: CPU {cpu:.3f} s, wall {wall:.2f} s")
                     warnings += [line for line in stderr.splitlines() if "warning" in line]
     finally:
-        subprocess.run([SOUND_SERVER, "stop", server_dir], check=False)
+        b.stop_sound_server(server_dir)
         subprocess.run(["rm", "-rf", server_dir], check=False)
 
     cpu = {name: b.median([r[0] for r in runs]) for name, runs in results.items()}

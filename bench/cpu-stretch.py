@@ -31,7 +31,6 @@ SHORT_SECONDS = 1
 SPEED = 0.75
 ROUNDS = int(os.environ.get("BENCH_CPU_STRETCH_ROUNDS", "5"))
 TARGET_RATIO = 1.0
-SOUND_SERVER = os.path.join(b.REPO_DIR, "scripts", "sound-server.sh")
 
 
 def _stretch_throughput():
@@ -68,15 +67,6 @@ def run(cmd, env):
     return usage.ru_utime + usage.ru_stime, wall, stderr, usage.ru_maxrss
 
 
-def start_server(directory):
-    out = subprocess.run([SOUND_SERVER, "start", directory], check=True, stdout=subprocess.PIPE,
-                         text=True).stdout
-    env = dict(os.environ)
-    for name, value in re.findall(r"^export (\w+)=(.*)$", out, re.M):
-        env[name] = value
-    if "PULSE_SERVER" not in env:
-        sys.exit(f"cpu-stretch: sound-server.sh printed no PULSE_SERVER: {out!r}")
-    return env
 
 
 def mpv_uses_rubberband(cmd, env, tmp):
@@ -109,7 +99,7 @@ def measure(binary):
     load_before = os.getloadavg()
     server_dir = tempfile.mkdtemp(prefix="practice-bench-sound-")
     try:
-        env = start_server(server_dir)
+        env = b.start_sound_server(server_dir)
         with b.TempDir() as tmp:
             db = os.path.join(tmp, "library.sqlite")
             b.practice(binary, "add", song, db=db, stdout=subprocess.DEVNULL)
@@ -138,7 +128,7 @@ def measure(binary):
                     if name.startswith("practice"):
                         warnings += [line for line in stderr.splitlines() if "warning" in line]
     finally:
-        subprocess.run([SOUND_SERVER, "stop", server_dir], check=False)
+        b.stop_sound_server(server_dir)
         shutil.rmtree(server_dir, ignore_errors=True)
     load_after = os.getloadavg()
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of issues 2 and 3 and rewrites bench/RESULTS.md.
+# Runs the benchmarks of issues 2 to 6 and rewrites bench/RESULTS.md.
 #
 #   bench/run-all.sh              every benchmark (`make bench` builds the binary first)
 #   bench/run-all.sh rss list-10k only those; RESULTS.md keeps the others' last figures
@@ -27,7 +27,7 @@ if ! command -v python3 >/dev/null 2>&1; then
   $sudo apt-get install -y python3 || { $sudo apt-get update && $sudo apt-get install -y python3; }
 fi
 
-all=(start-latency rss cpu-play render-throughput list-10k beats-1000 bars-10k stretch-throughput cpu-stretch block-times beat-detect)
+all=(start-latency rss cpu-play render-throughput list-10k beats-1000 bars-10k stretch-throughput cpu-stretch block-times key-latency beat-detect)
 if [ $# -gt 0 ]; then names=("$@"); else names=("${all[@]}"); fi
 results=bench/out/results
 logs=bench/out/logs

@@ -44,6 +44,10 @@ final class LiveSession {
   private var events: [PlaybackEvent] = []
   private var lastDraw: UInt64 = 0
   private var drawnWidth = 0
+  private var drawnLine = ""
+  /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
+  private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
+  private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
   private var pendingBytes: [UInt8] = []
 
   init(
@@ -89,6 +93,7 @@ final class LiveSession {
       return try engine.wait()
     }
     takeEvents()
+    for (key, nanoseconds) in keyTimes { Terminal.say("trace key \(key.name) ns \(nanoseconds)") }
     if report.interrupted && ending == .completed { ending = .interrupted }
     return (report, ending)
   }
@@ -138,10 +143,13 @@ final class LiveSession {
         if m > 0 { pendingBytes += buffer[0..<m] }
       }
     }
-    var keys = KeyParser.parse(pendingBytes)
-    pendingBytes = keys.rest
-    for key in keys.keys { handle(key) }
-    keys.keys.removeAll()
+    let arrived = monotonicNanoseconds()
+    let parsed = KeyParser.parse(pendingBytes)
+    pendingBytes = parsed.rest
+    for key in parsed.keys {
+      if tracing { keyTimes.append((key, arrived)) }
+      handle(key)
+    }
   }
 
   private func handle(_ key: Key) {
@@ -409,6 +417,7 @@ final class LiveSession {
   private func clearLine() {
     if drawnWidth > 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     drawnWidth = 0
+    drawnLine = ""
   }
 
   private func draw() {
@@ -425,8 +434,10 @@ final class LiveSession {
       line = statusText(width: width)
     }
     if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
+    guard line != drawnLine || drawnWidth == 0 else { return }  // paused: nothing to redraw
     FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
     drawnWidth = line.count
+    drawnLine = line
   }
 
   /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · 0:41/3:12`,
@@ -466,6 +477,15 @@ enum Key: Equatable {
   case char(Character)
   case left, right, shiftLeft, shiftRight, up, down
   case enter, backspace, escape, interrupt
+
+  /// A one-word name, for trace lines.
+  var name: String {
+    switch self {
+    case .char(" "): return "space"
+    case .char(let c): return String(c)
+    default: return "\(self)"
+    }
+  }
 }
 
 /// Turns raw terminal bytes into keys (arrows arrive as `ESC [ C`, shift-arrows as
