@@ -36,6 +36,8 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// The plan the engine started with.
   public let plan: PlaybackPlan
+  /// Whether a controller may steer it (see `init`).
+  public let live: Bool
   /// Frames handed to the sink so far (render thread writes, anyone reads).
   public let framesWritten = Atomic<Int64>(0)
   /// CLOCK_MONOTONIC nanoseconds when the first frame was handed to the sink (0 before).
@@ -54,6 +56,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Linear gain as Float bits, so a controller can change the volume while playing.
   private let gainBits: Atomic<UInt32>
   private let stopRequested = Atomic<Bool>(false)
+  private let renderEnded = Atomic<Bool>(false)
   private let commands = ValueRing<TransportCommand>(capacity: 64, filler: .pause)
   /// A jump's plan not yet taken by the render thread (an unretained `JumpBox`).
   private let pendingJump = Atomic<UnsafeMutableRawPointer?>(nil)
@@ -62,6 +65,14 @@ public final class PlaybackEngine: @unchecked Sendable {
   private var jumpBoxes: [JumpBox] = []
   /// Signalled with every command and jump, so a paused render thread wakes.
   private let wake = DispatchSemaphore(value: 0)
+  /// Speeds to measure (engine or controller → calibration thread) and what was measured
+  /// (→ render thread).
+  private let calibrationRequests = ValueRing<Calibration>(capacity: 64, filler: .none)
+  private let calibrationResults = ValueRing<Calibration>(capacity: 64, filler: .none)
+  private let calibrationWake = DispatchSemaphore(value: 0)
+  /// Signalled after every measurement, for a render thread waiting for a trainer speed's.
+  private let calibrationReady = DispatchSemaphore(value: 0)
+  private let calibrationDone = DispatchSemaphore(value: 0)
 
   private let feeder: SourceFeeder
   private let sink: any AudioSink  // render thread only after start()
@@ -87,8 +98,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Frames of silence fed after the end of the source, to push its last frames out.
   private var stretchTail = 0
   /// Measured start delays (`TimeStretcher.alignedStartDelay`) per speed and pitch: the
-  /// start's, the trainer's speeds, and what `.calibrate` brings; a fixed table.
+  /// start's, then what the calibration thread brings; a fixed table.
   private var calibrations: [Calibration]
+  /// The plan's speeds, each measured at start (the first) or by the calibration thread.
+  private let trainerSpeeds: [Speed]
   private var calibrationCount = 0
   /// Rubber Band's time map as it really runs (see `steerStretcher`): stretcher input
   /// frames fed after the start pad, the last point where its ratio changed (input and
@@ -136,6 +149,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     precondition(sink.channels == file.info.channels, "sink and source channel counts differ")
     precondition(sink.maxBlockFrames >= PlaybackEngine.blockFrames, "sink blocks too small")
     self.plan = plan
+    self.live = live
     self.sink = sink
     channels = file.info.channels
     sampleRate = file.info.sampleRate
@@ -161,7 +175,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     sounding = Mark(
       output: 0, source: plan.range.lowerBound + plan.startOffset, speed: speedNow.rate,
       pass: 0, generation: 0, kind: .gap)
-    calibrations = Array(repeating: Calibration(speed: .normal, semitones: 0, delay: 0), count: 64)
+    calibrations = Array(repeating: .none, count: 64)
+    trainerSpeeds = plan.trainerSpeeds(limit: 32)
     stretching = plan.needsStretcher
     if plan.needsStretcher || live {
       let stretcher = try TimeStretcher(
@@ -169,13 +184,14 @@ public final class PlaybackEngine: @unchecked Sendable {
         quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames, live: live)
       self.stretcher = stretcher
       if stretching {
-        // The start's speed and every speed the trainer steps through (a few milliseconds
-        // of probing each), so that each step lands where the plan says.
-        for speed in plan.trainerSpeeds(limit: calibrations.count) {
-          let delay = try TimeStretcher.alignedStartDelay(
-            sampleRate: sampleRate, channels: channels, speed: speed, semitones: plan.transpose,
-            quality: plan.quality, live: live)
-          remember(Calibration(speed: speed, semitones: plan.transpose, delay: delay))
+        // The start's speed now (the trainer's other speeds follow from the calibration
+        // thread, well before their steps).
+        let delay = try TimeStretcher.alignedStartDelay(
+          sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
+          quality: plan.quality, live: live)
+        remember(Calibration(speed: speedNow, semitones: plan.transpose, delay: delay))
+        for speed in trainerSpeeds.dropFirst() {
+          calibrationRequests.push(Calibration(speed: speed, semitones: plan.transpose, delay: 0))
         }
         // Prime with the start pad and a lead-in of silence, and drop their output plus the
         // measured delay, so the range's first downbeat is the first thing heard.
@@ -213,14 +229,12 @@ public final class PlaybackEngine: @unchecked Sendable {
     wake.signal()
   }
 
-  /// Measures the start delay for a speed and pitch (`TimeStretcher.alignedStartDelay`,
-  /// some milliseconds of work) and sends it, so jumps after a speed change land exactly.
+  /// Asks the calibration thread to measure the start delay for a speed and pitch
+  /// (`TimeStretcher.alignedStartDelay`, tens of milliseconds of work), so clicks and
+  /// jumps after a speed change land exactly. One controller thread only.
   public func calibrate(speed: Speed, semitones: Double) {
-    guard let delay = try? TimeStretcher.alignedStartDelay(
-      sampleRate: sampleRate, channels: channels, speed: speed, semitones: semitones,
-      quality: plan.quality, live: true)
-    else { return }
-    send(.calibrate(speed: speed, semitones: semitones, delay: delay))
+    calibrationRequests.push(Calibration(speed: speed, semitones: semitones, delay: 0))
+    calibrationWake.signal()
   }
 
   /// Moves playback to `plan` (a new range, start offset, passes); a later jump replaces
@@ -239,6 +253,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     feeder.dataReady.signal()
     feeder.spaceReady.signal()
     wake.signal()
+    calibrationReady.signal()
   }
 
   /// Plays the whole plan and returns when it has ended, was stopped, or failed.
@@ -261,6 +276,30 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
     renderThread.qualityOfService = .userInteractive
     renderThread.start()
+    let calibrationThread = Thread { [self] in
+      practice_set_thread_name("practice-calibrate")
+      calibrateUntilStopped()
+      calibrationDone.signal()
+    }
+    calibrationThread.qualityOfService = .utility
+    calibrationThread.start()
+  }
+
+  /// The calibration thread: measures what is asked, until the engine stops.
+  private func calibrateUntilStopped() {
+    guard stretcher != nil else { return }
+    while !stopRequested.load(ordering: .relaxed) && !renderEnded.load(ordering: .acquiring) {
+      while let request = calibrationRequests.pop() {
+        // A probe that cannot be set up leaves the library's own delay: never no answer.
+        let delay =
+          (try? TimeStretcher.alignedStartDelay(
+            sampleRate: sampleRate, channels: channels, speed: request.speed,
+            semitones: request.semitones, quality: plan.quality, live: live)) ?? stretcher?.startDelay ?? 0
+        calibrationResults.push(Calibration(speed: request.speed, semitones: request.semitones, delay: delay))
+        calibrationReady.signal()
+      }
+      calibrationWake.wait()
+    }
   }
 
   /// Waits up to `timeout` for the render thread to end; true if it has (then call `wait()`).
@@ -273,6 +312,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Waits for the render thread to end; rethrows its error.
   public func wait() throws -> PlaybackReport {
     renderDone.wait()
+    renderEnded.store(true, ordering: .releasing)
+    calibrationWake.signal()
+    calibrationDone.wait()
     feeder.stopRequested.store(true, ordering: .relaxed)
     feeder.spaceReady.signal()
     feederDone.wait()
@@ -299,10 +341,12 @@ private final class JumpBox {
 }
 
 /// A measured start delay for a speed and pitch.
-struct Calibration {
+struct Calibration: BitwiseCopyable {
   var speed: Speed
   var semitones: Double
   var delay: Int
+
+  static let none = Calibration(speed: .normal, semitones: 0, delay: 0)
 }
 
 /// Where the trainer's steering of the stretcher is (see `steerStretcher`).
@@ -369,10 +413,9 @@ extension PlaybackEngine {
             transposeNow = semitones
             if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 { switchIntoStretcher = true }
           case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
-          case .calibrate(let speed, let semitones, let delay):
-            calibrated(Calibration(speed: speed, semitones: semitones, delay: delay))
           }
         }
+        while let calibration = calibrationResults.pop() { calibrated(calibration) }
         var frames = 0
         if countInRemaining > 0 {
           frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
@@ -470,6 +513,21 @@ extension PlaybackEngine {
     return nil
   }
 
+  /// The bias of one of the trainer's speeds, waiting for the calibration thread if it has
+  /// not measured it yet (in real time it has, long before; a render waits, so that its
+  /// output never depends on timing).
+  private func trainerBias(_ speed: Speed) -> Double {
+    guard trainerSpeeds.contains(speed), transposeNow == plan.transpose else {
+      return bias(speed) ?? contentBias
+    }
+    while true {
+      while let calibration = calibrationResults.pop() { calibrated(calibration) }
+      if let bias = bias(speed) { return bias }
+      if stopRequested.load(ordering: .relaxed) { return contentBias }
+      calibrationReady.wait()
+    }
+  }
+
   /// Primes the stretcher at the current speed and pitch and starts its time map where the
   /// feed is.
   private func prime(_ stretcher: TimeStretcher) {
@@ -517,7 +575,7 @@ extension PlaybackEngine {
       let boundary = stretchFed + (feedPassEnd - feedOffset)
       guard centre >= boundary - lookahead, centre < boundary else { return }
       let atBoundary = feedOutput + Double(boundary - stretchFed) * speedNow.timeRatio
-      let target = atBoundary + primedBias - (bias(next) ?? contentBias)
+      let target = atBoundary + primedBias - trainerBias(next)
       let ratio = (target - mapValue(at: centre)) / Double(boundary - centre)
       setStretchRatio(ratio, at: centre)
       trainerStep = .approaching(boundary: boundary, ratio: next.timeRatio, nudged: ratio)
@@ -553,10 +611,9 @@ extension PlaybackEngine {
             startStretching(at: 0)
           }
         case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
-        case .calibrate(let speed, let semitones, let delay):
-          calibrated(Calibration(speed: speed, semitones: semitones, delay: delay))
         }
       }
+      while let calibration = calibrationResults.pop() { calibrated(calibration) }
       if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
         let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
         _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
@@ -684,7 +741,7 @@ extension PlaybackEngine {
     if case .approaching = trainerStep { return }  // `steerStretcher` switches it on time
     // Not steered (a pass shorter than the lookahead): switch now and follow the content.
     setStretchRatio(speed.timeRatio, at: analysisCentre(stretcher))
-    let bias = self.bias(speed) ?? contentBias
+    let bias = liveSpeed == nil ? trainerBias(speed) : self.bias(speed) ?? contentBias
     feedOutput = mapValue(at: stretchFed) + bias - primedBias
     contentBias = bias
   }

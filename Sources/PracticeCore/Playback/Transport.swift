@@ -11,9 +11,6 @@ public enum TransportCommand: Sendable, Equatable, BitwiseCopyable {
   case setTranspose(Double)
   /// Beat clicks on or off (a count-in always sounds).
   case setClick(Bool)
-  /// Output frames to drop after the stretcher is reset at this speed and pitch: what
-  /// `TimeStretcher.alignedStartDelay` measured, so a jump lands as exactly as a start.
-  case calibrate(speed: Speed, semitones: Double, delay: Int)
 }
 
 /// How the engine moves to a new plan (`PlaybackEngine.jump`).
