@@ -37,6 +37,8 @@ final class LiveSession {
   /// A short message shown in place of the status line for a while.
   private var notice: (text: String, until: UInt64)?
   private var ending = Ending.completed
+  /// The last seek's target and when it was asked for.
+  private var lastSeek: (frame: Int64, at: UInt64)?
   private(set) var slowest: Speed
   private(set) var fastest: Speed
 
@@ -264,16 +266,24 @@ final class LiveSession {
     return .count(max(1, total - (events.last?.passesCompleted ?? 0)))
   }
 
+  /// The source frame a relative move starts from: what is audible, or the target of a
+  /// seek made so recently that it cannot be heard yet (so `.` `.` moves two bars).
+  private func moveOrigin() -> Int64? {
+    if let (frame, at) = lastSeek, monotonicNanoseconds() &- at < 250_000_000 { return frame }
+    return audible()?.frame
+  }
+
   private func seek(to frame: Int64) {
     let range = plan.range
     let target = range.contains(frame) ? frame : range.lowerBound
+    lastSeek = (target, monotonicNanoseconds())
     let next = jumpPlan(range: range, offset: target - range.lowerBound, passes: remainingPasses)
     plan = next
     engine.jump(to: next, kind: .seek)
   }
 
   private func moveBeats(_ count: Int) {
-    guard let (_, frame) = audible() else { return }
+    guard let frame = moveOrigin() else { return }
     guard let map = beatMap, let index = map.beatIndex(at: frame) else {
       return seek(to: frame + Int64(count * sampleRate))
     }
@@ -282,7 +292,7 @@ final class LiveSession {
   }
 
   private func moveBars(_ count: Int) {
-    guard let (_, frame) = audible() else { return }
+    guard let frame = moveOrigin() else { return }
     guard let map = beatMap, let index = map.beatIndex(at: frame) else {
       return seek(to: frame + Int64(count * 5 * sampleRate))
     }
@@ -456,7 +466,7 @@ final class LiveSession {
     let time = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
     let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
     let sound = muted ? "muted" : "vol \(volume)"
-    let state = event.paused ? "paused" : nil
+    let state = events.last?.paused == true ? "paused" : nil
     let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, time]
       .compactMap { $0 }.joined(separator: " · ")
     if full.count < width { return full }

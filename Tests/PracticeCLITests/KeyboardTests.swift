@@ -63,6 +63,49 @@ import TestSupport
     #expect(intervals.contains { abs($0 - 0.5 / 1.1) < 0.003 }, "\(intervals)")
   }
 
+  @Test func seeksLoopsAndSelectionsFromKeys() throws {
+    let cli = try library()
+    #expect(try cli.run(["select", "add", CLI.fixture("clicks-120.wav"), "riff", "--bars", "5"]).status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("· bar 1.") || $0.contains("bar 1.") }
+    tmux.send(".", ".")
+    _ = try tmux.waitFor { $0.contains("bar 3.") }
+    tmux.send(",")
+    _ = try tmux.waitFor { $0.contains("bar 2.") }
+    tmux.send("l")
+    _ = try tmux.waitFor { $0.contains("· bar 2 ·") }
+    tmux.send("l")
+    _ = try tmux.waitFor { $0.contains("· bars 2-3 ·") }
+    tmux.send("1")
+    _ = try tmux.waitFor { $0.contains("bar 5.") && $0.contains("· 'riff' ·") }
+    tmux.send("m")
+    _ = try tmux.waitFor { $0.contains("· muted ·") }
+    tmux.send("?")
+    _ = try tmux.waitFor { $0.contains("keys: space pause") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("paused · bar 5.") }
+    tmux.send("Escape")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+  }
+
+  @Test func aNarrowTerminalGetsTheShortForm() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--bars", "2-3", "--loop", "--device", "pulse"], width: 50)
+    let screen = try tmux.waitFor { $0.contains("pass 1/∞") }
+    #expect(screen.contains(#/[23]\.[1-4]/8 pass 1/∞ 100% 0:0[2-6]/0:16/#), "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test func ctrlCAndSigtermStopCleanlyAndRestoreTheTerminal() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))
@@ -123,8 +166,8 @@ final class Tmux: @unchecked Sendable {
 
   private func file(_ name: String) -> String { dir.file("\(tag)-\(name)") }
 
-  /// Starts `practice args…` in a 120×12 pane.
-  func start(_ arguments: [String], record: Bool = false) throws {
+  /// Starts `practice args…` in a `width`×12 pane.
+  func start(_ arguments: [String], record: Bool = false, width: Int = 120) throws {
     let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
     let recorder =
       record
@@ -136,7 +179,7 @@ final class Tmux: @unchecked Sendable {
       stty -g > '\(file("stty.after"))'; \(record ? "sleep 0.3; kill -KILL $rec; " : "")sleep 600
       """
     let env = environment.map { "\($0.key)=\($0.value)" }.filter { !$0.contains("\n") && !$0.hasPrefix("TMUX") }
-    try tmux(["new-session", "-d", "-x", "120", "-y", "12", "env"] + env + ["bash", "-c", script])
+    try tmux(["new-session", "-d", "-x", "\(width)", "-y", "12", "env"] + env + ["bash", "-c", script])
   }
 
   func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "0"] + keys) }

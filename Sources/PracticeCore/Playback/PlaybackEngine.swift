@@ -910,7 +910,7 @@ extension PlaybackEngine {
     let source = inGap ? mark.source : mark.source + Int64(((Double(written) - mark.output) * mark.speed).rounded())
     events.push(
       PlaybackEvent(
-        outputFrame: written, delayFrames: ended ? 0 : sink.pendingFrames(),
+        outputFrame: written, delayFrames: ended || paused ? 0 : sink.pendingFrames(),
         nanoseconds: monotonicNanoseconds(), sourceFrame: source, speed: speedNow.rate,
         pass: mark.pass, passesCompleted: passesCompleted, generation: mark.generation,
         inGap: inGap, paused: paused, ended: ended))

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `practice log` and `practice stats`, fed by real plays through ALSA's null PCM.
+@Suite struct LogTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  @Test func everyPlayIsLoggedAndSummed() throws {
+    #expect(try cli.run(["beats", "import", CLI.fixture("clicks-120.wav"), CLI.fixture("clicks-120.beats")]).status == 0)
+    #expect(try cli.run(["select", "add", CLI.fixture("clicks-120.wav"), "riff", "--bars", "2"]).status == 0)
+    let plays = [
+      ["--select", "riff", "--repeat", "2", "--speed", "80%", "--ramp-to", "90%", "--step", "10%", "--every", "1"],
+      ["--bars", "1", "--speed", "150%"],
+      ["--from", "0", "--to", "0.5"],
+    ]
+    for extra in plays {
+      let result = try cli.run(["play", CLI.fixture("clicks-120.wav"), "--device", "null"] + extra)
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    let lines = try cli.run(["log"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    try #require(lines.count == 3)
+    #expect(lines[0][1...] == ["clicks-120", "bars 2 'riff'", "2 passes", "80%-90%", "0:04", "completed"])
+    #expect(lines[1][1...] == ["clicks-120", "bars 1", "1 pass", "150%", "0:01", "completed"])
+    #expect(lines[2][1...] == ["clicks-120", "0:00.0–0:00.5", "1 pass", "100%", "0:00", "completed"])
+
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]])
+    #expect(json.count == 3)
+    #expect(Set(json[0].keys) == [
+      "id", "song_id", "song", "selection", "bars", "start_frame", "end_frame", "speed_min", "speed_max",
+      "passes", "started_at", "ended_at", "duration", "outcome",
+    ])
+    #expect(json[0]["selection"] as? String == "riff")
+    #expect(json[0]["start_frame"] as? Int == 110250 && json[0]["end_frame"] as? Int == 198450)
+    #expect(abs((json[0]["duration"] as? Double ?? 0) - (2 / 0.8 + 2 / 0.9)) < 0.01)
+
+    // Per song and selection: the selection's plays, and the plays of no selection.
+    let stats = try cli.run(["stats"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    #expect(stats.count == 2)
+    #expect(stats[0].prefix(6) == ["clicks-120", "-", "2", "2", "0:01", "150%"])
+    #expect(stats[1].prefix(6) == ["clicks-120", "riff", "1", "2", "0:04", "90%"])
+    let statsJSON = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["stats", "--json"]).stdout.utf8)) as? [[String: Any]])
+    #expect(Set(statsJSON[0].keys) == ["song_id", "song", "selection", "plays", "passes", "seconds", "fastest", "last_played"])
+
+    // --since: a span back from now, or a date.
+    #expect(try cli.run(["log", "--since", "1h"]).stdout.split(separator: "\n").count == 3)
+    #expect(try cli.run(["log", "--since", "2999-01-01"]).stdout.isEmpty)
+    #expect(try cli.run(["log", CLI.fixture("clicks-120.wav"), "--since", "7d"]).stdout.split(separator: "\n").count == 3)
+  }
+
+  @Test func badSinceIsAUsageError() throws {
+    let result = try cli.run(["log", "--since", "yesterday"])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("--since"))
+  }
+
+  @Test func anInterruptedPlayIsLoggedAsSuch() throws {
+    let started = try cli.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "null"])
+    usleep(600_000)
+    kill(started.process.processIdentifier, SIGINT)
+    #expect(started.finish().status == 130)
+    #expect(try cli.run(["log"]).stdout.hasSuffix("\tinterrupted\n"))
+  }
+}
