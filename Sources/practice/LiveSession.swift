@@ -182,7 +182,8 @@ final class LiveSession {
       prompt = ""
     case .char("r"): restart()
     case .char(let c) where c.isASCII && c.isNumber:
-      jumpToSelection(c == "0" ? 10 : Int(String(c))!)
+      let digit = c.wholeNumberValue ?? 1
+      jumpToSelection(digit == 0 ? 10 : digit)
     case .char("q"), .escape:
       ending = .stopped
       engine.stop()
@@ -244,9 +245,14 @@ final class LiveSession {
   private func jumpPlan(range: Range<Int64>, offset: Int64, passes: Passes) -> PlaybackPlan {
     var next = plan
     if next.range != range, let map = beatMap {
+      // Clicks and a gap in bars follow the new range.
+      var gapBars = 0
+      if case .bars(let count, _) = plan.gap {
+        gapBars = count
+        next.gap = .bars(count: count, barFrames: ClickPlan.barFrames(beatMap: map, range: range))
+      }
       next.clicks = ClickPlan(
-        beatMap: map, range: range, speed: speed, countInBars: 0, click: clickOn,
-        gapBars: plan.clicks.map { $0.beatsWithGap.count > $0.beats.count ? 1 : 0 } ?? 0,
+        beatMap: map, range: range, speed: speed, countInBars: 0, click: clickOn, gapBars: gapBars,
         volume: plan.clicks?.volume ?? .unity)
     }
     next.clicks?.countIn = []
@@ -480,70 +486,4 @@ func formatClock(_ seconds: Double) -> String {
   let whole = Int(max(0, seconds))
   let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
   return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
-}
-
-/// A key from the terminal.
-enum Key: Equatable {
-  case char(Character)
-  case left, right, shiftLeft, shiftRight, up, down
-  case enter, backspace, escape, interrupt
-
-  /// A one-word name, for trace lines.
-  var name: String {
-    switch self {
-    case .char(" "): return "space"
-    case .char(let c): return String(c)
-    default: return "\(self)"
-    }
-  }
-}
-
-/// Turns raw terminal bytes into keys (arrows arrive as `ESC [ C`, shift-arrows as
-/// `ESC [ 1 ; 2 C`); an incomplete sequence at the end is handed back.
-enum KeyParser {
-  static func parse(_ bytes: [UInt8]) -> (keys: [Key], rest: [UInt8]) {
-    var keys: [Key] = []
-    var i = 0
-    while i < bytes.count {
-      let b = bytes[i]
-      switch b {
-      case 27:
-        if i + 1 >= bytes.count {
-          keys.append(.escape)
-          i += 1
-        } else if bytes[i + 1] == UInt8(ascii: "[") || bytes[i + 1] == UInt8(ascii: "O") {
-          // CSI: parameters, then a final byte in 0x40...0x7E.
-          var j = i + 2
-          while j < bytes.count && !(0x40...0x7E).contains(bytes[j]) { j += 1 }
-          guard j < bytes.count else { return (keys, Array(bytes[i...])) }
-          let parameters = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
-          let shifted = parameters.hasSuffix(";2")
-          switch bytes[j] {
-          case UInt8(ascii: "C"): keys.append(shifted ? .shiftRight : .right)
-          case UInt8(ascii: "D"): keys.append(shifted ? .shiftLeft : .left)
-          case UInt8(ascii: "A"): keys.append(.up)
-          case UInt8(ascii: "B"): keys.append(.down)
-          default: break
-          }
-          i = j + 1
-        } else {
-          keys.append(.escape)
-          i += 1
-        }
-      case 3: keys.append(.interrupt); i += 1
-      case 13, 10: keys.append(.enter); i += 1
-      case 127, 8: keys.append(.backspace); i += 1
-      case 0x20...0x7E: keys.append(.char(Character(UnicodeScalar(b)))); i += 1
-      default:
-        // A UTF-8 sequence (a name typed at the prompt) or another control byte.
-        let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
-        guard i + length <= bytes.count else { return (keys, Array(bytes[i...])) }
-        if length > 1, let text = String(bytes: bytes[i..<(i + length)], encoding: .utf8), let c = text.first {
-          keys.append(.char(c))
-        }
-        i += length
-      }
-    }
-    return (keys, [])
-  }
 }
