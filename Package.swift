@@ -18,13 +18,14 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
-    .systemLibrary(
-      name: "CAubio", pkgConfig: "aubio", providers: [.apt(["libaubio-dev"])]),
+    // aubio's headers only: the library is loaded on first use by CAubioLoader.
+    .systemLibrary(name: "CAubio"),
+    .target(name: "CAubioLoader"),
     .target(name: "CPlatform"),
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CALSA", "CRubberBand", "CAubio", "CPlatform",
+        "CSndFile", "CALSA", "CRubberBand", "CAubio", "CAubioLoader", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .executableTarget(

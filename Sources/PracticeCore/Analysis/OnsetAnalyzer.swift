@@ -1,4 +1,5 @@
 import CAubio
+import CAubioLoader
 import Foundation
 
 /// The small per-frame features beat detection works on, about 100 frames a second:
@@ -60,6 +61,10 @@ public final class OnsetAnalyzer {
 
   /// About 100 frames a second and a 46 ms window, whatever the sample rate.
   public init(sampleRate: Int) throws {
+    if let reason = practice_aubio_load_error() {
+      throw PracticeError(
+        .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
+    }
     guard sampleRate >= 8000 else {
       throw AubioError(call: "new_aubio_pvoc", detail: "sample rate \(sampleRate) is below 8000 Hz")
     }

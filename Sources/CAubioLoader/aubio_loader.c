@@ -1,0 +1,95 @@
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <aubio/aubio.h>
+#include "aubio_loader.h"
+
+/* The real functions, resolved once from libaubio.so.5. */
+static struct {
+  aubio_pvoc_t *(*new_aubio_pvoc)(uint_t, uint_t);
+  void (*del_aubio_pvoc)(aubio_pvoc_t *);
+  void (*aubio_pvoc_do)(aubio_pvoc_t *, const fvec_t *, cvec_t *);
+  aubio_filterbank_t *(*new_aubio_filterbank)(uint_t, uint_t);
+  void (*del_aubio_filterbank)(aubio_filterbank_t *);
+  void (*aubio_filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
+  fmat_t *(*aubio_filterbank_get_coeffs)(const aubio_filterbank_t *);
+  uint_t (*aubio_filterbank_set_mel_coeffs)(aubio_filterbank_t *, smpl_t, smpl_t, smpl_t);
+  uint_t (*aubio_filterbank_set_norm)(aubio_filterbank_t *, smpl_t);
+  fvec_t *(*new_fvec)(uint_t);
+  void (*del_fvec)(fvec_t *);
+  cvec_t *(*new_cvec)(uint_t);
+  void (*del_cvec)(cvec_t *);
+} real;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *load_error = NULL;
+
+static void load(void) {
+  void *library = dlopen("libaubio.so.5", RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL) {
+    load_error = dlerror();
+    return;
+  }
+#define RESOLVE(name)                                  \
+  *(void **)(&real.name) = dlsym(library, #name);      \
+  if (real.name == NULL) {                             \
+    load_error = "libaubio.so.5 lacks " #name;         \
+    return;                                            \
+  }
+  RESOLVE(new_aubio_pvoc)
+  RESOLVE(del_aubio_pvoc)
+  RESOLVE(aubio_pvoc_do)
+  RESOLVE(new_aubio_filterbank)
+  RESOLVE(del_aubio_filterbank)
+  RESOLVE(aubio_filterbank_do)
+  RESOLVE(aubio_filterbank_get_coeffs)
+  RESOLVE(aubio_filterbank_set_mel_coeffs)
+  RESOLVE(aubio_filterbank_set_norm)
+  RESOLVE(new_fvec)
+  RESOLVE(del_fvec)
+  RESOLVE(new_cvec)
+  RESOLVE(del_cvec)
+#undef RESOLVE
+}
+
+/* Whether every function was resolved (loads on first call). */
+static int ready(void) {
+  pthread_once(&once, load);
+  return load_error == NULL;
+}
+
+const char *practice_aubio_load_error(void) {
+  return ready() ? NULL : load_error;
+}
+
+/* Constructors return NULL when the library is missing; the rest are only ever called
+   on what a constructor returned. */
+aubio_pvoc_t *new_aubio_pvoc(uint_t win_s, uint_t hop_s) {
+  return ready() ? real.new_aubio_pvoc(win_s, hop_s) : NULL;
+}
+void del_aubio_pvoc(aubio_pvoc_t *pv) { if (pv != NULL && ready()) real.del_aubio_pvoc(pv); }
+void aubio_pvoc_do(aubio_pvoc_t *pv, const fvec_t *in, cvec_t *fftgrain) {
+  real.aubio_pvoc_do(pv, in, fftgrain);
+}
+aubio_filterbank_t *new_aubio_filterbank(uint_t n_filters, uint_t win_s) {
+  return ready() ? real.new_aubio_filterbank(n_filters, win_s) : NULL;
+}
+void del_aubio_filterbank(aubio_filterbank_t *f) {
+  if (f != NULL && ready()) real.del_aubio_filterbank(f);
+}
+void aubio_filterbank_do(aubio_filterbank_t *f, const cvec_t *in, fvec_t *out) {
+  real.aubio_filterbank_do(f, in, out);
+}
+fmat_t *aubio_filterbank_get_coeffs(const aubio_filterbank_t *f) {
+  return real.aubio_filterbank_get_coeffs(f);
+}
+uint_t aubio_filterbank_set_mel_coeffs(aubio_filterbank_t *fb, smpl_t samplerate, smpl_t fmin, smpl_t fmax) {
+  return real.aubio_filterbank_set_mel_coeffs(fb, samplerate, fmin, fmax);
+}
+uint_t aubio_filterbank_set_norm(aubio_filterbank_t *f, smpl_t norm) {
+  return real.aubio_filterbank_set_norm(f, norm);
+}
+fvec_t *new_fvec(uint_t length) { return ready() ? real.new_fvec(length) : NULL; }
+void del_fvec(fvec_t *s) { if (s != NULL && ready()) real.del_fvec(s); }
+cvec_t *new_cvec(uint_t length) { return ready() ? real.new_cvec(length) : NULL; }
+void del_cvec(cvec_t *s) { if (s != NULL && ready()) real.del_cvec(s); }
