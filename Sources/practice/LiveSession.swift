@@ -40,8 +40,8 @@ final class LiveSession {
   private(set) var slowest: Speed
   private(set) var fastest: Speed
 
-  /// Recent position events, oldest first (about a second of blocks).
-  private var events: [PlaybackEvent] = []
+  /// Recent position events, and what is audible from them.
+  private var clock: AudibleClock
   private var lastDraw: UInt64 = 0
   private var drawnWidth = 0
   private var pendingBytes: [UInt8] = []
@@ -56,6 +56,7 @@ final class LiveSession {
     self.beatMap = beatMap
     sampleRate = info.sampleRate
     totalFrames = info.frames
+    clock = AudibleClock(sampleRate: info.sampleRate, totalFrames: info.frames)
     self.keys = keys
     self.status = status
     plan = engine.plan
@@ -97,29 +98,17 @@ final class LiveSession {
 
   private func takeEvents() {
     while let event = engine.events.pop() {
-      events.append(event)
+      clock.append(event)
       if !event.inGap && !event.ended && event.pass > 0 {
         let s = Speed(clamping: event.speed)
         if s.rate < slowest.rate { slowest = s }
         if s.rate > fastest.rate { fastest = s }
       }
     }
-    if events.count > 64 { events.removeFirst(events.count - 64) }
   }
 
-  /// The event covering what is audible now, and the source frame audible: the output
-  /// position less the device's delay, followed along since the last report.
-  private func audible() -> (event: PlaybackEvent, frame: Int64)? {
-    guard let last = events.last else { return nil }
-    var output = last.outputFrame - Int64(last.delayFrames)
-    if !last.paused && !last.ended {
-      let elapsed = Int64(Double(monotonicNanoseconds() &- last.nanoseconds) * Double(sampleRate) / 1e9)
-      output += min(max(0, elapsed), Int64(last.delayFrames))
-    }
-    let event = events.last { $0.outputFrame <= output } ?? events[0]
-    let frame = min(max(0, event.sourceFrame(atOutput: output)), max(0, totalFrames - 1))
-    return (event, frame)
-  }
+  /// The event covering what is audible now, and the source frame audible.
+  private func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
 
   // MARK: Keys
 
@@ -191,7 +180,7 @@ final class LiveSession {
   }
 
   private func togglePause() {
-    if events.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
+    if clock.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
   }
 
   private func changeSpeed(by step: Double) {
@@ -245,7 +234,7 @@ final class LiveSession {
     next.range = range
     next.startOffset = offset
     next.passes = passes
-    let pass = events.last?.pass ?? 1
+    let pass = clock.last?.pass ?? 1
     next.firstPass = max(0, pass - 1)
     return next
   }
@@ -253,7 +242,7 @@ final class LiveSession {
   /// Passes left when the loop goes on (a counted plan keeps its count).
   private var remainingPasses: Passes {
     guard let total = passesTotal else { return .endless }
-    return .count(max(1, total - (events.last?.passesCompleted ?? 0)))
+    return .count(max(1, total - (clock.last?.passesCompleted ?? 0)))
   }
 
   private func seek(to frame: Int64) {
