@@ -19,9 +19,9 @@ public struct Tap: Sendable, Equatable {
 /// 3. A gap of about k beats between taps gets k − 1 beats: each interval is divided by
 ///    the local beat length (the median of the nine intervals around it, each first
 ///    reduced to one beat by the song-wide median).
-/// 4. Taps that found no onset are moved onto a local straight line through the taps
-///    four beats either side (snapped taps weigh four times as much), which takes out
-///    the jitter of a hand without flattening a tempo that drifts.
+/// 4. Taps that found no onset are moved onto a local fit (a parabola in beat index)
+///    through the taps five beats either side (snapped taps weigh four times as much),
+///    which takes out the jitter of a hand without flattening a tempo that changes.
 /// 5. Filled-in beats are spaced evenly between their neighbours, then snapped too.
 /// 6. Bars come from the downbeat taps (`placeBars`).
 ///
@@ -170,26 +170,45 @@ public enum TappedBeats {
     }
   }
 
-  /// The time a weighted straight line through the taps within four beats of beat
-  /// `at` gives it; nil with fewer than three taps there.
+  /// The time a weighted local fit through the taps within five beats of beat `at` gives
+  /// it: a parabola where there are three taps on each side (a line would pull beats
+  /// off a tempo that speeds up or slows down), else a line through the taps within three
+  /// beats; nil with fewer than three taps there.
   static func localFit(at beat: Int, indices: [Int], times: [Double], snapped: [Int64?]) -> Double? {
-    var (sw, sx, sy, sxx, sxy) = (0.0, 0.0, 0.0, 0.0, 0.0)
-    var count = 0
-    for (i, b) in indices.enumerated() where abs(b - beat) <= 4 {
-      let w = snapped[i] != nil ? 4.0 : 1.0
-      let x = Double(b - beat)
-      sw += w
-      sx += w * x
-      sy += w * times[i]
-      sxx += w * x * x
-      sxy += w * x * times[i]
-      count += 1
+    var points: [(x: Double, y: Double, w: Double)] = []
+    for (i, b) in indices.enumerated() where abs(b - beat) <= 5 {
+      points.append((Double(b - beat), times[i], snapped[i] != nil ? 4 : 1))
     }
-    guard count >= 3 else { return nil }
-    let d = sw * sxx - sx * sx
-    guard abs(d) > 1e-9 else { return nil }
-    // The line's value at x = 0, the beat itself.
-    return (sy * sxx - sx * sxy) / d
+    guard points.count >= 3 else { return nil }
+    let before = points.filter { $0.x < 0 }.count
+    let after = points.filter { $0.x > 0 }.count
+    let degree = before >= 3 && after >= 3 ? 2 : 1
+    // Near the ends a line is extrapolated; three beats keep it close to the tempo there.
+    if degree == 1 { points.removeAll { abs($0.x) > 3 } }
+    guard points.count >= 3 else { return nil }
+    // Normal equations of weighted least squares in powers of x, centred on the beat, so
+    // the constant term is the value there.
+    let size = degree + 1
+    var a = [[Double]](repeating: [Double](repeating: 0, count: size + 1), count: size)
+    for p in points {
+      var powers = [1.0]
+      for _ in 0..<(2 * degree) { powers.append(powers[powers.count - 1] * p.x) }
+      for r in 0..<size {
+        for c in 0..<size { a[r][c] += p.w * powers[r + c] }
+        a[r][size] += p.w * powers[r] * p.y
+      }
+    }
+    // Gaussian elimination with partial pivoting.
+    for col in 0..<size {
+      guard let pivot = (col..<size).max(by: { abs(a[$0][col]) < abs(a[$1][col]) }), abs(a[pivot][col]) > 1e-9
+      else { return nil }
+      a.swapAt(col, pivot)
+      for r in 0..<size where r != col {
+        let f = a[r][col] / a[col][col]
+        for c in col...size { a[r][c] -= f * a[col][c] }
+      }
+    }
+    return a[0][size] / a[0][0]
   }
 
   /// Bar and beat numbers for beats with downbeat marks.
