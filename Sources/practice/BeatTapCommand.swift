@@ -60,9 +60,10 @@ struct BeatsTap: ParsableCommand {
       encoding: .lossless(forBitDepth: file.info.bitDepth),
       maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: 50)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+    let speedText = speed == .normal ? "" : " at \(speed)"
     Terminal.say(
-      "tapping \(describe(plan, of: song, rate: file.info.sampleRate)) on '\(name)': "
-        + "space on every beat, d on downbeats, Backspace undoes, q stores, Ctrl-C abandons")
+      "tapping '\(song.title)' \(formatTimeRange(range, sampleRate: file.info.sampleRate))\(speedText) on '\(name)': "
+        + "space beat · d downbeat · Backspace undo · q store · Ctrl-C abandon")
     let session = TapSession(engine: engine, info: file.info, meter: meter, status: isatty(STDERR_FILENO) == 1)
     let (report, taps, interrupted) = try session.run()
     Session.report(report, engine: engine, song: song, file: file)
@@ -241,6 +242,14 @@ final class TapSession {
     if let first = taps.map(\.frame).min(), let last = taps.map(\.frame).max() {
       let margin = Int64(2 * song.sampleRate)
       snapper = try OnsetSnapper.reading(try song.openAudio(), span: (first - margin)..<(last + margin))
+    }
+    if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil, let snapper {
+      // Each tap's time as heard and the onset it snaps to, for checking the latency.
+      let rate = Double(song.sampleRate)
+      for tap in taps {
+        let onset = snapper.snap(tap.frame).map { String(format: "%.4f", Double($0) / rate) } ?? "-"
+        Terminal.say("trace tap \(String(format: "%.4f", Double(tap.frame) / rate)) onset \(onset)")
+      }
     }
     return try TappedBeats.assemble(
       taps: taps, snapper: snapper, meter: meter, totalFrames: song.frames, sampleRate: song.sampleRate)
