@@ -83,12 +83,15 @@ import TestSupport
     }
   }
 
-  /// Checks the stored map against the clicks tapped; the errors in milliseconds.
+  /// Checks the stored map against the clicks from the first to the last one tapped (a
+  /// click the test was too slow to tap, on a busy machine, must have been filled in);
+  /// the errors in milliseconds.
   func checkMap(_ cli: CLI, tapped: [(time: Double, beat: Int)], sourceLocation: SourceLocation = #_sourceLocation) throws -> [Double] {
     let stored = try storedBeats(cli)
-    #expect(stored.count == tapped.count, "\(stored.count) beats stored for \(tapped.count) clicks tapped", sourceLocation: sourceLocation)
+    let spanned = clicks.filter { $0.time >= tapped[0].time && $0.time <= tapped[tapped.count - 1].time }
+    #expect(stored.count == spanned.count, "\(stored.count) beats stored for the \(spanned.count) clicks from the first tap to the last", sourceLocation: sourceLocation)
     var errors: [Double] = []
-    for (beat, click) in zip(stored, tapped) {
+    for (beat, click) in zip(stored, spanned) {
       errors.append(abs(beat.time - click.time) * 1000)
       #expect(beat.beat == click.beat, "beat at \(beat.time) is \(beat.beat), the click is \(click.beat)", sourceLocation: sourceLocation)
     }
@@ -112,10 +115,10 @@ import TestSupport
     #expect(try tmux.waitForExit() == 0, "\(tmux.screen())")
     #expect(tmux.terminalRestored)
     let screen = tmux.screen()
-    #expect(screen.contains(#/'clicks-120': \d+ beats from \d+ taps \(\d+ on onsets, 0 filled in\), bars [01]-8/#), "\(screen)")
-    #expect(tapped.count >= 30, "only \(tapped.count) clicks tapped")
+    #expect(screen.contains(#/'clicks-120': \d+ beats from \d+ taps \(\d+ on onsets, \d+ filled in\), bars [01]-8/#), "\(screen)")
+    #expect(tapped.count >= 24, "only \(tapped.count) clicks tapped")
     let errors = try checkMap(cli, tapped: tapped)
-    print("beats tap at 100%: \(tapped.count) beats; taps heard \(describe(raw)) ms off, stored beats \(describe(errors)) ms off")
+    print("beats tap at 100%: \(tapped.count) taps, \(errors.count) beats; taps heard \(describe(raw)) ms off, stored beats \(describe(errors)) ms off")
     #expect(raw.contains { abs($0) > 5 }, "the taps were already on the clicks: \(raw)")
     // The map is tapped: `beats detect` keeps it without --replace.
     #expect(try cli.run(["beats", "detect", song]).status == 64)
@@ -132,7 +135,7 @@ import TestSupport
     #expect(try tmux.waitForExit() == 0, "\(tmux.screen())")
     #expect(tmux.terminalRestored)
     let errors = try checkMap(cli, tapped: tapped)
-    print("beats tap at 80%: \(tapped.count) beats; taps heard \(describe(raw)) ms off, stored beats \(describe(errors)) ms off")
+    print("beats tap at 80%: \(tapped.count) taps, \(errors.count) beats; taps heard \(describe(raw)) ms off, stored beats \(describe(errors)) ms off")
   }
 
   @Test func ctrlCAndTooFewTapsLeaveTheOldMap() throws {

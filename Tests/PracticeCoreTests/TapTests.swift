@@ -81,7 +81,9 @@ import TestSupport
     let meanError: Double = errors.reduce(0, +) / Double(errors.count)
     let meanJitter: Double = jitter.map(abs).reduce(0, +) / Double(jitter.count)
     #expect(meanError < meanJitter / 2, "\(errors)")
-    #expect(errors.max()! < 0.02, "\(errors)")
+    // The first and last beats are extrapolated from one side and keep more of the jitter.
+    #expect(errors.dropFirst().dropLast().allSatisfy { $0 < 0.015 }, "\(errors)")
+    #expect(errors.max()! < 0.025, "\(errors)")
     #expect(result.snapped == 0)
     #expect(result.map.beats.allSatisfy { $0.source == .tapped })
     #expect(abs(result.tempo.lowerBound - 120) < 6 && abs(result.tempo.upperBound - 120) < 6, "\(result.tempo)")
@@ -101,6 +103,19 @@ import TestSupport
     let errors = zip(result.map.beats, truth).map { abs(seconds($0.frame) - $1) }
     #expect(errors.max()! < 0.001, "\(errors)")
     #expect(result.map.beats.map(\.beat) == truth.indices.map { $0 % 4 + 1 })
+  }
+
+  @Test func aTapTooFarFromItsClickIsPlacedByItsNeighbours() throws {
+    let truth = (0..<12).map { 0.5 + Double($0) * 0.5 }
+    let audio = clicks(at: truth, seconds: 7)
+    let snapper = try OnsetSnapper(mono: audio, sampleRate: rate)
+    // The first tap 80 ms early and the sixth 60 ms late: out of the snapping's reach.
+    let offsets = truth.indices.map { $0 == 0 ? -0.080 : $0 == 5 ? 0.060 : jitter[$0] }
+    let taps = truth.indices.map { Tap(frame: frame(truth[$0] + offsets[$0]), downbeat: $0 % 4 == 0) }
+    let result = try TappedBeats.assemble(taps: taps, snapper: snapper, meter: nil, totalFrames: Int64(audio.count), sampleRate: rate)
+    #expect(result.snapped == 10)
+    let errors = zip(result.map.beats, truth).map { abs(seconds($0.frame) - $1) }
+    #expect(errors.max()! < 0.001, "\(errors)")
   }
 
   @Test func aTempoChangeIsFollowedAndDoubleTapsAreOne() throws {

@@ -20,8 +20,9 @@ public struct Tap: Sendable, Equatable {
 ///    the local beat length (the median of the nine intervals around it, each first
 ///    reduced to one beat by the song-wide median).
 /// 4. Taps that found no onset are moved onto a local fit (a parabola in beat index)
-///    through the taps five beats either side (snapped taps weigh four times as much),
-///    which takes out the jitter of a hand without flattening a tempo that changes.
+///    through the taps five beats either side: the snapped ones if there are three, else
+///    all (a tap 30 ms off the others' tempo is a slip and left out), which takes out the
+///    jitter of a hand without flattening a tempo that changes.
 /// 5. Filled-in beats are spaced evenly between their neighbours, then snapped too.
 /// 6. Bars come from the downbeat taps (`placeBars`).
 ///
@@ -29,6 +30,9 @@ public struct Tap: Sendable, Equatable {
 public enum TappedBeats {
   /// The fewest taps that make a map.
   public static let minimumTaps = 4
+  /// How far from its neighbours' tempo a tap without an onset may be before it is taken
+  /// for a slip and placed by them alone.
+  static let slipSeconds = 0.030
 
   /// The map and what went into it, for the summary line.
   public struct Result: Sendable {
@@ -82,7 +86,9 @@ public enum TappedBeats {
     var times = taps.map { Double($0.frame) }
     let anchors = times
     for i in taps.indices where snapped[i] == nil {
-      if let fitted = localFit(at: index[i], indices: index, times: anchors, snapped: snapped) {
+      if let fitted = localFit(
+        at: index[i], indices: index, times: anchors, snapped: snapped, slip: slipSeconds * Double(sampleRate))
+      {
         times[i] = fitted
       }
     }
@@ -170,32 +176,46 @@ public enum TappedBeats {
     }
   }
 
-  /// The time a weighted local fit through the taps within five beats of beat `at` gives
-  /// it: a parabola where there are three taps on each side (a line would pull beats
-  /// off a tempo that speeds up or slows down), else a line through the taps within three
-  /// beats; nil with fewer than three taps there.
-  static func localFit(at beat: Int, indices: [Int], times: [Double], snapped: [Int64?]) -> Double? {
-    var points: [(x: Double, y: Double, w: Double)] = []
+  /// Where a tap that found no onset belongs, from a local fit through the taps within
+  /// five beats of it (`slip` frames: how far off a hand may be before the tap is taken
+  /// for a slip). With three snapped taps about, only they count; otherwise all taps do,
+  /// the tap itself too unless it lies more than `slip` from where the others put it.
+  /// Nil with fewer than two other taps about.
+  static func localFit(at beat: Int, indices: [Int], times: [Double], snapped: [Int64?], slip: Double) -> Double? {
+    var others: [(x: Double, y: Double)] = []
+    var onsets: [(x: Double, y: Double)] = []
+    var own: Double?
     for (i, b) in indices.enumerated() where abs(b - beat) <= 5 {
-      points.append((Double(b - beat), times[i], snapped[i] != nil ? 4 : 1))
+      if b == beat {
+        own = times[i]
+        continue
+      }
+      others.append((Double(b - beat), times[i]))
+      if snapped[i] != nil { onsets.append((Double(b - beat), times[i])) }
     }
-    guard points.count >= 3 else { return nil }
-    let before = points.filter { $0.x < 0 }.count
-    let after = points.filter { $0.x > 0 }.count
-    let degree = before >= 3 && after >= 3 ? 2 : 1
+    if onsets.count >= 3, let fitted = fit(onsets) { return fitted }
+    guard let predicted = fit(others) else { return nil }
+    guard let own, abs(own - predicted) <= slip else { return predicted }
+    return fit(others + [(0, own)]) ?? predicted
+  }
+
+  /// The value at x = 0 of a least-squares fit: a parabola when three points lie on each
+  /// side (a line would pull beats off a tempo that speeds up or slows down), else a line
+  /// through the points within three beats. Nil with fewer than two points to fit.
+  static func fit(_ all: [(x: Double, y: Double)]) -> Double? {
+    let degree = all.filter { $0.x < 0 }.count >= 3 && all.filter { $0.x > 0 }.count >= 3 ? 2 : 1
     // Near the ends a line is extrapolated; three beats keep it close to the tempo there.
-    if degree == 1 { points.removeAll { abs($0.x) > 3 } }
-    guard points.count >= 3 else { return nil }
-    // Normal equations of weighted least squares in powers of x, centred on the beat, so
-    // the constant term is the value there.
+    let points = degree == 2 ? all : all.filter { abs($0.x) <= 3 }
+    guard points.count >= degree + 1 else { return nil }
+    // Normal equations in powers of x; the constant term is the value at x = 0.
     let size = degree + 1
     var a = [[Double]](repeating: [Double](repeating: 0, count: size + 1), count: size)
     for p in points {
       var powers = [1.0]
       for _ in 0..<(2 * degree) { powers.append(powers[powers.count - 1] * p.x) }
       for r in 0..<size {
-        for c in 0..<size { a[r][c] += p.w * powers[r + c] }
-        a[r][size] += p.w * powers[r] * p.y
+        for c in 0..<size { a[r][c] += powers[r + c] }
+        a[r][size] += powers[r] * p.y
       }
     }
     // Gaussian elimination with partial pivoting.
