@@ -7,7 +7,7 @@ struct Beats: ParsableCommand {
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
     subcommands: [
       BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,
-      BeatsMeter.self, BeatsDetect.self,
+      BeatsMeter.self, BeatsDetect.self, BeatsTap.self,
     ])
 }
 

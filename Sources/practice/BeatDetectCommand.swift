@@ -50,7 +50,7 @@ struct BeatsDetect: ParsableCommand {
         if let map = try library.beatMap(for: song), !map.isAsDetected {
           throw PracticeError(
             .usage,
-            "'\(song.title)' has \(kind(of: map)); add --replace to overwrite it with detected beats")
+            "'\(song.title)' has \(describeKind(of: map)); add --replace to overwrite it with detected beats")
         }
       }
     }
@@ -77,17 +77,6 @@ struct BeatsDetect: ParsableCommand {
       }
     }
     if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
-  }
-
-  /// "an imported beat map", "an edited detected beat map"…
-  private func kind(of map: BeatMap) -> String {
-    let source = map.beats[0].source
-    switch source {
-    case .detected: return "an edited detected beat map"
-    case .imported: return "an imported beat map"
-    case .grid: return "a beat map made with `beats grid`"
-    case .tapped: return "a tapped beat map"
-    }
   }
 
   /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`

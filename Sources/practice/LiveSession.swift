@@ -42,11 +42,9 @@ final class LiveSession {
   private(set) var slowest: Speed
   private(set) var fastest: Speed
 
-  /// Recent position events, oldest first (about a second of blocks).
-  private var events: [PlaybackEvent] = []
-  private var lastDraw: UInt64 = 0
-  private var drawnWidth = 0
-  private var drawnLine = ""
+  /// Recent position events, and what is audible from them.
+  private var clock: AudibleClock
+  private var line = StatusLine()
   /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
@@ -62,6 +60,7 @@ final class LiveSession {
     self.beatMap = beatMap
     sampleRate = info.sampleRate
     totalFrames = info.frames
+    clock = AudibleClock(sampleRate: info.sampleRate, totalFrames: info.frames)
     self.keys = keys
     self.status = status
     plan = engine.plan
@@ -81,7 +80,7 @@ final class LiveSession {
       throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
     }
     defer {
-      if status { clearLine() }
+      if status { line.clear() }
       if keys { practice_terminal_restore() }
     }
     let report = try Session.withSignals(engine) { signalled in
@@ -104,29 +103,17 @@ final class LiveSession {
 
   private func takeEvents() {
     while let event = engine.events.pop() {
-      events.append(event)
+      clock.append(event)
       if !event.inGap && !event.ended && event.pass > 0 {
         let s = Speed(clamping: event.speed)
         if s.rate < slowest.rate { slowest = s }
         if s.rate > fastest.rate { fastest = s }
       }
     }
-    if events.count > 64 { events.removeFirst(events.count - 64) }
   }
 
-  /// The event covering what is audible now, and the source frame audible: the output
-  /// position less the device's delay, followed along since the last report.
-  private func audible() -> (event: PlaybackEvent, frame: Int64)? {
-    guard let last = events.last else { return nil }
-    var output = last.outputFrame - Int64(last.delayFrames)
-    if !last.paused && !last.ended {
-      let elapsed = Int64(Double(monotonicNanoseconds() &- last.nanoseconds) * Double(sampleRate) / 1e9)
-      output += min(max(0, elapsed), Int64(last.delayFrames))
-    }
-    let event = events.last { $0.outputFrame <= output } ?? events[0]
-    let frame = min(max(0, event.sourceFrame(atOutput: output)), max(0, totalFrames - 1))
-    return (event, frame)
-  }
+  /// The event covering what is audible now, and the source frame audible.
+  private func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
 
   // MARK: Keys
 
@@ -194,7 +181,7 @@ final class LiveSession {
     default:
       break
     }
-    lastDraw = 0
+    line.soon()
   }
 
   private func say(_ text: String) {
@@ -202,7 +189,7 @@ final class LiveSession {
   }
 
   private func togglePause() {
-    if events.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
+    if clock.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
   }
 
   private func changeSpeed(by step: Double) {
@@ -261,7 +248,7 @@ final class LiveSession {
     next.range = range
     next.startOffset = offset
     next.passes = passes
-    let pass = events.last?.pass ?? 1
+    let pass = clock.last?.pass ?? 1
     next.firstPass = max(0, pass - 1)
     return next
   }
@@ -269,7 +256,7 @@ final class LiveSession {
   /// Passes left when the loop goes on (a counted plan keeps its count).
   private var remainingPasses: Passes {
     guard let total = passesTotal else { return .endless }
-    return .count(max(1, total - (events.last?.passesCompleted ?? 0)))
+    return .count(max(1, total - (clock.last?.passesCompleted ?? 0)))
   }
 
   /// The source frame a relative move starts from: what is audible, or the target of a
@@ -394,7 +381,7 @@ final class LiveSession {
     default:
       break
     }
-    lastDraw = 0
+    line.soon()
   }
 
   /// Saves the loop as a selection: in bars when it starts and ends on bar lines.
@@ -419,7 +406,7 @@ final class LiveSession {
   }
 
   private func showKeys() {
-    clearLine()
+    line.clear()
     Terminal.say(
       """
       keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
@@ -430,30 +417,16 @@ final class LiveSession {
 
   // MARK: Status line
 
-  private func clearLine() {
-    if drawnWidth > 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    drawnWidth = 0
-    drawnLine = ""
-  }
-
   private func draw() {
     let now = monotonicNanoseconds()
-    guard now &- lastDraw >= 100_000_000 else { return }
-    lastDraw = now
-    let width = Int(practice_terminal_columns(STDERR_FILENO))
-    var line: String
+    guard line.due(now: now) else { return }
     if let prompt {
-      line = "save loop as: \(prompt)▏ (Enter saves, Esc cancels)"
+      line.show("save loop as: \(prompt)▏ (Enter saves, Esc cancels)")
     } else if let notice, notice.until > now {
-      line = notice.text
+      line.show(notice.text)
     } else {
-      line = statusText(width: width)
+      line.show(statusText(width: line.width))
     }
-    if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
-    guard line != drawnLine || drawnWidth == 0 else { return }  // paused: nothing to redraw
-    FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
-    drawnWidth = line.count
-    drawnLine = line
   }
 
   /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · 0:41/3:12`,
@@ -472,7 +445,7 @@ final class LiveSession {
     let time = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
     let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
     let sound = muted ? "muted" : "vol \(volume)"
-    let state = events.last?.paused == true ? "paused" : nil
+    let state = clock.last?.paused == true ? "paused" : nil
     let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, time]
       .compactMap { $0 }.joined(separator: " · ")
     if full.count < width { return full }
