@@ -89,6 +89,62 @@ import TestSupport
     #expect(found.map.bars.dropFirst().allSatisfy { $0.beatIndices.count <= 2 })
   }
 
+  /// Oom-pah: the louder chords sound half-way between the beats, the bass on them; the
+  /// beats are where the bass is, not the off-beats.
+  @Test func oomPahBeatsAreOnTheBass() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 2
+    piece.bars = 24
+    piece.startBPM = 126
+    piece.endBPM = 126
+    piece.drums = false
+    piece.accompaniment = .oomPah
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples, meter: Meter(parsing: "2/4"))
+    let detected = times(found.map.beats, 44100)
+    let reference = truth.map(\.time)
+    let recall = BeatSynth.recall(detected, reference, tolerance: 0.05)
+    let precision = BeatSynth.recall(reference, detected, tolerance: 0.05)
+    #expect(recall >= 0.9 && precision >= 0.9, "beats \(recall)/\(precision)")
+  }
+
+  /// A fast waltz whose beats all sound alike is counted in its crotchets (168 BPM), not
+  /// every other one.
+  @Test func aFastEvenWaltzIsNotHalved() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 3
+    piece.bars = 24
+    piece.startBPM = 168
+    piece.endBPM = 168
+    piece.drums = false
+    piece.accompaniment = .even
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    let detected = times(found.map.beats, 44100)
+    let reference = truth.map(\.time)
+    let recall = BeatSynth.recall(detected, reference, tolerance: 0.05)
+    let precision = BeatSynth.recall(reference, detected, tolerance: 0.05)
+    #expect(recall >= 0.9 && precision >= 0.9, "beats \(recall)/\(precision)")
+    #expect(found.tempoRange.lowerBound > 150)
+  }
+
+  /// Tones that swell for 120 ms (organ, bowed strings): the beats are where the notes
+  /// begin, not where their onset strength peaks.
+  @Test func softAttacksAreNotLate() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 80
+    piece.endBPM = 80
+    piece.drums = false
+    piece.attack = 0.12
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    let detected = times(found.map.beats, 44100)
+    let reference = truth.map(\.time)
+    let recall = BeatSynth.recall(detected, reference, tolerance: 0.03)
+    let precision = BeatSynth.recall(reference, detected, tolerance: 0.03)
+    #expect(recall >= 0.9 && precision >= 0.9, "beats within 30 ms \(recall)/\(precision)")
+  }
+
   @Test func silenceIsRefused() throws {
     #expect(throws: BeatDetectionError.self) { try detect([Float](repeating: 0, count: 44100 * 10)) }
     do {

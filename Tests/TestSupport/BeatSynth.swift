@@ -9,6 +9,17 @@ public enum BeatSynth {
     public let beatInBar: Int
   }
 
+  /// The chords' and bass's rhythm.
+  public enum Accompaniment: Sendable {
+    /// A chord on every beat (louder on the downbeat), the bass on the downbeat.
+    case block
+    /// Oom-pah: a soft bass note on every beat, a louder chord half-way between the beats.
+    case oomPah
+    /// Every beat alike: a bass note on the downbeat and the same chord on every beat, with
+    /// nothing between the beats (a fast waltz of even crotchets).
+    case even
+  }
+
   /// What to play.
   public struct Piece: Sendable {
     public var beatsPerBar = 4
@@ -23,6 +34,10 @@ public enum BeatSynth {
     public var sampleRate = 44100
     /// Silence before the music, in seconds.
     public var leadIn = 0.3
+    /// How the chords and bass are laid out.
+    public var accompaniment = Accompaniment.block
+    /// Rise time of the tones in seconds (5 ms is a pluck; 60 ms an organ or a bowed swell).
+    public var attack = 0.005
 
     public init() {}
   }
@@ -56,13 +71,26 @@ public enum BeatSynth {
         continue
       }
       let root = 110 * pow(2, Double(roots[bar % roots.count]) / 12)
-      if piece.chords {
-        let gain = beat.beatInBar == 1 ? 0.18 : 0.1
+      if piece.chords && piece.accompaniment == .oomPah {
+        addTone(&out, at: start, hz: root / 2, seconds: length * 0.45, gain: 0.3, rate: rate, attack: piece.attack)
+        let half = start + Int(length / 2 * rate)
         for ratio in [2.0, 2.52, 3.0] {
-          addTone(&out, at: start, hz: root * ratio, seconds: length * 0.95, gain: gain, rate: rate)
+          addTone(&out, at: half, hz: root * ratio, seconds: length * 0.45, gain: 0.22, rate: rate, attack: piece.attack)
+        }
+      } else if piece.chords && piece.accompaniment == .even {
+        for ratio in [2.0, 2.52, 3.0] {
+          addTone(&out, at: start, hz: root * ratio, seconds: length * 0.9, gain: 0.15, rate: rate, attack: piece.attack)
         }
         if beat.beatInBar == 1 {
-          addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate)
+          addTone(&out, at: start, hz: root / 2, seconds: length * 0.9, gain: 0.2, rate: rate, attack: piece.attack)
+        }
+      } else if piece.chords {
+        let gain = beat.beatInBar == 1 ? 0.18 : 0.1
+        for ratio in [2.0, 2.52, 3.0] {
+          addTone(&out, at: start, hz: root * ratio, seconds: length * 0.95, gain: gain, rate: rate, attack: piece.attack)
+        }
+        if beat.beatInBar == 1 {
+          addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate, attack: piece.attack)
         }
       }
       if piece.drums {
@@ -78,12 +106,15 @@ public enum BeatSynth {
     return (out, beats)
   }
 
-  private static func addTone(_ out: inout [Float], at start: Int, hz: Double, seconds: Double, gain: Double, rate: Double) {
+  private static func addTone(
+    _ out: inout [Float], at start: Int, hz: Double, seconds: Double, gain: Double, rate: Double, attack: Double = 0.005
+  ) {
     let n = min(out.count - start, Int(seconds * rate))
     guard n > 0 else { return }
     for k in 0..<n {
       let s = Double(k) / rate
-      let envelope = min(1, s / 0.005) * exp(-3 * s)
+      // A swell of `attack` seconds, then a slow decay.
+      let envelope = min(1, s / attack) * exp(-3 * max(0, s - attack))
       out[start + k] += Float(gain * envelope * sin(2 * .pi * hz * s))
     }
   }

@@ -120,7 +120,7 @@ public enum BeatDetector {
     else {
       throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
     }
-    guard tracked.frames.count >= 4, tracked.pulseClarity >= 0.05 else {
+    guard tracked.frames.count >= 4, tracked.pulseClarity >= 0.03 else {
       throw failure(
         "it has no steady beat", "make the beat map with `beats grid`, `beats tap` or `beats import`")
     }

@@ -27,7 +27,13 @@ struct TrackedBeats {
 ///    ±45 % of that level, smoothed by a Viterbi pass that penalises jumps;
 /// 4. the beats: dynamic programming over beat times, each beat scored by its onset
 ///    strength minus a penalty on the log ratio of its interval to the local period;
-///    traced back from the end of the music and extended to its first onset.
+///    traced back from the end of the music;
+/// 5. checks of the level and phase against the onsets half-way between the beats: as
+///    much onset and bass there as on the beats means the tempo was halved (followed
+///    again at twice the tempo, except in compound meters); far more bass there means the
+///    beats are the off-beats (moved half a beat);
+/// 6. the chain extended to the first onset, and each beat moved back to where its onset
+///    began rising (soft attacks peak late).
 enum BeatTracker {
   struct Settings {
     var minBPM: Double = 50
@@ -83,10 +89,43 @@ enum BeatTracker {
       }
     }
 
-    let period = tempoCurve(
-      novelty, frameRate: fr, around: Double(bestLag),
-      lags: max(shortest, Int(Double(bestLag) / 1.45))...min(longest, Int(Double(bestLag) * 1.45)))
-    var beats = dynamicProgramming(novelty, period: period, end: min(n - 1, lastOnset + 2))
+    // Follow the beat at a level; `lag` is its period in frames.
+    func follow(_ lag: Double) -> (beats: [Int], period: [Double]) {
+      let period = tempoCurve(
+        novelty, frameRate: fr, around: lag,
+        lags: max(shortest, Int(lag / 1.45))...min(longest, Int(lag * 1.45)))
+      return (dynamicProgramming(novelty, period: period, end: min(n - 1, lastOnset + 2)), period)
+    }
+    var (beats, period) = follow(Double(bestLag))
+    // Half-way between the beats: as much onset and bass as on them means the beats are
+    // every other one of the music's (an oom-pah-pah waltz counted in twos), so follow
+    // twice the tempo. Compound meters are counted in dotted quarters on purpose.
+    if !settings.compound, Double(bestLag) / 2 >= Double(shortest) {
+      let on = support(at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
+      let off = support(at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
+      if off.onset >= 0.7 * on.onset, off.bass >= 0.7 * on.bass {
+        (beats, period) = follow(Double(bestLag) / 2)
+      }
+    }
+    // Off-beat lock: the bass (and kick) marks the beat, so when it sounds half-way
+    // between the beats far more than on them, the beats are the off-beats (the chords of
+    // an oom-pah): move each to the strongest onset near the half-way point.
+    let on = support(at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
+    let off = support(at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
+    if beats.count >= 4, off.bass > 1.5 * on.bass, off.bass >= 1 {
+      var shifted: [Int] = []
+      for i in 0..<beats.count {
+        let p = period[beats[i]]
+        let mid = i + 1 < beats.count ? Double(beats[i] + beats[i + 1]) / 2 : Double(beats[i]) + p / 2
+        guard mid <= Double(min(n - 1, lastOnset + 2)) else { break }
+        let lo = max(0, Int(mid - 0.1 * p))
+        let hi = min(n - 1, max(lo, Int(mid + 0.1 * p)))
+        var best = lo
+        for f in lo...hi where novelty[f] > novelty[best] { best = f }
+        if best > (shifted.last ?? -1) { shifted.append(best) }
+      }
+      beats = shifted
+    }
     // Beats from the first sound on: continue the chain backwards at the local period.
     while let first = beats.first {
       let p = period[first]
@@ -99,9 +138,42 @@ enum BeatTracker {
       beats.insert(best, at: 0)
     }
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
-    return TrackedBeats(
-      frames: beats, confidence: confidence(beats, novelty: novelty, period: period),
-      period: period, pulseClarity: clarity)
+    let confidences = confidence(beats, novelty: novelty, period: period)
+    // A soft attack (organ, bowed or plucked strings) swells over tens of milliseconds and
+    // its onset strength peaks late: put each beat where its rise began.
+    let reachBack = Int(0.08 * fr)
+    for i in beats.indices {
+      let peak = novelty[beats[i]]
+      var f = beats[i]
+      let floor = max(i > 0 ? beats[i - 1] + 1 : 0, beats[i] - reachBack)
+      while f > floor, novelty[f - 1] >= 0.3 * peak, peak > 0 { f -= 1 }
+      beats[i] = f
+    }
+    return TrackedBeats(frames: beats, confidence: confidences, period: period, pulseClarity: clarity)
+  }
+
+  /// Mean onset strength and bass onset strength (peaks within 50 ms) at the beats, or
+  /// half-way between consecutive beats.
+  static func support(
+    at beats: [Int], halfway: Bool, novelty: [Double], bass: [Double], frameRate: Double
+  )
+    -> (onset: Double, bass: Double)
+  {
+    let n = novelty.count
+    let points =
+      halfway
+      ? (beats.count > 1 ? (0..<(beats.count - 1)).map { (beats[$0] + beats[$0 + 1]) / 2 } : [])
+      : beats
+    guard !points.isEmpty, n > 0 else { return (0, 0) }
+    let reach = max(1, Int(0.05 * frameRate))
+    var onset = 0.0
+    var low = 0.0
+    for f in points {
+      let range = max(0, min(n - 1, f - reach))...max(0, min(n - 1, f + reach))
+      onset += novelty[range].max() ?? 0
+      low += bass[range].max() ?? 0
+    }
+    return (onset / Double(points.count), low / Double(points.count))
   }
 
   /// Spectral flux minus its 1 s moving average, half-wave rectified, scaled to unit
