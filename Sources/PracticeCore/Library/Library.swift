@@ -187,10 +187,30 @@ public final class Library {
     (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
   }
 
+  /// `2026-11-22T07:40:00Z` (UTC, whole seconds; sorts as text). Formatted with the C
+  /// library rather than Foundation's formatters, which load ICU (megabytes of memory for
+  /// every `play`, which logs).
   static func timestamp(_ date: Date) -> String {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter.string(from: date)
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    return String(
+      format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+  }
+
+  /// The date a `timestamp` stands for (the epoch if it is not one).
+  static func date(_ timestamp: String) -> Date {
+    let fields = timestamp.split(whereSeparator: { !$0.isNumber }).compactMap { Int32($0) }
+    guard fields.count == 6 else { return Date(timeIntervalSince1970: 0) }
+    var parts = tm()
+    parts.tm_year = fields[0] - 1900
+    parts.tm_mon = fields[1] - 1
+    parts.tm_mday = fields[2]
+    parts.tm_hour = fields[3]
+    parts.tm_min = fields[4]
+    parts.tm_sec = fields[5]
+    return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
   }
 }
 

@@ -148,10 +148,4 @@ extension Library {
       }
     }
   }
-
-  static func date(_ timestamp: String) -> Date {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter.date(from: timestamp) ?? Date(timeIntervalSince1970: 0)
-  }
 }
