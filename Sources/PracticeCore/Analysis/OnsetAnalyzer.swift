@@ -102,7 +102,7 @@ public final class OnsetAnalyzer {
     var bass = 0
     if let coeffs = aubio_filterbank_get_coeffs(bank) {
       for band in 0..<bandCount {
-        let row = coeffs.pointee.data[band]!
+        guard let row = coeffs.pointee.data[band] else { continue }
         var peak = 0
         for bin in 0..<bins where row[bin] > row[peak] { peak = bin }
         if Double(peak) * binHz < 180 { bass = band + 1 }

@@ -139,9 +139,7 @@ public final class PCMDevice: AudioSink {
       if code == -EPIPE { underruns.add(1, ordering: .relaxed) }
       failures += 1
       if failures > PCMDevice.maxRecoveries || snd_pcm_recover(pcm, code, 1) < 0 {
-        throw ALSAError(
-          code: code, device: name, operation: "writing audio",
-          advice: "the device was lost; check that it is still connected and not in use")
+        throw lost(code, while: "writing audio")
       }
     }
   }
@@ -171,22 +169,21 @@ public final class PCMDevice: AudioSink {
   public func pause() throws {
     guard let pcm else { return }
     let result = snd_pcm_drain(pcm)
-    if result < 0 {
-      throw ALSAError(
-        code: result, device: name, operation: "pausing",
-        advice: "the device was lost; check that it is still connected and not in use")
-    }
+    if result < 0 { throw lost(result, while: "pausing") }
   }
 
   /// Makes the drained device ready for writes again (`snd_pcm_prepare`).
   public func resume() throws {
     guard let pcm else { return }
     let result = snd_pcm_prepare(pcm)
-    if result < 0 {
-      throw ALSAError(
-        code: result, device: name, operation: "resuming",
-        advice: "the device was lost; check that it is still connected and not in use")
-    }
+    if result < 0 { throw lost(result, while: "resuming") }
+  }
+
+  /// The error for a device that went away while playing.
+  private func lost(_ code: Int32, while operation: String) -> ALSAError {
+    ALSAError(
+      code: code, device: name, operation: operation,
+      advice: "the device was lost; check that it is still connected and not in use")
   }
 
   /// Discards what is queued (`snd_pcm_drop`) and closes the device.
