@@ -112,7 +112,7 @@ public enum BeatDetector {
         String(format: "%.1f s of audio is too short to find a beat", seconds),
         "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`")
     }
-    let compound = options.meter.map(BeatDetectionOptions.isCompound) ?? false
+    let compound = options.meter.map(BeatDetectionOptions.isCompound)
     guard
       let tracked = BeatTracker.track(
         features,
@@ -128,7 +128,7 @@ public enum BeatDetector {
       beats: tracked.frames, features: features, period: tracked.period,
       beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
     let m = placement.beatsPerBar
-    let meter = options.meter ?? Meter(parsing: "\(m)/4") ?? .common
+    let meter = options.meter ?? (tracked.compound ? Meter(parsing: "\(3 * m)/8") : Meter(parsing: "\(m)/4")) ?? .common
 
     // Frames in the source; two beats never share a frame, and none leaves the audio.
     var frames: [Int64] = []

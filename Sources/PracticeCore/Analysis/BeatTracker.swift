@@ -11,6 +11,11 @@ struct TrackedBeats {
   /// Height of the strongest periodicity in the onset strength (normalised
   /// autocorrelation, 0-1): low for noise and for music without a steady beat.
   var pulseClarity: Double
+  /// True when the beats were tracked as dotted quarters (6/8, 9/8, 12/8).
+  var compound: Bool
+  /// True when the onsets between the beats fall on their thirds far more than on their
+  /// halves: the beat divides in three.
+  var dividesInThree: Bool
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -20,30 +25,47 @@ struct TrackedBeats {
 /// 2. the metrical level: autocorrelation of the onset strength (all bands plus half
 ///    again the bass bands, so bass and kick mark the beat rather than off-beat chords),
 ///    each beat period scored by its own peak plus half its support at twice the period
-///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.6 octave)
-///    around 125 BPM (95 BPM, and a ternary subdivision, for compound meters counted in
-///    dotted quarters);
+///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.8 octave:
+///    wide, so a slow ballad's eighth notes do not outweigh its beat) around 125 BPM
+///    (95 BPM, and a ternary subdivision, for compound meters counted in dotted quarters);
 /// 3. the tempo curve: an 8 s windowed autocorrelation every 0.5 s over periods within
 ///    ±45 % of that level, smoothed by a Viterbi pass that penalises jumps;
 /// 4. the beats: dynamic programming over beat times, each beat scored by its onset
 ///    strength minus a penalty on the log ratio of its interval to the local period;
 ///    traced back from the end of the music;
-/// 5. checks of the level and phase against the onsets half-way between the beats: as
-///    much onset and bass there as on the beats means the tempo was halved (followed
-///    again at twice the tempo, except in compound meters); far more bass there means the
-///    beats are the off-beats (moved half a beat);
+/// 5. checks of the level and phase against the onsets half-way between the beats: nearly
+///    as much onset and bass there (together) as on the beats means the tempo was halved
+///    (followed again at twice the tempo, except in compound meters); far more bass there
+///    means the beats are the off-beats (moved half a beat);
 /// 6. the chain extended to the first onset, and each beat moved back to where its onset
-///    began rising (soft attacks peak late).
+///    began rising (soft attacks peak late);
+/// 7. without a given meter, beats whose onsets fall on their thirds rather than their
+///    half are dotted quarters: the meter is compound (6/8, 9/8, 12/8).
 enum BeatTracker {
   struct Settings {
     var minBPM: Double = 50
     var maxBPM: Double = 220
-    /// Count dotted quarters (6/8, 9/8, 12/8): prefer a beat divided in three.
-    var compound = false
+    /// Count dotted quarters (6/8, 9/8, 12/8): prefer a beat divided in three. Nil: decide
+    /// from the music (a beat whose onsets fall on its thirds rather than its half).
+    var compound: Bool? = false
   }
 
   /// Nil when there is no sound at all.
   static func track(_ features: OnsetFeatures, settings: Settings) -> TrackedBeats? {
+    guard let compound = settings.compound else {
+      // Tracked as simple beats; each divides in three: they are dotted quarters.
+      var simple = settings
+      simple.compound = false
+      guard var tracked = track(features, settings: simple) else { return nil }
+      tracked.compound = tracked.dividesInThree
+      return tracked
+    }
+    return track(features, settings: settings, compound: compound)
+  }
+
+  private static func track(_ features: OnsetFeatures, settings: Settings, compound: Bool)
+    -> TrackedBeats?
+  {
     let fr = features.frameRate
     let n = features.count
     guard n > 0, let loudest = features.level.max(), loudest > 1e-4 else { return nil }
@@ -70,8 +92,8 @@ enum BeatTracker {
       let f = lag - Double(i)
       return ac[i] * (1 - f) + ac[i + 1] * f
     }
-    let center = settings.compound ? 95.0 : 125.0
-    let sigma = 0.6
+    let center = compound ? 95.0 : 125.0
+    let sigma = 0.8
     var bestLag = shortest
     var bestScore = -Double.infinity
     var clarity = 0.0
@@ -81,7 +103,7 @@ enum BeatTracker {
       let bpm = 60 * fr / l
       let prior = exp(-0.5 * pow(log2(bpm / center) / sigma, 2))
       var comb = acAt(l) + 0.5 * acAt(2 * l) + 0.5 * max(acAt(l / 2), acAt(l / 3))
-      if settings.compound { comb = 0.5 * comb + 0.25 * (acAt(l / 3) + acAt(2 * l / 3)) }
+      if compound { comb = 0.5 * comb + 0.25 * (acAt(l / 3) + acAt(2 * l / 3)) }
       let score = prior * max(comb, 0)
       if score > bestScore {
         bestScore = score
@@ -100,10 +122,10 @@ enum BeatTracker {
     // Half-way between the beats: as much onset and bass as on them means the beats are
     // every other one of the music's (an oom-pah-pah waltz counted in twos), so follow
     // twice the tempo. Compound meters are counted in dotted quarters on purpose.
-    if !settings.compound, Double(bestLag) / 2 >= Double(shortest) {
+    if !compound, Double(bestLag) / 2 >= Double(shortest) {
       let on = support(at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
       let off = support(at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
-      if off.onset >= 0.7 * on.onset, off.bass >= 0.7 * on.bass {
+      if off.onset + off.bass >= 0.7 * (on.onset + on.bass) {
         (beats, period) = follow(Double(bestLag) / 2)
       }
     }
@@ -146,10 +168,40 @@ enum BeatTracker {
       let peak = novelty[beats[i]]
       var f = beats[i]
       let floor = max(i > 0 ? beats[i - 1] + 1 : 0, beats[i] - reachBack)
-      while f > floor, novelty[f - 1] >= 0.3 * peak, peak > 0 { f -= 1 }
+      // Back over the rise; a clear onset's rise may waver for a frame or two (an organ's
+      // does) without falling silent.
+      var g = f
+      while g > floor, peak > 0 {
+        g -= 1
+        if novelty[g] >= 0.3 * peak {
+          f = g
+        } else if peak < 1 || f - g > 2 || novelty[g] < 0.05 * peak {
+          break
+        }
+      }
       beats[i] = f
     }
-    return TrackedBeats(frames: beats, confidence: confidences, period: period, pulseClarity: clarity)
+    return TrackedBeats(
+      frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
+      compound: compound, dividesInThree: dividesInThree(beats, novelty: novelty))
+  }
+
+  /// The beat divides in three when the mean onset strength at a third and two thirds of
+  /// the way to the next beat is twice that half-way, and clearly there (swing and
+  /// shuffle count too: their off-beat eighth sits on the last third).
+  static func dividesInThree(_ beats: [Int], novelty: [Double]) -> Bool {
+    guard beats.count > 4 else { return false }
+    let n = novelty.count
+    func strength(at fraction: Double) -> Double {
+      var sum = 0.0
+      for i in 0..<(beats.count - 1) {
+        let f = Int((Double(beats[i]) + fraction * Double(beats[i + 1] - beats[i])).rounded())
+        sum += novelty[max(0, f - 2)...min(n - 1, f + 2)].max() ?? 0
+      }
+      return sum / Double(beats.count - 1)
+    }
+    let thirds = (strength(at: 1.0 / 3) + strength(at: 2.0 / 3)) / 2
+    return thirds >= 2 * strength(at: 0.5) && thirds >= 0.3
   }
 
   /// Mean onset strength and bass onset strength (peaks within 50 ms) at the beats, or

@@ -2,8 +2,9 @@ import Foundation
 
 /// Bar length and downbeats from features at the beats.
 ///
-/// Each beat gets a downbeat score: harmonic change (chroma of the two beats after it
-/// against the two before), bass onset strength and overall accent, each standardised.
+/// Each beat gets a downbeat score: harmonic change (chroma of the bar from it on against
+/// the bar before it, for each bar length tried), bass onset strength and overall accent,
+/// each standardised.
 /// A meter and phase is scored by the mean score at its downbeats minus the mean
 /// elsewhere. Three beats a bar wins over two when it scores higher; four wins over two
 /// when the bar's first beat outscores its third by a quarter of the two-beat contrast
@@ -21,9 +22,13 @@ enum DownbeatFinder {
   {
     let count = beats.count
     guard count >= 2 else { return Placement(beatsPerBar: beatsPerBar ?? 4, firstDownbeat: 0) }
-    let score = downbeatScores(beats: beats, features: features, period: period)
+    let cues = Cues(beats: beats, features: features, period: period)
     let indices = Array(0..<count)
+    // Scores for bars of m beats: harmonic change is measured over windows a bar long.
+    var scores: [Int: [Double]] = [:]
+    for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4] { scores[m] = cues.scores(window: m) }
     func contrast(_ m: Int, _ phase: Int) -> Double {
+      guard let score = scores[m] else { return -.infinity }
       var on = 0.0
       var onCount = 0
       var off = 0.0
@@ -43,6 +48,7 @@ enum DownbeatFinder {
       (0..<m).max { contrast(m, $0) < contrast(m, $1) } ?? 0
     }
     func positionMean(_ m: Int, _ phase: Int, _ position: Int) -> Double {
+      guard let score = scores[m] else { return 0 }
       let values = indices.filter { (($0 - phase) % m + m) % m == position }.map { score[$0] }
       return values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
@@ -69,49 +75,67 @@ enum DownbeatFinder {
     return Placement(beatsPerBar: m, firstDownbeat: phase % m)
   }
 
-  /// Standardised harmonic change + bass onset + half the accent, per beat.
-  static func downbeatScores(beats: [Int], features: OnsetFeatures, period: [Double]) -> [Double] {
-    let count = beats.count
-    let frames = features.count
-    let reach = max(1, Int(0.05 * features.frameRate))
-    func peak(_ signal: [Float], at frame: Int) -> Double {
-      Double(signal[max(0, frame - reach)...min(frames - 1, frame + reach)].max() ?? 0)
-    }
-    let bass = beats.map { peak(features.bassFlux, at: $0) }
-    let accent = beats.map { peak(features.flux, at: $0) }
+  /// What marks a downbeat, per beat: bass onset strength, overall accent, and the chroma
+  /// of every span of beats (for harmonic change).
+  struct Cues {
+    let bass: [Double]
+    let accent: [Double]
+    /// Log-compressed chroma summed per analysis frame, 12 per frame, so any span's sum is
+    /// a difference.
+    private let prefix: [Double]
+    /// Beat boundaries in analysis frames, with one more a period after the last beat.
+    private let bounds: [Int]
 
-    // Log-compressed chroma, summed per frame so any span's sum is a difference.
-    var frameEnergy = 0.0
-    for v in features.chroma { frameEnergy += Double(v) }
-    frameEnergy = max(1e-12, frameEnergy / Double(max(1, frames)))
-    var prefix = [Double](repeating: 0, count: (frames + 1) * 12)
-    for f in 0..<frames {
-      for c in 0..<12 {
-        prefix[(f + 1) * 12 + c] =
-          prefix[f * 12 + c] + log1p(100 * Double(features.chroma[f * 12 + c]) / frameEnergy)
+    init(beats: [Int], features: OnsetFeatures, period: [Double]) {
+      let frames = features.count
+      let reach = max(1, Int(0.05 * features.frameRate))
+      func peak(_ signal: [Float], at frame: Int) -> Double {
+        Double(signal[max(0, frame - reach)...min(frames - 1, frame + reach)].max() ?? 0)
       }
+      bass = beats.map { peak(features.bassFlux, at: $0) }
+      accent = beats.map { peak(features.flux, at: $0) }
+      var frameEnergy = 0.0
+      for v in features.chroma { frameEnergy += Double(v) }
+      frameEnergy = max(1e-12, frameEnergy / Double(max(1, frames)))
+      var prefix = [Double](repeating: 0, count: (frames + 1) * 12)
+      for f in 0..<frames {
+        for c in 0..<12 {
+          prefix[(f + 1) * 12 + c] =
+            prefix[f * 12 + c] + log1p(100 * Double(features.chroma[f * 12 + c]) / frameEnergy)
+        }
+      }
+      self.prefix = prefix
+      let last = beats[beats.count - 1]
+      bounds = beats + [min(frames, last + Int(period[last]))]
     }
-    // Beat boundaries, with one more a period after the last beat.
-    let last = beats[count - 1]
-    let bounds = beats + [min(frames, last + Int(period[last]))]
-    func chroma(from a: Int, to b: Int) -> [Double] {
+
+    /// Unit chroma of beats a..<b, nil when the span is empty.
+    private func chroma(from a: Int, to b: Int) -> [Double]? {
       let a = max(0, min(a, bounds.count - 1))
       let b = max(0, min(b, bounds.count - 1))
-      guard b > a else { return [Double](repeating: 0, count: 12) }
+      guard b > a else { return nil }
       let v = (0..<12).map { prefix[bounds[b] * 12 + $0] - prefix[bounds[a] * 12 + $0] }
       let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
       return norm > 0 ? v.map { $0 / norm } : v
     }
-    var change = [Double](repeating: 0, count: count)
-    for i in 1..<count {
-      let before = chroma(from: i - 2, to: i)
-      let after = chroma(from: i, to: i + 2)
-      change[i] = 1 - zip(before, after).reduce(0) { $0 + $1.0 * $1.1 }
+
+    /// Standardised harmonic change + bass onset + half the accent, per beat. Harmonic
+    /// change compares the chroma of the `window` beats from a beat on with the `window`
+    /// before it: a bar long, so a bass line moving within the bar is not taken for a
+    /// change of harmony.
+    func scores(window: Int) -> [Double] {
+      let count = bass.count
+      var change = [Double](repeating: 0, count: count)
+      for i in 1..<count {
+        guard let before = chroma(from: i - window, to: i), let after = chroma(from: i, to: i + window)
+        else { continue }
+        change[i] = 1 - zip(before, after).reduce(0) { $0 + $1.0 * $1.1 }
+      }
+      let a = standardised(change)
+      let b = standardised(bass)
+      let c = standardised(accent)
+      return (0..<count).map { a[$0] + b[$0] + 0.5 * c[$0] }
     }
-    let a = standardised(change)
-    let b = standardised(bass)
-    let c = standardised(accent)
-    return (0..<count).map { a[$0] + b[$0] + 0.5 * c[$0] }
   }
 
   static func standardised(_ x: [Double]) -> [Double] {
