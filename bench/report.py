@@ -4,6 +4,7 @@
 import json
 import os
 import platform
+import re
 import sys
 import time
 
@@ -38,6 +39,35 @@ def binary_note(built_from):
     return f", binary built{built} from {b.describe_build(built_from)}"
 
 
+def previous_sections(path):
+    """{name: (title, summary rows, section lines)} from the RESULTS.md there is, so that a
+    benchmark with no result in bench/out/results (not run since bench/out was made, as on a
+    fresh clone) keeps its last figures, under the date they were measured."""
+    try:
+        with open(path) as f:
+            lines = f.read().rstrip("\n").split("\n")
+    except OSError:
+        return {}
+    sections, current = [], None
+    for line in lines:
+        if line.startswith("## "):
+            current = [line]
+            sections.append(current)
+        elif current is not None:
+            current.append(line)
+    kept = {}
+    for section in sections:
+        found = re.search(r"Script `bench/([\w-]+)\.py`", "\n".join(section[:4]))
+        if not found or section[0].endswith(": ERROR"):
+            continue
+        title = section[0][3:]
+        rows = [line for line in lines if line.startswith(f"| {cell(title)} | ")]
+        while section and not section[-1].strip():
+            section.pop()
+        kept[found.group(1)] = (title, rows, section + [""])
+    return kept
+
+
 def main():
     binary = os.environ.get("PRACTICE_BIN", ".build/release/practice")
     built_from = b.provenance(binary)
@@ -53,8 +83,9 @@ def main():
            "Targets are those of the issues each section names (2: foundation, 3: bars, 4: speed, "
            "5: keys, 6: beat detection). These are "
            "benchmarks, not tests: a missed target is reported here, it does not fail the "
-           "build. `run-all.sh NAME...` reruns only some: each section says when it was "
-           "measured.", "",
+           "build. `run-all.sh NAME...` reruns only some, and a benchmark with no result in "
+           "bench/out/ keeps the figures it had here: each section says when it was measured "
+           "and from which binary.", "",
            "| | |", "| --- | --- |",
            f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |",
            f"| machine | `uname -m` {platform.machine()}, `nproc` {len(os.sched_getaffinity(0))}, "
@@ -64,7 +95,8 @@ def main():
            f"| binary | `{os.path.relpath(binary, b.REPO_DIR)}`"
            + (f", built {built}" if built else "") + " |", ""]
 
-    results, missing = {}, []
+    previous = previous_sections(os.path.join(b.BENCH_DIR, "RESULTS.md"))
+    results, missing, carried = {}, [], {}
     for name in ORDER:
         path = os.path.join(b.RESULTS_DIR, name + ".json")
         status_path = os.path.join(b.RESULTS_DIR, name + ".status")
@@ -73,6 +105,8 @@ def main():
             with open(path) as f:
                 results[name] = json.load(f)
                 results[name]["seconds"] = status[1] if status else "?"
+        elif status is None and name in previous:
+            carried[name] = previous[name]
         else:
             missing.append((name, status))
 
@@ -84,12 +118,21 @@ def main():
                 if r["pass"] is not None:
                     out.append(f"| {cell(results[name]['title'])} | {cell(r['metric'])} | "
                                f"{cell(r['value'])} | {cell(r['target'])} | {VERDICT[r['pass']]} |")
+        elif name in carried:
+            out += carried[name][1]
         else:
             out.append(f"| {name} | did not run to its end | | | **ERROR** |")
     out.append("")
-    missed = [f"{r['metric']}: {r['value']} (target {r['target']})"
-              for name in ORDER if name in results
-              for r in results[name]["rows"] if r["pass"] is False]
+    missed = []
+    for name in ORDER:
+        if name in results:
+            missed += [f"{r['metric']}: {r['value']} (target {r['target']})"
+                       for r in results[name]["rows"] if r["pass"] is False]
+        elif name in carried:
+            for row in carried[name][1]:
+                cells = [c.strip() for c in row.strip("|").split(" | ")]
+                if len(cells) == 5 and cells[4] == "**FAIL**":
+                    missed.append(f"{cells[1]}: {cells[2]} (target {cells[3]})")
     if missed:
         out += ["Missed targets: " + "; ".join(cell(m) for m in missed) + ".", ""]
     elif not missing:
@@ -99,6 +142,9 @@ def main():
                 + " (see the ERROR sections below).", ""]
 
     for name in ORDER:
+        if name in carried:
+            out += carried[name][2]
+            continue
         if name not in results:
             continue
         data = results[name]

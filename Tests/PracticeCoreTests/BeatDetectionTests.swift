@@ -130,6 +130,20 @@ import TestSupport
 
   /// Tones that swell for 120 ms (organ, bowed strings): the beats are where the notes
   /// begin, not where their onset strength peaks.
+  @Test func beatsDividedInThreeAreCountedInDottedQuarters() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 2
+    piece.startBPM = 66
+    piece.endBPM = 66
+    piece.bars = 14
+    piece.accompaniment = .triplets
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.meter == Meter(parsing: "6/8"))
+    #expect(abs(found.tempoRange.lowerBound - 66) < 3 && abs(found.tempoRange.upperBound - 66) < 3)
+  }
+
   @Test func softAttacksAreNotLate() throws {
     var piece = BeatSynth.Piece()
     piece.startBPM = 80

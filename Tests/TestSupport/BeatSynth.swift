@@ -18,6 +18,9 @@ public enum BeatSynth {
     /// Every beat alike: a bass note on the downbeat and the same chord on every beat, with
     /// nothing between the beats (a fast waltz of even crotchets).
     case even
+    /// Each beat divided in three (6/8 counted in dotted quarters): a chord on the beat and
+    /// softer ones on its thirds, the bass on the downbeat; the hi-hat plays the thirds.
+    case triplets
   }
 
   /// What to play.
@@ -77,6 +80,16 @@ public enum BeatSynth {
         for ratio in [2.0, 2.52, 3.0] {
           addTone(&out, at: half, hz: root * ratio, seconds: length * 0.45, gain: 0.22, rate: rate, attack: piece.attack)
         }
+      } else if piece.chords && piece.accompaniment == .triplets {
+        for k in 0..<3 {
+          let at = start + Int(length * Double(k) / 3 * rate)
+          for ratio in [2.0, 2.52, 3.0] {
+            addTone(&out, at: at, hz: root * ratio, seconds: length * 0.3, gain: k == 0 ? 0.16 : 0.08, rate: rate, attack: piece.attack)
+          }
+        }
+        if beat.beatInBar == 1 {
+          addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate, attack: piece.attack)
+        }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {
           addTone(&out, at: start, hz: root * ratio, seconds: length * 0.9, gain: 0.15, rate: rate, attack: piece.attack)
@@ -99,8 +112,11 @@ public enum BeatSynth {
         } else {
           addNoise(&out, at: start, seconds: 0.12, gain: 0.3, random: &random, rate: rate)
         }
-        // A softer off-beat hi-hat.
-        addNoise(&out, at: start + Int(length / 2 * rate), seconds: 0.03, gain: 0.08, random: &random, rate: rate)
+        // A softer hi-hat between the beats: half-way, or on the thirds of a divided beat.
+        let between: [Double] = piece.accompaniment == .triplets ? [1.0 / 3, 2.0 / 3] : [0.5]
+        for fraction in between {
+          addNoise(&out, at: start + Int(length * fraction * rate), seconds: 0.03, gain: 0.08, random: &random, rate: rate)
+        }
       }
     }
     return (out, beats)

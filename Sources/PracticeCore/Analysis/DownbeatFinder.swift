@@ -47,9 +47,10 @@ enum DownbeatFinder {
     func bestPhase(_ m: Int) -> Int {
       (0..<m).max { contrast(m, $0) < contrast(m, $1) } ?? 0
     }
-    func positionMean(_ m: Int, _ phase: Int, _ position: Int) -> Double {
+    /// The mean score (for bars of `m`) at one position of bars of `bar` beats.
+    func positionMean(_ m: Int, _ phase: Int, _ position: Int, of bar: Int) -> Double {
       guard let score = scores[m] else { return 0 }
-      let values = indices.filter { (($0 - phase) % m + m) % m == position }.map { score[$0] }
+      let values = indices.filter { (($0 - phase) % bar + bar) % bar == position }.map { score[$0] }
       return values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
     let m: Int
@@ -63,8 +64,11 @@ enum DownbeatFinder {
       if contrast(3, threePhase) > two {
         (m, phase) = (3, threePhase)
       } else {
+        // The phase of bars of four from bar-long windows; whether its first beat outweighs
+        // its third from windows of two beats, which treat both alike (four-beat windows
+        // compare different chords at the two, as a four-chord loop passes).
         let fourPhase = bestPhase(4)
-        let firstOverThird = positionMean(4, fourPhase, 0) - positionMean(4, fourPhase, 2)
+        let firstOverThird = positionMean(2, fourPhase, 0, of: 4) - positionMean(2, fourPhase, 2, of: 4)
         if firstOverThird > 0.25 * two {
           (m, phase) = (4, fourPhase)
         } else {
