@@ -128,7 +128,8 @@ public enum BeatDetector {
       beats: tracked.frames, features: features, period: tracked.period,
       beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
     let m = placement.beatsPerBar
-    let meter = options.meter ?? (tracked.compound ? Meter(parsing: "\(3 * m)/8") : Meter(parsing: "\(m)/4")) ?? .common
+    let found = tracked.compound ? "\(3 * m)/8" : "\(m)/4"
+    let meter = options.meter ?? Meter(parsing: found) ?? .common
 
     // Frames in the source; two beats never share a frame, and none leaves the audio.
     var frames: [Int64] = []

@@ -11,11 +11,9 @@ struct TrackedBeats {
   /// Height of the strongest periodicity in the onset strength (normalised
   /// autocorrelation, 0-1): low for noise and for music without a steady beat.
   var pulseClarity: Double
-  /// True when the beats were tracked as dotted quarters (6/8, 9/8, 12/8).
+  /// True when the beats are dotted quarters (6/8, 9/8, 12/8): asked for, or found to
+  /// divide in three.
   var compound: Bool
-  /// True when the onsets between the beats fall on their thirds far more than on their
-  /// halves: the beat divides in three.
-  var dividesInThree: Bool
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -52,20 +50,9 @@ enum BeatTracker {
 
   /// Nil when there is no sound at all.
   static func track(_ features: OnsetFeatures, settings: Settings) -> TrackedBeats? {
-    guard let compound = settings.compound else {
-      // Tracked as simple beats; each divides in three: they are dotted quarters.
-      var simple = settings
-      simple.compound = false
-      guard var tracked = track(features, settings: simple) else { return nil }
-      tracked.compound = tracked.dividesInThree
-      return tracked
-    }
-    return track(features, settings: settings, compound: compound)
-  }
-
-  private static func track(_ features: OnsetFeatures, settings: Settings, compound: Bool)
-    -> TrackedBeats?
-  {
+    // Without a given meter the beats are tracked as simple ones, then called dotted
+    // quarters when each divides in three.
+    let compound = settings.compound ?? false
     let fr = features.frameRate
     let n = features.count
     guard n > 0, let loudest = features.level.max(), loudest > 1e-4 else { return nil }
@@ -119,9 +106,10 @@ enum BeatTracker {
       return (dynamicProgramming(novelty, period: period, end: min(n - 1, lastOnset + 2)), period)
     }
     var (beats, period) = follow(Double(bestLag))
-    // Half-way between the beats: as much onset and bass as on them means the beats are
-    // every other one of the music's (an oom-pah-pah waltz counted in twos), so follow
-    // twice the tempo. Compound meters are counted in dotted quarters on purpose.
+    // Half-way between the beats: nearly as much onset and bass, together, as on them means
+    // the beats are every other one of the music's (an oom-pah-pah waltz counted in twos,
+    // rock's backbeat), so follow twice the tempo. Compound meters are counted in dotted
+    // quarters on purpose.
     if !compound, Double(bestLag) / 2 >= Double(shortest) {
       let on = support(at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
       let off = support(at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
@@ -183,7 +171,7 @@ enum BeatTracker {
     }
     return TrackedBeats(
       frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
-      compound: compound, dividesInThree: dividesInThree(beats, novelty: novelty))
+      compound: settings.compound ?? dividesInThree(beats, novelty: novelty))
   }
 
   /// The beat divides in three when the mean onset strength at a third and two thirds of
