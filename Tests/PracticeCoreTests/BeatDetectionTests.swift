@@ -167,6 +167,32 @@ import TestSupport
     #expect(recall >= 0.9 && precision >= 0.9, "beats within 30 ms \(recall)/\(precision)")
   }
 
+  /// An organ chord's onset strength wavers as it swells (100 frames a second here): the
+  /// beat goes to the first frame of the burst, after the quiet before it; a hi-hat tick
+  /// three frames ahead is not part of it; without a quiet moment in reach only the steep
+  /// rise counts.
+  @Test func aWaveringSwellStartsWhereItsBurstBegins() {
+    func start(_ values: [Double], peak: Int, after previous: Int = -1) -> Int {
+      BeatTracker.riseStart(of: peak, after: previous, novelty: values, period: 80, frameRate: 100)
+    }
+    var swell = [Double](repeating: 0, count: 40)
+    swell.replaceSubrange(20..<30, with: [1.2, 3.2, 3.7, 1.9, 0, 0, 1.4, 5.7, 0.1, 0])
+    #expect(start(swell, peak: 27) == 20)
+    // The burst begins at 20 all the same when a tick sits three quiet frames before it.
+    swell[16] = 2
+    #expect(start(swell, peak: 27) == 20)
+    // Never as early as the beat before.
+    #expect(start(swell, peak: 27, after: 22) > 22)
+    // A dense texture: onset strength never quiet in reach.
+    var dense = [Double](repeating: 1.5, count: 40)
+    dense.replaceSubrange(30..<33, with: [2, 4, 6])
+    #expect(start(dense, peak: 32) == 30)
+    // A peak with nothing before it stays.
+    var click = [Double](repeating: 0, count: 40)
+    click[25] = 5
+    #expect(start(click, peak: 25) == 25)
+  }
+
   @Test func silenceIsRefused() throws {
     #expect(throws: BeatDetectionError.self) { try detect([Float](repeating: 0, count: 44100 * 10)) }
     do {

@@ -36,7 +36,8 @@ struct TrackedBeats {
 ///    (followed again at twice the tempo, except in compound meters); far more bass there
 ///    means the beats are the off-beats (moved half a beat);
 /// 6. the chain extended to the first onset, and each beat moved back to where its onset
-///    began rising (soft attacks peak late);
+///    began: the start of its burst of onset strength after a quiet moment, or of its
+///    steep rise (soft attacks peak late);
 /// 7. without a given meter, beats whose onsets fall on their thirds rather than their
 ///    half are dotted quarters: the meter is compound (6/8, 9/8, 12/8).
 enum BeatTracker {
@@ -149,29 +150,56 @@ enum BeatTracker {
     }
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
     let confidences = confidence(beats, novelty: novelty, period: period)
-    // A soft attack (organ, bowed or plucked strings) swells over tens of milliseconds and
-    // its onset strength peaks late: put each beat where its rise began.
-    let reachBack = Int(0.08 * fr)
     for i in beats.indices {
-      let peak = novelty[beats[i]]
-      var f = beats[i]
-      let floor = max(i > 0 ? beats[i - 1] + 1 : 0, beats[i] - reachBack)
-      // Back over the rise; a clear onset's rise may waver for a frame or two (an organ's
-      // does) without falling silent.
-      var g = f
-      while g > floor, peak > 0 {
-        g -= 1
-        if novelty[g] >= 0.3 * peak {
-          f = g
-        } else if peak < 1 || f - g > 2 || novelty[g] < 0.05 * peak {
-          break
-        }
-      }
-      beats[i] = f
+      beats[i] = riseStart(
+        of: beats[i], after: i > 0 ? beats[i - 1] : -1, novelty: novelty, period: period[beats[i]],
+        frameRate: fr)
     }
     return TrackedBeats(
       frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
       compound: settings.compound ?? dividesInThree(beats, novelty: novelty))
+  }
+
+  /// Where the onset peaking at frame `peak` began. A soft attack (organ, bowed or plucked
+  /// strings, a legato chord) swells over tens of milliseconds, its onset strength peaking
+  /// late and wavering on the way up, so the peak frame is late:
+  /// - when the burst of onset strength around the peak (frames above a fifth of the peak,
+  ///   gaps of up to two frames) began after a quiet moment within reach (150 ms or 0.3 of a
+  ///   beat), the onset is the burst's first frame;
+  /// - otherwise (no quiet before it in reach: a dense texture) only the steep rise counts:
+  ///   back over frames above 0.3 of the peak, for at most 80 ms, across dips of a frame or
+  ///   two that do not fall silent.
+  /// Never earlier than the frame after `previous`.
+  static func riseStart(
+    of peak: Int, after previous: Int, novelty: [Double], period: Double, frameRate fr: Double
+  ) -> Int {
+    let height = novelty[peak]
+    guard height > 0 else { return peak }
+    // The steep rise.
+    var rise = peak
+    var g = peak
+    while g > max(previous + 1, peak - Int(0.08 * fr)) {
+      g -= 1
+      if novelty[g] >= 0.3 * height {
+        rise = g
+      } else if height < 1 || rise - g > 2 || novelty[g] < 0.05 * height {
+        break
+      }
+    }
+    // The burst, if it began in reach.
+    guard height >= 1 else { return rise }
+    let floor = max(previous + 1, peak - min(Int(0.15 * fr), Int(0.3 * period)))
+    var first = peak
+    g = peak
+    while g > floor {
+      g -= 1
+      if novelty[g] >= 0.2 * height {
+        first = g
+      } else if first - g > 2 {
+        return min(rise, first)
+      }
+    }
+    return rise
   }
 
   /// The beat divides in three when the mean onset strength at a third and two thirds of
