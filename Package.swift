@@ -27,6 +27,7 @@ let package = Package(
       dependencies: [
         "CSndFile", "CALSA", "CRubberBand", "CAubio", "CAubioLoader", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
     .executableTarget(
       name: "practice",

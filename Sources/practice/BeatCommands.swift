@@ -4,6 +4,7 @@ import PracticeCore
 
 struct Beats: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "beats",
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
     subcommands: [
       BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,

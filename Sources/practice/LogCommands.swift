@@ -90,6 +90,7 @@ struct LogCommand: ParsableCommand {
 
 struct Stats: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "stats",
     abstract: "Sum the log per song and selection (tab-separated).",
     discussion: """
       Columns: song, selection (- for plays that were not of one), plays, passes completed, \

@@ -5,6 +5,7 @@ import Synchronization
 
 struct Play: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "play",
     abstract: "Play a song, or part of it, through an ALSA device.",
     discussion: "Ctrl-C stops cleanly (exit 130).")
 
@@ -137,6 +138,7 @@ struct PlayLog {
 
 struct Render: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "render",
     abstract: "Render what `play` would play into a file, as fast as possible.",
     discussion: """
       The format follows the extension of OUT: .wav, .flac, .aiff (the source's bit depth, \

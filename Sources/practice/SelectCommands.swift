@@ -4,6 +4,7 @@ import PracticeCore
 
 struct Select: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "select",
     abstract: "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, move, halve, double, rm.",
     subcommands: [
       SelectAdd.self, SelectList.self, SelectShow.self, SelectEdit.self, SelectRemove.self,

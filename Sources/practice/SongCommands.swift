@@ -4,6 +4,7 @@ import PracticeCore
 
 struct Add: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "add",
     abstract: "Add songs to the library, or refresh them; prints ID<TAB>TITLE for each.",
     discussion: "All files are read first; if one cannot be added, none is.")
 
@@ -19,6 +20,7 @@ struct Add: ParsableCommand {
 
 struct List: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "list",
     abstract: "List the library: ID, title, artist, duration, path (tab-separated).")
 
   @OptionGroup var library: LibraryOptions
@@ -39,6 +41,7 @@ struct List: ParsableCommand {
 
 struct Show: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "show",
     abstract: "Show one song: one `key value` line per field.")
 
   @OptionGroup var library: LibraryOptions

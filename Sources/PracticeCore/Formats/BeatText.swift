@@ -38,17 +38,38 @@ enum BeatText {
   }
 
   /// Lines split at `\n`, `\r\n` or `\r`; line k (1-based) is element k-1.
-  /// Splits on the UTF-8 view: the separators are ASCII, so every cut is on a character
-  /// boundary, and this avoids grapheme segmentation (most of an import's time before).
   static func lines(_ text: String) -> [Substring] {
     var result: [Substring] = []
+    forEachLine(text) {
+      result.append($0)
+      return true
+    }
+    return result
+  }
+
+  /// The first line that is neither blank nor a `#` comment, as written.
+  static func firstDataLine(_ text: String) -> Substring? {
+    var found: Substring?
+    forEachLine(text) {
+      let content = trim($0)
+      if content.isEmpty || content.hasPrefix("#") { return true }
+      found = $0
+      return false
+    }
+    return found
+  }
+
+  /// Calls `body` with each line in turn (split as `lines` does) until it returns false.
+  /// Splits on the UTF-8 view: the separators are ASCII, so every cut is on a character
+  /// boundary, and this avoids grapheme segmentation (most of an import's time before).
+  static func forEachLine(_ text: String, _ body: (Substring) -> Bool) {
     let bytes = text.utf8
     var start = bytes.startIndex
     var index = start
     while index != bytes.endIndex {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-        result.append(text[start..<index])
+        guard body(text[start..<index]) else { return }
         var next = bytes.index(after: index)
         if byte == UInt8(ascii: "\r"), next != bytes.endIndex, bytes[next] == UInt8(ascii: "\n") {
           next = bytes.index(after: next)
@@ -59,16 +80,7 @@ enum BeatText {
         index = bytes.index(after: index)
       }
     }
-    result.append(text[start..<bytes.endIndex])
-    return result
-  }
-
-  /// The first line that is neither blank nor a `#` comment, as written.
-  static func firstDataLine(_ text: String) -> Substring? {
-    lines(text).first {
-      let content = trim($0)
-      return !content.isEmpty && !content.hasPrefix("#")
-    }
+    _ = body(text[start..<bytes.endIndex])
   }
 
   static func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
@@ -110,9 +122,11 @@ enum BeatText {
   /// (`0.5`, `-1`, `5.000000000000000000e-01`). No hex, no `nan`/`inf` (those are
   /// `.notFinite`), no surrounding blanks.
   static func scanNumber(_ text: Substring) -> Number {
-    let lower = text.lowercased()
-    let unsigned = lower.hasPrefix("-") || lower.hasPrefix("+") ? String(lower.dropFirst()) : lower
-    if ["nan", "inf", "infinity"].contains(unsigned) { return .notFinite }
+    // Words only where a number would start with a letter: no lowercased copy per number.
+    let unsigned = text.first == "-" || text.first == "+" ? text.dropFirst() : text
+    if let first = unsigned.utf8.first, (first | 0x20) == UInt8(ascii: "n") || (first | 0x20) == UInt8(ascii: "i") {
+      return ["nan", "inf", "infinity"].contains(unsigned.lowercased()) ? .notFinite : .invalid
+    }
     var digits = 0
     var seenDot = false
     var seenExponent = false

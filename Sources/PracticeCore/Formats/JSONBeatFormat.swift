@@ -234,6 +234,17 @@ struct JSONParser {
 
   private mutating func string() throws -> String {
     pos += 1  // opening quote
+    // Most strings (every key) have no escapes: take them straight from the bytes.
+    var end = pos
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+      bytes[end] >= 0x20
+    {
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      defer { pos = end + 1 }
+      return String(decoding: bytes[pos..<end], as: UTF8.self)
+    }
     var out: [UInt8] = []
     while true {
       guard let c = current else { throw error("a string is not closed") }

@@ -107,7 +107,7 @@ public final class Library {
       }
       let absolute = SongScanner.absolutePath(reference)
       let known = try read { db in
-        try Song.filter(Song.CodingKeys.path == absolute).fetchOne(db)
+        try Song.fetchOne(db, sql: "SELECT * FROM song WHERE path = ?", arguments: [absolute])
       }
       if let known { return try refreshed(known) }
       return try add([SongScanner.scan(absolute)])[0]
