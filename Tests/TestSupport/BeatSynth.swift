@@ -21,6 +21,9 @@ public enum BeatSynth {
     /// Each beat divided in three (6/8 counted in dotted quarters): a chord on the beat and
     /// softer ones on its thirds, the bass on the downbeat; the hi-hat plays the thirds.
     case triplets
+    /// The chord on every beat, changing at the bar; a loud low drum on the second beat
+    /// and nothing low on the first (a samba's surdo, a one-drop's kick off the downbeat).
+    case loudTwo
   }
 
   /// What to play.
@@ -89,6 +92,14 @@ public enum BeatSynth {
         }
         if beat.beatInBar == 1 {
           addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate, attack: piece.attack)
+        }
+      } else if piece.chords && piece.accompaniment == .loudTwo {
+        for ratio in [2.0, 2.52, 3.0] {
+          addTone(&out, at: start, hz: root * ratio, seconds: length * 0.9, gain: 0.15, rate: rate, attack: piece.attack)
+        }
+        if beat.beatInBar == 2 {
+          addKick(&out, at: start, rate: rate)
+          addTone(&out, at: start, hz: root / 2, seconds: length * 0.9, gain: 0.3, rate: rate, attack: piece.attack)
         }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {

@@ -2,13 +2,19 @@ import Foundation
 
 /// Bar length and downbeats from features at the beats.
 ///
-/// Each beat gets a downbeat score: harmonic change (chroma of the bar from it on against
-/// the bar before it, for each bar length tried), bass onset strength and overall accent,
-/// each standardised.
-/// A meter and phase is scored by the mean score at its downbeats minus the mean
-/// elsewhere. Three beats a bar wins over two when it scores higher; four wins over two
-/// when the bar's first beat outscores its third by a quarter of the two-beat contrast
-/// (else the bars are in two).
+/// Three cues per beat, each standardised: harmonic change (chroma of the bar from it on
+/// against the bar before it, for each bar length tried), bass onset strength and overall
+/// accent. A cue's contrast for a meter and phase is its mean at the downbeats minus its
+/// mean elsewhere.
+/// - Harmony comes first: a beat's downbeat score is three times its harmonic change plus
+///   its bass onset plus half its accent. Chords change on downbeats in every style;
+///   which beat is loud depends on the style (a samba's surdo on 2, a one-drop's kick on
+///   3, a backbeat's snare on 2 and 4). On the evaluation set harmony picks the right
+///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
+/// - Three beats a bar or two: whichever period the cues mark more strongly, each cue at
+///   its own best phase, so a loud beat 2 (samba) counts for bars of two, not against them.
+/// - The phase is the best-scoring one. Four beats a bar wins over two when the bar's
+///   first beat outscores its third by a quarter of the two-beat contrast.
 enum DownbeatFinder {
   /// Beats per bar and the index of the first downbeat (earlier beats are a pickup).
   struct Placement: Equatable {
@@ -29,6 +35,10 @@ enum DownbeatFinder {
     for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4] { scores[m] = cues.scores(window: m) }
     func contrast(_ m: Int, _ phase: Int) -> Double {
       guard let score = scores[m] else { return -.infinity }
+      return contrastOf(score, m, phase)
+    }
+    /// Mean of `score` at the downbeats of bars of `m` from `phase`, minus its mean elsewhere.
+    func contrastOf(_ score: [Double], _ m: Int, _ phase: Int) -> Double {
       var on = 0.0
       var onCount = 0
       var off = 0.0
@@ -47,6 +57,14 @@ enum DownbeatFinder {
     func bestPhase(_ m: Int) -> Int {
       (0..<m).max { contrast(m, $0) < contrast(m, $1) } ?? 0
     }
+    /// How strongly the cues mark a period of `m` beats: each cue's contrast at its own best
+    /// phase, weighted as in the score.
+    func periodicity(_ m: Int) -> Double {
+      zip(cues.standardised(window: m), Cues.weights).reduce(0) { total, cue in
+        let best = (0..<m).map { contrastOf(cue.0, m, $0) }.max() ?? 0
+        return total + cue.1 * best
+      }
+    }
     /// The mean score (for bars of `m`) at one position of bars of `bar` beats.
     func positionMean(_ m: Int, _ phase: Int, _ position: Int, of bar: Int) -> Double {
       guard let score = scores[m] else { return 0 }
@@ -60,9 +78,8 @@ enum DownbeatFinder {
       phase = m > 1 ? bestPhase(m) : 0
     } else {
       let two = contrast(2, bestPhase(2))
-      let threePhase = bestPhase(3)
-      if contrast(3, threePhase) > two {
-        (m, phase) = (3, threePhase)
+      if periodicity(3) > periodicity(2) {
+        (m, phase) = (3, bestPhase(3))
       } else {
         // The phase of bars of four from bar-long windows; whether its first beat outweighs
         // its third from windows of two beats, which treat both alike (four-beat windows
@@ -123,11 +140,20 @@ enum DownbeatFinder {
       return norm > 0 ? v.map { $0 / norm } : v
     }
 
-    /// Standardised harmonic change + bass onset + half the accent, per beat. Harmonic
-    /// change compares the chroma of the `window` beats from a beat on with the `window`
-    /// before it: a bar long, so a bass line moving within the bar is not taken for a
-    /// change of harmony.
+    /// How much each cue counts in a beat's score: harmonic change, bass onset, accent.
+    static let weights = [3.0, 1.0, 0.5]
+
+    /// The weighted sum of the standardised cues, per beat.
     func scores(window: Int) -> [Double] {
+      let cues = standardised(window: window)
+      return (0..<bass.count).map { i in zip(cues, Cues.weights).reduce(0) { $0 + $1.1 * $1.0[i] } }
+    }
+
+    /// Standardised harmonic change, bass onset and accent, per beat. Harmonic change
+    /// compares the chroma of the `window` beats from a beat on with the `window` before
+    /// it: a bar long, so a bass line moving within the bar is not taken for a change of
+    /// harmony.
+    func standardised(window: Int) -> [[Double]] {
       let count = bass.count
       var change = [Double](repeating: 0, count: count)
       for i in 1..<count {
@@ -135,10 +161,7 @@ enum DownbeatFinder {
         else { continue }
         change[i] = 1 - zip(before, after).reduce(0) { $0 + $1.0 * $1.1 }
       }
-      let a = standardised(change)
-      let b = standardised(bass)
-      let c = standardised(accent)
-      return (0..<count).map { a[$0] + b[$0] + 0.5 * c[$0] }
+      return [change, bass, accent].map(DownbeatFinder.standardised)
     }
   }
 

@@ -18,7 +18,8 @@ public struct OnsetFeatures: Sendable {
   public var bassFlux: [Float] = []
   /// RMS level of each hop.
   public var level: [Float] = []
-  /// 12 pitch-class energies per frame (55 Hz-2.1 kHz), frame-major.
+  /// 12 pitch-class energies per frame (90 Hz-2.1 kHz, from `ChromaAnalyzer`'s long
+  /// window), frame-major.
   public var chroma: [Float] = []
 
   public var count: Int { flux.count }
@@ -53,8 +54,7 @@ public final class OnsetAnalyzer {
   private let bands: UnsafeMutablePointer<fvec_t>  // owned
   /// Which mel bands count as bass.
   private let bassBands: Int
-  /// Pitch class of each spectrum bin, -1 outside the chroma range.
-  private let pitchClass: [Int8]
+  private let chroma: ChromaAnalyzer
   private var previous: [Float]
   private var pending: [Float]
   private var features: OnsetFeatures
@@ -73,6 +73,7 @@ public final class OnsetAnalyzer {
     var window = 256
     while Double(window) < Double(sampleRate) * 0.046 { window *= 2 }
     self.window = window
+    chroma = try ChromaAnalyzer(sampleRate: sampleRate, hop: 4 * hop)
     guard let pvoc = new_aubio_pvoc(UInt32(window), UInt32(hop)) else {
       throw AubioError(call: "new_aubio_pvoc", detail: "window \(window), hop \(hop)")
     }
@@ -109,12 +110,6 @@ public final class OnsetAnalyzer {
       }
     }
     bassBands = max(1, bass)
-    pitchClass = (0..<bins).map { bin in
-      let hz = Double(bin) * binHz
-      guard hz > 55, hz < 2100 else { return -1 }
-      let midi = 69 + 12 * log2(hz / 440)
-      return Int8((Int(midi.rounded()) % 12 + 12) % 12)
-    }
     previous = [Float](repeating: 0, count: bandCount)
     pending = []
     pending.reserveCapacity(hop)
@@ -151,6 +146,9 @@ public final class OnsetAnalyzer {
       pending = [Float](repeating: 0, count: hop)
       analyseHop()
     }
+    let hop = hop
+    let window = window
+    features.chroma = chroma.finish(frames: features.count) { ($0 + 1) * hop - window / 2 }
     return features
   }
 
@@ -160,6 +158,7 @@ public final class OnsetAnalyzer {
       input.pointee.data[i] = pending[i]
       sumSquares += pending[i] * pending[i]
     }
+    chroma.process(pending[...])
     pending.removeAll(keepingCapacity: true)
     aubio_pvoc_do(pvoc, input, spectrum)
     let norm = spectrum.pointee.norm!
@@ -178,13 +177,8 @@ public final class OnsetAnalyzer {
       if band < bassBands { bassFlux += rise }
       previous[band] = value
     }
-    var chroma = [Float](repeating: 0, count: 12)
-    for bin in 0..<bins where pitchClass[bin] >= 0 {
-      chroma[Int(pitchClass[bin])] += norm[bin] * norm[bin]
-    }
     features.flux.append(flux)
     features.bassFlux.append(bassFlux)
     features.level.append((sumSquares / Float(hop)).squareRoot())
-    features.chroma.append(contentsOf: chroma)
   }
 }

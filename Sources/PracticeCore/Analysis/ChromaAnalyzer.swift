@@ -1,0 +1,101 @@
+import Foundation
+import CAubio
+import CAubioLoader
+
+/// Pitch-class energies from a long window (aubio's phase vocoder), for harmonic change.
+///
+/// The onset features' 46 ms window has bins 21.5 Hz apart, wider than a semitone below
+/// about 360 Hz, so the bass (where a chord's root is) would land in the wrong pitch
+/// classes. A window of at least 0.18 s (8192 samples at 44.1 kHz, bins 5.4 Hz apart)
+/// resolves semitones from about 90 Hz, and is taken every fourth onset hop (harmony moves
+/// no faster than that). One owner; use from one thread.
+final class ChromaAnalyzer {
+  /// Source frames per chroma frame.
+  let hop: Int
+  let window: Int
+  private let pvoc: OpaquePointer  // owned
+  private let input: UnsafeMutablePointer<fvec_t>  // owned, hop samples
+  private let spectrum: UnsafeMutablePointer<cvec_t>  // owned
+  /// Pitch class of each spectrum bin, -1 outside 90 Hz-2.1 kHz.
+  private let pitchClass: [Int8]
+  private var pending: [Float] = []
+  /// 12 energies per chroma frame, frame-major.
+  private var frames: [Float] = []
+
+  init(sampleRate: Int, hop: Int) throws {
+    var window = 1024
+    while Double(window) < Double(sampleRate) * 0.18 { window *= 2 }
+    guard let pvoc = new_aubio_pvoc(UInt32(window), UInt32(hop)) else {
+      throw AubioError(call: "new_aubio_pvoc", detail: "window \(window), hop \(hop)")
+    }
+    guard let input = new_fvec(UInt32(hop)), let spectrum = new_cvec(UInt32(window)) else {
+      del_aubio_pvoc(pvoc)
+      throw AubioError(call: "new_fvec", detail: "\(hop) samples")
+    }
+    self.hop = hop
+    self.window = window
+    self.pvoc = pvoc
+    self.input = input
+    self.spectrum = spectrum
+    let binHz = Double(sampleRate) / Double(window)
+    pitchClass = (0..<(window / 2 + 1)).map { bin in
+      let hz = Double(bin) * binHz
+      guard hz > 90, hz < 2100 else { return -1 }
+      let midi = 69 + 12 * log2(hz / 440)
+      return Int8((Int(midi.rounded()) % 12 + 12) % 12)
+    }
+    pending.reserveCapacity(hop)
+  }
+
+  deinit {
+    del_cvec(spectrum)
+    del_fvec(input)
+    del_aubio_pvoc(pvoc)
+  }
+
+  /// Feeds mono samples; any length.
+  func process(_ samples: ArraySlice<Float>) {
+    var rest = samples
+    while !rest.isEmpty {
+      let n = min(hop - pending.count, rest.count)
+      pending.append(contentsOf: rest.prefix(n))
+      rest = rest.dropFirst(n)
+      if pending.count == hop { analyse() }
+    }
+  }
+
+  /// Chroma at each of `count` frames centred on `center(i)` source frames: the chroma
+  /// frame centred nearest. Flushes the window's tail first.
+  func finish(frames count: Int, center: (Int) -> Int) -> [Float] {
+    if !pending.isEmpty {
+      pending.append(contentsOf: repeatElement(0, count: hop - pending.count))
+      analyse()
+    }
+    for _ in 0..<((window / 2 + hop - 1) / hop) {
+      pending = [Float](repeating: 0, count: hop)
+      analyse()
+    }
+    let available = frames.count / 12
+    var out = [Float](repeating: 0, count: count * 12)
+    guard available > 0 else { return out }
+    for i in 0..<count {
+      // Chroma frame k is centred on (k + 1) * hop - window / 2.
+      let k = Int((Double(center(i) + window / 2) / Double(hop) - 1).rounded())
+      let source = max(0, min(available - 1, k))
+      for c in 0..<12 { out[i * 12 + c] = frames[source * 12 + c] }
+    }
+    return out
+  }
+
+  private func analyse() {
+    for i in 0..<hop { input.pointee.data[i] = pending[i] }
+    pending.removeAll(keepingCapacity: true)
+    aubio_pvoc_do(pvoc, input, spectrum)
+    let norm = spectrum.pointee.norm!
+    var chroma = [Float](repeating: 0, count: 12)
+    for bin in pitchClass.indices where pitchClass[bin] >= 0 {
+      chroma[Int(pitchClass[bin])] += norm[bin] * norm[bin]
+    }
+    frames.append(contentsOf: chroma)
+  }
+}
