@@ -39,6 +39,11 @@ import benchlib as b  # noqa: E402
 BEATS_DIR = os.path.join(b.BENCH_DIR, "beats")
 SET_DIR = os.path.join(b.OUT_DIR, "beats-set")
 DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-detected")
+# The check set: the same recipes with other seeds (other notes, lengths, timing). The
+# detector's settings were chosen on the set; the check set shows how far that carries.
+CHECK_SEED_OFFSET = 1000
+CHECK_DIR = os.path.join(b.OUT_DIR, "beats-check")
+CHECK_DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-check-detected")
 BASELINES_DIR = os.path.join(b.OUT_DIR, "beats-baselines")
 VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 
@@ -55,10 +60,12 @@ def setup():
     if os.path.exists(os.path.join(SET_DIR, "check.json")):
         args.append("--no-check")  # checked when it was made; unchanged pieces are kept
     subprocess.run(args, check=True)
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "make-set.py"), "--out", CHECK_DIR,
+                    "--seed-offset", str(CHECK_SEED_OFFSET), "--no-check"], check=True)
 
 
-def pieces():
-    with open(os.path.join(SET_DIR, "index.json")) as f:
+def pieces(set_dir=SET_DIR):
+    with open(os.path.join(set_dir, "index.json")) as f:
         return json.load(f)
 
 
@@ -120,9 +127,9 @@ def long_song(name, seconds, sources):
     return path
 
 
-def score(detdir, name):
+def score(detdir, name, set_dir=SET_DIR):
     out = os.path.join(detdir, "score.json")
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "score.py"), SET_DIR, detdir, "--json", out,
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "score.py"), set_dir, detdir, "--json", out,
                     "--name", name], check=True, stdout=sys.stderr)
     with open(out) as f:
         return json.load(f)
@@ -205,6 +212,21 @@ def main():
 
     notes = []
     if not args.fake:
+        shutil.rmtree(CHECK_DETECTED_DIR, ignore_errors=True)
+        os.makedirs(CHECK_DETECTED_DIR)
+        for p in pieces(CHECK_DIR):
+            _, _, _, mirex = detect(binary, os.path.join(CHECK_DIR, p["name"] + ".wav"))
+            with open(os.path.join(CHECK_DETECTED_DIR, p["name"] + ".beats"), "w") as f:
+                f.write(mirex)
+        c = score(CHECK_DETECTED_DIR, "practice-check", CHECK_DIR)["means"]["all"]
+        rows.append(b.row(f"check set: the same {c['pieces']} recipes with seeds + "
+                          f"{CHECK_SEED_OFFSET} (not used for tuning)",
+                          f"beat F {f3(c['beat_f'])}, downbeat F {f3(c['downbeat_f'])}, "
+                          f"AMLt {f3(c['amlt'])}"))
+        notes.append(f"Check set: bench/beats/make-set.py --seed-offset {CHECK_SEED_OFFSET} "
+                     "(bench/out/beats-check): each piece's recipe (meter, tempo curve, "
+                     "instruments, style) with other notes, lengths and timing. The "
+                     "detector's settings were chosen looking at the set, never at this one.")
         cpu_total = sum(t["cpu_s"] for t in timing.values())
         rows.append(b.row(f"speed over the set ({audio_total / 60:.1f} min of audio), CPU time",
                           f"{audio_total / cpu_total:.0f}× real time ({cpu_total:.1f} s CPU, "

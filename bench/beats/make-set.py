@@ -1183,11 +1183,15 @@ def main():
     ap.add_argument("--no-check", action="store_true", help="skip the click-track check")
     ap.add_argument("--force", action="store_true", help="render every piece again")
     ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="add this to every piece's seed: the same recipes with other notes, "
+                         "lengths and timing (a check set for what was tuned on the set)")
     args = ap.parse_args()
     if not os.path.exists(SF2) or not shutil.which("fluidsynth"):
         sys.exit("make-set: fluidsynth or the FluidR3 soundfont is missing; run bench/beats/setup.sh")
     os.makedirs(args.out, exist_ok=True)
-    specs = [p for p in PIECES if not args.only or p["name"] in args.only]
+    specs = [dict(p, seed=p["seed"] + args.seed_offset) for p in PIECES
+             if not args.only or p["name"] in args.only]
     if args.force:
         for s in specs:
             p = os.path.join(args.out, s["name"] + ".json")
