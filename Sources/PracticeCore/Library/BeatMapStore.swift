@@ -63,7 +63,9 @@ extension Library {
   /// SQLite's C interface: building GRDB's StatementArguments for 4,000 beats took longer
   /// than SQLite's own work (bench/beats-1000.py).
   private func insertBeats(_ beats: [Beat], song id: Int64, _ db: Database) throws {
-    guard let connection = db.sqliteConnection else { return }
+    guard let connection = db.sqliteConnection else {
+      throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the library's connection is closed")
+    }
     let batch = 200
     func check(_ code: Int32, _ expected: Int32 = SQLITE_OK) throws {
       guard code == expected else {
