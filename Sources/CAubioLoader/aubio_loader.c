@@ -6,9 +6,10 @@
 
 /* The real functions, resolved once from libaubio.so.5. */
 static struct {
-  aubio_pvoc_t *(*new_aubio_pvoc)(uint_t, uint_t);
-  void (*del_aubio_pvoc)(aubio_pvoc_t *);
-  void (*aubio_pvoc_do)(aubio_pvoc_t *, const fvec_t *, cvec_t *);
+  aubio_fft_t *(*new_aubio_fft)(uint_t);
+  void (*del_aubio_fft)(aubio_fft_t *);
+  void (*aubio_fft_do_complex)(aubio_fft_t *, const fvec_t *, fvec_t *);
+  void (*aubio_fft_get_norm)(const fvec_t *, cvec_t *);
   aubio_filterbank_t *(*new_aubio_filterbank)(uint_t, uint_t);
   void (*del_aubio_filterbank)(aubio_filterbank_t *);
   void (*aubio_filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
@@ -36,9 +37,10 @@ static void load(void) {
     load_error = "libaubio.so.5 lacks " #name;         \
     return;                                            \
   }
-  RESOLVE(new_aubio_pvoc)
-  RESOLVE(del_aubio_pvoc)
-  RESOLVE(aubio_pvoc_do)
+  RESOLVE(new_aubio_fft)
+  RESOLVE(del_aubio_fft)
+  RESOLVE(aubio_fft_do_complex)
+  RESOLVE(aubio_fft_get_norm)
   RESOLVE(new_aubio_filterbank)
   RESOLVE(del_aubio_filterbank)
   RESOLVE(aubio_filterbank_do)
@@ -64,12 +66,13 @@ const char *practice_aubio_load_error(void) {
 
 /* Constructors return NULL when the library is missing; the rest are only ever called
    on what a constructor returned. */
-aubio_pvoc_t *new_aubio_pvoc(uint_t win_s, uint_t hop_s) {
-  return ready() ? real.new_aubio_pvoc(win_s, hop_s) : NULL;
+aubio_fft_t *new_aubio_fft(uint_t size) { return ready() ? real.new_aubio_fft(size) : NULL; }
+void del_aubio_fft(aubio_fft_t *s) { if (s != NULL && ready()) real.del_aubio_fft(s); }
+void aubio_fft_do_complex(aubio_fft_t *s, const fvec_t *input, fvec_t *compspec) {
+  real.aubio_fft_do_complex(s, input, compspec);
 }
-void del_aubio_pvoc(aubio_pvoc_t *pv) { if (pv != NULL && ready()) real.del_aubio_pvoc(pv); }
-void aubio_pvoc_do(aubio_pvoc_t *pv, const fvec_t *in, cvec_t *fftgrain) {
-  real.aubio_pvoc_do(pv, in, fftgrain);
+void aubio_fft_get_norm(const fvec_t *compspec, cvec_t *spectrum) {
+  real.aubio_fft_get_norm(compspec, spectrum);
 }
 aubio_filterbank_t *new_aubio_filterbank(uint_t n_filters, uint_t win_s) {
   return ready() ? real.new_aubio_filterbank(n_filters, win_s) : NULL;

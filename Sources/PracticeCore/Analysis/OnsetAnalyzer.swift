@@ -39,18 +39,16 @@ public struct AubioError: PracticeFailure {
   public var description: String { "aubio failed in \(call) (\(detail)); this is a bug in practice" }
 }
 
-/// Streams mono audio through aubio's phase vocoder (`aubio_pvoc_do`) and a mel filterbank
-/// (`aubio_filterbank_do`) and keeps only `OnsetFeatures`. One owner of the aubio objects;
+/// Streams mono audio through a sliding FFT (`MagnitudeSpectrum`, aubio's FFT) and aubio's
+/// mel filterbank (`aubio_filterbank_do`) and keeps only `OnsetFeatures`. One owner of the aubio objects;
 /// use from one thread.
 public final class OnsetAnalyzer {
   public let sampleRate: Int
   public let hop: Int
   public let window: Int
   private let bandCount = 32
-  private let pvoc: OpaquePointer  // owned
+  private let spectrum: MagnitudeSpectrum
   private let bank: OpaquePointer  // owned
-  private let input: UnsafeMutablePointer<fvec_t>  // owned, hop samples
-  private let spectrum: UnsafeMutablePointer<cvec_t>  // owned
   private let bands: UnsafeMutablePointer<fvec_t>  // owned
   /// Which mel bands count as bass.
   private let bassBands: Int
@@ -66,36 +64,28 @@ public final class OnsetAnalyzer {
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
     }
     guard sampleRate >= 8000 else {
-      throw AubioError(call: "new_aubio_pvoc", detail: "sample rate \(sampleRate) is below 8000 Hz")
+      throw AubioError(call: "new_aubio_fft", detail: "sample rate \(sampleRate) is below 8000 Hz")
     }
     self.sampleRate = sampleRate
     hop = max(1, Int((Double(sampleRate) / 100).rounded()))
     var window = 256
     while Double(window) < Double(sampleRate) * 0.046 { window *= 2 }
     self.window = window
-    chroma = try ChromaAnalyzer(sampleRate: sampleRate, hop: 4 * hop)
-    guard let pvoc = new_aubio_pvoc(UInt32(window), UInt32(hop)) else {
-      throw AubioError(call: "new_aubio_pvoc", detail: "window \(window), hop \(hop)")
-    }
+    chroma = try ChromaAnalyzer(sampleRate: sampleRate, hop: 8 * hop)
+    spectrum = try MagnitudeSpectrum(window: window, hop: hop)
     guard let bank = new_aubio_filterbank(UInt32(bandCount), UInt32(window)) else {
-      del_aubio_pvoc(pvoc)
       throw AubioError(call: "new_aubio_filterbank", detail: "\(bandCount) bands, window \(window)")
     }
     let top = min(11000, Double(sampleRate) / 2 - 1)
     // Unit-height triangles: every band counts alike in the flux, whatever its width.
     guard aubio_filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(top)) == 0,
       aubio_filterbank_set_norm(bank, 0) == 0,
-      let input = new_fvec(UInt32(hop)), let spectrum = new_cvec(UInt32(window)),
       let bands = new_fvec(UInt32(bandCount))
     else {
       del_aubio_filterbank(bank)
-      del_aubio_pvoc(pvoc)
       throw AubioError(call: "aubio_filterbank_set_mel_coeffs", detail: "30-\(Int(top)) Hz")
     }
-    self.pvoc = pvoc
     self.bank = bank
-    self.input = input
-    self.spectrum = spectrum
     self.bands = bands
     // A band is bass when its peak lies below 180 Hz.
     let bins = window / 2 + 1
@@ -118,10 +108,7 @@ public final class OnsetAnalyzer {
 
   deinit {
     del_fvec(bands)
-    del_cvec(spectrum)
-    del_fvec(input)
     del_aubio_filterbank(bank)
-    del_aubio_pvoc(pvoc)
   }
 
   /// Feeds mono samples; any length.
@@ -154,20 +141,17 @@ public final class OnsetAnalyzer {
 
   private func analyseHop() {
     var sumSquares: Float = 0
-    for i in 0..<hop {
-      input.pointee.data[i] = pending[i]
-      sumSquares += pending[i] * pending[i]
-    }
+    for i in 0..<hop { sumSquares += pending[i] * pending[i] }
+    pending.withUnsafeBufferPointer { spectrum.update($0) }
     chroma.process(pending[...])
     pending.removeAll(keepingCapacity: true)
-    aubio_pvoc_do(pvoc, input, spectrum)
-    let norm = spectrum.pointee.norm!
+    let norm = spectrum.spectrum.pointee.norm!
     // Magnitudes relative to a full-scale sine, so the log below sees the same scale at
     // every window size.
     let scale = 2 / Float(window)
     let bins = window / 2 + 1
     for bin in 0..<bins { norm[bin] *= scale }
-    aubio_filterbank_do(bank, spectrum, bands)
+    aubio_filterbank_do(bank, spectrum.spectrum, bands)
     var flux: Float = 0
     var bassFlux: Float = 0
     for band in 0..<bandCount {
