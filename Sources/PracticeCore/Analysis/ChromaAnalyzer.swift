@@ -1,15 +1,13 @@
-import Foundation
 import CAubio
-import CAubioLoader
+import Foundation
 
 /// Pitch-class energies from a long window (`MagnitudeSpectrum`), for harmonic change.
 ///
 /// The onset features' 46 ms window has bins 21.5 Hz apart, wider than a semitone below
 /// about 360 Hz, so the bass (where a chord's root is) would land in the wrong pitch
 /// classes. A window of at least 0.18 s (8192 samples at 44.1 kHz, bins 5.4 Hz apart)
-/// resolves semitones from about 90 Hz; it is taken every 80 ms (harmony moves no faster,
-/// and every fourth onset hop scored the same on both evaluation sets at half the
-/// speed). One owner; use from one thread.
+/// resolves semitones from about 90 Hz; it is taken every 80 ms (harmony moves no faster;
+/// every 40 ms scored the same on both evaluation sets). One owner; use from one thread.
 final class ChromaAnalyzer {
   /// Source frames per chroma frame.
   let hop: Int
