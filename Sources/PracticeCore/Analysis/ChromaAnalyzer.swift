@@ -15,7 +15,6 @@ final class ChromaAnalyzer {
   private let spectrum: MagnitudeSpectrum
   /// Pitch class of each spectrum bin, -1 outside 90 Hz-2.1 kHz.
   private let pitchClass: [Int8]
-  private var pending: [Float] = []
   /// 12 energies per chroma frame, frame-major.
   private var frames: [Float] = []
 
@@ -32,31 +31,17 @@ final class ChromaAnalyzer {
       let midi = 69 + 12 * log2(hz / 440)
       return Int8((Int(midi.rounded()) % 12 + 12) % 12)
     }
-    pending.reserveCapacity(hop)
   }
 
   /// Feeds mono samples; any length.
-  func process(_ samples: ArraySlice<Float>) {
-    var rest = samples
-    while !rest.isEmpty {
-      let n = min(hop - pending.count, rest.count)
-      pending.append(contentsOf: rest.prefix(n))
-      rest = rest.dropFirst(n)
-      if pending.count == hop { analyse() }
-    }
+  func process(_ samples: UnsafeBufferPointer<Float>) {
+    spectrum.feed(samples) { _ in analyse() }
   }
 
   /// Chroma at each of `count` frames centred on `center(i)` source frames: the chroma
   /// frame centred nearest. Flushes the window's tail first.
   func finish(frames count: Int, center: (Int) -> Int) -> [Float] {
-    if !pending.isEmpty {
-      pending.append(contentsOf: repeatElement(0, count: hop - pending.count))
-      analyse()
-    }
-    for _ in 0..<((window / 2 + hop - 1) / hop) {
-      pending = [Float](repeating: 0, count: hop)
-      analyse()
-    }
+    spectrum.flush { _ in analyse() }
     let available = frames.count / 12
     var out = [Float](repeating: 0, count: count * 12)
     guard available > 0 else { return out }
@@ -70,8 +55,6 @@ final class ChromaAnalyzer {
   }
 
   private func analyse() {
-    pending.withUnsafeBufferPointer { spectrum.update($0) }
-    pending.removeAll(keepingCapacity: true)
     let norm = spectrum.spectrum.pointee.norm!
     var chroma = [Float](repeating: 0, count: 12)
     for bin in pitchClass.indices where pitchClass[bin] >= 0 {

@@ -54,7 +54,6 @@ public final class OnsetAnalyzer {
   private let bassBands: Int
   private let chroma: ChromaAnalyzer
   private var previous: [Float]
-  private var pending: [Float]
   private var features: OnsetFeatures
 
   /// About 100 frames a second and a 46 ms window, whatever the sample rate.
@@ -101,8 +100,6 @@ public final class OnsetAnalyzer {
     }
     bassBands = max(1, bass)
     previous = [Float](repeating: 0, count: bandCount)
-    pending = []
-    pending.reserveCapacity(hop)
     features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
   }
 
@@ -113,38 +110,22 @@ public final class OnsetAnalyzer {
 
   /// Feeds mono samples; any length.
   public func process(_ samples: UnsafeBufferPointer<Float>) {
-    var offset = 0
-    while offset < samples.count {
-      let n = min(hop - pending.count, samples.count - offset)
-      pending.append(contentsOf: samples[offset..<(offset + n)])
-      offset += n
-      if pending.count == hop { analyseHop() }
-    }
+    spectrum.feed(samples) { analyseHop($0) }
+    chroma.process(samples)
   }
 
   /// Pads the last partial hop and flushes the window's tail; returns the features.
   public func finish() -> OnsetFeatures {
-    if !pending.isEmpty {
-      pending.append(contentsOf: repeatElement(0, count: hop - pending.count))
-      analyseHop()
-    }
-    // Run half a window of silence through so the last sounds reach the window's centre.
-    for _ in 0..<((window / 2 + hop - 1) / hop) {
-      pending = [Float](repeating: 0, count: hop)
-      analyseHop()
-    }
+    spectrum.flush { analyseHop($0) }
     let hop = hop
     let window = window
     features.chroma = chroma.finish(frames: features.count) { ($0 + 1) * hop - window / 2 }
     return features
   }
 
-  private func analyseHop() {
+  private func analyseHop(_ samples: ArraySlice<Float>) {
     var sumSquares: Float = 0
-    for i in 0..<hop { sumSquares += pending[i] * pending[i] }
-    pending.withUnsafeBufferPointer { spectrum.update($0) }
-    chroma.process(pending[...])
-    pending.removeAll(keepingCapacity: true)
+    for x in samples { sumSquares += x * x }
     let norm = spectrum.spectrum.pointee.norm!
     // Magnitudes relative to a full-scale sine, so the log below sees the same scale at
     // every window size.
