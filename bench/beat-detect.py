@@ -88,13 +88,15 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
         out.decode() if out is not None else None
 
 
-def detect(binary, wav, pin=False):
-    """add + detect (timed) with a fresh library; (wall, cpu, maxrss KiB, mirex text)."""
+def detect(binary, wav, pin=False, meter=None):
+    """add + detect (timed) with a fresh library, `--meter METER` when given; (wall, cpu,
+    maxrss KiB, mirex text)."""
     with b.TempDir() as tmp:
         env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
         run([binary, "add", wav], env=env)
         prefix = ["taskset", "-c", "0"] if pin and shutil.which("taskset") else []
-        wall, cpu, rss, _ = run(prefix + [binary, "beats", "detect", wav], env=env)
+        given = ["--meter", meter] if meter else []
+        wall, cpu, rss, _ = run(prefix + [binary, "beats", "detect", wav] + given, env=env)
         _, _, _, mirex = run([binary, "beats", "export", wav, "--format", "mirex"], env=env,
                              stdout=subprocess.PIPE)
     return wall, cpu, rss, mirex
@@ -133,6 +135,19 @@ def score(detdir, name, set_dir=SET_DIR):
                     "--name", name], check=True, stdout=sys.stderr)
     with open(out) as f:
         return json.load(f)
+
+
+def detect_all(binary, set_dir, detdir, meter_given=False):
+    """Detects every piece of `set_dir` into `detdir` (emptied first), with each piece's own
+    meter given when `meter_given`; returns the score.json contents."""
+    shutil.rmtree(detdir, ignore_errors=True)
+    os.makedirs(detdir)
+    for p in pieces(set_dir):
+        _, _, _, mirex = detect(binary, os.path.join(set_dir, p["name"] + ".wav"),
+                                meter=p["meter"] if meter_given else None)
+        with open(os.path.join(detdir, p["name"] + ".beats"), "w") as f:
+            f.write(mirex)
+    return score(detdir, os.path.basename(detdir), set_dir)
 
 
 def f3(v):
@@ -211,18 +226,24 @@ def main():
             rows.append(b.row(label, text))
 
     notes = []
+    given = None
     if not args.fake:
-        shutil.rmtree(CHECK_DETECTED_DIR, ignore_errors=True)
-        os.makedirs(CHECK_DETECTED_DIR)
-        for p in pieces(CHECK_DIR):
-            _, _, _, mirex = detect(binary, os.path.join(CHECK_DIR, p["name"] + ".wav"))
-            with open(os.path.join(CHECK_DETECTED_DIR, p["name"] + ".beats"), "w") as f:
-                f.write(mirex)
-        c = score(CHECK_DETECTED_DIR, "practice-check", CHECK_DIR)["means"]["all"]
+        c = detect_all(binary, CHECK_DIR, CHECK_DETECTED_DIR)["means"]["all"]
         rows.append(b.row(f"check set: the same {c['pieces']} recipes with seeds + "
                           f"{CHECK_SEED_OFFSET} (not used for tuning)",
                           f"beat F {f3(c['beat_f'])}, downbeat F {f3(c['downbeat_f'])}, "
                           f"AMLt {f3(c['amlt'])}"))
+        # What the phase placement alone is worth: each piece detected with its own meter
+        # given, as a musician who knows it would (`--meter 2/4`).
+        given = detect_all(binary, SET_DIR, os.path.join(b.OUT_DIR, "beats-detected-meter"),
+                           meter_given=True)
+        gc = detect_all(binary, CHECK_DIR, os.path.join(b.OUT_DIR, "beats-check-meter"),
+                        meter_given=True)["means"]["all"]
+        g = given["means"]["all"]
+        rows.append(b.row("with each piece's own meter given (`--meter 2/4`, `6/8`, ...)",
+                          f"set: beat F {f3(g['beat_f'])}, downbeat F {f3(g['downbeat_f'])}; "
+                          f"check set: beat F {f3(gc['beat_f'])}, downbeat F "
+                          f"{f3(gc['downbeat_f'])}"))
         notes.append(f"Check set: bench/beats/make-set.py --seed-offset {CHECK_SEED_OFFSET} "
                      "(bench/out/beats-check): each piece's recipe (meter, tempo curve, "
                      "instruments, style) with other notes, lengths and timing. The "
@@ -284,12 +305,15 @@ def main():
     lib_f = base.get("librosa", {}).get("per_piece_beat_f", {})
     aub_f = base["aubio"]["per_piece_beat_f"]
     table = ["Per piece (beat F / downbeat F, ±70 ms, untrimmed):", "",
-             "| piece | meter | tags | ours beat F | ours down F | aubio beat F | librosa beat F |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+             "| piece | meter | tags | ours beat F | ours down F | down F, meter given | "
+             "aubio beat F | librosa beat F |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for p in set_:
         r = res["pieces"][p["name"]]
+        known = given["pieces"][p["name"]]["downbeat_f"] if given else None
         table.append(f"| {p['name']} | {p['meter']} | {', '.join(p['tags'])} | "
-                     f"{f3(r['beat_f'])} | {f3(r['downbeat_f'])} | {f3(aub_f.get(p['name']))} | "
+                     f"{f3(r['beat_f'])} | {f3(r['downbeat_f'])} | {f3(known)} | "
+                     f"{f3(aub_f.get(p['name']))} | "
                      f"{f3(lib_f.get(p['name'])) if lib_f else 'n/a'} |")
     notes.append("\n".join(table))
     with open(os.path.join(detdir, "report.md"), "w") as f:
