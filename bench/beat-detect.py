@@ -29,8 +29,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 import wave
 
 sys.dont_write_bytecode = True
@@ -69,23 +67,10 @@ def pieces(set_dir=SET_DIR):
         return json.load(f)
 
 
-def run(cmd, env=None, stdout=subprocess.DEVNULL):
+def run(cmd, env=None, capture=False):
     """(wall s, CPU s = user + sys, peak RSS KiB, stdout text or None); exits if it fails."""
-    with tempfile.TemporaryFile() as errfile:  # a file, not a pipe: nothing can block
-        t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=errfile)
-        out = proc.stdout.read() if stdout == subprocess.PIPE else None
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - t0
-        if proc.stdout:
-            proc.stdout.close()
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
-        errfile.seek(0)
-        err = errfile.read().decode(errors="replace")
-    if code != 0:
-        sys.exit(f"beat-detect: {' '.join(cmd)} exited {code}: {err.strip()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, \
-        out.decode() if out is not None else None
+    c = b.child(cmd, "beat-detect", env, capture)
+    return c.wall, c.cpu, c.maxrss_kib, c.stdout
 
 
 def detect(binary, wav, pin=False, meter=None):
@@ -98,7 +83,7 @@ def detect(binary, wav, pin=False, meter=None):
         given = ["--meter", meter] if meter else []
         wall, cpu, rss, _ = run(prefix + [binary, "beats", "detect", wav] + given, env=env)
         _, _, _, mirex = run([binary, "beats", "export", wav, "--format", "mirex"], env=env,
-                             stdout=subprocess.PIPE)
+                             capture=True)
     return wall, cpu, rss, mirex
 
 

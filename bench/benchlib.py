@@ -206,6 +206,41 @@ def traced_play(binary, db, song, *args):
     return (int(match.group(1)) - t0) / 1e6, (t1 - t0) / 1e6, cpu, stderr
 
 
+class Child:
+    """What one finished child process used: CPU (user + sys) and wall seconds, peak RSS
+    (KiB), voluntary context switches, and its stdout (when captured) and stderr."""
+
+    def __init__(self, cpu, wall, maxrss_kib, switches, stdout, stderr):
+        self.cpu, self.wall, self.maxrss_kib, self.switches = cpu, wall, maxrss_kib, switches
+        self.stdout, self.stderr = stdout, stderr
+
+
+def child(cmd, label, env=None, capture=False):
+    """Runs `cmd` to the end and measures it with wait4(); exits with `label` and its stderr
+    if it fails. Output goes to temporary files, not pipes, so nothing can block; stdin is
+    empty. An interrupt kills the child rather than leaving it playing."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out if capture else subprocess.DEVNULL, stderr=err)
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        wall = time.monotonic() - t0
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode(errors="replace") if capture else None
+        stderr = err.read().decode(errors="replace")
+    if code != 0:
+        sys.exit(f"{label}: {' '.join(cmd)} exited {code}: {stderr.strip()}")
+    return Child(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, usage.ru_nvcsw,
+                 stdout, stderr)
+
+
 def median(values):
     return statistics.median(values)
 

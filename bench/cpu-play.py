@@ -10,12 +10,10 @@ connecting, draining), so the steady-state cost per second of audio is also repo
 """
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
@@ -23,27 +21,6 @@ import benchlib as b  # noqa: E402
 SECONDS = 25
 ROUNDS = int(os.environ.get("BENCH_CPU_ROUNDS", "5"))
 TARGET_PERCENT = 1.0
-
-
-def run(cmd, env):
-    """(CPU seconds, wall seconds, stderr, voluntary context switches) of one child."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        stderr = proc.stderr.read().decode()  # until the child closes it (exits)
-        _, status, usage = os.wait4(proc.pid, 0)
-    except BaseException:  # interrupted: do not leave the player running
-        proc.kill()
-        proc.wait()
-        raise
-    wall = time.monotonic() - t0
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"cpu-play: {' '.join(cmd)} exited {code}: {stderr.strip()}")
-    return usage.ru_utime + usage.ru_stime, wall, stderr, usage.ru_nvcsw
-
-
 
 
 def main():
@@ -67,7 +44,8 @@ def main():
                 for name, cmd in (("aplay", aplay_cmd), ("practice", practice_cmd),
                                   ("aplay 1 s", ["aplay", "-q", "-D", "pulse", wav1]),
                                   ("practice 1 s", practice_cmd + ["--from", "0", "--to", "1"])):
-                    cpu, wall, stderr, switches = run(cmd, env)
+                    c = b.child(cmd, "cpu-play", env)
+                    cpu, wall, stderr, switches = c.cpu, c.wall, c.stderr, c.switches
                     results[name].append((cpu, wall, switches))
                     b.log(f"cpu-play: {name} round {i + 1}: CPU {cpu:.3f} s, wall {wall:.2f} s")
                     warnings += [line for line in stderr.splitlines() if "warning" in line]

@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
@@ -47,34 +46,12 @@ def music_wav():
     return _stretch_throughput().music_wav()
 
 
-def run(cmd, env):
-    """(CPU seconds, wall seconds, stderr, max RSS KiB) of one child; exits on failure."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        stderr = proc.stderr.read().decode(errors="replace")  # until the child exits
-        _, status, usage = os.wait4(proc.pid, 0)
-    except BaseException:  # interrupted: do not leave the player running
-        proc.kill()
-        proc.wait()
-        raise
-    wall = time.monotonic() - t0
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"cpu-stretch: {' '.join(cmd)} exited {code}: {stderr.strip()}")
-    return usage.ru_utime + usage.ru_stime, wall, stderr, usage.ru_maxrss
-
-
-
-
 def mpv_uses_rubberband(cmd, env, tmp):
     """Whether mpv's filter chain has rubberband doing the speed change (mpv's own speed
     filter, scaletempo2 by default, disabled): a 1 s run with a verbose log."""
     log = os.path.join(tmp, "mpv.log")
     short = [a if not a.startswith("--length=") else "--length=1" for a in cmd]
-    run(short[:-1] + ["-v", f"--log-file={log}", short[-1]], env)
+    b.child(short[:-1] + ["-v", f"--log-file={log}", short[-1]], "cpu-stretch", env)
     with open(log, errors="replace") as f:
         text = f.read()
     return ("[rubberband]" in text and re.search(r"\[userspeed\] \(disabled\)", text) is not None
@@ -121,7 +98,8 @@ def measure(binary):
             warnings = []
             for i in range(ROUNDS):
                 for name, cmd in commands.items():
-                    cpu, wall, stderr, rss = run(cmd, env)
+                    c = b.child(cmd, "cpu-stretch", env)
+                    cpu, wall, stderr, rss = c.cpu, c.wall, c.stderr, c.maxrss_kib
                     results[name].append((cpu, wall, rss))
                     b.log(f"cpu-stretch: round {i + 1}/{ROUNDS} {name}: CPU {cpu:.3f} s, "
                           f"wall {wall:.2f} s")

@@ -9,7 +9,6 @@ the same figure as `/usr/bin/time -v`'s "Maximum resident set size").
 import os
 import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
@@ -20,16 +19,10 @@ TARGET_MIB = 40.0
 
 def run(cmd):
     """(peak RSS in MiB, wall seconds, CPU seconds) of one child process."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - t0
-    stderr = proc.stderr.read().decode()
-    proc.stderr.close()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0 or "warning" in stderr:
-        sys.exit(f"rss: {' '.join(cmd)} exited {proc.returncode}: {stderr.strip()}")
-    return usage.ru_maxrss / 1024, wall, usage.ru_utime + usage.ru_stime
+    c = b.child(cmd, "rss")
+    if "warning" in c.stderr:
+        sys.exit(f"rss: {' '.join(cmd)} warned: {c.stderr.strip()}")
+    return c.maxrss_kib / 1024, c.wall, c.cpu
 
 
 def main():

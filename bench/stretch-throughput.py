@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import wave
 
 sys.dont_write_bytecode = True
@@ -116,21 +115,8 @@ def frozen_practice_bin(directory):
 
 def run(cmd):
     """(wall seconds, CPU seconds user+sys) of one child; exits on failure."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        stderr = proc.stderr.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    wall = time.monotonic() - t0
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"stretch-throughput: {' '.join(cmd)} exited {code}: {stderr.strip()}")
-    return wall, usage.ru_utime + usage.ru_stime
+    c = b.child(cmd, "stretch-throughput")
+    return c.wall, c.cpu
 
 
 def frames(path):
