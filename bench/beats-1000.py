@@ -25,7 +25,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
@@ -58,14 +57,8 @@ def beats(binary, db, subcommand, *args, **kwargs):
 
 def timed(cmd):
     """(wall ms, CPU ms = user + sys) of one run, output discarded; exits if it fails."""
-    t0 = time.monotonic_ns()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = (time.monotonic_ns() - t0) / 1e6
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"beats-1000: {' '.join(cmd)} failed ({proc.returncode})")
-    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+    c = b.child(cmd, "beats-1000")
+    return c.wall * 1000, c.cpu * 1000
 
 
 def rounds(commands, runs, warmup):

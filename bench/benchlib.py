@@ -191,28 +191,21 @@ def traced_play(binary, db, song, *args):
     time.monotonic_ns(), read just before spawning."""
     env = dict(os.environ, PRACTICE_TRACE="1")
     cmd = [binary, "play", "--db", db, song] + list(args) + ["--device", "null"]
-    t0 = time.monotonic_ns()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
-    stderr = proc.stderr.read()
-    proc.stderr.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    t1 = time.monotonic_ns()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    match = TRACE.search(stderr)
-    if proc.returncode != 0 or not match:
-        sys.exit(f"bench: {' '.join(cmd)} failed ({proc.returncode}): {stderr.strip()}")
-    cpu = (usage.ru_utime + usage.ru_stime) * 1000
-    return (int(match.group(1)) - t0) / 1e6, (t1 - t0) / 1e6, cpu, stderr
+    c = child(cmd, "bench", env)
+    match = TRACE.search(c.stderr)
+    if not match:
+        sys.exit(f"bench: {' '.join(cmd)} printed no trace: {c.stderr.strip()}")
+    return (int(match.group(1)) - c.started_ns) / 1e6, c.wall * 1000, c.cpu * 1000, c.stderr
 
 
 class Child:
     """What one finished child process used: CPU (user + sys) and wall seconds, peak RSS
-    (KiB), voluntary context switches, and its stdout (when captured) and stderr."""
+    (KiB), voluntary context switches, its stdout (when captured) and stderr, and
+    time.monotonic_ns() just before it was spawned (CLOCK_MONOTONIC, as its traces)."""
 
-    def __init__(self, cpu, wall, maxrss_kib, switches, stdout, stderr):
+    def __init__(self, cpu, wall, maxrss_kib, switches, stdout, stderr, started_ns):
         self.cpu, self.wall, self.maxrss_kib, self.switches = cpu, wall, maxrss_kib, switches
-        self.stdout, self.stderr = stdout, stderr
+        self.stdout, self.stderr, self.started_ns = stdout, stderr, started_ns
 
 
 def child(cmd, label, env=None, capture=False):
@@ -220,7 +213,7 @@ def child(cmd, label, env=None, capture=False):
     if it fails. Output goes to temporary files, not pipes, so nothing can block; stdin is
     empty. An interrupt kills the child rather than leaving it playing."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.monotonic()
+        started_ns = time.monotonic_ns()
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out if capture else subprocess.DEVNULL, stderr=err)
         try:
@@ -229,7 +222,7 @@ def child(cmd, label, env=None, capture=False):
             proc.kill()
             proc.wait()
             raise
-        wall = time.monotonic() - t0
+        wall = (time.monotonic_ns() - started_ns) / 1e9
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -238,7 +231,7 @@ def child(cmd, label, env=None, capture=False):
     if code != 0:
         sys.exit(f"{label}: {' '.join(cmd)} exited {code}: {stderr.strip()}")
     return Child(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, usage.ru_nvcsw,
-                 stdout, stderr)
+                 stdout, stderr, started_ns)
 
 
 def median(values):

@@ -57,31 +57,17 @@ def music_wav():
     return _stretch_throughput().music_wav()
 
 
-
-
 def traced_play(cmd, env):
     """Runs one traced play; a dict of its block figures (µs), underruns, wall, CPU, stderr."""
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=dict(env, PRACTICE_TRACE="1"), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        stderr = proc.stderr.read().decode(errors="replace")
-        _, status, usage = os.wait4(proc.pid, 0)
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    wall = time.monotonic() - t0
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    match = BLOCKS.search(stderr)
-    if code != 0 or not match:
-        sys.exit(f"block-times: {' '.join(cmd)} failed ({code}): {stderr.strip()}")
-    underruns = sum(int(n) for n in UNDERRUNS.findall(stderr))
+    c = b.child(cmd, "block-times", dict(env, PRACTICE_TRACE="1"))
+    match = BLOCKS.search(c.stderr)
+    if not match:
+        sys.exit(f"block-times: {' '.join(cmd)} printed no block times: {c.stderr.strip()}")
+    underruns = sum(int(n) for n in UNDERRUNS.findall(c.stderr))
     blocks, p50, p999, worst = (int(g) for g in match.groups())
     return {"blocks": blocks, "p50": p50, "p999": p999, "max": worst, "underruns": underruns,
-            "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "warnings": [line for line in stderr.splitlines() if "warning" in line]}
+            "wall": c.wall, "cpu": c.cpu,
+            "warnings": [line for line in c.stderr.splitlines() if "warning" in line]}
 
 
 def busy_loops(cpus):
