@@ -23,8 +23,8 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The Swift runtime and Foundation linked in statically: the binary starts in about 7 ms
-# instead of 11 (no symbol binding across a dozen Swift libraries); bench/RESULTS.md.
+# The Swift runtime and Foundation linked in statically: no symbol binding across a dozen
+# Swift libraries at start-up (first frame 20.3 -> 12.3 ms when it changed; bench/RESULTS.md).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 

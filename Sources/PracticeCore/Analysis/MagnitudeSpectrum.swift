@@ -25,9 +25,14 @@ final class MagnitudeSpectrum {
     guard hop <= window, let fft = new_aubio_fft(UInt32(window)) else {
       throw AubioError(call: "new_aubio_fft", detail: "size \(window)")
     }
-    guard let windowed = new_fvec(UInt32(window)), let complex = new_fvec(UInt32(window)),
-      let spectrum = new_cvec(UInt32(window))
-    else {
+    let windowed = new_fvec(UInt32(window))
+    let complex = new_fvec(UInt32(window))
+    let spectrum = new_cvec(UInt32(window))
+    guard let windowed, let complex, let spectrum else {
+      // Free whatever was made before the failure.
+      if let spectrum { del_cvec(spectrum) }
+      if let complex { del_fvec(complex) }
+      if let windowed { del_fvec(windowed) }
       del_aubio_fft(fft)
       throw AubioError(call: "new_fvec", detail: "\(window) values")
     }

@@ -78,11 +78,14 @@ public final class OnsetAnalyzer {
     let top = min(11000, Double(sampleRate) / 2 - 1)
     // Unit-height triangles: every band counts alike in the flux, whatever its width.
     guard aubio_filterbank_set_mel_coeffs(bank, Float(sampleRate), 30, Float(top)) == 0,
-      aubio_filterbank_set_norm(bank, 0) == 0,
-      let bands = new_fvec(UInt32(bandCount))
+      aubio_filterbank_set_norm(bank, 0) == 0
     else {
       del_aubio_filterbank(bank)
       throw AubioError(call: "aubio_filterbank_set_mel_coeffs", detail: "30-\(Int(top)) Hz")
+    }
+    guard let bands = new_fvec(UInt32(bandCount)) else {
+      del_aubio_filterbank(bank)
+      throw AubioError(call: "new_fvec", detail: "\(bandCount) values")
     }
     self.bank = bank
     self.bands = bands
