@@ -140,8 +140,10 @@ public enum BeatSynth {
     guard n > 0 else { return }
     for k in 0..<n {
       let s = Double(k) / rate
-      // A swell of `attack` seconds, then a slow decay.
-      let envelope = min(1, s / attack) * exp(-3 * max(0, s - attack))
+      // A swell of `attack` seconds, a slow decay, and a 20 ms release (a tone cut off in
+      // one sample clicks across the spectrum, which no instrument does).
+      let release = min(1, Double(n - k) / (0.02 * rate))
+      let envelope = min(1, s / attack) * exp(-3 * max(0, s - attack)) * release
       out[start + k] += Float(gain * envelope * sin(2 * .pi * hz * s))
     }
   }
