@@ -20,8 +20,11 @@ struct TrackedBeats {
 /// programming", with a tempo curve instead of one tempo so gradual changes are followed):
 ///
 /// 1. onset strength: spectral flux minus its 1 s moving average, half-wave rectified;
-/// 2. the metrical level: autocorrelation of the onset strength (all bands plus half
-///    again the bass bands, so bass and kick mark the beat rather than off-beat chords),
+///    broadband (the 32 mel bands, plus half again the bass bands so bass and kick mark
+///    the beat rather than off-beat chords) for the level; for following the beats,
+///    SuperFlux on 24 bands an octave (note changes, vibrato ignored) plus half the mel
+///    bands' and three quarters the bass bands';
+/// 2. the metrical level: autocorrelation of the broadband onset strength,
 ///    each beat period scored by its own peak plus half its support at twice the period
 ///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.8 octave:
 ///    wide, so a slow ballad's eighth notes do not outweigh its beat) around 125 BPM
@@ -62,18 +65,26 @@ enum BeatTracker {
     let firstActive = features.level.firstIndex { $0 > threshold } ?? 0
     let lastActive = features.level.lastIndex { $0 > threshold } ?? (n - 1)
 
-    // Onset strength: all bands, plus the bass again so the beat (bass, kick) wins over
-    // off-beat chords and hi-hats of the same loudness.
+    // Two onset strengths. The broadband one, the mel bands' flux plus half again the bass
+    // bands' (so bass and kick mark the beat rather than off-beat chords), chooses the
+    // metrical level: it keeps the accents that set it. The tracking one is the fine
+    // bands' SuperFlux (every note change, vibrato ignored) plus half the mel flux and
+    // three quarters the bass flux: it follows the beats through music without drums, but
+    // flattens accents (after log compression each note of a run rises alike), so alone
+    // it would count a jig's triplet eighths in twos.
     let bassNovelty = onsetStrength(features.bassFlux, frameRate: fr)
-    var novelty = onsetStrength(features.flux, frameRate: fr)
-    for i in 0..<n { novelty[i] += 0.5 * bassNovelty[i] }
+    let melNovelty = onsetStrength(features.flux, frameRate: fr)
+    var broadband = melNovelty
+    for i in 0..<n { broadband[i] += 0.5 * bassNovelty[i] }
+    var novelty = onsetStrength(features.superFlux, frameRate: fr)
+    for i in 0..<n { novelty[i] += 0.5 * melNovelty[i] + 0.75 * bassNovelty[i] }
     // The music ends at its last clear onset: a final chord ringing on has no more beats.
     let lastOnset = (firstActive...lastActive).last { novelty[$0] >= 1 } ?? lastActive
     let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
 
     // Global periodicity and the metrical level.
-    let ac = autocorrelation(novelty, maxLag: 4 * longest + 2)
+    let ac = autocorrelation(broadband, maxLag: 4 * longest + 2)
     func acAt(_ lag: Double) -> Double {
       let i = Int(lag)
       guard i >= 0, i + 1 < ac.count else { return 0 }
