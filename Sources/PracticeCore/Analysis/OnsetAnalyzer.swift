@@ -131,6 +131,10 @@ public final class OnsetAnalyzer {
     return features
   }
 
+  /// A band's energy as the fluxes compare it: log-compressed, so a soft note's rise
+  /// counts beside a loud one's (magnitudes relative to a full-scale sine).
+  static func compressed(_ energy: Float) -> Float { log10(1 + 1000 * energy) }
+
   private func analyseHop(_ samples: ArraySlice<Float>) {
     var sumSquares: Float = 0
     for x in samples { sumSquares += x * x }
@@ -144,7 +148,7 @@ public final class OnsetAnalyzer {
     var flux: Float = 0
     var bassFlux: Float = 0
     for band in 0..<bandCount {
-      let value = log10(1 + 1000 * bands.pointee.data[band])
+      let value = OnsetAnalyzer.compressed(bands.pointee.data[band])
       let rise = features.count > 0 ? max(0, value - previous[band]) : 0
       flux += rise
       if band < bassBands { bassFlux += rise }
@@ -207,7 +211,7 @@ struct SuperFlux {
       var sum: Float = 0
       let band = bands[k]
       for i in band.weights.indices { sum += band.weights[i] * magnitudes[band.firstBin + i] }
-      current[k] = log10(1 + 1000 * sum)
+      current[k] = OnsetAnalyzer.compressed(sum)
     }
     var rise: Float = 0
     if primed, !bands.isEmpty {
