@@ -85,6 +85,19 @@ import TestSupport
     #expect(found.tempoRange.upperBound - found.tempoRange.lowerBound > 15)
   }
 
+  /// An Alberti bass speeding up or slowing down by more than half its tempo: every
+  /// sixteenth is an onset, so three sixteenths look nearly as periodic as four; only the
+  /// low note marks the beat. (Scoring the tempo curve's windows like the metrical level,
+  /// half and third subdivisions included, tracked both at 4/3 of the beat.)
+  @Test(arguments: [(80.0, 126.0), (126.0, 80.0)])
+  func aLargeTempoChangeIsFollowed(from: Double, to: Double) throws {
+    var piece = accompaniment(.alberti, beatsPerBar: 4, bars: 16, bpm: from)
+    piece.endBPM = to
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+  }
+
   @Test func aPickupBecomesBarZero() throws {
     var piece = BeatSynth.Piece()
     piece.pickup = 1

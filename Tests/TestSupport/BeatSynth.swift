@@ -24,6 +24,10 @@ public enum BeatSynth {
     /// The chord on every beat, changing at the bar; a loud low drum on the second beat
     /// and nothing low on the first (a samba's surdo, a one-drop's kick off the downbeat).
     case loudTwo
+    /// Four sixteenths a beat of the broken chord, low-high-middle-high, all alike in
+    /// loudness (a classical Alberti bass): every sixteenth an onset, only the pitches
+    /// repeating with the beat.
+    case alberti
   }
 
   /// What to play.
@@ -100,6 +104,11 @@ public enum BeatSynth {
         if beat.beatInBar == 2 {
           addKick(&out, at: start, rate: rate)
           addTone(&out, at: start, hz: root / 2, seconds: length * 0.9, gain: 0.3, rate: rate, attack: piece.attack)
+        }
+      } else if piece.chords && piece.accompaniment == .alberti {
+        for (k, ratio) in [1.0, 3.0, 2.52, 3.0].enumerated() {
+          let at = start + Int(length * Double(k) / 4 * rate)
+          addTone(&out, at: at, hz: root * ratio, seconds: length * 0.25, gain: 0.15, rate: rate, attack: piece.attack)
         }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {
