@@ -215,7 +215,8 @@ def main():
     if not args.fake:
         c = detect_all(binary, CHECK_DIR, CHECK_DETECTED_DIR)["means"]["all"]
         rows.append(b.row(f"check set: the same {c['pieces']} recipes with seeds + "
-                          f"{CHECK_SEED_OFFSET} (settings chosen on the set)",
+                          f"{CHECK_SEED_OFFSET} (settings chosen on the set; two ties broken with it "
+                          "in view, bench/beats/README.md)",
                           f"beat F {f3(c['beat_f'])}, downbeat F {f3(c['downbeat_f'])}, "
                           f"AMLt {f3(c['amlt'])}"))
         # What the phase placement alone is worth: each piece detected with its own meter
