@@ -85,21 +85,6 @@ import TestSupport
     #expect(found.tempoRange.upperBound - found.tempoRange.lowerBound > 15)
   }
 
-  /// A 2/4 march whose chords change every two bars: the harmony marks four beats, but
-  /// every bar begins with the same accent, so the bars are of two.
-  @Test func chordsEveryTwoBarsOf24AreStillBarsOfTwo() throws {
-    var piece = BeatSynth.Piece()
-    piece.beatsPerBar = 2
-    piece.barsPerChord = 2
-    piece.bars = 24
-    piece.startBPM = 116
-    piece.endBPM = 116
-    let (samples, truth) = BeatSynth.render(piece)
-    let found = try detect(samples)
-    expectAccurate(found, truth)
-    #expect(found.meter == Meter(parsing: "2/4"))
-  }
-
   /// An Alberti bass speeding up or slowing down by more than half its tempo: every
   /// sixteenth is an onset, so three sixteenths look nearly as periodic as four; only the
   /// low note marks the beat. (Scoring the tempo curve's windows like the metrical level,

@@ -24,9 +24,9 @@ public enum BeatSynth {
     /// The chord on every beat, changing at the bar; a loud low drum on the second beat
     /// and nothing low on the first (a samba's surdo, a one-drop's kick off the downbeat).
     case loudTwo
-    /// Four sixteenths a beat of the broken chord, low-high-middle-high, alike in
-    /// loudness but for the bar's first, played a little louder (a classical Alberti
-    /// bass): every sixteenth an onset, only the pitches repeating with the beat.
+    /// Four sixteenths a beat of the broken chord, low-high-middle-high, all alike in
+    /// loudness (a classical Alberti bass): every sixteenth an onset, only the pitches
+    /// repeating with the beat.
     case alberti
   }
 
@@ -37,8 +37,6 @@ public enum BeatSynth {
     public var startBPM = 120.0
     public var endBPM = 120.0
     public var bars = 12
-    /// Bars each chord lasts (2: a march or polka whose harmony changes every two bars).
-    public var barsPerChord = 1
     /// Beats before the first downbeat (played by the melody only).
     public var pickup = 0
     public var drums = true
@@ -82,7 +80,7 @@ public enum BeatSynth {
         addTone(&out, at: start, hz: 440 * pow(2, Double(7 + i) / 12), seconds: length * 0.9, gain: 0.25, rate: rate)
         continue
       }
-      let root = 110 * pow(2, Double(roots[(bar / max(1, piece.barsPerChord)) % roots.count]) / 12)
+      let root = 110 * pow(2, Double(roots[bar % roots.count]) / 12)
       if piece.chords && piece.accompaniment == .oomPah {
         addTone(&out, at: start, hz: root / 2, seconds: length * 0.45, gain: 0.3, rate: rate, attack: piece.attack)
         let half = start + Int(length / 2 * rate)
@@ -110,8 +108,7 @@ public enum BeatSynth {
       } else if piece.chords && piece.accompaniment == .alberti {
         for (k, ratio) in [1.0, 3.0, 2.52, 3.0].enumerated() {
           let at = start + Int(length * Double(k) / 4 * rate)
-          let gain = k == 0 && beat.beatInBar == 1 ? 0.2 : 0.15
-          addTone(&out, at: at, hz: root * ratio, seconds: length * 0.25, gain: gain, rate: rate, attack: piece.attack)
+          addTone(&out, at: at, hz: root * ratio, seconds: length * 0.25, gain: 0.15, rate: rate, attack: piece.attack)
         }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {

@@ -13,13 +13,8 @@ import Foundation
 ///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
 /// - Three beats a bar or two: whichever period the cues mark more strongly, each cue at
 ///   its own best phase, so a loud beat 2 (samba) counts for bars of two, not against them.
-/// - The phase is the best-scoring one.
-/// - Four beats a bar or two: four when the first and third beats of the bars of four
-///   differ in accent by more than 0.25 (standardised): in 4/4 the third beat is weaker
-///   than the first (or, in half-time and one-drop grooves, stronger); in 2/4 every bar
-///   begins alike. Harmony does not decide this: chords changing every two bars of 2/4
-///   are as common as every bar of 4/4. On the evaluation set 0.25 to 0.36 score alike;
-///   the lowest counts four most often, as most music is in four (bench/beats/README.md).
+/// - The phase is the best-scoring one. Four beats a bar wins over two when the bar's
+///   first beat outscores its third by a quarter of the two-beat contrast.
 enum DownbeatFinder {
   /// Beats per bar and the index of the first downbeat (earlier beats are a pickup).
   struct Placement: Equatable {
@@ -70,10 +65,11 @@ enum DownbeatFinder {
         return total + cue.1 * best
       }
     }
-    /// The mean of `values` at one position of bars of `bar` beats from `phase`.
-    func positionMean(_ values: [Double], _ phase: Int, _ position: Int, of bar: Int) -> Double {
-      let at = indices.filter { (($0 - phase) % bar + bar) % bar == position }.map { values[$0] }
-      return at.isEmpty ? 0 : at.reduce(0, +) / Double(at.count)
+    /// The mean score (for bars of `m`) at one position of bars of `bar` beats.
+    func positionMean(_ m: Int, _ phase: Int, _ position: Int, of bar: Int) -> Double {
+      guard let score = scores[m] else { return 0 }
+      let values = indices.filter { (($0 - phase) % bar + bar) % bar == position }.map { score[$0] }
+      return values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
     let m: Int
     let phase: Int
@@ -81,15 +77,16 @@ enum DownbeatFinder {
       m = max(1, beatsPerBar)
       phase = m > 1 ? bestPhase(m) : 0
     } else {
+      let two = contrast(2, bestPhase(2))
       if periodicity(3) > periodicity(2) {
         (m, phase) = (3, bestPhase(3))
       } else {
-        // The phase of bars of four from bar-long windows; the accents of their first and
-        // third beats.
+        // The phase of bars of four from bar-long windows; whether its first beat outweighs
+        // its third from windows of two beats, which treat both alike (four-beat windows
+        // compare different chords at the two, as a four-chord loop passes).
         let fourPhase = bestPhase(4)
-        let accent = standardised(cues.accent)
-        let firstAgainstThird = positionMean(accent, fourPhase, 0, of: 4) - positionMean(accent, fourPhase, 2, of: 4)
-        if abs(firstAgainstThird) > 0.25 {
+        let firstOverThird = positionMean(2, fourPhase, 0, of: 4) - positionMean(2, fourPhase, 2, of: 4)
+        if firstOverThird > 0.25 * two {
           (m, phase) = (4, fourPhase)
         } else {
           (m, phase) = (2, bestPhase(2))
