@@ -225,7 +225,7 @@ def main():
     if not args.fake:
         c = detect_all(binary, CHECK_DIR, CHECK_DETECTED_DIR)["means"]["all"]
         rows.append(b.row(f"check set: the same {c['pieces']} recipes with seeds + "
-                          f"{CHECK_SEED_OFFSET} (settings chosen on the set; two ties broken with it "
+                          f"{CHECK_SEED_OFFSET} (settings chosen on the set; one tie broken with it "
                           "in view, bench/beats/README.md)",
                           f"beat F {f3(c['beat_f'])}, downbeat F {f3(c['downbeat_f'])}, "
                           f"AMLt {f3(c['amlt'])}"))
@@ -251,7 +251,7 @@ def main():
         notes.append(f"Check set: bench/beats/make-set.py --seed-offset {CHECK_SEED_OFFSET} "
                      "(bench/out/beats-check): each piece's recipe (meter, tempo curve, "
                      "instruments, style) with other notes, lengths and timing. The "
-                     "detector's settings were chosen looking at the set; two ties were "
+                     "detector's settings were chosen looking at the set; one tie was "
                      "broken with this one in view (bench/beats/README.md). Held-out sets: "
                      "the same with seed offsets "
                      + ", ".join(str(o) for o in HELD_OUT_OFFSETS)
