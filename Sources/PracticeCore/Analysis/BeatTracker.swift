@@ -29,8 +29,9 @@ struct TrackedBeats {
 ///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.8 octave:
 ///    wide, so a slow ballad's eighth notes do not outweigh its beat) around 125 BPM
 ///    (95 BPM, and a ternary subdivision, for compound meters counted in dotted quarters);
-/// 3. the tempo curve: an 8 s windowed autocorrelation every 0.5 s over periods within
-///    ±45 % of that level, smoothed by a Viterbi pass that penalises jumps;
+/// 3. the tempo curve: an 8 s windowed autocorrelation every 0.5 s over periods from 1/1.6
+///    to 1.6 times the level's, weighted by the same prior (dotted quarters: unweighted,
+///    within 1/1.45 to 1.45), smoothed by a Viterbi pass that penalises jumps;
 /// 4. the beats: dynamic programming over beat times, each beat scored by its onset
 ///    strength minus a penalty on the log ratio of its interval to the local period;
 ///    traced back from the end of the music;
@@ -91,16 +92,13 @@ enum BeatTracker {
       let f = lag - Double(i)
       return ac[i] * (1 - f) + ac[i + 1] * f
     }
-    let center = compound ? 95.0 : 125.0
-    let sigma = 0.8
     var bestLag = shortest
     var bestScore = -Double.infinity
     var clarity = 0.0
     for lag in shortest...longest {
       let l = Double(lag)
       clarity = max(clarity, ac[lag])
-      let bpm = 60 * fr / l
-      let prior = exp(-0.5 * pow(log2(bpm / center) / sigma, 2))
+      let prior = tempoPrior(lag: l, frameRate: fr, compound: compound)
       var comb = acAt(l) + 0.5 * acAt(2 * l) + 0.5 * max(acAt(l / 2), acAt(l / 3))
       if compound { comb = 0.5 * comb + 0.25 * (acAt(l / 3) + acAt(2 * l / 3)) }
       let score = prior * max(comb, 0)
@@ -110,11 +108,18 @@ enum BeatTracker {
       }
     }
 
-    // Follow the beat at a level; `lag` is its period in frames.
+    // Follow the beat at a level; `lag` is its period in frames. Simple beats: the tempo
+    // curve's windows are weighted by the tempo prior, which keeps the curve off 3/2 of
+    // the beat, so it may range to 1.6 times the level either way (an accelerando from 80
+    // to 126 BPM whose level is 125). Dotted quarters keep unweighted windows within 1.45:
+    // their 3/2 sibling, the quarter, is always in the music, and the prior (95 BPM) would
+    // pull a barcarolle slowing to 44 BPM toward it.
+    let span = compound ? 1.45 : 1.6
+    let prior: ((Double) -> Double)? = compound ? nil : { tempoPrior(lag: $0, frameRate: fr, compound: false) }
     func follow(_ lag: Double) -> (beats: [Int], period: [Double]) {
       let period = tempoCurve(
         novelty, frameRate: fr, around: lag,
-        lags: max(shortest, Int(lag / 1.45))...min(longest, Int(lag * 1.45)))
+        lags: max(shortest, Int(lag / span))...min(longest, Int(lag * span)), prior: prior)
       return (dynamicProgramming(novelty, period: period, end: min(n - 1, lastOnset + 2)), period)
     }
     var (beats, period) = follow(Double(bestLag))
@@ -293,10 +298,21 @@ enum BeatTracker {
     return ac
   }
 
-  /// The local beat period at every frame: windowed autocorrelation over `lags`, the
-  /// best path through it by Viterbi (jumps cost, and so does straying from `around`).
+  /// How likely a musician is to count a beat of `lag` frames: a log-Gaussian (0.8 octave:
+  /// wide, so a slow ballad's eighth notes do not outweigh its beat) around 125 BPM, or
+  /// 95 BPM for dotted quarters.
+  static func tempoPrior(lag: Double, frameRate: Double, compound: Bool) -> Double {
+    let bpm = 60 * frameRate / lag
+    return exp(-0.5 * pow(log2(bpm / (compound ? 95.0 : 125.0)) / 0.8, 2))
+  }
+
+  /// The local beat period at every frame: windowed autocorrelation over `lags`, each
+  /// period weighted by `prior` when given (so a window whose onsets repeat at 3/2 of the
+  /// beat as well as at the beat does not pull the curve there), the best path through it
+  /// by Viterbi (jumps cost, and so does straying from `around`).
   static func tempoCurve(
-    _ novelty: [Double], frameRate: Double, around: Double, lags: ClosedRange<Int>
+    _ novelty: [Double], frameRate: Double, around: Double, lags: ClosedRange<Int>,
+    prior: ((Double) -> Double)? = nil
   ) -> [Double] {
     let n = novelty.count
     let states = Array(lags)
@@ -324,7 +340,7 @@ enum BeatTracker {
           for i in 0..<(length - lag) { one += s[i] * s[i + lag] }
           var two = 0.0
           for i in 0..<(length - 2 * lag) { two += s[i] * s[i + 2 * lag] }
-          row[k] = (one + 0.5 * two) / Double(length)
+          row[k] = (prior?(Double(lag)) ?? 1) * (one + 0.5 * two) / Double(length)
         }
       }
       let peak = row.map(abs).max() ?? 0
