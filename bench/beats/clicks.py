@@ -59,8 +59,8 @@ def main():
         db = args.db or os.path.join(tmp, "library.sqlite")
         for name in args.pieces:
             wav = os.path.join(args.set, name + ".wav")
-            truth = np.array([float(line.split()[0])
-                              for line in open(os.path.join(args.set, name + ".beats"))])
+            with open(os.path.join(args.set, name + ".beats")) as f:
+                truth = np.array([float(line.split()[0]) for line in f])
             audio, rate = sf.read(wav)
             peak = np.abs(audio).max()
             rng = np.random.default_rng(1)
