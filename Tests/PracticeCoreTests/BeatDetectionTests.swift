@@ -111,6 +111,20 @@ import TestSupport
     #expect(found.map.beats[0].beat == 4)
   }
 
+  /// A recorder's DC offset under a second of silence: no beats before the music.
+  @Test func aDCOffsetIsNotMusic() throws {
+    var piece = BeatSynth.Piece()
+    piece.leadIn = 1.2
+    piece.startBPM = 110
+    piece.endBPM = 110
+    let (clean, truth) = BeatSynth.render(piece)
+    let samples = clean.map { $0 + 0.02 }
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    let first = Double(found.map.beats[0].frame) / 44100
+    #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
+  }
+
   @Test func aGivenMeterOnlyPlacesTheDownbeats() throws {
     var piece = BeatSynth.Piece()
     piece.beatsPerBar = 2

@@ -16,7 +16,7 @@ public struct OnsetFeatures: Sendable {
   public var flux: [Float] = []
   /// The same over the bands below about 180 Hz (bass and kick onsets).
   public var bassFlux: [Float] = []
-  /// RMS level of each hop.
+  /// RMS level of each hop, its mean (DC) removed.
   public var level: [Float] = []
   /// 12 pitch-class energies per frame (90 Hz-2.1 kHz, from `ChromaAnalyzer`'s long
   /// window), frame-major.
@@ -136,8 +136,13 @@ public final class OnsetAnalyzer {
   static func compressed(_ energy: Float) -> Float { log10(1 + 1000 * energy) }
 
   private func analyseHop(_ samples: ArraySlice<Float>) {
+    // The level without the hop's mean: a recorder's DC offset is not sound, and would
+    // make the silence before the music count as music.
+    var sum: Float = 0
+    for x in samples { sum += x }
+    let mean = sum / Float(max(1, samples.count))
     var sumSquares: Float = 0
-    for x in samples { sumSquares += x * x }
+    for x in samples { sumSquares += (x - mean) * (x - mean) }
     let norm = spectrum.spectrum.pointee.norm!
     // Magnitudes relative to a full-scale sine, so the log below sees the same scale at
     // every window size.
