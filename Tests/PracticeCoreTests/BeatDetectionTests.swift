@@ -125,6 +125,20 @@ import TestSupport
     #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
   }
 
+  /// A stereo file whose right channel is its left inverted sums to silence: the beats
+  /// are found in one channel.
+  @Test func channelsThatCancelAreHeardOneByOne() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 104
+    piece.endBPM = 104
+    let (mono, truth) = BeatSynth.render(piece)
+    let directory = TemporaryDirectory()
+    let path = directory.file("inverted.wav")
+    try Synth.write(mono.flatMap { [$0, -$0] }, to: path, channels: 2)
+    let found = try BeatDetector.detect(path: path)
+    expectAccurate(found, truth)
+  }
+
   @Test func aGivenMeterOnlyPlacesTheDownbeats() throws {
     var piece = BeatSynth.Piece()
     piece.beatsPerBar = 2

@@ -63,6 +63,24 @@ public enum BeatDetector {
     progress: (Double) -> Void = { _ in }
   ) throws -> BeatDetection {
     let file = try SoundFile(path: path)
+    var pass = try analyse(file, path: path, channel: nil, progress: progress)
+    // Channels that cancel when summed (a mono recording with one side's polarity
+    // flipped) are heard, but their sum is silent: listen to the first one alone.
+    if file.info.channels > 1, pass.mixEnergy < 0.01 * pass.channelEnergy {
+      try file.seek(to: 0)
+      pass = try analyse(file, path: path, channel: 0, progress: { _ in })
+    }
+    // The map must fit the song as stored: the frames libsndfile reports.
+    return try detect(
+      features: pass.features, sampleRate: file.info.sampleRate,
+      totalFrames: max(pass.frames, file.info.frames), path: path, options: options)
+  }
+
+  /// One pass over the file: the features of its channels' mean (or of one channel), and
+  /// the energy of that mix against the channels' own mean energy.
+  private static func analyse(
+    _ file: SoundFile, path: String, channel: Int?, progress: (Double) -> Void
+  ) throws -> (features: OnsetFeatures, frames: Int64, mixEnergy: Double, channelEnergy: Double) {
     let info = file.info
     let analyzer = try OnsetAnalyzer(sampleRate: info.sampleRate)
     let block = 8192
@@ -71,13 +89,22 @@ public enum BeatDetector {
     var mono = [Float](repeating: 0, count: block)
     var read: Int64 = 0
     var lastReport = -1.0
+    var mixEnergy = 0.0
+    var channelEnergy = 0.0
     while true {
       let n = interleaved.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: block) }
       if n <= 0 { break }
       for i in 0..<n {
         var sum: Float = 0
-        for c in 0..<channels { sum += interleaved[i * channels + c] }
-        mono[i] = sum / Float(channels)
+        var squares: Float = 0
+        for c in 0..<channels {
+          let x = interleaved[i * channels + c]
+          sum += x
+          squares += x * x
+        }
+        mono[i] = channel.map { interleaved[i * channels + $0] } ?? sum / Float(channels)
+        mixEnergy += Double(mono[i] * mono[i])
+        channelEnergy += Double(squares) / Double(channels)
       }
       mono.withUnsafeBufferPointer { analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<n])) }
       read += Int64(n)
@@ -92,10 +119,7 @@ public enum BeatDetector {
         category: .badData, reason: error, path: path, operation: "decode",
         advice: "the file may be truncated or damaged")
     }
-    // The map must fit the song as stored: the frames libsndfile reports.
-    return try detect(
-      features: analyzer.finish(), sampleRate: info.sampleRate, totalFrames: max(read, info.frames),
-      path: path, options: options)
+    return (analyzer.finish(), read, mixEnergy, channelEnergy)
   }
 
   /// Detects the beat map from features already computed (tests feed synthetic audio).
