@@ -12,6 +12,9 @@ mirex` into bench/out/beats-detected/NAME.beats. bench/beats/score.py scores the
 mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baselines.py runs and
 scores aubio (and librosa when it installed) on the same set.
 
+The check set, three held-out sets (other seeds) and the set under pink noise at 20 and
+10 dB below the music (bench/beats/noisy.py) are scored as means.
+
 Speed is CPU time (user + sys) against the audio's duration, on a 4-minute song (pieces of
 the set end to end) pinned to one core with taskset; peak RSS on a 10-minute song made the
 same way.
@@ -47,6 +50,9 @@ CHECK_DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-check-detected")
 # gained 0.08 downbeat F on both and nothing on these. Not blind: their failures were
 # listed once to judge two changes (same README).
 HELD_OUT_OFFSETS = (2000, 3000, 4000)
+# The set under steady pink noise this many dB below the music, over the whole file (the
+# silence around the music too): hiss, room tone (bench/beats/noisy.py).
+NOISE_SNRS_DB = (20, 10)
 BASELINES_DIR = os.path.join(b.OUT_DIR, "beats-baselines")
 VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 
@@ -67,10 +73,17 @@ def setup():
                                                             for o in HELD_OUT_OFFSETS]:
         subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "make-set.py"), "--out", out,
                         "--seed-offset", str(offset), "--no-check"], check=True)
+    for snr in NOISE_SNRS_DB:
+        subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "noisy.py"), str(snr), "--out",
+                        noisy_dir(snr)], check=True, stdout=subprocess.DEVNULL)
 
 
 def held_out_dir(offset):
     return os.path.join(b.OUT_DIR, f"beats-heldout-{offset}")
+
+
+def noisy_dir(snr):
+    return os.path.join(b.OUT_DIR, f"beats-noisy-{snr}")
 
 
 def pieces(set_dir=SET_DIR):
@@ -238,6 +251,13 @@ def main():
             f"beat F {f3(sum(h['beat_f'] for h in held) / len(held))}, downbeat F "
             f"{f3(sum(h['downbeat_f'] for h in held) / len(held))} ("
             + "; ".join(f"{f3(h['beat_f'])} / {f3(h['downbeat_f'])}" for h in held) + ")"))
+        noisy = [detect_all(binary, noisy_dir(snr), noisy_dir(snr) + "-detected")["means"]["all"]
+                 for snr in NOISE_SNRS_DB]
+        rows.append(b.row(
+            "the set under pink noise over the whole file, "
+            + " / ".join(f"{snr} dB" for snr in NOISE_SNRS_DB) + " below the music",
+            "; ".join(f"{snr} dB: beat F {f3(m['beat_f'])}, downbeat F {f3(m['downbeat_f'])}"
+                      for snr, m in zip(NOISE_SNRS_DB, noisy))))
         # What the phase placement alone is worth: each piece detected with its own meter
         # given, as a musician who knows it would (`--meter 2/4`).
         given = detect_all(binary, SET_DIR, os.path.join(b.OUT_DIR, "beats-detected-meter"),
@@ -260,6 +280,9 @@ def main():
                      + " (bench/out/beats-heldout-*): scored as means; their failures "
                      "were listed once to judge two changes, so they are not blind either "
                      "(bench/beats/README.md).")
+        notes.append("Under noise: bench/beats/noisy.py SNR (bench/out/beats-noisy-*): each "
+                     "piece mixed with pink noise SNR dB below its own RMS level, seeded by "
+                     "its name, the ground truth unchanged.")
         cpu_total = sum(t["cpu_s"] for t in timing.values())
         rows.append(b.row(f"speed over the set ({audio_total / 60:.1f} min of audio), CPU time",
                           f"{audio_total / cpu_total:.0f}× real time ({cpu_total:.1f} s CPU, "

@@ -125,6 +125,40 @@ import TestSupport
     #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
   }
 
+  /// Hiss all through, 12 dB under the music: no beats before the music starts or after
+  /// its last chord (room tone in a rehearsal recording would shift every bar number).
+  @Test func noBeatsInTheNoiseAroundTheMusic() throws {
+    var piece = BeatSynth.Piece()
+    piece.leadIn = 1.5
+    piece.startBPM = 112
+    piece.endBPM = 112
+    let (clean, truth) = BeatSynth.render(piece)
+    let rms = (clean.reduce(0) { $0 + Double($1 * $1) } / Double(clean.count)).squareRoot()
+    let hiss = BeatSynth.noise(seconds: Double(clean.count) / 44100 + 1, gain: rms / 4 * 3.0.squareRoot())
+    let samples = zip(clean, hiss).map { $0 + $1 }
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    let first = Double(found.map.beats[0].frame) / 44100
+    let last = Double(found.map.beats[found.map.beats.count - 1].frame) / 44100
+    #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
+    #expect(abs(last - truth[truth.count - 1].time) < 0.05, "last beat at \(last) s, the music's at \(truth[truth.count - 1].time) s")
+  }
+
+  /// An excerpt cut at a downbeat: its first beat is its first sample, whose onset the
+  /// file's start hides.
+  @Test(arguments: [0.0, 0.004])
+  func aFileThatStartsOnABeatKeepsIt(leadIn: Double) throws {
+    var piece = BeatSynth.Piece()
+    piece.leadIn = leadIn
+    piece.startBPM = 100
+    piece.endBPM = 100
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.map.beats[0].frame < 2205, "first beat at frame \(found.map.beats[0].frame)")
+    #expect(found.map.beats[0].beat == 1)
+  }
+
   /// A stereo file whose right channel is its left inverted sums to silence: the beats
   /// are found in one channel.
   @Test func channelsThatCancelAreHeardOneByOne() throws {

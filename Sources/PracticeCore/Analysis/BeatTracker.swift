@@ -34,14 +34,17 @@ struct TrackedBeats {
 ///    within 1/1.45 to 1.45), smoothed by a Viterbi pass that penalises jumps;
 /// 4. the beats: dynamic programming over beat times, each beat scored by its onset
 ///    strength minus a penalty on the log ratio of its interval to the local period;
-///    traced back from the end of the music;
+///    traced back from the end of the music (its last clear onset, one that stands out
+///    from any noise floor under it);
 /// 5. checks of the level and phase against the onsets half-way between the beats: nearly
 ///    as much onset and bass there (together) as on the beats means the tempo was halved
 ///    (followed again at twice the tempo, except in compound meters); far more bass there
 ///    means the beats are the off-beats (moved half a beat);
-/// 6. the chain extended to the first onset, and each beat moved back to where its onset
-///    began: the start of its burst of onset strength after a quiet moment, or of its
-///    steep rise (soft attacks peak late);
+/// 6. the chain extended to the first sound and trimmed to the first beat with an onset
+///    (noise before the music has none; a file that starts in the middle of the music has
+///    a beat on its first sample), and each beat moved back to where its onset began: the
+///    start of its burst of onset strength after a quiet moment, or of its steep rise
+///    (soft attacks peak late);
 /// 7. without a given meter, beats whose onsets fall on their thirds rather than their
 ///    half are dotted quarters: the meter is compound (6/8, 9/8, 12/8).
 enum BeatTracker {
@@ -79,8 +82,27 @@ enum BeatTracker {
     for i in 0..<n { broadband[i] += 0.5 * bassNovelty[i] }
     var novelty = onsetStrength(features.superFlux, frameRate: fr)
     for i in 0..<n { novelty[i] += 0.5 * melNovelty[i] + 0.75 * bassNovelty[i] }
+    // The first frames' windows reach back before the file: their rise is the file
+    // starting (from silence to whatever it begins with), not an onset.
+    let padded = min(n, features.window / max(1, features.hop) + 1)
+    for i in 0..<padded {
+      novelty[i] = 0
+      broadband[i] = 0
+    }
     // The music ends at its last clear onset: a final chord ringing on has no more beats.
-    let lastOnset = (firstActive...lastActive).last { novelty[$0] >= 1 } ?? lastActive
+    // A clear onset stands out from any noise under the music: it is at least 1 (a
+    // standard deviation) and 0.15 of the strong onsets (the top 1 %), and it sounds above
+    // the file's close (6 dB louder in the 100 ms after it), which is hiss or room tone
+    // if the recording has them.
+    let reach = max(1, Int(0.05 * fr))
+    let strong = novelty[firstActive...lastActive].sorted()
+    let clear = max(1, 0.15 * strong[Int(Double(strong.count - 1) * 0.99)])
+    let closing = features.level[max(0, n - 2 * reach)..<n].sorted()
+    let closingLevel = closing[closing.count / 2]
+    let lastOnset =
+      (firstActive...lastActive).last {
+        novelty[$0] >= clear && (features.level[$0...min(n - 1, $0 + 2 * reach)].max() ?? 0) >= 2 * closingLevel
+      } ?? lastActive
     let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
 
@@ -165,6 +187,26 @@ enum BeatTracker {
       beats.insert(best, at: 0)
     }
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
+    // A file that starts in the middle of the music, at least as loud as it goes on (a
+    // loop, an excerpt cut at a downbeat), hides the onset on its first sample: the frames
+    // above are left out, and a beat is found where that onset fades, or where the chain
+    // continued back to the start. It belongs on the first sample.
+    let levels = features.level[firstActive...lastActive].sorted()
+    let openingPeak = features.level[0..<min(n, padded + reach)].max() ?? 0
+    let startsLoud = openingPeak >= levels[levels.count / 2]
+    if startsLoud, let first = beats.first, first < padded + reach { beats[0] = 0 }
+    // Otherwise the music begins at its first beat with an onset, however soft (a pickup),
+    // that sounds above the file's opening (6 dB louder in the 100 ms after it): beats
+    // before it are in the noise before the music (room tone, hiss), whose own
+    // fluctuations can look like soft onsets.
+    let opening = features.level[0..<min(n, 2 * reach)].sorted()
+    let openingLevel = opening[opening.count / 2]
+    while let first = beats.first, beats.count > 1, !(startsLoud && first == 0) {
+      let onset = novelty[max(0, first - reach)...min(n - 1, first + reach)].max() ?? 0
+      let loudness = features.level[first...min(n - 1, first + 2 * reach)].max() ?? 0
+      guard onset < 0.5 || loudness < 2 * openingLevel else { break }
+      beats.removeFirst()
+    }
     let confidences = confidence(beats, novelty: novelty, period: period)
     for i in beats.indices {
       beats[i] = riseStart(
