@@ -7,6 +7,11 @@ public enum BeatSynth {
   public struct TrueBeat: Sendable {
     public let time: Double
     public let beatInBar: Int
+
+    public init(time: Double, beatInBar: Int) {
+      self.time = time
+      self.beatInBar = beatInBar
+    }
   }
 
   /// The chords' and bass's rhythm.

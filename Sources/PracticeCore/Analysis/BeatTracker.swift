@@ -90,19 +90,11 @@ enum BeatTracker {
       broadband[i] = 0
     }
     // The music ends at its last clear onset: a final chord ringing on has no more beats.
-    // A clear onset stands out from any noise under the music: it is at least 1 (a
-    // standard deviation) and 0.15 of the strong onsets (the top 1 %), and it sounds above
-    // the file's close (6 dB louder in the 100 ms after it), which is hiss or room tone
-    // if the recording has them.
-    let reach = max(1, Int(0.05 * fr))
+    // A clear onset stands out from any noise under the music (hiss, room tone): it is at
+    // least 1 (a standard deviation) and 0.15 of the strong onsets (the top 1 %).
     let strong = novelty[firstActive...lastActive].sorted()
     let clear = max(1, 0.15 * strong[Int(Double(strong.count - 1) * 0.99)])
-    let closing = features.level[max(0, n - 2 * reach)..<n].sorted()
-    let closingLevel = closing[closing.count / 2]
-    let lastOnset =
-      (firstActive...lastActive).last {
-        novelty[$0] >= clear && (features.level[$0...min(n - 1, $0 + 2 * reach)].max() ?? 0) >= 2 * closingLevel
-      } ?? lastActive
+    let lastOnset = (firstActive...lastActive).last { novelty[$0] >= clear } ?? lastActive
     let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
 
@@ -175,11 +167,20 @@ enum BeatTracker {
       }
       beats = shifted
     }
-    // Beats from the first sound on: continue the chain backwards at the local period.
+    // Where the music begins. A file that starts in the middle of the music, at least as
+    // loud as it goes on (a loop, an excerpt cut at a downbeat), begins on its first
+    // sample and hides the onset there (the first frames are left out above).
+    let reach = max(1, Int(0.05 * fr))
+    let levels = features.level[firstActive...lastActive].sorted()
+    let startsLoud = (features.level[0..<min(n, padded + reach)].max() ?? 0) >= levels[levels.count / 2]
+    // Beats from the first sound on: continue the chain backwards at the local period, to
+    // a little before the first sound (soft attacks), or in a file that starts loud to its
+    // first sample, where a beat due within the hidden frames is placed.
+    let earliest = startsLoud ? -0.5 * Double(padded) : Double(firstActive) - 0.15 * fr
     while let first = beats.first {
       let p = period[first]
       let guess = Double(first) - p
-      guard guess >= Double(firstActive) - 0.15 * fr else { break }
+      guard guess >= earliest else { break }
       let lo = max(0, Int(guess - 0.1 * p))
       let hi = max(lo, min(first - 1, Int(guess + 0.1 * p)))
       var best = lo
@@ -187,24 +188,18 @@ enum BeatTracker {
       beats.insert(best, at: 0)
     }
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
-    // A file that starts in the middle of the music, at least as loud as it goes on (a
-    // loop, an excerpt cut at a downbeat), hides the onset on its first sample: the frames
-    // above are left out, and a beat is found where that onset fades, or where the chain
-    // continued back to the start. It belongs on the first sample.
-    let levels = features.level[firstActive...lastActive].sorted()
-    let openingPeak = features.level[0..<min(n, padded + reach)].max() ?? 0
-    let startsLoud = openingPeak >= levels[levels.count / 2]
     if startsLoud, let first = beats.first, first < padded + reach { beats[0] = 0 }
-    // Otherwise the music begins at its first beat with an onset, however soft (a pickup),
-    // that sounds above the file's opening (6 dB louder in the 100 ms after it): beats
-    // before it are in the noise before the music (room tone, hiss), whose own
-    // fluctuations can look like soft onsets.
+    // Otherwise the music begins at its first beat with an onset: a clear one, or a soft
+    // one (a pickup) that sounds above the file's first 100 ms (6 dB louder in the 100 ms
+    // after it). Beats before it are in the noise before the music (hiss, room tone),
+    // whose own fluctuations can look like soft onsets, but not like clear ones.
     let opening = features.level[0..<min(n, 2 * reach)].sorted()
     let openingLevel = opening[opening.count / 2]
-    while let first = beats.first, beats.count > 1, !(startsLoud && first == 0) {
+    while beats.count > 1, !(startsLoud && beats[0] == 0) {
+      let first = beats[0]
       let onset = novelty[max(0, first - reach)...min(n - 1, first + reach)].max() ?? 0
       let loudness = features.level[first...min(n - 1, first + 2 * reach)].max() ?? 0
-      guard onset < 0.5 || loudness < 2 * openingLevel else { break }
+      if onset >= clear || (onset >= 0.5 && loudness >= 2 * openingLevel) { break }
       beats.removeFirst()
     }
     let confidences = confidence(beats, novelty: novelty, period: period)

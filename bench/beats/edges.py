@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Where detected beat maps begin and end: excerpts, and beats outside the music.
+
+  edges.py excerpts [--set DIR] [--practice BIN] [--cuts N] PIECE...
+  edges.py outside REFDIR DETDIR
+
+excerpts: cuts each piece N times (default 3) at seeded random points between its third
+and its twelfth-from-last beat, as a musician exports a passage, detects the beats of
+each excerpt with `practice beats detect` (a temporary library) and compares the first
+detected beat with the excerpt's first true beat (a beat up to 20 ms before the cut
+counts as on its first sample): more than 70 ms early (a beat invented before the
+music's first) or late (the first beat lost) shifts every bar number.
+
+outside: for detections already made (DETDIR/NAME.beats against REFDIR/NAME.beats), how
+many pieces have beats more than 70 ms before the first true beat or after the last (in
+the silence or noise around the music), and how many true beats at either end were
+missed.
+
+Needs numpy and soundfile (bench/out/venv). bench/beats/README.md has the figures.
+"""
+
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import soundfile as sf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+WINDOW = 0.07
+
+
+def load_beats(path):
+    return np.loadtxt(path, usecols=0, ndmin=1)
+
+
+def first_detected(practice, db, wav):
+    env = dict(os.environ, PRACTICE_DB=db)
+    subprocess.run([practice, "add", wav], env=env, check=True, capture_output=True)
+    subprocess.run([practice, "beats", "detect", wav], env=env, check=True, capture_output=True)
+    out = subprocess.run([practice, "beats", "export", wav, "--format", "mirex"], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[0])
+
+
+def excerpts(args):
+    rng = np.random.default_rng(11)
+    early = late = total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "library.sqlite")
+        for name in args.pieces:
+            audio, rate = sf.read(os.path.join(args.set, name + ".wav"))
+            truth = load_beats(os.path.join(args.set, name + ".beats"))
+            for k in range(args.cuts):
+                cut = rng.uniform(truth[2], truth[-12])
+                start = int(cut * rate)
+                wav = os.path.join(tmp, f"{name}-{k}.wav")
+                sf.write(wav, audio[start:], rate, subtype="PCM_16")
+                kept = truth[truth >= start / rate - 0.02] - start / rate
+                expected = max(0.0, kept[0])
+                found = first_detected(args.practice, db, wav)
+                error = found - expected
+                verdict = "early" if error < -WINDOW else "late" if error > WINDOW else ""
+                early += verdict == "early"
+                late += verdict == "late"
+                total += 1
+                print(f"{name:26s} cut at {cut:7.3f} s  first beat {expected:6.3f} s, "
+                      f"detected {found:6.3f} s  {verdict}")
+    print(f"{total} excerpts: first beat more than {WINDOW * 1000:.0f} ms early in {early}, "
+          f"late in {late}")
+
+
+def outside(args):
+    pieces = before = after = 0
+    n_before = n_after = lost_start = lost_end = 0
+    for ref in sorted(glob.glob(os.path.join(args.refdir, "*.beats"))):
+        det = os.path.join(args.detdir, os.path.basename(ref))
+        if not os.path.exists(det) or os.path.getsize(det) == 0:
+            continue
+        truth, found = load_beats(ref), load_beats(det)
+        pieces += 1
+        b = int((found < truth[0] - WINDOW).sum())
+        a = int((found > truth[-1] + WINDOW).sum())
+        before += b > 0
+        after += a > 0
+        n_before += b
+        n_after += a
+        lost_start += int((truth < found[0] - WINDOW).sum())
+        lost_end += int((truth > found[-1] + WINDOW).sum())
+    print(f"{pieces} pieces: beats before the music in {before} ({n_before} beats), after "
+          f"its last beat in {after} ({n_after} beats); true beats missed at the start "
+          f"{lost_start}, at the end {lost_end}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    ex = sub.add_parser("excerpts")
+    ex.add_argument("pieces", nargs="+")
+    ex.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
+    ex.add_argument("--practice", default=os.path.join(ROOT, ".build/release/practice"))
+    ex.add_argument("--cuts", type=int, default=3)
+    out = sub.add_parser("outside")
+    out.add_argument("refdir")
+    out.add_argument("detdir")
+    args = ap.parse_args()
+    (excerpts if args.mode == "excerpts" else outside)(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
