@@ -4,12 +4,15 @@
   edges.py excerpts [--set DIR] [--practice BIN] [--cuts N] PIECE...
   edges.py outside REFDIR DETDIR
 
-excerpts: cuts each piece N times (default 3) at seeded random points between its third
-and its twelfth-from-last beat, as a musician exports a passage, detects the beats of
-each excerpt with `practice beats detect` (a temporary library) and compares the first
-detected beat with the excerpt's first true beat (a beat up to 20 ms before the cut
-counts as on its first sample): more than 70 ms early (a beat invented before the
-music's first) or late (the first beat lost) shifts every bar number.
+excerpts: cuts N passages (default 3) out of each piece, as a musician exports one: from
+a seeded random point between its third and its twelfth-from-last beat to another at
+least eight beats later and before its fourth-from-last, so that both ends fall in the
+middle of the music. Detects each excerpt's beats with `practice beats detect` (a
+temporary library) and compares the first detected beat with the excerpt's first true
+beat (one up to 20 ms before the cut counts as on its first sample): more than 70 ms
+early (a beat invented before the music's first) or late (the first beat lost) shifts
+every bar number. Likewise the last beat: late (beats invented after the cut) or early
+(the last beats lost).
 
 outside: for detections already made (DETDIR/NAME.beats against REFDIR/NAME.beats), how
 many pieces have beats more than 70 ms before the first true beat or after the last (in
@@ -38,18 +41,24 @@ def load_beats(path):
     return np.loadtxt(path, usecols=0, ndmin=1)
 
 
-def first_detected(practice, db, wav):
+def detected(practice, db, wav):
     env = dict(os.environ, PRACTICE_DB=db)
     subprocess.run([practice, "add", wav], env=env, check=True, capture_output=True)
     subprocess.run([practice, "beats", "detect", wav], env=env, check=True, capture_output=True)
     out = subprocess.run([practice, "beats", "export", wav, "--format", "mirex"], env=env,
                          check=True, capture_output=True, text=True).stdout
-    return float(out.split()[0])
+    times = [float(line.split()[0]) for line in out.splitlines() if line.strip()]
+    return times[0], times[-1]
+
+
+def verdict(error):
+    return "early" if error < -WINDOW else "late" if error > WINDOW else ""
 
 
 def excerpts(args):
     rng = np.random.default_rng(11)
-    early = late = total = 0
+    counts = {"first early": 0, "first late": 0, "last early": 0, "last late": 0}
+    total = 0
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "library.sqlite")
         for name in args.pieces:
@@ -57,21 +66,25 @@ def excerpts(args):
             truth = load_beats(os.path.join(args.set, name + ".beats"))
             for k in range(args.cuts):
                 cut = rng.uniform(truth[2], truth[-12])
-                start = int(cut * rate)
+                end = rng.uniform(truth[np.searchsorted(truth, cut) + 8], truth[-4])
+                start, stop = int(cut * rate), int(end * rate)
                 wav = os.path.join(tmp, f"{name}-{k}.wav")
-                sf.write(wav, audio[start:], rate, subtype="PCM_16")
-                kept = truth[truth >= start / rate - 0.02] - start / rate
-                expected = max(0.0, kept[0])
-                found = first_detected(args.practice, db, wav)
-                error = found - expected
-                verdict = "early" if error < -WINDOW else "late" if error > WINDOW else ""
-                early += verdict == "early"
-                late += verdict == "late"
+                sf.write(wav, audio[start:stop], rate, subtype="PCM_16")
+                kept = truth[(truth >= start / rate - 0.02) & (truth <= stop / rate - 0.02)]
+                kept = kept - start / rate
+                first, last = max(0.0, kept[0]), kept[-1]
+                found_first, found_last = detected(args.practice, db, wav)
+                a, b = verdict(found_first - first), verdict(found_last - last)
+                if a:
+                    counts["first " + a] += 1
+                if b:
+                    counts["last " + b] += 1
                 total += 1
-                print(f"{name:26s} cut at {cut:7.3f} s  first beat {expected:6.3f} s, "
-                      f"detected {found:6.3f} s  {verdict}")
-    print(f"{total} excerpts: first beat more than {WINDOW * 1000:.0f} ms early in {early}, "
-          f"late in {late}")
+                print(f"{name:26s} {cut:7.3f}-{end:7.3f} s  first beat {first:6.3f} s, "
+                      f"detected {found_first:6.3f} s {a:5s}  last {last:6.3f} s, detected "
+                      f"{found_last:6.3f} s {b}")
+    print(f"{total} excerpts, first or last beat more than {WINDOW * 1000:.0f} ms off: "
+          + ", ".join(f"{key} {n}" for key, n in counts.items()))
 
 
 def outside(args):

@@ -91,9 +91,9 @@ enum BeatTracker {
     }
     // The music ends at its last clear onset: a final chord ringing on has no more beats.
     // A clear onset stands out from any noise under the music (hiss, room tone): it is at
-    // least 1 (a standard deviation) and 0.15 of the strong onsets (the top 1 %).
+    // least 1 (a standard deviation) and a quarter of the strong onsets (the top 1 %).
     let strong = novelty[firstActive...lastActive].sorted()
-    let clear = max(1, 0.15 * strong[Int(Double(strong.count - 1) * 0.99)])
+    let clear = max(1, 0.25 * strong[Int(Double(strong.count - 1) * 0.99)])
     let lastOnset = (firstActive...lastActive).last { novelty[$0] >= clear } ?? lastActive
     let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
