@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the beat-tracking evaluation needs, only what is missing (idempotent):
 #   apt:  fluidsynth, fluid-soundfont-gm (FluidR3_GM.sf2), aubio-tools (`aubio beat`)
-#   venv: bench/out/venv (git-ignored) with pinned mir_eval, mido, numpy, scipy, and
+#   venv: bench/out/venv (git-ignored) with pinned mir_eval, mido, numpy, scipy,
+#         soundfile (noisy.py, edges.py, clicks.py read and write WAVs with it), and
 #         librosa if it installs (optional: the harness reports it as missing otherwise).
 # Later scripts run with bench/out/venv/bin/python. Safe to rerun; prints nothing when
 # everything is already there (except a one-line summary).
@@ -36,7 +37,7 @@ fi
 
 # --- Python venv ---------------------------------------------------------------------
 # Pinned: the scores must not move because a dependency did.
-REQUIRED=(mir_eval==0.8.2 mido==1.3.3 numpy==2.2.6 scipy==1.15.3)
+REQUIRED=(mir_eval==0.8.2 mido==1.3.3 numpy==2.2.6 scipy==1.15.3 soundfile==0.14.0)
 # librosa 1.0.0 does not exist on PyPI (newest: 0.11.0), so 0.11.0 is the pin.
 OPTIONAL=(librosa==0.11.0)
 if [ ! -x "$PY" ]; then
@@ -65,6 +66,6 @@ for spec in "${OPTIONAL[@]}"; do
     fi
   fi
 done
-echo "beats/setup: ok ($("$PY" -c 'import mir_eval, mido, numpy, scipy; print("mir_eval", mir_eval.__version__, "numpy", numpy.__version__, "scipy", scipy.__version__)')" \
+echo "beats/setup: ok ($("$PY" -c 'import mir_eval, mido, numpy, scipy, soundfile; print("mir_eval", mir_eval.__version__, "numpy", numpy.__version__, "scipy", scipy.__version__)')" \
      "$("$PY" -c 'import librosa; print("librosa", librosa.__version__)' 2>/dev/null || echo 'no librosa')," \
      "fluidsynth $(fluidsynth --version 2>/dev/null | head -1 | awk '{print $NF}'), aubio $(aubio --version 2>&1 | head -1 | awk '{print $NF}'))" >&2
