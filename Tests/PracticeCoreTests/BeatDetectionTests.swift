@@ -30,6 +30,26 @@ import TestSupport
 
   func times(_ beats: [Beat], _ rate: Int) -> [Double] { beats.map { Double($0.frame) / Double(rate) } }
 
+  /// A steady piece with drums and chords at `bpm`, after `leadIn` seconds of silence.
+  func steady(_ bpm: Double, leadIn: Double = 0.3) -> BeatSynth.Piece {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = bpm
+    piece.endBPM = bpm
+    piece.leadIn = leadIn
+    return piece
+  }
+
+  /// The map's first beat (and its last, when `last` is given) within 50 ms of the music's.
+  func expectEdges(
+    _ found: BeatDetection, first: Double, last: Double? = nil, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let detected = times(found.map.beats, found.map.sampleRate)
+    #expect(abs(detected[0] - first) < 0.05, "first beat at \(detected[0]) s, the music's at \(first) s", sourceLocation: sourceLocation)
+    if let last {
+      #expect(abs(detected[detected.count - 1] - last) < 0.05, "last beat at \(detected[detected.count - 1]) s, the music's at \(last) s", sourceLocation: sourceLocation)
+    }
+  }
+
   /// Checks ≥ 95 % of beats and ≥ 90 % of downbeats within 50 ms, both ways.
   func expectAccurate(
     _ found: BeatDetection, _ truth: [BeatSynth.TrueBeat], sourceLocation: SourceLocation = #_sourceLocation
@@ -113,69 +133,46 @@ import TestSupport
 
   /// A recorder's DC offset under a second of silence: no beats before the music.
   @Test func aDCOffsetIsNotMusic() throws {
-    var piece = BeatSynth.Piece()
-    piece.leadIn = 1.2
-    piece.startBPM = 110
-    piece.endBPM = 110
-    let (clean, truth) = BeatSynth.render(piece)
-    let samples = clean.map { $0 + 0.02 }
-    let found = try detect(samples)
+    let (clean, truth) = BeatSynth.render(steady(110, leadIn: 1.2))
+    let found = try detect(clean.map { $0 + 0.02 })
     expectAccurate(found, truth)
-    let first = Double(found.map.beats[0].frame) / 44100
-    #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
+    expectEdges(found, first: truth[0].time)
   }
 
   /// Hiss all through, 12 dB under the music: no beats before the music starts or after
   /// its last chord (room tone in a rehearsal recording would shift every bar number).
   @Test func noBeatsInTheNoiseAroundTheMusic() throws {
-    var piece = BeatSynth.Piece()
-    piece.leadIn = 1.5
-    piece.startBPM = 112
-    piece.endBPM = 112
-    let (clean, truth) = BeatSynth.render(piece)
+    let (clean, truth) = BeatSynth.render(steady(112, leadIn: 1.5))
     let rms = (clean.reduce(0) { $0 + Double($1 * $1) } / Double(clean.count)).squareRoot()
     let hiss = BeatSynth.noise(seconds: Double(clean.count) / 44100 + 1, gain: rms / 4 * 3.0.squareRoot())
-    let samples = zip(clean, hiss).map { $0 + $1 }
-    let found = try detect(samples)
+    let found = try detect(zip(clean, hiss).map { $0 + $1 })
     expectAccurate(found, truth)
-    let first = Double(found.map.beats[0].frame) / 44100
-    let last = Double(found.map.beats[found.map.beats.count - 1].frame) / 44100
-    #expect(abs(first - truth[0].time) < 0.05, "first beat at \(first) s, the music at \(truth[0].time) s")
-    #expect(abs(last - truth[truth.count - 1].time) < 0.05, "last beat at \(last) s, the music's at \(truth[truth.count - 1].time) s")
+    expectEdges(found, first: truth[0].time, last: truth[truth.count - 1].time)
   }
 
   /// An excerpt cut out of the music, at a beat (whose onset the file's start hides) or
   /// between two: its beats begin at the first one in it, none invented before.
   @Test(arguments: [0.0, 0.004, 0.12, 0.3, 0.45])
   func anExcerptStartsOnItsFirstBeat(afterABeat cut: Double) throws {
-    var piece = BeatSynth.Piece()
-    piece.startBPM = 100
-    piece.endBPM = 100
-    let (whole, truth) = BeatSynth.render(piece)
+    let (whole, truth) = BeatSynth.render(steady(100))
     let start = truth[4].time + cut
-    let samples = Array(whole[Int(start * 44100)...])
     // A beat a few milliseconds before the cut still sounds in it, on its first sample.
     let kept = truth.filter { $0.time >= start - 0.02 }.map {
       BeatSynth.TrueBeat(time: max(0, $0.time - start), beatInBar: $0.beatInBar)
     }
-    let found = try detect(samples)
+    let found = try detect(Array(whole[Int(start * 44100)...]))
     expectAccurate(found, kept)
-    let first = Double(found.map.beats[0].frame) / 44100
-    #expect(abs(first - kept[0].time) < 0.05, "first beat at \(first) s, the excerpt's at \(kept[0].time) s")
+    expectEdges(found, first: kept[0].time)
   }
 
   /// A stereo file whose right channel is its left inverted sums to silence: the beats
   /// are found in one channel.
   @Test func channelsThatCancelAreHeardOneByOne() throws {
-    var piece = BeatSynth.Piece()
-    piece.startBPM = 104
-    piece.endBPM = 104
-    let (mono, truth) = BeatSynth.render(piece)
+    let (mono, truth) = BeatSynth.render(steady(104))
     let directory = TemporaryDirectory()
     let path = directory.file("inverted.wav")
     try Synth.write(mono.flatMap { [$0, -$0] }, to: path, channels: 2)
-    let found = try BeatDetector.detect(path: path)
-    expectAccurate(found, truth)
+    expectAccurate(try BeatDetector.detect(path: path), truth)
   }
 
   @Test func aGivenMeterOnlyPlacesTheDownbeats() throws {
