@@ -47,6 +47,27 @@ import TestSupport
     #expect(try cli.run(["beats", "detect", a, "--meter", "4/4"]).status == 0)
   }
 
+  /// A stereo file whose right channel is its left inverted (a miswired mono recording)
+  /// was refused as silent; it is detected through one channel, like the same song in mono.
+  @Test func channelsThatCancelAreNotSilence() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 110
+    piece.endBPM = 110
+    piece.bars = 10
+    let mono = BeatSynth.render(piece).samples
+    let straight = dir.file("mono.wav")
+    let inverted = dir.file("inverted.wav")
+    try Synth.write(mono, to: straight)
+    try Synth.write(mono.flatMap { [$0, -$0] }, to: inverted, channels: 2)
+    let result = try cli.run(["beats", "detect", straight, inverted])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stderrLines
+    #expect(lines.count == 2 && lines[1].hasPrefix("inverted.wav: "), "\(lines)")
+    #expect(lines[1].dropFirst("inverted.wav: ".count) == lines[0].dropFirst("mono.wav: ".count), "\(lines)")
+    let mirex = { (song: String) in try self.cli.run(["beats", "export", song, "--format", "mirex"]).stdout }
+    #expect(try mirex(inverted) == mirex(straight))
+  }
+
   @Test func keepsAnotherMapUnlessReplaced() throws {
     let a = try song("a.wav")
     _ = try cli.run(["add", a])
