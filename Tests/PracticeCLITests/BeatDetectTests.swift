@@ -50,15 +50,9 @@ import TestSupport
   /// A stereo file whose right channel is its left inverted (a miswired mono recording)
   /// was refused as silent; it is detected through one channel, like the same song in mono.
   @Test func channelsThatCancelAreNotSilence() throws {
-    var piece = BeatSynth.Piece()
-    piece.startBPM = 110
-    piece.endBPM = 110
-    piece.bars = 10
-    let mono = BeatSynth.render(piece).samples
-    let straight = dir.file("mono.wav")
+    let straight = try song("mono.wav")
     let inverted = dir.file("inverted.wav")
-    try Synth.write(mono, to: straight)
-    try Synth.write(mono.flatMap { [$0, -$0] }, to: inverted, channels: 2)
+    try Synth.write(Synth.read(straight).samples.flatMap { [$0, -$0] }, to: inverted, channels: 2)
     let result = try cli.run(["beats", "detect", straight, inverted])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stderrLines
