@@ -167,12 +167,16 @@ enum BeatTracker {
       }
       beats = shifted
     }
-    // Where the music begins. A file that starts in the middle of the music, at least as
-    // loud as it goes on (a loop, an excerpt cut at a downbeat), begins on its first
-    // sample and hides the onset there (the first frames are left out above).
+    // Where the music begins. The file's opening is its hidden frames (left out above) and
+    // 50 ms more, about 100 ms. A file whose opening is as loud as the music's median (a
+    // loop, an excerpt cut at a downbeat) starts in the middle of the music, on its first
+    // sample; in any other, the opening's median level is the floor that soft onsets at
+    // the start must rise above.
     let reach = max(1, Int(0.05 * fr))
     let levels = features.level[firstActive...lastActive].sorted()
-    let startsLoud = (features.level[0..<min(n, padded + reach)].max() ?? 0) >= levels[levels.count / 2]
+    let opening = features.level[0..<min(n, padded + reach)].sorted()
+    let startsLoud = (opening.last ?? 0) >= levels[levels.count / 2]
+    let openingLevel = opening[opening.count / 2]
     // Beats from the first sound on: continue the chain backwards at the local period, to
     // a little before the first sound (soft attacks), or in a file that starts loud to its
     // first sample, where a beat due within the hidden frames is placed.
@@ -190,11 +194,9 @@ enum BeatTracker {
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
     if startsLoud, let first = beats.first, first < padded + reach { beats[0] = 0 }
     // Otherwise the music begins at its first beat with an onset: a clear one, or a soft
-    // one (a pickup) that sounds above the file's first 100 ms (6 dB louder in the 100 ms
-    // after it). Beats before it are in the noise before the music (hiss, room tone),
-    // whose own fluctuations can look like soft onsets, but not like clear ones.
-    let opening = features.level[0..<min(n, 2 * reach)].sorted()
-    let openingLevel = opening[opening.count / 2]
+    // one (a pickup) that sounds above the opening (6 dB louder in the 100 ms after it).
+    // Beats before it are in the noise before the music (hiss, room tone), whose own
+    // fluctuations can look like soft onsets, but not like clear ones.
     while beats.count > 1, !(startsLoud && beats[0] == 0) {
       let first = beats[0]
       let onset = novelty[max(0, first - reach)...min(n - 1, first + reach)].max() ?? 0
