@@ -88,6 +88,27 @@ import TestSupport
     #expect(out == Array(samples.prefix(30000)))
   }
 
+  /// A float file with a glitch, NaN and infinite samples, renders with silence in their
+  /// place, at speed 1 and through the time stretcher, where they would have turned the
+  /// rest of the song into full-scale noise.
+  @Test func samplesThatAreNotNumbersAreSilence() throws {
+    var samples = Synth.sine(frequency: 440, seconds: 3, amplitude: 0.5)
+    let glitch = 44100..<44110
+    for i in glitch { samples[i] = i % 2 == 0 ? .nan : -.infinity }
+    let song = dir.file("glitch.wav")
+    try Synth.writeFloatWAV(samples, to: song)
+    for speed in ["100%", "80%"] {
+      let out = dir.file("glitch-\(speed.dropLast()).wav")
+      let result = try cli.run(["render", song, "--speed", speed, "-o", out])
+      #expect(result.status == 0, "\(result.stderr)")
+      let (_, rendered) = try Synth.read(out)
+      #expect(rendered.allSatisfy { $0.isFinite && abs($0) < 0.6 }, "speed \(speed): peak \(rendered.map(abs).max() ?? 0)")
+      if speed == "100%" {
+        #expect(rendered[glitch].allSatisfy { $0 == 0 })
+      }
+    }
+  }
+
   @Test(arguments: ["flac", "mp3"])
   func truncatedCompressedFilePlaysWhatDecodesThenWarns(ext: String) throws {
     let whole = dir.file("whole.\(ext)")

@@ -175,6 +175,21 @@ import TestSupport
     expectAccurate(try BeatDetector.detect(path: path), truth)
   }
 
+  /// A float file with a few NaN and infinite samples is detected as it would be without
+  /// them: they are silence, not a poison for the chroma's running sums (the bars).
+  @Test func samplesThatAreNotNumbersAreSilence() throws {
+    let (samples, _) = BeatSynth.render(steady(112))
+    var glitched = samples
+    for i in 100_000..<100_010 { glitched[i] = i % 2 == 0 ? .nan : .infinity }
+    let directory = TemporaryDirectory()
+    try Synth.writeFloatWAV(samples, to: directory.file("clean.wav"))
+    try Synth.writeFloatWAV(glitched, to: directory.file("glitched.wav"))
+    let clean = try BeatDetector.detect(path: directory.file("clean.wav")).map
+    let found = try BeatDetector.detect(path: directory.file("glitched.wav")).map
+    #expect(found.beats.map(\.frame) == clean.beats.map(\.frame))
+    #expect(found.beats.map(\.beat) == clean.beats.map(\.beat))
+  }
+
   @Test func aGivenMeterOnlyPlacesTheDownbeats() throws {
     var piece = BeatSynth.Piece()
     piece.beatsPerBar = 2

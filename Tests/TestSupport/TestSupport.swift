@@ -61,6 +61,31 @@ public enum Synth {
     try writer.finish()
   }
 
+  /// Writes interleaved samples as a 32-bit float WAV, byte for byte: unlike `write`, any
+  /// value goes into the file as it is (NaN and infinities too, as a glitching plug-in
+  /// writes them).
+  public static func writeFloatWAV(
+    _ samples: [Float], to path: String, sampleRate: Int = 44100, channels: Int = 1
+  ) throws {
+    var data = Data()
+    func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    let bytes = samples.count * 4
+    data.append(contentsOf: Array("RIFF".utf8))
+    put(UInt32(36 + bytes))
+    data.append(contentsOf: Array("WAVEfmt ".utf8))
+    put(UInt32(16))
+    put(UInt16(3))  // WAVE_FORMAT_IEEE_FLOAT
+    put(UInt16(channels))
+    put(UInt32(sampleRate))
+    put(UInt32(sampleRate * channels * 4))
+    put(UInt16(channels * 4))
+    put(UInt16(32))
+    data.append(contentsOf: Array("data".utf8))
+    put(UInt32(bytes))
+    for sample in samples { put(sample.bitPattern) }
+    try data.write(to: URL(fileURLWithPath: path))
+  }
+
   /// Reads a whole file back: its info and interleaved samples.
   public static func read(_ path: String) throws -> (info: SoundFileInfo, samples: [Float]) {
     let file = try SoundFile(path: path)

@@ -73,9 +73,14 @@ public final class SoundFile {
   }
 
   /// Reads up to `frames` interleaved frames into `buffer` (`sf_readf_float`); returns
-  /// how many were read, fewer only at the end of the decodable audio.
+  /// how many were read, fewer only at the end of the decodable audio. Samples that are
+  /// not numbers (NaN or infinite: a glitch in a float file) read as silence; passed on,
+  /// they would turn everything after them in the time stretcher into full-scale noise,
+  /// and the analysis's running sums into NaN.
   public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-    Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    let n = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    for i in 0..<(max(0, n) * info.channels) where !buffer[i].isFinite { buffer[i] = 0 }
+    return n
   }
 
   /// libsndfile's message for the last error on this file, if there was one.
