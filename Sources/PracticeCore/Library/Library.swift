@@ -241,7 +241,8 @@ extension Song {
     updatedAt = timestamp
   }
 
-  /// Opens the song's audio, with a message that says what to do if the file has gone.
+  /// Opens the song's audio to play it, with a message that says what to do if the file
+  /// has gone or holds no audio.
   public func openAudio() throws -> SoundFile {
     guard FileManager.default.fileExists(atPath: path) else {
       throw PracticeError(
@@ -249,6 +250,10 @@ extension Song {
         "the file of song \(id ?? 0) '\(title)' is missing: \(path); "
           + "if it moved, `practice add NEWPATH` finds the song again")
     }
-    return try SoundFile(path: path)
+    let file = try SoundFile(path: path)
+    guard file.info.frames > 0 else {
+      throw PracticeError(.badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
+    }
+    return file
   }
 }
