@@ -47,10 +47,12 @@ struct BeatsDetect: ParsableCommand {
     // Refuse before detecting anything, so nothing is half done.
     if !replace {
       for song in resolved {
-        if let map = try library.beatMap(for: song), !map.isAsDetected {
+        // The stored beats, not the map: one that no longer fits a changed file is still
+        // detected again (or refused) by what kind it is.
+        if let beats = try library.storedBeats(for: song), !beats.areAsDetected {
           throw PracticeError(
             .usage,
-            "'\(song.title)' has \(describeKind(of: map)); add --replace to overwrite it with detected beats")
+            "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats")
         }
       }
     }

@@ -40,9 +40,9 @@ struct BeatsTap: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     // Refuse before playing, so no tapping is wasted.
-    if !replace, let map = try library.beatMap(for: song), !(map.beats[0].source == .tapped || map.isAsDetected) {
+    if !replace, let beats = try library.storedBeats(for: song), !(beats[0].source == .tapped || beats.areAsDetected) {
       throw PracticeError(
-        .usage, "'\(song.title)' has \(describeKind(of: map)); add --replace to overwrite it with tapped beats")
+        .usage, "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with tapped beats")
     }
     guard isatty(STDIN_FILENO) == 1 else {
       throw PracticeError(
@@ -97,8 +97,8 @@ struct BeatsTap: ParsableCommand {
 }
 
 /// "an imported beat map", "a beat map made with `beats grid`"…
-func describeKind(of map: BeatMap) -> String {
-  switch map.beats[0].source {
+func describeKind(of beats: [Beat]) -> String {
+  switch beats[0].source {
   case .detected: return "an edited detected beat map"
   case .imported: return "an imported beat map"
   case .grid: return "a beat map made with `beats grid`"

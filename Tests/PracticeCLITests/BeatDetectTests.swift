@@ -84,6 +84,29 @@ import TestSupport
     #expect(try exported("1") == edited)
   }
 
+  /// The file was cut shorter after its beats were detected, so the stored map runs past
+  /// its end. Detecting again still needs no --replace (the map was detected), and an
+  /// imported map is still refused by kind, not by the error that it no longer fits.
+  @Test func aMapThatNoLongerFitsItsChangedFileIsDetectedAgain() throws {
+    let a = try song("a.wav")
+    #expect(try cli.run(["beats", "detect", a]).status == 0)
+    let (_, samples) = try Synth.read(a)
+    try Synth.write(Array(samples.prefix(samples.count / 2)), to: a)
+    #expect(try cli.run(["beats", "show", a]).stderr.contains("inconsistent"))
+    let again = try cli.run(["beats", "detect", a])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(try cli.run(["beats", "show", a]).status == 0)
+
+    let b = try song("b.wav")
+    let times = dir.file("b.txt")
+    try (1...20).map { "\(Double($0) * 0.5)\n" }.joined().write(toFile: times, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["beats", "import", b, times, "--format", "times"]).status == 0)
+    let (_, long) = try Synth.read(b)
+    try Synth.write(Array(long.prefix(44100 * 5)), to: b)
+    let refused = try cli.run(["beats", "detect", b])
+    #expect(refused.status == 64 && refused.stderr.contains("imported"), "\(refused.stderr)")
+  }
+
   @Test func badAudioFailsWithOneLineAndKeepsTheMap() throws {
     let good = try song("good.wav")
     let silent = dir.file("silent.wav")

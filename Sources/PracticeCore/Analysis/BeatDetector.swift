@@ -191,12 +191,18 @@ public enum BeatDetector {
   }
 }
 
-extension BeatMap {
-  /// True when the map is as detection left it: every beat detected, with its confidence
-  /// (edits clear confidences). Such a map may be detected again without `--replace`.
-  public var isAsDetected: Bool {
-    beats.allSatisfy { $0.source == .detected && $0.confidence != nil }
+extension Sequence<Beat> {
+  /// True when the beats are as detection left them: every one detected, with its
+  /// confidence (edits clear confidences). Such a map may be detected again without
+  /// `--replace`.
+  public var areAsDetected: Bool {
+    allSatisfy { $0.source == .detected && $0.confidence != nil }
   }
+}
+
+extension BeatMap {
+  /// True when the map is as detection left it (`areAsDetected`).
+  public var isAsDetected: Bool { beats.areAsDetected }
 
   /// The lowest confidence among a bar's beats, nil when none has one.
   public func lowestConfidence(ofBar number: Int) -> Double? {

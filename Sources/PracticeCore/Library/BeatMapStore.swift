@@ -5,6 +5,20 @@ import GRDBSQLite
 extension Library {
   /// The song's beat map, or nil if it has none.
   public func beatMap(for song: Song) throws -> BeatMap? {
+    guard let id = song.id, let beats = try storedBeats(for: song) else { return nil }
+    do {
+      return try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+    } catch let error as PracticeError {
+      throw PracticeError(
+        .badData,
+        "the stored beat map of song \(id) '\(song.title)' is inconsistent (\(error.message)); "
+          + "import or generate it again")
+    }
+  }
+
+  /// The song's beats as stored, in order, not checked against its audio (which may have
+  /// changed since); nil if it has none. Enough to tell what kind of map it is.
+  public func storedBeats(for song: Song) throws -> [Beat]? {
     guard let id = song.id else { return nil }
     let beats = try read { db in
       try Row.fetchAll(
@@ -17,15 +31,7 @@ extension Library {
           source: BeatSource(rawValue: row[3]) ?? .imported, confidence: row[4])
       }
     }
-    guard !beats.isEmpty else { return nil }
-    do {
-      return try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
-    } catch let error as PracticeError {
-      throw PracticeError(
-        .badData,
-        "the stored beat map of song \(id) '\(song.title)' is inconsistent (\(error.message)); "
-          + "import or generate it again")
-    }
+    return beats.isEmpty ? nil : beats
   }
 
   /// Replaces the song's beat map in one transaction: all of the new one, or the old one.
