@@ -63,7 +63,7 @@ struct BeatsDetect: ParsableCommand {
     for song in resolved {
       let name = (song.path as NSString).lastPathComponent
       do {
-        let found = try BeatDetector.detect(path: song.path, options: options) { bar?.show($0, name) }
+        let found = try BeatDetector.detect(file: song.openAudio(), options: options) { bar?.show($0, name) }
         bar?.clear()
         try library.replaceBeatMap(for: song, with: found.map)
         Terminal.say(summary(name, found))

@@ -130,6 +130,14 @@ import TestSupport
     #expect(mixed.stderrLines[1].hasPrefix("good.wav: "))
     #expect(try exported(silent) == before)
     #expect(try cli.run(["beats", "show", good]).status == 0)
+
+    // A song whose file has gone: the same advice as `play` gives.
+    let moved = try song("moved.wav")
+    _ = try cli.run(["add", moved])
+    try FileManager.default.removeItem(atPath: moved)
+    let gone = try cli.run(["beats", "detect", "moved"])
+    #expect(gone.status == 66)
+    #expect(gone.stderrLines.count == 1 && gone.stderr.contains("`practice add NEWPATH`"), "\(gone.stderr)")
   }
 
   @Test func badUsageIsRefusedBeforeAnything() throws {

@@ -62,7 +62,15 @@ public enum BeatDetector {
     path: String, options: BeatDetectionOptions = BeatDetectionOptions(),
     progress: (Double) -> Void = { _ in }
   ) throws -> BeatDetection {
-    let file = try SoundFile(path: path)
+    try detect(file: SoundFile(path: path), options: options, progress: progress)
+  }
+
+  /// Reads `file` from its start and detects its beat map.
+  public static func detect(
+    file: SoundFile, options: BeatDetectionOptions = BeatDetectionOptions(),
+    progress: (Double) -> Void = { _ in }
+  ) throws -> BeatDetection {
+    let path = file.path
     var pass = try analyse(file, path: path, channel: nil, progress: progress)
     // Channels that cancel when summed (a mono recording with one side's polarity
     // flipped) are heard, but their sum is silent: listen to the first one alone.
