@@ -71,6 +71,7 @@ public enum BeatDetector {
     progress: (Double) -> Void = { _ in }
   ) throws -> BeatDetection {
     let path = file.path
+    try file.seek(to: 0)
     var pass = try analyse(file, path: path, channel: nil, progress: progress)
     // Channels that cancel when summed (a mono recording with one side's polarity
     // flipped) are heard, but their sum is silent: listen to the first one alone.
