@@ -165,6 +165,29 @@ import TestSupport
     expectEdges(found, first: kept[0].time)
   }
 
+  /// A file that starts in the music, as loud as it goes on, has no noise before the music
+  /// to mistake for beats: its first beat is kept however soft its onset, here a fifth of
+  /// the downbeats' (a fingerpicked passage cut just before a beat lost that beat).
+  /// Tracked on onset features laid out directly: beats every 60 frames (100 BPM at 100
+  /// frames a second), the downbeats' onsets five times the others', the level steady.
+  @Test func aFileThatStartsInTheMusicKeepsASoftFirstBeat() throws {
+    var features = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
+    let frames = 3000
+    let first = 30
+    features.level = [Float](repeating: 0.3, count: frames)
+    var onsets = [Float](repeating: 0.05, count: frames)
+    for (k, beat) in stride(from: first, to: frames - 30, by: 60).enumerated() {
+      // The first beat is the last of its bar: the excerpt starts a beat before a downbeat.
+      let height: Float = (k + 3) % 4 == 0 ? 10 : 2
+      for f in beat..<(beat + 3) { onsets[f] = height }
+    }
+    features.flux = onsets
+    features.superFlux = onsets
+    features.bassFlux = onsets
+    let tracked = try #require(BeatTracker.track(features, settings: .init()))
+    #expect(abs(tracked.frames[0] - first) <= 3, "first beat at frame \(tracked.frames[0]), the music's at \(first)")
+  }
+
   /// A stereo file whose right channel is its left inverted sums to silence: the beats
   /// are found in one channel.
   @Test func channelsThatCancelAreHeardOneByOne() throws {

@@ -41,8 +41,9 @@ struct TrackedBeats {
 ///    (followed again at twice the tempo, except in compound meters); far more bass there
 ///    means the beats are the off-beats (moved half a beat);
 /// 6. the chain extended to the first sound and trimmed to the first beat with an onset
-///    (noise before the music has none; a file that starts in the middle of the music has
-///    a beat on its first sample), and each beat moved back to where its onset began: the
+///    (noise before the music has none; a file that starts in the middle of the music is
+///    not trimmed, and has a beat on its first sample when one is due in its first
+///    frames), and each beat moved back to where its onset began: the
 ///    start of its burst of onset strength after a quiet moment, or of its steep rise
 ///    (soft attacks peak late);
 /// 7. without a given meter, beats whose onsets fall on their thirds rather than their
@@ -193,11 +194,13 @@ enum BeatTracker {
     }
     beats.removeAll { Double($0) < Double(firstActive) - 0.1 * fr }
     if startsLoud, let first = beats.first, first < padded + reach { beats[0] = 0 }
-    // Otherwise the music begins at its first beat with an onset: a clear one, or a soft
-    // one (a pickup) that sounds above the opening (6 dB louder in the 100 ms after it).
-    // Beats before it are in the noise before the music (hiss, room tone), whose own
-    // fluctuations can look like soft onsets, but not like clear ones.
-    while beats.count > 1, !(startsLoud && beats[0] == 0) {
+    // A file that starts loud has no noise before its music: every beat of the chain is
+    // the music's, however soft. Otherwise the music begins at its first beat with an
+    // onset: a clear one, or a soft one (a pickup) that sounds above the opening (6 dB
+    // louder in the 100 ms after it). Beats before it are in the noise before the music
+    // (hiss, room tone), whose own fluctuations can look like soft onsets, but not like
+    // clear ones.
+    while !startsLoud, beats.count > 1 {
       let first = beats[0]
       let onset = novelty[max(0, first - reach)...min(n - 1, first + reach)].max() ?? 0
       let loudness = features.level[first...min(n - 1, first + 2 * reach)].max() ?? 0
