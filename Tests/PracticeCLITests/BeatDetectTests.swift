@@ -47,6 +47,65 @@ import TestSupport
     #expect(try cli.run(["beats", "detect", a, "--meter", "4/4"]).status == 0)
   }
 
+  /// Runs practice with its stderr on a pseudo-terminal; returns all it wrote there.
+  func onTerminal(_ arguments: [String]) throws -> String {
+    // A pseudo-terminal from /dev/ptmx: unlock its other end (TIOCSPTLCK) and ask its
+    // number (TIOCGPTN), Linux's generic ioctl numbers; Swift's Glibc module has neither
+    // unlockpt nor ptsname.
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+      throw PracticeTestError("no pseudo-terminal")
+    }
+    defer { close(master) }
+    let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    guard slave >= 0 else { throw PracticeTestError("cannot open /dev/pts/\(number)") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = arguments
+    process.environment = cli.environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+    try process.run()
+    close(slave)
+    // Read until the terminal hangs up (the process and its copy of the slave are gone).
+    var output = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = read(master, &buffer, buffer.count)
+      if n <= 0 { break }
+      output.append(contentsOf: buffer[0..<n])
+    }
+    process.waitUntilExit()
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// On a terminal each song's progress is one line redrawn in place, rising from 0 %,
+  /// then wiped for its summary line.
+  @Test func aProgressBarOnATerminal() throws {
+    let a = try song("a.wav")
+    let b = try song("b.wav", bpm: 140, beatsPerBar: 3)
+    // The terminal turns each \n into \r\n.
+    let output = try onTerminal(["beats", "detect", a, b])
+    var cursor = output.startIndex
+    for name in ["a.wav", "b.wav"] {
+      let first = try #require(output.range(of: "% \(name)\u{1B}[K", range: cursor..<output.endIndex), "\(output)")
+      let start = try #require(output.range(of: "\r[", options: .backwards, range: cursor..<first.lowerBound))
+      let end = try #require(
+        output.range(of: " \(name)\u{1B}[K\r\u{1B}[K\(name): ", range: start.upperBound..<output.endIndex), "\(output)")
+      // Every draw of the bar between, its percentage rising.
+      let drawn = output[start.lowerBound..<end.upperBound].components(separatedBy: "\r[").dropFirst()
+      let percents = drawn.compactMap { Int($0.split(separator: " ")[1].dropLast()) }
+      #expect(percents.count == drawn.count && percents == percents.sorted(), "\(drawn)")
+      #expect((percents.first ?? 100) <= 5 && (percents.last ?? 0) >= 95, "\(percents)")
+      let summary = output[end.upperBound...].prefix { !$0.isNewline }
+      #expect(summary.contains(" beats, ") && summary.hasSuffix(" BPM"), "\(summary)")
+      cursor = end.upperBound
+    }
+  }
+
   /// A stereo file whose right channel is its left inverted (a miswired mono recording)
   /// was refused as silent; it is detected through one channel, like the same song in mono.
   @Test func channelsThatCancelAreNotSilence() throws {
