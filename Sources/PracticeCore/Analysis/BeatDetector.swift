@@ -118,7 +118,7 @@ public enum BeatDetector {
       mono.withUnsafeBufferPointer { analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<n])) }
       read += Int64(n)
       let fraction = info.frames > 0 ? min(1, Double(read) / Double(info.frames)) : 0
-      if fraction - lastReport >= 0.01 {
+      if fraction - lastReport >= 0.01 || (fraction == 1 && lastReport < 1) {
         progress(fraction)
         lastReport = fraction
       }
