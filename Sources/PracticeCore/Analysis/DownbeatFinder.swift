@@ -103,8 +103,9 @@ enum DownbeatFinder {
   struct Cues {
     let bass: [Double]
     let accent: [Double]
-    /// Log-compressed chroma summed per analysis frame, 12 per frame, so any span's sum is
-    /// a difference.
+    /// Log-compressed chroma summed beat span by beat span from the first beat, 12 per
+    /// bound, so the sum over any run of beats is a difference (12 numbers a beat, not a
+    /// frame: an hour of music would need 35 MB for those).
     private let prefix: [Double]
     /// Beat boundaries in analysis frames, with one more a period after the last beat.
     private let bounds: [Int]
@@ -120,16 +121,18 @@ enum DownbeatFinder {
       var frameEnergy = 0.0
       for v in features.chroma { frameEnergy += Double(v) }
       frameEnergy = max(1e-12, frameEnergy / Double(max(1, frames)))
-      var prefix = [Double](repeating: 0, count: (frames + 1) * 12)
-      for f in 0..<frames {
-        for c in 0..<12 {
-          prefix[(f + 1) * 12 + c] =
-            prefix[f * 12 + c] + log1p(100 * Double(features.chroma[f * 12 + c]) / frameEnergy)
+      let last = beats[beats.count - 1]
+      bounds = beats + [min(frames, last + Int(period[last]))]
+      var prefix = [Double](repeating: 0, count: bounds.count * 12)
+      for k in 1..<bounds.count {
+        for c in 0..<12 { prefix[k * 12 + c] = prefix[(k - 1) * 12 + c] }
+        for f in stride(from: bounds[k - 1], to: bounds[k], by: 1) {
+          for c in 0..<12 {
+            prefix[k * 12 + c] += log1p(100 * Double(features.chroma[f * 12 + c]) / frameEnergy)
+          }
         }
       }
       self.prefix = prefix
-      let last = beats[beats.count - 1]
-      bounds = beats + [min(frames, last + Int(period[last]))]
     }
 
     /// Unit chroma of beats a..<b, nil when the span is empty.
@@ -137,7 +140,7 @@ enum DownbeatFinder {
       let a = max(0, min(a, bounds.count - 1))
       let b = max(0, min(b, bounds.count - 1))
       guard b > a else { return nil }
-      let v = (0..<12).map { prefix[bounds[b] * 12 + $0] - prefix[bounds[a] * 12 + $0] }
+      let v = (0..<12).map { prefix[b * 12 + $0] - prefix[a * 12 + $0] }
       let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
       return norm > 0 ? v.map { $0 / norm } : v
     }
