@@ -75,9 +75,11 @@ struct BeatsGrid: ParsableCommand {
       frames: frames, beatsInBar: Array(repeating: nil, count: frames.count),
       meter: placement.meter, bar1: placement.bar1, source: .grid, totalFrames: song.frames,
       sampleRate: song.sampleRate)
+    let before = try? library.beatMap(for: song)
     try library.replaceBeatMap(for: song, with: map)
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM")
+    try warnOfSelections(of: song, in: library, before: before, after: map)
   }
 }
 
@@ -160,6 +162,7 @@ struct BeatsShift: ParsableCommand {
     let shifted = try map.shifted(byFrames: Int64((by * Double(song.sampleRate)).rounded()))
     try library.replaceBeatMap(for: song, with: shifted)
     Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")
+    try warnOfSelections(of: song, in: library, before: map, after: shifted)
   }
 }
 
@@ -186,9 +189,11 @@ struct BeatsMeter: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    let map = try requireBeatMap(library, song).rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
+    let before = try requireBeatMap(library, song)
+    let map = try before.rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
     try library.replaceBeatMap(for: song, with: map)
     Terminal.say("'\(song.title)': \(map.barsDescription) after counting \(meter)")
+    try warnOfSelections(of: song, in: library, before: before, after: map)
   }
 }
 
@@ -224,6 +229,7 @@ struct BeatsImport: ParsableCommand {
     let (map, loops) = try BeatImport.read(
       path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
+    let before = try? library.beatMap(for: song)
     let kept = try library.replaceBeatMap(for: song, with: map, loops: loops)
     for name in kept {
       Terminal.warning("a selection '\(name)' exists already; the file's loop of that name was not imported")
@@ -232,9 +238,7 @@ struct BeatsImport: ParsableCommand {
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription)"
         + (added > 0 ? ", \(added) selection(s) from the file's loops" : ""))
-    for selection in try library.selections(of: song) {
-      warnIfStale(selection, song: song, map: map)
-    }
+    try warnOfSelections(of: song, in: library, before: before, after: map)
   }
 }
 

@@ -65,12 +65,11 @@ struct BeatsDetect: ParsableCommand {
       do {
         let found = try BeatDetector.detect(file: song.openAudio(), options: options) { bar?.show($0, name) }
         bar?.clear()
+        let before = try? library.beatMap(for: song)
         try library.replaceBeatMap(for: song, with: found.map)
         Terminal.say(summary(name, found))
         if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
-        for selection in try library.selections(of: song) {
-          warnIfStale(selection, song: song, map: found.map)
-        }
+        try warnOfSelections(of: song, in: library, before: before, after: found.map)
       } catch let failure as any PracticeFailure {
         bar?.clear()
         // The other songs are still worth detecting; the exit code tells of the first failure.

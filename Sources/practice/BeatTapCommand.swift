@@ -72,12 +72,11 @@ struct BeatsTap: ParsableCommand {
       throw ExitCode(ExitStatus.interrupted)
     }
     let result = try TapSession.assemble(taps, song: song, meter: meter)
+    let before = try? library.beatMap(for: song)
     try library.replaceBeatMap(for: song, with: result.map)
     for warning in result.warnings { Terminal.warning(warning) }
     Terminal.say(summary(result, song: song))
-    for selection in try library.selections(of: song) {
-      warnIfStale(selection, song: song, map: result.map)
-    }
+    try warnOfSelections(of: song, in: library, before: before, after: result.map)
   }
 
   /// `'Song': 32 beats from 30 taps (28 on onsets, 2 filled in), bars 1-8, 4 beats a bar,

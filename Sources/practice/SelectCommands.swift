@@ -72,6 +72,33 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
   }
 }
 
+/// After the song's beat map was replaced (`before` is the old one, nil if there was none
+/// or it no longer fit): warns of each selection in bars that no longer fits the new map,
+/// or that now plays other music, its start or end moved by half a beat or more (bars
+/// counted in another meter or from another downbeat, beats detected again). A selection
+/// in bars follows the map on purpose; this says when that moved it.
+func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, after map: BeatMap) throws {
+  let intervals = zip(map.beats.dropFirst(), map.beats).map { $0.frame - $1.frame }.sorted()
+  let halfBeat = intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2
+  for selection in try library.selections(of: song) {
+    guard case .bars(let range) = selection.span else { continue }
+    guard describe(selection, song: song, map: map).fits else {
+      warnIfStale(selection, song: song, map: map)
+      continue
+    }
+    guard let before, let old = try? selection.span.frames(beatMap: before),
+      let new = try? selection.span.frames(beatMap: map),
+      abs(new.lowerBound - old.lowerBound) >= halfBeat || abs(new.upperBound - old.upperBound) >= halfBeat
+    else { continue }
+    let rate = Double(song.sampleRate)
+    Terminal.warning(
+      "selection '\(selection.name)' of '\(song.title)' (bars \(range)) now plays "
+        + "\(formatTimeRange(new, sampleRate: song.sampleRate)), not \(formatTimeRange(old, sampleRate: song.sampleRate)); "
+        + "to keep that passage, `practice select edit \(song.id ?? 0) '\(selection.name)' --from "
+        + String(format: "%.3f --to %.3f`", Double(old.lowerBound) / rate, Double(old.upperBound) / rate))
+  }
+}
+
 /// Warns on stderr when a selection no longer fits the song's beat map.
 func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
   if case .bars(let range) = selection.span, !describe(selection, song: song, map: map).fits {

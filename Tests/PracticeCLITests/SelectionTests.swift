@@ -79,6 +79,26 @@ import TestSupport
     #expect(missing.status == 66)
   }
 
+  /// Counting the bars again (or detecting, tapping, importing a new map) moves a bar
+  /// selection to other music: said once, with the edit that keeps the old passage. A
+  /// small shift of every beat is not worth a word.
+  @Test func aBarSelectionMovedToOtherMusicIsReported() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "b", "--bars", "3-4"])
+    let recount = try cli.run(["beats", "meter", "1", "--meter", "3/4"])
+    #expect(recount.status == 0)
+    #expect(recount.stderrLines.count == 2, "\(recount.stderr)")
+    let warning = try #require(recount.stderrLines.last)
+    #expect(
+      warning == "practice: warning: selection 'b' of 'clicks-120' (bars 3-4) now plays 0:03.5–0:06.5, "
+        + "not 0:04.5–0:08.5; to keep that passage, `practice select edit 1 'b' --from 4.500 --to 8.500`")
+    #expect(try cli.run(["select", "edit", "1", "b", "--from", "4.500", "--to", "8.500"]).status == 0)
+    #expect(try cli.run(["select", "list"]).stdout == "1\tb\t0:04.5–0:08.5\t\n")
+    _ = try cli.run(["select", "add", "1", "c", "--bars", "2"])
+    let shift = try cli.run(["beats", "shift", "1", "--by", "0.01"])
+    #expect(shift.status == 0 && shift.stderrLines.count == 1, "\(shift.stderr)")
+  }
+
   @Test func selectionsFollowTheBeatMapAndWarnWhenTheyNoLongerFit() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "end", "--bars", "7-8"])
