@@ -79,7 +79,7 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
 /// in bars follows the map on purpose; this says when that moved it.
 func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, after map: BeatMap) throws {
   let intervals = zip(map.beats.dropFirst(), map.beats).map { $0.frame - $1.frame }.sorted()
-  let halfBeat = intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2
+  let halfBeat = max(1, intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2)
   for selection in try library.selections(of: song) {
     guard case .bars(let range) = selection.span else { continue }
     guard describe(selection, song: song, map: map).fits else {
