@@ -82,10 +82,9 @@ func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, afte
   let halfBeat = max(1, intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2)
   for selection in try library.selections(of: song) {
     guard case .bars(let range) = selection.span else { continue }
-    guard describe(selection, song: song, map: map).fits else {
-      warnIfStale(selection, song: song, map: map)
-      continue
-    }
+    warnIfStale(selection, song: song, map: map)
+    // One that no longer fits has had its warning; one that did not fit before has no
+    // passage to keep.
     guard let before, let old = try? selection.span.frames(beatMap: before),
       let new = try? selection.span.frames(beatMap: map),
       abs(new.lowerBound - old.lowerBound) >= halfBeat || abs(new.upperBound - old.upperBound) >= halfBeat
@@ -95,7 +94,7 @@ func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, afte
       "selection '\(selection.name)' of '\(song.title)' (bars \(range)) now plays "
         + "\(formatTimeRange(new, sampleRate: song.sampleRate)), not \(formatTimeRange(old, sampleRate: song.sampleRate)); "
         + "to keep that passage, `practice select edit \(song.id ?? 0) '\(selection.name)' --from "
-        + String(format: "%.3f --to %.3f`", Double(old.lowerBound) / rate, Double(old.upperBound) / rate))
+        + "\(formatSeconds(Double(old.lowerBound) / rate)) --to \(formatSeconds(Double(old.upperBound) / rate))`")
   }
 }
 

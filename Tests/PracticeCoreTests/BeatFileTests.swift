@@ -381,7 +381,7 @@ import Testing
     #expect(error.category == .badData)
     let whole = failure("", .times)
     #expect(whole?.description.hasPrefix("beat file 'x.txt': no beats found; ") == true)
-    #expect(BeatText.seconds(4.5001) == "4.5001")
+    #expect(formatSeconds(4.5001) == "4.5001")
   }
 
   /// Truncated and corrupted files throw; none traps.

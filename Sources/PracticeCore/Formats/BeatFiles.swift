@@ -109,7 +109,7 @@ struct BeatCollector {
     let time = mark.time
     guard time.isFinite else { throw error(line, "time is not a finite number") }
     guard time >= 0 else {
-      throw error(line, "time is negative (\(BeatText.seconds(time)))")
+      throw error(line, "time is negative (\(formatSeconds(time)))")
     }
     if let beat = mark.beatInBar, beat < 1 {
       throw error(line, "beat-in-bar must be 1 or more (got \(beat))")
@@ -120,12 +120,12 @@ struct BeatCollector {
     if let previous = beats.last {
       if time == previous.time {
         let also = lastLine.map { " (also on line \($0))" } ?? ""
-        throw error(line, "duplicate time \(BeatText.seconds(time))\(also)")
+        throw error(line, "duplicate time \(formatSeconds(time))\(also)")
       }
       if time < previous.time {
         throw error(
           line,
-          "times must increase (\(BeatText.seconds(time)) after \(BeatText.seconds(previous.time)))"
+          "times must increase (\(formatSeconds(time)) after \(formatSeconds(previous.time)))"
         )
       }
     }
@@ -133,8 +133,8 @@ struct BeatCollector {
     guard time < audioDuration else {
       throw error(
         line,
-        "time \(BeatText.seconds(time)) is at or past the end of the audio "
-          + "(\(BeatText.seconds(audioDuration)))",
+        "time \(formatSeconds(time)) is at or past the end of the audio "
+          + "(\(formatSeconds(audioDuration)))",
         advice: "check that the beat file belongs to this song, or remove the line")
     }
     beats.append(mark)

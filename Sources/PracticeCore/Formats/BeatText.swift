@@ -205,16 +205,4 @@ enum BeatText {
     }
     return (nil, beat)
   }
-
-  /// Seconds for messages: at least 3 decimals, more when they matter (`4.500`, `4.5001`).
-  static func seconds(_ value: Double) -> String {
-    guard value.isFinite else { return "\(value)" }
-    var text = String(format: "%.9f", value)
-    while text.hasSuffix("0"), let dot = text.firstIndex(of: "."),
-      text.distance(from: dot, to: text.endIndex) > 4
-    {
-      text.removeLast()
-    }
-    return text
-  }
 }

@@ -51,7 +51,7 @@ enum TextBeatFormats {
       guard end >= start else {
         throw beats.error(
           line,
-          "label ends (\(BeatText.seconds(end))) before it starts (\(BeatText.seconds(start)))")
+          "label ends (\(formatSeconds(end))) before it starts (\(formatSeconds(start)))")
       }
       let label = fields.count == 3 ? fields[2] : ""
       let (bar, beat) = try BeatText.barAndBeat(label: label, line: line, path: beats.path)

@@ -123,8 +123,8 @@ enum TranscribeFormat {
     guard end <= beats.audioDuration else {
       throw beats.error(
         line,
-        "loop '\(name)' ends at \(BeatText.seconds(end)), past the end of the audio "
-          + "(\(BeatText.seconds(beats.audioDuration)))",
+        "loop '\(name)' ends at \(formatSeconds(end)), past the end of the audio "
+          + "(\(formatSeconds(beats.audioDuration)))",
         advice: "check that the .xsc file belongs to this song")
     }
     return NamedRange(name: name, start: start, end: end)

@@ -37,6 +37,19 @@ public func formatTime(_ seconds: Double) -> String {
   return "\(minutes):\(ss).\(fraction)"
 }
 
+/// Seconds for messages and for commands to paste: at least 3 decimals, more when they
+/// matter (`4.500`, `4.5001`); `parseTime` reads them back.
+public func formatSeconds(_ value: Double) -> String {
+  guard value.isFinite else { return "\(value)" }
+  var text = String(format: "%.9f", value)
+  while text.hasSuffix("0"), let dot = text.firstIndex(of: "."),
+    text.distance(from: dot, to: text.endIndex) > 4
+  {
+    text.removeLast()
+  }
+  return text
+}
+
 /// Formats a range of source frames as `m:ss.s–m:ss.s`.
 public func formatTimeRange(_ frames: Range<Int64>, sampleRate: Int) -> String {
   let rate = Double(sampleRate)
