@@ -51,12 +51,14 @@ import TestSupport
     try expectFailure(["add", empty], status: 65, message: "the file is empty")
   }
 
-  /// A WAV with a header and no frames is a song, but not one to play.
+  /// A WAV with a header and no frames is a song, but not one to play or detect beats in.
   @Test func noFramesToPlay() throws {
     let empty = dir.file("no-frames.wav")
     try Synth.writeFloatWAV([], to: empty)
     #expect(try cli.run(["add", empty]).status == 0)
-    for command in [["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")]] {
+    for command in [
+      ["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")], ["beats", "detect", empty],
+    ] {
       try expectFailure(command, status: 65, message: "holds no audio (0 frames)")
     }
   }
