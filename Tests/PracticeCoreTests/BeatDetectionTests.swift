@@ -84,7 +84,7 @@ import TestSupport
     expectAccurate(found, truth)
     #expect(found.meter == Meter(parsing: "4/4"))
     #expect(found.map.beats.allSatisfy { $0.source == .detected && $0.confidence != nil })
-    #expect(found.map.isAsDetected)
+    #expect(found.map.beats.areAsDetected)
     #expect(found.warning == nil)
     // The first beat is found at the very start of the music.
     #expect(abs(times(found.map.beats, 44100)[0] - truth[0].time) < 0.05)
@@ -398,8 +398,8 @@ import TestSupport
       Beat(frame: Int64($0 * 22050), bar: $0 / 4 + 1, beat: $0 % 4 + 1, source: .detected, confidence: 0.9)
     }
     let map = try BeatMap(beats: beats, totalFrames: 44100 * 5, sampleRate: 44100)
-    #expect(map.isAsDetected)
+    #expect(map.beats.areAsDetected)
     #expect(map.lowestConfidence(ofBar: 1) == 0.9)
-    #expect(try !map.shifted(byFrames: 10).isAsDetected)
+    #expect(try !map.shifted(byFrames: 10).beats.areAsDetected)
   }
 }

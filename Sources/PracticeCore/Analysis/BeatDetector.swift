@@ -210,9 +210,6 @@ extension Sequence<Beat> {
 }
 
 extension BeatMap {
-  /// True when the map is as detection left it (`areAsDetected`).
-  public var isAsDetected: Bool { beats.areAsDetected }
-
   /// The lowest confidence among a bar's beats, nil when none has one.
   public func lowestConfidence(ofBar number: Int) -> Double? {
     guard let bar = bar(number) else { return nil }
