@@ -33,6 +33,8 @@ import tempfile
 import numpy as np
 import soundfile as sf
 
+from score import read_beats
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WINDOW = 0.07
@@ -40,10 +42,6 @@ WINDOW = 0.07
 PIECES = ["44-pop-drums", "44-ballad-piano", "34-viennese-waltz", "68-jig-fiddle", "24-polka",
           "44-hymn-organ", "44-fingerpick-guitar", "34-minuet-harpsichord", "44-swing-jazz",
           "68-slow-rock-drums", "24-samba", "44-disco"]
-
-
-def load_beats(path):
-    return np.loadtxt(path, usecols=0, ndmin=1)
 
 
 def detected(practice, db, wav):
@@ -68,7 +66,7 @@ def excerpts(args):
         db = os.path.join(tmp, "library.sqlite")
         for name in args.pieces or PIECES:
             audio, rate = sf.read(os.path.join(args.set, name + ".wav"))
-            truth = load_beats(os.path.join(args.set, name + ".beats"))
+            truth = read_beats(os.path.join(args.set, name + ".beats"))[0]
             for k in range(args.cuts):
                 cut = rng.uniform(truth[2], truth[-12])
                 end = rng.uniform(truth[np.searchsorted(truth, cut) + 8], truth[-4])
@@ -105,7 +103,7 @@ def outside(args):
         det = os.path.join(args.detdir, os.path.basename(ref))
         if not os.path.exists(det) or os.path.getsize(det) == 0:
             continue
-        truth, found = load_beats(ref), load_beats(det)
+        truth, found = read_beats(ref)[0], read_beats(det)[0]
         pieces += 1
         b = int((found < truth[0] - WINDOW).sum())
         a = int((found > truth[-1] + WINDOW).sum())
