@@ -109,6 +109,34 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
     #expect(Array(out[(4096 + 2 * fade)...]) == Array(source[(4096 + 2 * fade)...]))
   }
 
+  /// A musician pauses, then steps to another bar: the position reported while paused is
+  /// the new place (the status line shows it, and the next step counts from it), and the
+  /// resume plays from exactly there.
+  @Test func aSeekWhilePausedIsReportedAtOnceAndResumesThere() throws {
+    let (path, source) = try countingSource()
+    let (engine, sink) = try engine(path, plan: plan(0..<60000)) { engine, written in
+      if written == 4096 { engine.send(.pause) }
+    }
+    engine.start()
+    while sink.pauses.load(ordering: .acquiring) == 0 { usleep(1000) }
+    var target = plan(0..<60000)
+    target.startOffset = 30000
+    engine.jump(to: target, kind: .seek)
+    var reported: PlaybackEvent?
+    for _ in 0..<2000 where reported?.sourceFrame != 30000 {
+      while let event = engine.events.pop() { reported = event }
+      usleep(1000)
+    }
+    #expect(reported?.paused == true)
+    #expect(reported?.sourceFrame == 30000, "\(String(describing: reported))")
+    engine.send(.resume)
+    _ = try engine.wait()
+    let out = sink.samples
+    // The pause's fade-out, then the new place faded in.
+    #expect(out.count == 4096 + fade + 30000)
+    #expect(Array(out[(4096 + 2 * fade)...]) == Array(source[(30000 + fade)..<60000]))
+  }
+
   @Test func aSpeedChangeBringsInTheStretcherWithoutAGap() throws {
     let samples = Synth.quantized16(Synth.sine(frequency: 440, seconds: 2, amplitude: 0.5))
     let path = dir.file("sine.wav")

@@ -617,6 +617,9 @@ extension PlaybackEngine {
       if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
         let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
         _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
+        // Nothing sounds before the resume, and then the jump's new place: report that
+        // place now (the status line shows it; the next step counts from it).
+        if let start = marks.last { reachOutput(Int64(start.output.rounded(.up))) }
       }
       publish(written: framesWritten.load(ordering: .relaxed))
     }
@@ -907,7 +910,8 @@ extension PlaybackEngine {
   private func publish(written: Int64, ended: Bool = false) {
     let mark = sounding
     let inGap = mark.kind == .gap || mark.kind == .passEnd
-    let source = inGap ? mark.source : mark.source + Int64(((Double(written) - mark.output) * mark.speed).rounded())
+    // Paused after a jump, the output has not reached its start yet.
+    let source = inGap ? mark.source : mark.source + Int64((max(0, Double(written) - mark.output) * mark.speed).rounded())
     events.push(
       PlaybackEvent(
         outputFrame: written, delayFrames: ended || paused ? 0 : sink.pendingFrames(),
