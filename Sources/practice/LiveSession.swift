@@ -277,21 +277,12 @@ final class LiveSession {
 
   private func moveBeats(_ count: Int) {
     guard let frame = moveOrigin() else { return }
-    guard let map = beatMap, let index = map.beatIndex(at: frame) else {
-      return seek(to: frame + Int64(count * sampleRate))
-    }
-    let target = min(max(0, index + count), map.beats.count - 1)
-    seek(to: map.beats[target].frame)
+    seek(to: beatMap?.frame(steppingBeats: count, from: frame) ?? frame + Int64(count * sampleRate))
   }
 
   private func moveBars(_ count: Int) {
     guard let frame = moveOrigin() else { return }
-    guard let map = beatMap, let index = map.beatIndex(at: frame) else {
-      return seek(to: frame + Int64(count * 5 * sampleRate))
-    }
-    let bar = map.beats[index].bar + count
-    guard let start = map.frame(bar: min(max(map.firstBar, bar), map.lastBar)) else { return }
-    seek(to: start)
+    seek(to: beatMap?.frame(steppingBars: count, from: frame) ?? frame + Int64(count * 5 * sampleRate))
   }
 
   private func restart() { seek(to: plan.range.lowerBound) }

@@ -52,6 +52,30 @@ import Testing
     #expect(try grid(32, total: 3200).frames(ofBar: 8) == 2850..<3200)
   }
 
+  /// `play`'s `,` `.` ← →: steps land on beats and bar starts, held to the map, and from
+  /// before the first beat the first step on is the first beat or bar.
+  @Test func stepsByBeatsAndBarsLandOnTheMap() throws {
+    let map = try grid(32)  // beats at 50, 150, ... 3150; bar 2 starts at 450
+    #expect(map.frame(steppingBars: 1, from: 0) == 50)
+    #expect(map.frame(steppingBars: 3, from: 0) == 850)
+    #expect(map.frame(steppingBars: -1, from: 30) == 0)
+    #expect(map.frame(steppingBars: 1, from: 700) == 850)
+    #expect(map.frame(steppingBars: -1, from: 700) == 50)
+    #expect(map.frame(steppingBars: -5, from: 700) == 50)
+    #expect(map.frame(steppingBars: 20, from: 700) == 2850)
+    #expect(map.frame(steppingBeats: 1, from: 0) == 50)
+    #expect(map.frame(steppingBeats: 2, from: 49) == 150)
+    #expect(map.frame(steppingBeats: -1, from: 49) == 0)
+    #expect(map.frame(steppingBeats: -1, from: 50) == 50)
+    #expect(map.frame(steppingBeats: -2, from: 449) == 150)
+    #expect(map.frame(steppingBeats: 3, from: 3100) == 3150)
+    // A pickup: one bar back from bar 1 is the pickup's first beat (bar 0, beat 4).
+    let pickup = try grid(33, bar1: 2)
+    #expect(pickup.frame(steppingBars: -1, from: 200) == 50)
+    #expect(pickup.frame(steppingBars: 1, from: 0) == 50)
+    #expect(pickup.frame(steppingBars: 2, from: 0) == 150)
+  }
+
   @Test func pickupBeatsFormBarZero() throws {
     let map = try grid(33, bar1: 2)
     #expect(map.firstBar == 0)

@@ -185,6 +185,31 @@ public struct BeatMap: Sendable, Equatable {
     return low > 0 ? low - 1 : nil
   }
 
+  /// Where a step of `count` beats (negative: back) from `frame` lands: the beat that
+  /// many from the one sounding, held to the first and last beat. Before the first beat,
+  /// one step on is the first beat and a step back is frame 0.
+  public func frame(steppingBeats count: Int, from frame: Int64) -> Int64 {
+    let index = beatIndex(at: frame) ?? -1
+    let target = index + count
+    guard target >= 0 else { return index < 0 ? 0 : beats[0].frame }
+    return beats[min(target, beats.count - 1)].frame
+  }
+
+  /// Where a step of `count` bars from `frame` lands: the first beat (a pickup's too) of
+  /// the bar that many from the one sounding, held to the first and last bar. Before the
+  /// first beat, one step on is the first bar and a step back is frame 0.
+  public func frame(steppingBars count: Int, from frame: Int64) -> Int64 {
+    let target: Int
+    if let index = beatIndex(at: frame) {
+      target = beats[index].bar + count
+    } else {
+      guard count > 0 else { return 0 }
+      target = firstBar + count - 1
+    }
+    let held = bars[min(max(firstBar, target), lastBar) - firstBar]
+    return beats[held.beatIndices.lowerBound].frame
+  }
+
   /// The frames the beat at `index` spans.
   public func frames(ofBeat index: Int) -> Range<Int64> { beats[index].frame..<endOfBeat(at: index) }
 
