@@ -75,7 +75,7 @@ struct BeatsGrid: ParsableCommand {
       frames: frames, beatsInBar: Array(repeating: nil, count: frames.count),
       meter: placement.meter, bar1: placement.bar1, source: .grid, totalFrames: song.frames,
       sampleRate: song.sampleRate)
-    let before = try? library.beatMap(for: song)
+    let before = mapBeforeReplacing(song, in: library)
     try library.replaceBeatMap(for: song, with: map)
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM")
@@ -229,7 +229,7 @@ struct BeatsImport: ParsableCommand {
     let (map, loops) = try BeatImport.read(
       path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
-    let before = try? library.beatMap(for: song)
+    let before = mapBeforeReplacing(song, in: library)
     let kept = try library.replaceBeatMap(for: song, with: map, loops: loops)
     for name in kept {
       Terminal.warning("a selection '\(name)' exists already; the file's loop of that name was not imported")

@@ -65,7 +65,7 @@ struct BeatsDetect: ParsableCommand {
       do {
         let found = try BeatDetector.detect(file: song.openAudio(), options: options) { bar?.show($0, name) }
         bar?.clear()
-        let before = try? library.beatMap(for: song)
+        let before = mapBeforeReplacing(song, in: library)
         try library.replaceBeatMap(for: song, with: found.map)
         Terminal.say(summary(name, found))
         if let warning = found.warning { Terminal.warning("\(name): \(warning)") }

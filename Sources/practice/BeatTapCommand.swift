@@ -72,7 +72,7 @@ struct BeatsTap: ParsableCommand {
       throw ExitCode(ExitStatus.interrupted)
     }
     let result = try TapSession.assemble(taps, song: song, meter: meter)
-    let before = try? library.beatMap(for: song)
+    let before = mapBeforeReplacing(song, in: library)
     try library.replaceBeatMap(for: song, with: result.map)
     for warning in result.warnings { Terminal.warning(warning) }
     Terminal.say(summary(result, song: song))

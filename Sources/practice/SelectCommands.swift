@@ -72,6 +72,15 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
   }
 }
 
+/// The song's beat map before a command replaces it, for `warnOfSelections`: read only
+/// when one of the song's selections is in bars (nothing else moves with the map).
+func mapBeforeReplacing(_ song: Song, in library: Library) -> BeatMap? {
+  guard let selections = try? library.selections(of: song),
+    selections.contains(where: { if case .bars = $0.span { true } else { false } })
+  else { return nil }
+  return try? library.beatMap(for: song)
+}
+
 /// After the song's beat map was replaced (`before` is the old one, nil if there was none
 /// or it no longer fit): warns of each selection in bars that no longer fits the new map,
 /// or that now plays other music, its start or end moved by half a beat or more (bars
