@@ -38,20 +38,11 @@ final class ChromaAnalyzer {
     spectrum.feed(samples) { _ in analyse() }
   }
 
-  /// Chroma at each of `count` frames centred on `center(i)` source frames: the chroma
-  /// frame centred nearest. Flushes the window's tail first.
-  func finish(frames count: Int, center: (Int) -> Int) -> [Float] {
+  /// Flushes the window's tail; the chroma frames, 12 energies each, frame-major. Frame k
+  /// is centred on source frame `(k + 1) * hop - window / 2`.
+  func finish() -> [Float] {
     spectrum.flush { _ in analyse() }
-    let available = frames.count / 12
-    var out = [Float](repeating: 0, count: count * 12)
-    guard available > 0 else { return out }
-    for i in 0..<count {
-      // Chroma frame k is centred on (k + 1) * hop - window / 2.
-      let k = Int((Double(center(i) + window / 2) / Double(hop) - 1).rounded())
-      let source = max(0, min(available - 1, k))
-      for c in 0..<12 { out[i * 12 + c] = frames[source * 12 + c] }
-    }
-    return out
+    return frames
   }
 
   private func analyse() {

@@ -119,7 +119,10 @@ enum DownbeatFinder {
       bass = beats.map { peak(features.bassFlux, at: $0) }
       accent = beats.map { peak(features.flux, at: $0) }
       var frameEnergy = 0.0
-      for v in features.chroma { frameEnergy += Double(v) }
+      for f in 0..<frames {
+        guard let o = features.chromaOffset(ofFrame: f) else { break }
+        for c in 0..<12 { frameEnergy += Double(features.chroma[o + c]) }
+      }
       frameEnergy = max(1e-12, frameEnergy / Double(max(1, frames)))
       let last = beats[beats.count - 1]
       bounds = beats + [min(frames, last + Int(period[last]))]
@@ -127,8 +130,9 @@ enum DownbeatFinder {
       for k in 1..<bounds.count {
         for c in 0..<12 { prefix[k * 12 + c] = prefix[(k - 1) * 12 + c] }
         for f in stride(from: bounds[k - 1], to: bounds[k], by: 1) {
+          guard let o = features.chromaOffset(ofFrame: f) else { break }
           for c in 0..<12 {
-            prefix[k * 12 + c] += log1p(100 * Double(features.chroma[f * 12 + c]) / frameEnergy)
+            prefix[k * 12 + c] += log1p(100 * Double(features.chroma[o + c]) / frameEnergy)
           }
         }
       }

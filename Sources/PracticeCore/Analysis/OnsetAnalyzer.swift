@@ -18,14 +18,30 @@ public struct OnsetFeatures: Sendable {
   public var bassFlux: [Float] = []
   /// RMS level of each hop, its mean (DC) removed.
   public var level: [Float] = []
-  /// 12 pitch-class energies per frame (90 Hz-2.1 kHz, from `ChromaAnalyzer`'s long
-  /// window), frame-major.
+  /// 12 pitch-class energies per chroma frame (90 Hz-2.1 kHz, from `ChromaAnalyzer`'s long
+  /// window, every `chromaHop` source frames), frame-major; `chromaOffset(ofFrame:)`
+  /// finds an analysis frame's. Harmony moves slower than onsets: one chroma frame serves
+  /// eight analysis frames.
   public var chroma: [Float] = []
+  /// Source frames per chroma frame, and the chroma window: chroma frame k is centred on
+  /// source frame `(k + 1) * chromaHop - chromaWindow / 2`.
+  public var chromaHop = 1
+  public var chromaWindow = 0
   /// Log-magnitude flux over 24 bands an octave, each band's rise measured against the
   /// loudest of it and its neighbours a frame before (`SuperFlux`): new notes, not vibrato.
   public var superFlux: [Float] = []
 
   public var count: Int { flux.count }
+
+  /// Where analysis frame `index`'s chroma starts in `chroma`: the chroma frame centred
+  /// nearest it; nil when there is no chroma.
+  public func chromaOffset(ofFrame index: Int) -> Int? {
+    let available = chroma.count / 12
+    guard available > 0 else { return nil }
+    let center = (index + 1) * hop - window / 2
+    let k = Int((Double(center + chromaWindow / 2) / Double(chromaHop) - 1).rounded())
+    return max(0, min(available - 1, k)) * 12
+  }
 
   /// The source frame frame `index` is centred on, in seconds.
   public func seconds(ofFrame index: Int, sampleRate: Int) -> Double {
@@ -125,9 +141,9 @@ public final class OnsetAnalyzer {
   /// Pads the last partial hop and flushes the window's tail; returns the features.
   public func finish() -> OnsetFeatures {
     spectrum.flush { analyseHop($0) }
-    let hop = hop
-    let window = window
-    features.chroma = chroma.finish(frames: features.count) { ($0 + 1) * hop - window / 2 }
+    features.chroma = chroma.finish()
+    features.chromaHop = chroma.hop
+    features.chromaWindow = chroma.window
     return features
   }
 
