@@ -296,8 +296,8 @@ struct SelectHalve: ParsableCommand {
   @Flag(help: "Keep the second half.") var second = false
 
   func run() throws {
-    try transformSelection(target) { selection, _, _ in
-      try SelectionMove.halve(selection.span, second: second)
+    try transformSelection(target) { selection, _, map in
+      try SelectionMove.halve(selection.span, second: second, beatMap: map)
     }
   }
 }

@@ -259,9 +259,12 @@ extension BadInputTests {
     try expectFailure(["select", "move", "1", "a", "--by", "two"], status: 64, message: "--by 'two' is not a whole number of bars", usageHint: true)
     try expectFailure(["select", "move", "1", "a", "--by", "+1"], status: 64, message: "would leave the song's bars 1-1")
     try expectFailure(["select", "move", "1", "b", "--by", "1"], status: 64, message: "made from times; move works on selections made with --bars")
-    try expectFailure(["select", "halve", "1", "a"], status: 64, message: "halve needs at least two")
     try expectFailure(["select", "double", "1", "b"], status: 64, message: "would run past the end of the song")
-    try expectFailure(["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, b")
+    #expect(try cli.run(["select", "add", "1", "c", "--bars", "1.3-1.4"]).status == 0)
+    try expectFailure(["select", "double", "1", "c"], status: 64, message: "doubled, bars 1.3-1.4 would run past the song's last beat")
+    #expect(try cli.run(["select", "halve", "1", "c"]).status == 0)
+    try expectFailure(["select", "halve", "1", "c"], status: 64, message: "bars 1.3 is one beat; halve needs at least two")
+    try expectFailure(["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, b, c")
   }
 
   @Test func badBeatCommands() throws {

@@ -65,6 +65,26 @@ import TestSupport
     #expect(try span() == "span bars 1-8 (0:00.5–0:16.5)")
   }
 
+  /// One bar, or a span written in beats, halves and doubles in beats.
+  @Test func halvesAndDoublesInBeats() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "a", "--bars", "2"])
+    func span() throws -> String { try cli.run(["select", "show", "1", "a"]).stdout.split(separator: "\n")[2].description }
+    #expect(try cli.run(["select", "halve", "1", "a", "--second"]).status == 0)
+    #expect(try span() == "span bars 2.3-2.4 (0:03.5–0:04.5)")
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    #expect(try span() == "span bars 2.3-3.2 (0:03.5–0:05.5)")
+    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    #expect(try span() == "span bars 2.3-4.2 (0:03.5–0:07.5)")
+    // Eight beats, halved: the first four.
+    #expect(try cli.run(["select", "halve", "1", "a"]).status == 0)
+    #expect(try span() == "span bars 2.3-3.2 (0:03.5–0:05.5)")
+    // Three beats: the first half is the one, the second the other two.
+    _ = try cli.run(["select", "add", "1", "b", "--bars", "5.2-5.4"])
+    #expect(try cli.run(["select", "halve", "1", "b", "--second"]).status == 0)
+    #expect(try cli.run(["select", "show", "1", "b"]).stdout.contains("span bars 5.3-5.4 (0:09.5–0:10.5)"))
+  }
+
   @Test func playAndRenderASelection() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "two", "--bars", "2-3"])

@@ -228,6 +228,12 @@ public struct BeatMap: Sendable, Equatable {
 
   /// Resolves a bar range to source frames, exactly: bar A starts at its downbeat's frame.
   public func frames(of range: BarRange) throws -> Range<Int64> {
+    let indices = try beatIndices(of: range)
+    return beats[indices.lowerBound].frame..<endOfBeat(at: indices.upperBound)
+  }
+
+  /// The beats a bar range covers, first to last.
+  public func beatIndices(of range: BarRange) throws -> ClosedRange<Int> {
     func check(_ position: BarPosition) throws -> Bar {
       guard let bar = bar(position.bar) else {
         throw PracticeError(
@@ -250,12 +256,15 @@ public struct BeatMap: Sendable, Equatable {
     let startIndex = startBar.beatIndices.lowerBound + (range.start.beat.map { beatOffset(in: startBar, beat: $0) } ?? 0)
     let endIndex = endBar.beatIndices.lowerBound
       + (range.end.beat.map { beatOffset(in: endBar, beat: $0) } ?? (endBar.beatIndices.count - 1))
-    let start = beats[startIndex].frame
-    let end = endOfBeat(at: endIndex)
-    guard endIndex >= startIndex, start < end else {
+    guard endIndex >= startIndex, beats[startIndex].frame < endOfBeat(at: endIndex) else {
       throw PracticeError(.usage, "--bars \(range) ends before it starts; write the earlier bar first")
     }
-    return start..<end
+    return startIndex...endIndex
+  }
+
+  /// The beat at `index` as `bar.beat`.
+  public func position(ofBeat index: Int) -> BarPosition {
+    BarPosition(bar: beats[index].bar, beat: beats[index].beat)
   }
 }
 

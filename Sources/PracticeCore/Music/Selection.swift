@@ -47,20 +47,26 @@ public enum SelectionMove {
     }
   }
 
-  /// The first (or second) half; whole bars for bar spans, else halved in time.
-  public static func halve(_ span: SelectionSpan, second: Bool) throws -> SelectionSpan {
+  /// The first (or second) half. Two or more whole bars halve in bars (the first half
+  /// takes the smaller share of an odd count); one bar, or a span written in beats
+  /// (`9.3-12.2`), halves in beats; a span of times halves in time.
+  public static func halve(_ span: SelectionSpan, second: Bool, beatMap: BeatMap?) throws -> SelectionSpan {
     switch span {
     case .bars(let range):
-      let (first, last) = try wholeBars(range, move: "halve")
-      let count = last - first + 1
-      guard count >= 2 else {
-        throw PracticeError(.usage, "bars \(range) is one bar; halve needs at least two")
+      if let (first, last) = wholeBars(range), last > first {
+        let split = first + (last - first + 1) / 2
+        return .bars(
+          second
+            ? BarRange(start: BarPosition(bar: split), end: BarPosition(bar: last))
+            : BarRange(start: BarPosition(bar: first), end: BarPosition(bar: split - 1)))
       }
-      let split = first + count / 2
-      return .bars(
-        second
-          ? BarRange(start: BarPosition(bar: split), end: BarPosition(bar: last))
-          : BarRange(start: BarPosition(bar: first), end: BarPosition(bar: split - 1)))
+      let (map, beats) = try beatsCovered(range, beatMap: beatMap)
+      guard beats.count >= 2 else {
+        throw PracticeError(.usage, "bars \(range) is one beat; halve needs at least two")
+      }
+      let split = beats.lowerBound + beats.count / 2
+      let kept = second ? split...beats.upperBound : beats.lowerBound...(split - 1)
+      return .bars(BarRange(start: map.position(ofBeat: kept.lowerBound), end: map.position(ofBeat: kept.upperBound)))
     case .frames(let range):
       guard range.count >= 2 else { throw PracticeError(.usage, "the selection is too short to halve") }
       let middle = range.lowerBound + Int64(range.count / 2)
@@ -68,15 +74,24 @@ public enum SelectionMove {
     }
   }
 
-  /// Twice as long from the same start; it must still fit the song.
+  /// Twice as long from the same start, in bars for whole bars, in beats for a span
+  /// written in beats, in time for times; it must still fit the song.
   public static func double(
     _ span: SelectionSpan, beatMap: BeatMap?, totalFrames: Int64
   ) throws -> SelectionSpan {
     switch span {
     case .bars(let range):
-      let (first, last) = try wholeBars(range, move: "double")
-      let doubled = BarRange(
-        start: BarPosition(bar: first), end: BarPosition(bar: last + (last - first + 1)))
+      let doubled: BarRange
+      if let (first, last) = wholeBars(range) {
+        doubled = BarRange(start: BarPosition(bar: first), end: BarPosition(bar: last + (last - first + 1)))
+      } else {
+        let (map, beats) = try beatsCovered(range, beatMap: beatMap)
+        let end = beats.upperBound + beats.count
+        guard end < map.beats.count else {
+          throw PracticeError(.usage, "doubled, bars \(range) would run past the song's last beat")
+        }
+        doubled = BarRange(start: map.position(ofBeat: beats.lowerBound), end: map.position(ofBeat: end))
+      }
       if let beatMap { _ = try beatMap.frames(of: doubled) }
       return .bars(doubled)
     case .frames(let range):
@@ -88,11 +103,16 @@ public enum SelectionMove {
     }
   }
 
-  private static func wholeBars(_ range: BarRange, move: String) throws -> (Int, Int) {
-    guard range.start.beat == nil, range.end.beat == nil else {
-      throw PracticeError(
-        .usage, "bars \(range) starts or ends inside a bar; \(move) works on whole bars")
+  /// First and last bar when the range is whole bars (no beat given); nil otherwise.
+  private static func wholeBars(_ range: BarRange) -> (Int, Int)? {
+    range.start.beat == nil && range.end.beat == nil ? (range.start.bar, range.end.bar) : nil
+  }
+
+  /// The beat map and the beats a bar range covers (it needs the map).
+  private static func beatsCovered(_ range: BarRange, beatMap: BeatMap?) throws -> (BeatMap, ClosedRange<Int>) {
+    guard let beatMap else {
+      throw PracticeError(.missingInput, "bars \(range) needs the song's beat map, and it has none")
     }
-    return (range.start.bar, range.end.bar)
+    return (beatMap, try beatMap.beatIndices(of: range))
   }
 }
