@@ -53,6 +53,9 @@ HELD_OUT_OFFSETS = (2000, 3000, 4000)
 # The set under steady pink noise this many dB below the music, over the whole file (the
 # silence around the music too): hiss, room tone (bench/beats/noisy.py).
 NOISE_SNRS_DB = (20, 10)
+# The set's 4/4 and 3/4 pieces with one bar of two beats, cut or added near the middle
+# (bench/beats/oddbars.py): a song that drops or adds two beats once.
+ODD_DIR = os.path.join(b.OUT_DIR, "beats-oddbars")
 BASELINES_DIR = os.path.join(b.OUT_DIR, "beats-baselines")
 VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 
@@ -76,6 +79,8 @@ def setup():
     for snr in NOISE_SNRS_DB:
         subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "noisy.py"), str(snr), "--out",
                         noisy_dir(snr)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "oddbars.py"), "--out", ODD_DIR],
+                   check=True, stdout=subprocess.DEVNULL)
 
 
 def held_out_dir(offset):
@@ -258,6 +263,11 @@ def main():
             + " / ".join(f"{snr} dB" for snr in NOISE_SNRS_DB) + " below the music",
             "; ".join(f"{snr} dB: beat F {f3(m['beat_f'])}, downbeat F {f3(m['downbeat_f'])}"
                       for snr, m in zip(NOISE_SNRS_DB, noisy))))
+        odd = detect_all(binary, ODD_DIR, ODD_DIR + "-detected")["means"]["all"]
+        rows.append(b.row(
+            f"songs with one odd bar: the set's 4/4 and 3/4 pieces with a bar of two beats "
+            f"cut or added ({odd['pieces']} pieces)",
+            f"beat F {f3(odd['beat_f'])}, downbeat F {f3(odd['downbeat_f'])}"))
         # What the phase placement alone is worth: each piece detected with its own meter
         # given, as a musician who knows it would (`--meter 2/4`).
         given = detect_all(binary, SET_DIR, os.path.join(b.OUT_DIR, "beats-detected-meter"),
@@ -280,6 +290,11 @@ def main():
                      + " (bench/out/beats-heldout-*): scored as means; their failures "
                      "were listed once to judge two changes, so they are not blind either "
                      "(bench/beats/README.md).")
+        notes.append("Odd bars: bench/beats/oddbars.py (bench/out/beats-oddbars): each 4/4 "
+                     "and 3/4 piece of the set twice, once with the second half of the bar "
+                     "nearest the middle cut out (a bar of two beats), once with that bar's "
+                     "first two beats played twice (a bar of two added), 10 ms crossfades, "
+                     "the ground truth cut or repeated with the audio.")
         notes.append("Under noise: bench/beats/noisy.py SNR (bench/out/beats-noisy-*): each "
                      "piece mixed with pink noise SNR dB below its own RMS level, seeded by "
                      "its name, the ground truth unchanged.")

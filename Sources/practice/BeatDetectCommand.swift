@@ -80,13 +80,16 @@ struct BeatsDetect: ParsableCommand {
     if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
   }
 
-  /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`
+  /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
+  /// bar has another length.
   private func summary(_ name: String, _ found: BeatDetection) -> String {
     let bars = found.map.bars.filter { $0.number >= 1 }.count
     let low = Int(found.tempoRange.lowerBound.rounded())
     let high = Int(found.tempoRange.upperBound.rounded())
     let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
-    return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(found.meter), \(tempo)"
+    let odd = found.oddBars.map { "bar \($0.number): \($0.beats) beats" }
+    let meter = odd.isEmpty ? "\(found.meter)" : "\(found.meter) (\(odd.joined(separator: ", ")))"
+    return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(meter), \(tempo)"
   }
 }
 

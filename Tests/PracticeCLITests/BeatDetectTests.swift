@@ -8,12 +8,15 @@ import TestSupport
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   /// A 4/4 piece with drums and chords at `bpm`, written as a 16-bit WAV.
-  func song(_ name: String, bpm: Double = 110, beatsPerBar: Int = 4) throws -> String {
+  func song(
+    _ name: String, bpm: Double = 110, beatsPerBar: Int = 4, bars: Int = 10, oddBar: (bar: Int, beats: Int)? = nil
+  ) throws -> String {
     var piece = BeatSynth.Piece()
     piece.startBPM = bpm
     piece.endBPM = bpm
     piece.beatsPerBar = beatsPerBar
-    piece.bars = 10
+    piece.bars = bars
+    piece.oddBar = oddBar
     let path = dir.file(name)
     try Synth.write(BeatSynth.render(piece).samples, to: path)
     return path
@@ -84,6 +87,16 @@ import TestSupport
 
   /// On a terminal each song's progress is one line redrawn in place, rising from 0 % to
   /// 100 %, then wiped for its summary line.
+  /// A bar of another length is named in the summary, and `beats show` lists it.
+  @Test func anOddBarIsNamed() throws {
+    let a = try song("a.wav", bars: 16, oddBar: (bar: 7, beats: 2))
+    let result = try cli.run(["beats", "detect", a])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderrLines.first?.wholeMatch(of: #/a\.wav: 62 beats, 16 bars, 4/4 \(bar 8: 2 beats\), 110 BPM/#) != nil, "\(result.stderr)")
+    let show = try cli.run(["beats", "show", a]).stdout.split(separator: "\n")
+    #expect(show.contains { $0.hasPrefix("8\t") && $0.split(separator: "\t")[2] == "2" }, "\(show)")
+  }
+
   @Test func aProgressBarOnATerminal() throws {
     let a = try song("a.wav")
     let b = try song("b.wav", bpm: 140, beatsPerBar: 3)

@@ -226,6 +226,33 @@ import TestSupport
     #expect(found.map.bars.dropFirst().allSatisfy { $0.beatIndices.count <= 2 })
   }
 
+  /// A song that drops two beats once (a bar of 2/4 in 4/4, a bar of two in a waltz):
+  /// the bars after it start where its chords change, and the odd bar is in the map.
+  @Test(arguments: [(4, 112.0, true), (3, 150.0, false)])
+  func aBarOfTwoIsFollowed(beatsPerBar: Int, bpm: Double, drums: Bool) throws {
+    var piece = steady(bpm)
+    piece.beatsPerBar = beatsPerBar
+    piece.bars = 16
+    piece.drums = drums
+    piece.oddBar = (bar: 7, beats: 2)
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    expectAccurate(found, truth)
+    #expect(found.meter.beats == beatsPerBar)
+    let lengths = found.map.bars.map(\.beatIndices.count)
+    #expect(lengths.dropLast().filter { $0 != beatsPerBar } == [2], "bar lengths \(lengths)")
+  }
+
+  /// With the meter given, every bar has its beats: an odd bar is the user's to make.
+  @Test func aGivenMeterHasNoOddBars() throws {
+    var piece = steady(112)
+    piece.bars = 16
+    piece.oddBar = (bar: 7, beats: 2)
+    let (samples, _) = BeatSynth.render(piece)
+    let found = try detect(samples, meter: .common)
+    #expect(found.map.bars.dropFirst().dropLast().allSatisfy { $0.beatIndices.count == 4 })
+  }
+
   /// Oom-pah: the louder chords sound half-way between the beats, the bass on them; the
   /// beats are where the bass is, not the off-beats.
   @Test func oomPahBeatsAreOnTheBass() throws {

@@ -53,6 +53,9 @@ public enum BeatSynth {
     public var accompaniment = Accompaniment.block
     /// Rise time of the tones in seconds (5 ms is a pluck; 60 ms an organ or a bowed swell).
     public var attack = 0.005
+    /// One bar of another length: bar `bar` (0-based, counted after the pickup) has
+    /// `beats` beats (a bar of 2/4 in 4/4).
+    public var oddBar: (bar: Int, beats: Int)? = nil
 
     public init() {}
   }
@@ -60,14 +63,21 @@ public enum BeatSynth {
   /// Mono samples and the beats they were built on.
   public static func render(_ piece: Piece) -> (samples: [Float], beats: [TrueBeat]) {
     let rate = Double(piece.sampleRate)
-    let count = piece.pickup + piece.bars * piece.beatsPerBar
+    // Each beat's bar (-1 in the pickup) and number in it.
+    var places: [(bar: Int, inBar: Int)] = (0..<piece.pickup).map {
+      (-1, piece.beatsPerBar - piece.pickup + $0 + 1)
+    }
+    for bar in 0..<piece.bars {
+      let length = piece.oddBar.flatMap { $0.bar == bar ? $0.beats : nil } ?? piece.beatsPerBar
+      places += (1...length).map { (bar, $0) }
+    }
+    let count = places.count
     var beats: [TrueBeat] = []
     var t = piece.leadIn
     for i in 0..<count {
       let x = Double(i) / Double(max(1, count - 1))
       let bpm = piece.startBPM + (piece.endBPM - piece.startBPM) * max(0, (x - 0.5) / 0.5)
-      let inBar = ((i - piece.pickup) % piece.beatsPerBar + piece.beatsPerBar) % piece.beatsPerBar + 1
-      beats.append(TrueBeat(time: t, beatInBar: inBar))
+      beats.append(TrueBeat(time: t, beatInBar: places[i].inBar))
       t += 60 / bpm
     }
     let total = Int((t + 1.5) * rate)
@@ -79,7 +89,7 @@ public enum BeatSynth {
       let start = Int(beat.time * rate)
       let next = i + 1 < beats.count ? beats[i + 1].time : beat.time + 0.5
       let length = next - beat.time
-      let bar = (i - piece.pickup) >= 0 ? (i - piece.pickup) / piece.beatsPerBar : -1
+      let bar = places[i].bar
       if bar < 0 {
         // Pickup: one melody note.
         addTone(&out, at: start, hz: 440 * pow(2, Double(7 + i) / 12), seconds: length * 0.9, gain: 0.25, rate: rate)

@@ -46,6 +46,14 @@ public struct BeatDetection: Sendable {
   public let tempoRange: ClosedRange<Double>
   /// Set when the beats are doubtful (no steady pulse, many weak beats).
   public let warning: String?
+
+  /// Bars between the first and the last with another number of beats than the meter's
+  /// (where two beats were dropped or added): their numbers and beat counts.
+  public var oddBars: [(number: Int, beats: Int)] {
+    let counted = BeatDetectionOptions.countedBeats(meter)
+    return map.bars.dropLast().filter { $0.number >= 1 && $0.beatIndices.count != counted }
+      .map { ($0.number, $0.beatIndices.count) }
+  }
 }
 
 /// Finds beats, bars and downbeats in an audio file. Streams it through aubio in blocks
@@ -173,7 +181,7 @@ public enum BeatDetector {
       guard frame < totalFrames, (frames.last ?? -1) < frame else { continue }
       frames.append(frame)
       confidences.append(tracked.confidence[i])
-      numbers.append(((i - placement.firstDownbeat) % m + m) % m + 1)
+      numbers.append(placement.positions[i] + 1)
     }
     var beats: [Beat] = []
     var bar = numbers.first == 1 ? 1 : 0
