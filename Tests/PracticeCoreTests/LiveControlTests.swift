@@ -123,9 +123,11 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
     target.startOffset = 30000
     engine.jump(to: target, kind: .seek)
     var reported: PlaybackEvent?
-    for _ in 0..<2000 where reported?.sourceFrame != 30000 {
+    var waited = 0
+    while reported?.sourceFrame != 30000 && waited < 2000 {
       while let event = engine.events.pop() { reported = event }
       usleep(1000)
+      waited += 1
     }
     #expect(reported?.paused == true)
     #expect(reported?.sourceFrame == 30000, "\(String(describing: reported))")
