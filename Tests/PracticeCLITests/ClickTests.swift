@@ -41,6 +41,30 @@ import TestSupport
     #expect(quiet <= grain)
   }
 
+  /// A count-in counts up to where the music comes in, so it comes in on its own beat: a
+  /// pickup on beat 3 of 3/4 hears 1 2 3, 1 2; a start on beat 3 of 4/4 hears 1 2 3 4, 1 2.
+  @Test(arguments: [
+    (["--meter", "3/4", "--bar1", "2"], "0-1", 3 + 2, [0, 3]),
+    (["--meter", "4/4"], "1.3-1.4", 4 + 2, [0, 4]),
+  ])
+  func aCountInLeadsIntoAPickupOrABeatInsideABar(grid: [String], bars: String, clicks: Int, accents: [Int]) throws {
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"] + grid).status == 0)
+    let common = ["render", "1", "--bars", bars, "--volume", "20%"]
+    #expect(try cli.run(common + ["--count-in", "1", "-o", dir.file("a.wav")]).status == 0)
+    #expect(try cli.run(common + ["-o", dir.file("b.wav")]).status == 0)
+    let (_, a) = try Synth.read(dir.file("a.wav"))
+    let (_, b) = try Synth.read(dir.file("b.wav"))
+    let beat = 22050
+    #expect(a.count == clicks * beat + b.count)
+    let grain: Float = 1.5 / 32768
+    for j in 0..<clicks {
+      let sound = accents.contains(j) ? burst(1500, 0.8) : burst(1000, 0.5)
+      let error = (0..<sound.count).map { abs(a[j * beat + $0] - sound[$0]) }.max()!
+      #expect(error <= grain, "count-in click \(j)")
+    }
+  }
+
   @Test func clicksAndCountInNeedABeatMap() throws {
     _ = try cli.run(["add", CLI.fixture("chord.wav")])
     for flag in [["--click"], ["--count-in", "2"]] {

@@ -23,8 +23,8 @@ public struct ClickPlan: Sendable, Equatable {
   public var beatsWithGap: [Click]
   public var volume: Volume
 
-  /// Builds the clicks for `range` of `beatMap` heard at `speed`: `countInBars` bars at the
-  /// tempo and meter of the bar the range starts in, and every beat in the range if `click`.
+  /// Builds the clicks for `range` of `beatMap` heard at `speed`: `countInBars` bars
+  /// counted up to the range's start (`Counting`), and every beat in the range if `click`.
   public init(
     beatMap: BeatMap, range: Range<Int64>, speed: Speed, countInBars: Int, click: Bool,
     gapBars: Int = 0, volume: Volume
@@ -35,30 +35,58 @@ public struct ClickPlan: Sendable, Equatable {
     beats = beatMap.beats.filter { range.contains($0.frame) }.map {
       Click(frame: $0.frame - range.lowerBound, accent: $0.beat == 1)
     }
-    // The bar the range starts in: its beat length and count set the count-in.
-    let startBar = beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
-      ?? beatMap.bars[0]
-    let span = beatMap.frames(ofBar: startBar.number) ?? range
-    let beatsPerBar = max(1, startBar.beatIndices.count)
-    let beatFrames = Double(span.count) / Double(beatsPerBar) * ratio
-    countIn = (0..<(countInBars * beatsPerBar)).map {
-      Click(frame: Int64((Double($0) * beatFrames).rounded()), accent: $0 % beatsPerBar == 0)
+    let counting = Counting(beatMap: beatMap, range: range)
+    let perBar = counting.beatsPerBar
+    let clicks = countInBars > 0 ? countInBars * perBar + counting.beatsBefore : 0
+    let beatFrames = counting.beatFrames * ratio
+    countIn = (0..<clicks).map {
+      Click(frame: Int64((Double($0) * beatFrames).rounded()), accent: $0 % perBar == 0)
     }
-    countInFrames = Int64((Double(countInBars * beatsPerBar) * beatFrames).rounded())
+    countInFrames = Int64((Double(clicks) * beatFrames).rounded())
     // Gap bars are counted like the first bar, in source frames after the range.
-    let sourceBeat = Double(span.count) / Double(beatsPerBar)
     let rangeFrames = range.upperBound - range.lowerBound
     beatsWithGap =
       beats
-      + (0..<(gapBars * beatsPerBar)).map {
-        Click(frame: rangeFrames + Int64((Double($0) * sourceBeat).rounded()), accent: $0 % beatsPerBar == 0)
+      + (0..<(gapBars * perBar)).map {
+        Click(frame: rangeFrames + Int64((Double($0) * counting.beatFrames).rounded()), accent: $0 % perBar == 0)
       }
   }
 
   /// Source frames of one bar where the range starts: the length of a `--gap 1bar`.
   public static func barFrames(beatMap: BeatMap, range: Range<Int64>) -> Int64 {
-    let startBar = beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
-      ?? beatMap.bars[0]
-    return Int64(beatMap.frames(ofBar: startBar.number)?.count ?? 0)
+    let counting = Counting(beatMap: beatMap, range: range)
+    return Int64((Double(counting.beatsPerBar) * counting.beatFrames).rounded())
+  }
+
+  /// How a count-in counts into `range`: whole bars of the meter, then the beats of the
+  /// range's first bar before its start, so the music comes in on its own beat (a pickup
+  /// on beat 4 hears 1 2 3 4, 1 2 3; bars 9.3-12 hear 1 2 3 4, 1 2). The tempo is that of
+  /// the bar the range starts in.
+  struct Counting {
+    /// Beats of a bar: the start bar's, or for a pickup the bar's after it.
+    var beatsPerBar: Int
+    /// One beat in source frames.
+    var beatFrames: Double
+    /// Beats of the start bar before the range's start (0 unless it starts on a beat).
+    var beatsBefore: Int
+
+    init(beatMap: BeatMap, range: Range<Int64>) {
+      let startBar =
+        beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
+        ?? beatMap.bars[0]
+      let span = beatMap.frames(ofBar: startBar.number) ?? range
+      let count = max(1, startBar.beatIndices.count)
+      beatFrames = Double(span.count) / Double(count)
+      if startBar.number == 0, let next = beatMap.bar(1) {
+        beatsPerBar = max(1, next.beatIndices.count)
+      } else {
+        beatsPerBar = count
+      }
+      if let index = beatMap.beatIndex(at: range.lowerBound), beatMap.beats[index].frame == range.lowerBound {
+        beatsBefore = min(max(0, beatMap.beats[index].beat - 1), beatsPerBar - 1)
+      } else {
+        beatsBefore = 0
+      }
+    }
   }
 }
