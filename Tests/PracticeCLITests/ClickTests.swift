@@ -65,6 +65,18 @@ import TestSupport
     }
   }
 
+  /// A gap of a bar after a pass that starts with a pickup is a whole bar of the meter.
+  @Test func aGapOfABarAfterAPickupIsAWholeBar() throws {
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--meter", "3/4", "--bar1", "2"]).status == 0)
+    let common = ["render", "1", "--bars", "0-1"]
+    #expect(try cli.run(common + ["-o", dir.file("one.wav")]).status == 0)
+    #expect(try cli.run(common + ["--repeat", "2", "--gap", "1bar", "-o", dir.file("two.wav")]).status == 0)
+    let (_, one) = try Synth.read(dir.file("one.wav"))
+    let (_, two) = try Synth.read(dir.file("two.wav"))
+    #expect(two.count == 2 * one.count + 3 * 22050)
+  }
+
   @Test func clicksAndCountInNeedABeatMap() throws {
     _ = try cli.run(["add", CLI.fixture("chord.wav")])
     for flag in [["--click"], ["--count-in", "2"]] {
