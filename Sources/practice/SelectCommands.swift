@@ -257,7 +257,15 @@ func transformSelection(
 ) throws {
   var (library, song, selection) = try target.resolve()
   let map = try library.beatMap(for: song)
-  if case .bars = selection.span, map == nil { throw noBeatMap(song) }
+  if case .bars(let range) = selection.span {
+    guard let map else { throw noBeatMap(song) }
+    guard (try? map.frames(of: range)) != nil else {
+      throw PracticeError(
+        .usage,
+        "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map "
+          + "(\(map.barsDescription)); fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …` first")
+    }
+  }
   selection.span = try transform(selection, song, map)
   try library.updateSelection(selection)
   Terminal.say("'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)")

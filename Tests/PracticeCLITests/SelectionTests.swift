@@ -65,6 +65,22 @@ import TestSupport
     #expect(try span() == "span bars 1-8 (0:00.5–0:16.5)")
   }
 
+  /// A selection that no longer fits the beat map is not moved, halved or doubled: the
+  /// refusal says how to fix it.
+  @Test func aSelectionThatNoLongerFitsIsNotTransformed() throws {
+    try prepare()
+    _ = try cli.run(["select", "add", "1", "a", "--bars", "7.3-8.2"])
+    #expect(try cli.run(["beats", "meter", "1", "--meter", "6/4"]).status == 0)
+    for command in [["halve"], ["double"], ["move", "--by", "-1"]] {
+      let result = try cli.run(["select", command[0], "1", "a"] + command.dropFirst())
+      #expect(result.status == 64)
+      #expect(result.stderrLines == [
+        "practice: selection 'a' of 'clicks-120' (bars 7.3-8.2) no longer fits the beat map (bars 1-6); fix it with `practice select edit 1 'a' --bars …` first"
+      ], "\(result.stderr)")
+    }
+    #expect(try cli.run(["select", "show", "1", "a"]).stdout.contains("bars 7.3-8.2"))
+  }
+
   /// One bar, or a span written in beats, halves and doubles in beats.
   @Test func halvesAndDoublesInBeats() throws {
     try prepare()
