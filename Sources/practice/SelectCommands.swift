@@ -110,11 +110,16 @@ func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, afte
 /// Warns on stderr when a selection no longer fits the song's beat map.
 func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
   if case .bars(let range) = selection.span, !describe(selection, song: song, map: map).fits {
-    Terminal.warning(
-      "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map"
-        + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
-        + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`")
+    Terminal.warning(noLongerFits(selection, range, song: song, map: map))
   }
+}
+
+/// "selection 'solo' of 'song' (bars 7.3-8.2) no longer fits the beat map (bars 1-6); fix it
+/// with `practice select edit …`".
+func noLongerFits(_ selection: Selection, _ range: BarRange, song: Song, map: BeatMap?) -> String {
+  "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map"
+    + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
+    + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`"
 }
 
 /// `--db SONG NAME`: an existing selection, shared by the commands that act on one.
@@ -260,10 +265,7 @@ func transformSelection(
   if case .bars(let range) = selection.span {
     guard let map else { throw noBeatMap(song) }
     guard (try? map.frames(of: range)) != nil else {
-      throw PracticeError(
-        .usage,
-        "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map "
-          + "(\(map.barsDescription)); fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …` first")
+      throw PracticeError(.usage, noLongerFits(selection, range, song: song, map: map) + " first")
     }
   }
   selection.span = try transform(selection, song, map)
