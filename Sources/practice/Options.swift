@@ -36,8 +36,10 @@ struct PlaybackOptions: ParsableArguments {
   @Option(help: ArgumentHelp("End time (exclusive), written like --from.", valueName: "time"))
   var to: String?
 
-  @Option(name: .customLong("repeat"), help: ArgumentHelp("Play the range N times.", valueName: "N"))
+  @Option(name: .customLong("repeat"), help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
   var repeatCount: Int?
+  /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
+  static let repeatRange = 1...9999
 
   @Flag(help: "Loop the range until stopped (Ctrl-C).")
   var loop = false
@@ -147,8 +149,9 @@ struct PlaybackOptions: ParsableArguments {
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
     }
-    if let repeatCount, repeatCount < 1 {
-      throw ValidationError("--repeat must be at least 1 (got \(repeatCount))")
+    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
+      throw ValidationError(
+        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)")
     }
     if loop && repeatCount != nil {
       throw ValidationError("--repeat and --loop cannot be combined; use one")

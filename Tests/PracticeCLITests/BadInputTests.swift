@@ -141,7 +141,9 @@ import TestSupport
     try expectFailure(["play", song, "--to", "3", "--device", "null"], status: 64, message: "past the end of the audio (0:02.0)")
     try expectFailure(["play", song, "--from", "1:00", "--device", "null"], status: 64, message: "at or past the end")
     try expectFailure(["play", song, "--from", "1:75"], status: 64, message: "not a time", usageHint: true)
-    try expectFailure(["play", song, "--repeat", "0"], status: 64, message: "--repeat must be at least 1", usageHint: true)
+    try expectFailure(["play", song, "--repeat", "0"], status: 64, message: "--repeat 0 is out of range; use 1 to 9999 passes", usageHint: true)
+    // A huge count would render for ever (and fill the disk): refused before anything runs.
+    try expectFailure(["render", song, "--repeat", "9223372036854775807", "-o", dir.file("x.wav")], status: 64, message: "--repeat 9223372036854775807 is out of range", usageHint: true)
     try expectFailure(["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined", usageHint: true)
     try expectFailure(["render", song, "--loop", "-o", dir.file("x.wav")], status: 64, message: "cannot --loop", usageHint: true)
   }
