@@ -263,8 +263,8 @@ func transformSelection(
   var (library, song, selection) = try target.resolve()
   let map = try library.beatMap(for: song)
   if case .bars(let range) = selection.span {
-    guard let map else { throw noBeatMap(song) }
-    guard (try? map.frames(of: range)) != nil else {
+    guard map != nil else { throw noBeatMap(song) }
+    guard describe(selection, song: song, map: map).fits else {
       throw PracticeError(.usage, noLongerFits(selection, range, song: song, map: map) + " first")
     }
   }

@@ -44,25 +44,29 @@ import TestSupport
     #expect(try cli.run(["select", "list"]).stdout == "1\tSolo\tbars 1 (0:00.5–0:02.5)\t\n")
   }
 
+  /// The `span` line of `select show 1 NAME`.
+  func span(of name: String) throws -> String {
+    try cli.run(["select", "show", "1", name]).stdout.split(separator: "\n")[2].description
+  }
+
   @Test func movesHalvesAndDoubles() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "a", "--bars", "1-4"])
-    func span() throws -> String { try cli.run(["select", "show", "1", "a"]).stdout.split(separator: "\n")[2].description }
     #expect(try cli.run(["select", "halve", "1", "a", "--second"]).status == 0)
-    #expect(try span() == "span bars 3-4 (0:04.5–0:08.5)")
+    #expect(try span(of: "a") == "span bars 3-4 (0:04.5–0:08.5)")
     #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
-    #expect(try span() == "span bars 3-6 (0:04.5–0:12.5)")
+    #expect(try span(of: "a") == "span bars 3-6 (0:04.5–0:12.5)")
     #expect(try cli.run(["select", "move", "1", "a", "--by", "-2"]).status == 0)
-    #expect(try span() == "span bars 1-4 (0:00.5–0:08.5)")
+    #expect(try span(of: "a") == "span bars 1-4 (0:00.5–0:08.5)")
     #expect(try cli.run(["select", "halve", "1", "a"]).status == 0)
-    #expect(try span() == "span bars 1-2 (0:00.5–0:04.5)")
+    #expect(try span(of: "a") == "span bars 1-2 (0:00.5–0:04.5)")
     let away = try cli.run(["select", "move", "1", "a", "--by", "+7"])
     #expect(away.status == 64)
     #expect(away.stderr.contains("would leave the song's bars 1-8"))
     #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
     #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
     #expect(try cli.run(["select", "double", "1", "a"]).status == 64)
-    #expect(try span() == "span bars 1-8 (0:00.5–0:16.5)")
+    #expect(try span(of: "a") == "span bars 1-8 (0:00.5–0:16.5)")
   }
 
   /// A selection that no longer fits the beat map is not moved, halved or doubled: the
@@ -85,20 +89,19 @@ import TestSupport
   @Test func halvesAndDoublesInBeats() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "a", "--bars", "2"])
-    func span() throws -> String { try cli.run(["select", "show", "1", "a"]).stdout.split(separator: "\n")[2].description }
     #expect(try cli.run(["select", "halve", "1", "a", "--second"]).status == 0)
-    #expect(try span() == "span bars 2.3-2.4 (0:03.5–0:04.5)")
+    #expect(try span(of: "a") == "span bars 2.3-2.4 (0:03.5–0:04.5)")
     #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
-    #expect(try span() == "span bars 2.3-3.2 (0:03.5–0:05.5)")
+    #expect(try span(of: "a") == "span bars 2.3-3.2 (0:03.5–0:05.5)")
     #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
-    #expect(try span() == "span bars 2.3-4.2 (0:03.5–0:07.5)")
+    #expect(try span(of: "a") == "span bars 2.3-4.2 (0:03.5–0:07.5)")
     // Eight beats, halved: the first four.
     #expect(try cli.run(["select", "halve", "1", "a"]).status == 0)
-    #expect(try span() == "span bars 2.3-3.2 (0:03.5–0:05.5)")
+    #expect(try span(of: "a") == "span bars 2.3-3.2 (0:03.5–0:05.5)")
     // Three beats: the first half is the one, the second the other two.
     _ = try cli.run(["select", "add", "1", "b", "--bars", "5.2-5.4"])
     #expect(try cli.run(["select", "halve", "1", "b", "--second"]).status == 0)
-    #expect(try cli.run(["select", "show", "1", "b"]).stdout.contains("span bars 5.3-5.4 (0:09.5–0:10.5)"))
+    #expect(try span(of: "b") == "span bars 5.3-5.4 (0:09.5–0:10.5)")
   }
 
   @Test func playAndRenderASelection() throws {

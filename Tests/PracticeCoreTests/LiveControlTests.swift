@@ -89,13 +89,20 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
     #expect(Array(out[20000..<29000]) == Array(source[1000..<10000]))
   }
 
-  @Test func aPauseFadesOutAndResumesWhereItStopped() throws {
+  /// The counting source playing 0..<60000, paused once 4096 frames are written; returns
+  /// when the sink has been paused.
+  func pausedAt4096() throws -> (PlaybackEngine, ScriptedSink, [Float]) {
     let (path, source) = try countingSource()
     let (engine, sink) = try engine(path, plan: plan(0..<60000)) { engine, written in
       if written == 4096 { engine.send(.pause) }
     }
     engine.start()
     while sink.pauses.load(ordering: .acquiring) == 0 { usleep(1000) }
+    return (engine, sink, source)
+  }
+
+  @Test func aPauseFadesOutAndResumesWhereItStopped() throws {
+    let (engine, sink, source) = try pausedAt4096()
     #expect(!engine.waitForEnd(timeout: .milliseconds(50)), "a paused engine waits")
     engine.send(.resume)
     let report = try engine.wait()
@@ -113,12 +120,7 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
   /// the new place (the status line shows it, and the next step counts from it), and the
   /// resume plays from exactly there.
   @Test func aSeekWhilePausedIsReportedAtOnceAndResumesThere() throws {
-    let (path, source) = try countingSource()
-    let (engine, sink) = try engine(path, plan: plan(0..<60000)) { engine, written in
-      if written == 4096 { engine.send(.pause) }
-    }
-    engine.start()
-    while sink.pauses.load(ordering: .acquiring) == 0 { usleep(1000) }
+    let (engine, sink, source) = try pausedAt4096()
     var target = plan(0..<60000)
     target.startOffset = 30000
     engine.jump(to: target, kind: .seek)

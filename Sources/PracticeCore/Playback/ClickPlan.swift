@@ -71,9 +71,9 @@ public struct ClickPlan: Sendable, Equatable {
     var beatsBefore: Int
 
     init(beatMap: BeatMap, range: Range<Int64>) {
-      let startBar =
-        beatMap.bars.last { bar in beatMap.beats[bar.beatIndices.lowerBound].frame <= range.lowerBound }
-        ?? beatMap.bars[0]
+      // The beat sounding at the start (the first, before it) and its bar.
+      let index = beatMap.beatIndex(at: range.lowerBound)
+      let startBar = index.flatMap { beatMap.bar(beatMap.beats[$0].bar) } ?? beatMap.bars[0]
       let span = beatMap.frames(ofBar: startBar.number) ?? range
       let count = max(1, startBar.beatIndices.count)
       beatFrames = Double(span.count) / Double(count)
@@ -82,7 +82,7 @@ public struct ClickPlan: Sendable, Equatable {
       } else {
         beatsPerBar = count
       }
-      if let index = beatMap.beatIndex(at: range.lowerBound), beatMap.beats[index].frame == range.lowerBound {
+      if let index, beatMap.beats[index].frame == range.lowerBound {
         beatsBefore = min(max(0, beatMap.beats[index].beat - 1), beatsPerBar - 1)
       } else {
         beatsBefore = 0
