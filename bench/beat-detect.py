@@ -10,7 +10,7 @@ For each piece, with a temporary PRACTICE_DB: `practice add FILE`, `practice bea
 FILE` (timed: wall, CPU from wait4() rusage, peak RSS), `practice beats export FILE --format
 mirex` into bench/out/beats-detected/NAME.beats. bench/beats/score.py scores them with
 mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baselines.py runs and
-scores aubio (and librosa when it installed) on the same set.
+scores aubio, librosa and madmom (each when it installed) on the same set.
 
 The check set, three held-out sets (other seeds) and the set under pink noise at 20 and
 10 dB below the music (bench/beats/noisy.py) are scored as means.
@@ -168,6 +168,25 @@ def f3(v):
     return "n/a" if v is None else f"{v:.3f}"
 
 
+def peer_text(peers):
+    """"; madmom: beat F / downbeat F" (the mean over sets), or "" without madmom."""
+    if not peers or any(p is None for p in peers):
+        return ""
+    beat = sum(p["beat_f"] for p in peers) / len(peers)
+    down = sum(p["downbeat_f"] for p in peers) / len(peers)
+    return f"; madmom: beat F {f3(beat)}, downbeat F {f3(down)}"
+
+
+def peer_means(set_dir):
+    """madmom's mean scores on another set (baselines.py run on it, detections reused), or
+    None when madmom did not build."""
+    out = os.path.join(b.OUT_DIR, "beats-baselines-" + os.path.basename(set_dir)[len("beats-"):])
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "baselines.py"), "--set", set_dir,
+                    "--out", out], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f).get("madmom", {}).get("means", {}).get("all")
+
+
 def main():
     ap = argparse.ArgumentParser(description="Beat and downbeat detection, scored.")
     ap.add_argument("--fake", choices=["truth", "aubio"],
@@ -210,6 +229,7 @@ def main():
     means = res["means"]
     aubio = base["aubio"]["means"]
     librosa = base.get("librosa", {}).get("means")
+    madmom = base.get("madmom", {}).get("means")
 
     rows = []
     m = means["all"]
@@ -220,6 +240,11 @@ def main():
                       f3(m["downbeat_f"]) + ("" if res["downbeats"] else " (no downbeats)"),
                       f"≥ {TARGET_DOWNBEAT_F:.2f}",
                       m["downbeat_f"] is not None and m["downbeat_f"] >= TARGET_DOWNBEAT_F))
+    if madmom:
+        rows.append(b.row("beat F / downbeat F vs madmom's neural downbeat tracker (same set, "
+                          "same scoring)",
+                          f"{f3(m['beat_f'])} / {f3(m['downbeat_f'])} vs madmom "
+                          f"{f3(madmom['all']['beat_f'])} / {f3(madmom['all']['downbeat_f'])}"))
     rows.append(b.row("CMLt / AMLt (continuity, correct / allowed metrical levels), mean",
                       f"{f3(m['cmlt'])} / {f3(m['amlt'])}"))
     versus = f"{f3(m['beat_f'])} vs aubio {f3(aubio['all']['beat_f'])}"
@@ -236,7 +261,11 @@ def main():
             g = means[group]
             text = (f"beat F {f3(g['beat_f'])}, downbeat F {f3(g['downbeat_f'])}, "
                     f"AMLt {f3(g['amlt'])} ({g['pieces']} pieces; aubio beat F "
-                    f"{f3(aubio[group]['beat_f'])})")
+                    f"{f3(aubio[group]['beat_f'])}")
+            if madmom:
+                text += (f"; madmom beat F {f3(madmom[group]['beat_f'])}, downbeat F "
+                         f"{f3(madmom[group]['downbeat_f'])}")
+            text += ")"
             rows.append(b.row(label, text))
 
     notes = []
@@ -247,7 +276,7 @@ def main():
                           f"{CHECK_SEED_OFFSET} (settings chosen on the set, with this one's "
                           "failures in view: bench/beats/README.md)",
                           f"beat F {f3(c['beat_f'])}, downbeat F {f3(c['downbeat_f'])}, "
-                          f"AMLt {f3(c['amlt'])}"))
+                          f"AMLt {f3(c['amlt'])}" + peer_text([peer_means(CHECK_DIR)])))
         held = [detect_all(binary, held_out_dir(o), held_out_dir(o) + "-detected")["means"]["all"]
                 for o in HELD_OUT_OFFSETS]
         rows.append(b.row(
@@ -255,7 +284,8 @@ def main():
             + ", ".join(str(o) for o in HELD_OUT_OFFSETS) + " (mean; each)",
             f"beat F {f3(sum(h['beat_f'] for h in held) / len(held))}, downbeat F "
             f"{f3(sum(h['downbeat_f'] for h in held) / len(held))} ("
-            + "; ".join(f"{f3(h['beat_f'])} / {f3(h['downbeat_f'])}" for h in held) + ")"))
+            + "; ".join(f"{f3(h['beat_f'])} / {f3(h['downbeat_f'])}" for h in held) + ")"
+            + peer_text([peer_means(held_out_dir(o)) for o in HELD_OUT_OFFSETS])))
         noisy = [detect_all(binary, noisy_dir(snr), noisy_dir(snr) + "-detected")["means"]["all"]
                  for snr in NOISE_SNRS_DB]
         rows.append(b.row(
@@ -321,16 +351,19 @@ def main():
         notes.append("Speed and memory: CPU = user + sys of the `beats detect` process "
                      "(wait4 rusage), peak RSS = ru_maxrss; the long songs are the set's "
                      "pieces end to end (bench/out/beats-song-{4,10}min.wav).")
-    for tracker in ("aubio", "librosa"):
+    for tracker in ("aubio", "librosa", "madmom"):
         if tracker in base:
             t = base[tracker]
+            down = t["means"]["all"]["downbeat_f"]
             rows.append(b.row(f"baseline: {base['trackers'][tracker]}",
                               f"beat F {f3(t['means']['all']['beat_f'])}, CMLt "
                               f"{f3(t['means']['all']['cmlt'])}, AMLt "
-                              f"{f3(t['means']['all']['amlt'])}; "
-                              f"{t['x_realtime_cpu']:.0f}× real time (CPU)"))
-    if "librosa" in base.get("missing", []):
-        notes.append("librosa did not install from PyPI, so it has no baseline row.")
+                              f"{f3(t['means']['all']['amlt'])}"
+                              + (f", downbeat F {f3(down)}" if down is not None else "")
+                              + f"; {t['x_realtime_cpu']:.0f}× real time (CPU)"))
+    for tracker in base.get("missing", []):
+        notes.append(f"{tracker} is not installed (bench/beats/setup.sh could not install "
+                     "it), so it has no baseline row.")
 
     meters = {}
     for p in set_:
@@ -349,22 +382,30 @@ def main():
         "trimmed (mir_eval's usual trim_beats drops the first 5 s; here they count). "
         "Downbeat F is the F-measure on the beats numbered 1. Means are over pieces.",
         "Baselines: bench/beats/baselines.py (`aubio beat` of aubio-tools; librosa "
-        "beat.beat_track with default settings); neither reports downbeats.",
+        "beat.beat_track with default settings; neither reports downbeats); madmom 0.16.1's "
+        "RNNDownBeatProcessor and DBNDownBeatTrackingProcessor as its DBNDownBeatTracker "
+        "program runs them (bars of 3 or 4 beats, 100 frames a second; networks trained on "
+        "real recordings, Böck, Krebs and Widmer 2016), one thread, through "
+        "bench/beats/madmom_track.py; its CPU time excludes loading the networks once.",
     ]
     # per-piece table
     lib_f = base.get("librosa", {}).get("per_piece_beat_f", {})
     aub_f = base["aubio"]["per_piece_beat_f"]
+    mm_f = base.get("madmom", {}).get("per_piece_beat_f", {})
+    mm_d = base.get("madmom", {}).get("per_piece_downbeat_f", {})
     table = ["Per piece (beat F / downbeat F, ±70 ms, untrimmed):", "",
              "| piece | meter | tags | ours beat F | ours down F | down F, meter given | "
-             "aubio beat F | librosa beat F |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+             "aubio beat F | librosa beat F | madmom beat F | madmom down F |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for p in set_:
         r = res["pieces"][p["name"]]
         known = given["pieces"][p["name"]]["downbeat_f"] if given else None
         table.append(f"| {p['name']} | {p['meter']} | {', '.join(p['tags'])} | "
                      f"{f3(r['beat_f'])} | {f3(r['downbeat_f'])} | {f3(known)} | "
                      f"{f3(aub_f.get(p['name']))} | "
-                     f"{f3(lib_f.get(p['name'])) if lib_f else 'n/a'} |")
+                     f"{f3(lib_f.get(p['name'])) if lib_f else 'n/a'} | "
+                     f"{f3(mm_f.get(p['name'])) if mm_f else 'n/a'} | "
+                     f"{f3(mm_d.get(p['name'])) if mm_d else 'n/a'} |")
     notes.append("\n".join(table))
     with open(os.path.join(detdir, "report.md"), "w") as f:
         f.write("\n".join(table) + "\n")

@@ -9,10 +9,14 @@
            librosa is installed in the venv (bench/beats/setup.sh installs it when PyPI has
            it); otherwise reported as missing
 
-Neither reports downbeats: their NAME.beats files hold one time per line (score.py reads
-that as beats without downbeats). Output: bench/out/beats-baselines/{aubio,librosa}/
-NAME.beats, timing.json (CPU and wall seconds per piece, whole process for aubio, the
-load + track call for librosa), score-{aubio,librosa}.json and .md, and summary.json.
+  madmom   madmom 0.16.1's neural beat and downbeat tracker (madmom_track.py, in
+           bench/out/madmom-venv), only if setup.sh could build it
+
+aubio and librosa report no downbeats: their NAME.beats files hold one time per line
+(score.py reads that as beats without downbeats); madmom's hold time and beat-in-bar.
+Output: bench/out/beats-baselines/TRACKER/NAME.beats, timing.json (CPU and wall seconds
+per piece, whole process for aubio, the load + track call for librosa and madmom),
+score-TRACKER.json and .md, and summary.json.
 Detections are reused unless --force or the audio is newer.
 """
 
@@ -80,6 +84,33 @@ def run_librosa(librosa, wav, out_path):
     return cpu, wall
 
 
+MADMOM_PY = os.path.join(BENCH, "out", "madmom-venv", "bin", "python")
+
+
+def madmom_version():
+    """madmom's version in its venv, or None when setup.sh could not build it."""
+    if not os.path.exists(MADMOM_PY):
+        return None
+    proc = subprocess.run([MADMOM_PY, "-W", "ignore", "-c",
+                           "import madmom; print(madmom.__version__)"],
+                          capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def run_madmom(wavs, outdir):
+    """{name: (cpu s, wall s)} of madmom_track.py on `wavs`, one process, one thread."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    proc = subprocess.run([MADMOM_PY, os.path.join(HERE, "madmom_track.py"), outdir] + wavs,
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"baselines: madmom_track.py failed: {proc.stderr.strip()[-2000:]}")
+    times = {}
+    for line in proc.stdout.splitlines():
+        r = json.loads(line)
+        times[r["name"]] = (r["cpu_s"], r["wall_s"])
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--set", default=os.path.join(BENCH, "out", "beats-set"))
@@ -104,9 +135,31 @@ def main():
         print("baselines: librosa is not installed (setup.sh could not install it from PyPI); "
               "carrying on with aubio only", file=sys.stderr)
 
+    missing = [] if librosa else ["librosa"]
+    madmom = madmom_version()
+    if madmom:
+        trackers["madmom"] = (f"madmom {madmom} DBNDownBeatTracker (neural network and "
+                              "dynamic Bayesian network, bars of 3 or 4 beats)")
+    else:
+        missing.append("madmom")
+        print("baselines: madmom is not built (setup.sh could not build it); carrying on "
+              "without it", file=sys.stderr)
+
     for tracker in trackers:
         os.makedirs(os.path.join(args.out, tracker), exist_ok=True)
         timing.setdefault(tracker, {})
+        if tracker == "madmom":
+            todo = [name for name in names if args.force or name not in timing[tracker]
+                    or not fresh(os.path.join(args.out, tracker, name + ".beats"),
+                                 os.path.join(args.set, name + ".wav"))]
+            if todo:
+                print(f"baselines: madmom on {len(todo)} pieces (about 6 s each)",
+                      file=sys.stderr, flush=True)
+                wavs = [os.path.join(args.set, name + ".wav") for name in todo]
+                for name, (cpu, wall) in run_madmom(wavs, os.path.join(args.out, tracker)).items():
+                    timing[tracker][name] = {"cpu_s": cpu, "wall_s": wall,
+                                             "audio_s": wav_seconds(os.path.join(args.set, name + ".wav"))}
+            continue
         for name in names:
             wav = os.path.join(args.set, name + ".wav")
             out_path = os.path.join(args.out, tracker, name + ".beats")
@@ -123,7 +176,7 @@ def main():
     with open(timing_path, "w") as f:
         json.dump(timing, f, indent=1)
 
-    summary = {"trackers": trackers, "missing": [] if librosa else ["librosa"]}
+    summary = {"trackers": trackers, "missing": missing}
     for tracker in trackers:
         res = score_mod.score(args.set, os.path.join(args.out, tracker))
         res["name"] = tracker
@@ -136,6 +189,7 @@ def main():
         summary[tracker] = {
             "means": res["means"],
             "per_piece_beat_f": {n: r["beat_f"] for n, r in res["pieces"].items()},
+            "per_piece_downbeat_f": {n: r["downbeat_f"] for n, r in res["pieces"].items()},
             "cpu_s": sum(x["cpu_s"] for x in t), "wall_s": sum(x["wall_s"] for x in t),
             "audio_s": audio,
             "x_realtime_cpu": audio / max(1e-9, sum(x["cpu_s"] for x in t)),
