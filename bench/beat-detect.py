@@ -12,8 +12,9 @@ mirex` into bench/out/beats-detected/NAME.beats. bench/beats/score.py scores the
 mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baselines.py runs and
 scores aubio, librosa and madmom (each when it installed) on the same set.
 
-The check set, three held-out sets (other seeds) and the set under pink noise at 20 and
-10 dB below the music (bench/beats/noisy.py) are scored as means.
+The check set, three held-out sets (other seeds), the set under pink noise at 20 and
+10 dB below the music (bench/beats/noisy.py) and in a reverberant hall (RT60 2 s,
+bench/beats/reverb.py) are scored as means.
 
 Speed is CPU time (user + sys) against the audio's duration, on a 4-minute song (pieces of
 the set end to end) pinned to one core with taskset; peak RSS on a 10-minute song made the
@@ -53,6 +54,9 @@ HELD_OUT_OFFSETS = (2000, 3000, 4000)
 # The set under steady pink noise this many dB below the music, over the whole file (the
 # silence around the music too): hiss, room tone (bench/beats/noisy.py).
 NOISE_SNRS_DB = (20, 10)
+# The set in a reverberant hall (bench/beats/reverb.py): reverberation time, seconds.
+REVERB_RT60_S = 2
+REVERB_DIR = os.path.join(b.OUT_DIR, f"beats-reverb-{REVERB_RT60_S}")
 # The set's 4/4 and 3/4 pieces with one bar of two beats, cut or added near the middle
 # (bench/beats/oddbars.py): a song that drops or adds two beats once.
 ODD_DIR = os.path.join(b.OUT_DIR, "beats-oddbars")
@@ -79,6 +83,8 @@ def setup():
     for snr in NOISE_SNRS_DB:
         subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "noisy.py"), str(snr), "--out",
                         noisy_dir(snr)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "reverb.py"), str(REVERB_RT60_S), "--out",
+                    REVERB_DIR], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "oddbars.py"), "--out", ODD_DIR],
                    check=True, stdout=subprocess.DEVNULL)
 
@@ -293,6 +299,11 @@ def main():
             + " / ".join(f"{snr} dB" for snr in NOISE_SNRS_DB) + " below the music",
             "; ".join(f"{snr} dB: beat F {f3(m['beat_f'])}, downbeat F {f3(m['downbeat_f'])}"
                       for snr, m in zip(NOISE_SNRS_DB, noisy))))
+        hall = detect_all(binary, REVERB_DIR, REVERB_DIR + "-detected")["means"]["all"]
+        rows.append(b.row(
+            f"the set in a reverberant hall (RT60 {REVERB_RT60_S} s, as much reverberant "
+            "energy as direct)",
+            f"beat F {f3(hall['beat_f'])}, downbeat F {f3(hall['downbeat_f'])}"))
         odd = detect_all(binary, ODD_DIR, ODD_DIR + "-detected")["means"]["all"]
         rows.append(b.row(
             f"songs with one odd bar: the set's 4/4 and 3/4 pieces with a bar of two beats "
@@ -328,6 +339,10 @@ def main():
         notes.append("Under noise: bench/beats/noisy.py SNR (bench/out/beats-noisy-*): each "
                      "piece mixed with pink noise SNR dB below its own RMS level, seeded by "
                      "its name, the ground truth unchanged.")
+        notes.append(f"In a hall: bench/beats/reverb.py {REVERB_RT60_S} "
+                     f"(bench/out/beats-reverb-{REVERB_RT60_S}): each piece convolved with "
+                     "velvet noise decaying by 60 dB over the RT60, of the dry sound's energy, "
+                     "added to the dry sound; the ground truth unchanged.")
         cpu_total = sum(t["cpu_s"] for t in timing.values())
         rows.append(b.row(f"speed over the set ({audio_total / 60:.1f} min of audio), CPU time",
                           f"{audio_total / cpu_total:.0f}× real time ({cpu_total:.1f} s CPU, "

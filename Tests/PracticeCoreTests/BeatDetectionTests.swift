@@ -308,6 +308,19 @@ import TestSupport
     expectSteadyTempo(found, 66)
   }
 
+  /// Beats are moved to the off-beats where those have far more bass and notes too, not
+  /// where a low tone only swells on there. Supports measured (onset and bass, on the beats
+  /// and half-way): an oom-pah tracked on its chords (`oomPahBeatsAreOnTheBass`), the
+  /// evaluation set's polka in a 2 s reverb, tracked on its chords too; its organ hymn in
+  /// two 2 s reverbs (bench/beats/reverb.py and sox's), whose every beat was moved to
+  /// the off-beats.
+  @Test func offBeatsAreMovedOnlyWhereThereAreNotes() {
+    #expect(BeatTracker.areOffBeats(on: (onset: 8.05, bass: 0.81), halfway: (onset: 7.09, bass: 5.86)))
+    #expect(BeatTracker.areOffBeats(on: (onset: 8.56, bass: 2.46), halfway: (onset: 5.77, bass: 4.22)))
+    #expect(!BeatTracker.areOffBeats(on: (onset: 5.94, bass: 1.21), halfway: (onset: 2.14, bass: 2.00)))
+    #expect(!BeatTracker.areOffBeats(on: (onset: 6.58, bass: 0.89), halfway: (onset: 1.94, bass: 1.58)))
+  }
+
   /// Tones that swell for 120 ms (organ, bowed strings): the beats are where the notes
   /// begin, not where their onset strength peaks.
   @Test func softAttacksAreNotLate() throws {

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Copies of the evaluation set in a reverberant hall, as in a church or concert recording.
+
+  reverb.py RT60_S [--set DIR] [--out DIR]
+
+Writes DIR (default bench/out/beats-reverb-RT60) with every piece of the set convolved with
+a synthetic room response and added to its dry sound: velvet noise (Järveläinen and
+Karjalainen 2007: one tap of random sign in every millisecond, at a random place in it),
+decaying by 60 dB over RT60_S seconds, its energy equal to the dry sound's (direct to
+reverberant ratio 0 dB, as a few metres from the players in a large hall), the same
+response for every piece and an independent one for each channel. The dry sound's timing
+is untouched, so the ground truth (.beats, .json, index.json) is copied unchanged; the
+file keeps its length (the reverberant tail after the end is cut, with the rest of the
+set's ring-out). Peaks are scaled to -1 dBFS. Existing copies newer than their source are
+kept. Needs numpy, scipy and soundfile (bench/out/venv).
+"""
+
+import argparse
+import json
+import os
+import shutil
+
+import numpy as np
+import soundfile as sf
+from scipy.signal import fftconvolve
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DENSITY = 1000.0  # taps a second
+
+
+def response(rt60, rate, channel):
+    """Velvet noise decaying by 60 dB over `rt60` s, unit energy; seeded by the channel."""
+    rng = np.random.default_rng(1 + channel)
+    length = int(rt60 * rate)
+    step = rate / DENSITY
+    count = int(length / step)
+    where = (np.arange(count) * step + rng.uniform(0, step, count)).astype(int)
+    where = where[where < length]
+    ir = np.zeros(length)
+    ir[where] = rng.choice([-1.0, 1.0], len(where)) * 10 ** (-3 * where / length)
+    return ir / np.sqrt((ir ** 2).sum())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("rt60", type=float, help="reverberation time, seconds")
+    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    out = args.out or os.path.join(ROOT, "bench/out", f"beats-reverb-{args.rt60:g}")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(args.set, "index.json")) as f:
+        pieces = json.load(f)
+    responses = {}
+    for p in pieces:
+        name = p["name"]
+        source = os.path.join(args.set, name + ".wav")
+        dest = os.path.join(out, name + ".wav")
+        if not os.path.exists(dest) or os.path.getmtime(dest) < os.path.getmtime(source):
+            x, rate = sf.read(source, always_2d=True)
+            y = np.empty_like(x)
+            for c in range(x.shape[1]):
+                ir = responses.setdefault((rate, c), response(args.rt60, rate, c))
+                y[:, c] = x[:, c] + fftconvolve(x[:, c], ir)[: len(x)]
+            y *= 10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)
+            sf.write(dest + ".partial.wav", y, rate, subtype="PCM_16")
+            os.replace(dest + ".partial.wav", dest)
+        for ext in (".beats", ".json"):
+            shutil.copy(os.path.join(args.set, name + ext), os.path.join(out, name + ext))
+    shutil.copy(os.path.join(args.set, "index.json"), os.path.join(out, "index.json"))
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
