@@ -13,8 +13,9 @@ mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baseline
 scores aubio, librosa and madmom (each when it installed) on the same set.
 
 The check set, three held-out sets (other seeds), the set under pink noise at 20 and
-10 dB below the music (bench/beats/noisy.py) and in a reverberant hall (RT60 2 s,
-bench/beats/reverb.py) are scored as means.
+10 dB below the music (bench/beats/noisy.py), in a reverberant hall (RT60 2 s,
+bench/beats/reverb.py) and played with a wavering tempo (±2 %, bench/beats/wobble.py)
+are scored as means.
 
 Speed is CPU time (user + sys) against the audio's duration, on a 4-minute song (pieces of
 the set end to end) pinned to one core with taskset; peak RSS on a 10-minute song made the
@@ -57,6 +58,9 @@ NOISE_SNRS_DB = (20, 10)
 # The set in a reverberant hall (bench/beats/reverb.py): reverberation time, seconds.
 REVERB_RT60_S = 2
 REVERB_DIR = os.path.join(b.OUT_DIR, f"beats-reverb-{REVERB_RT60_S}")
+# The set played with a wavering tempo (bench/beats/wobble.py): largest change, per cent.
+WOBBLE_PERCENT = 2
+WOBBLE_DIR = os.path.join(b.OUT_DIR, f"beats-wobble-{WOBBLE_PERCENT}")
 # The set's 4/4 and 3/4 pieces with one bar of two beats, cut or added near the middle
 # (bench/beats/oddbars.py): a song that drops or adds two beats once.
 ODD_DIR = os.path.join(b.OUT_DIR, "beats-oddbars")
@@ -85,6 +89,8 @@ def setup():
                         noisy_dir(snr)], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "reverb.py"), str(REVERB_RT60_S), "--out",
                     REVERB_DIR], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "wobble.py"), str(WOBBLE_PERCENT), "--out",
+                    WOBBLE_DIR], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "oddbars.py"), "--out", ODD_DIR],
                    check=True, stdout=subprocess.DEVNULL)
 
@@ -304,6 +310,11 @@ def main():
             f"the set in a reverberant hall (RT60 {REVERB_RT60_S} s, as much reverberant "
             "energy as direct)",
             f"beat F {f3(hall['beat_f'])}, downbeat F {f3(hall['downbeat_f'])}"))
+        wavering = detect_all(binary, WOBBLE_DIR, WOBBLE_DIR + "-detected")["means"]["all"]
+        rows.append(b.row(
+            f"the set played with a wavering tempo (speed within ±{WOBBLE_PERCENT} %, periods "
+            "of 11 s and 4.3 s)",
+            f"beat F {f3(wavering['beat_f'])}, downbeat F {f3(wavering['downbeat_f'])}"))
         odd = detect_all(binary, ODD_DIR, ODD_DIR + "-detected")["means"]["all"]
         rows.append(b.row(
             f"songs with one odd bar: the set's 4/4 and 3/4 pieces with a bar of two beats "
@@ -343,6 +354,10 @@ def main():
                      f"(bench/out/beats-reverb-{REVERB_RT60_S}): each piece convolved with "
                      "velvet noise decaying by 60 dB over the RT60, of the dry sound's energy, "
                      "added to the dry sound; the ground truth unchanged.")
+        notes.append(f"Wavering tempo: bench/beats/wobble.py {WOBBLE_PERCENT} "
+                     f"(bench/out/beats-wobble-{WOBBLE_PERCENT}): each piece resampled along "
+                     "a time map whose speed wavers around 1 (0.7 of the depth over 11 s, 0.3 "
+                     "over 4.3 s, phases seeded by its name), the ground truth mapped with it.")
         cpu_total = sum(t["cpu_s"] for t in timing.values())
         rows.append(b.row(f"speed over the set ({audio_total / 60:.1f} min of audio), CPU time",
                           f"{audio_total / cpu_total:.0f}× real time ({cpu_total:.1f} s CPU, "
