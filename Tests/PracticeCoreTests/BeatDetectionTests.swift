@@ -293,6 +293,23 @@ import TestSupport
     #expect(found.tempoRange.lowerBound > 150)
   }
 
+  /// A ballad played without a click, its tempo wavering by 2 % either way, a melody in
+  /// running eighths over its chords: counted in its beats, as it is when steady, not in
+  /// its eighths (the waver smears the whole piece's periodicity at the beat and the bar
+  /// more than at the eighth).
+  @Test(arguments: [0.0, 0.02])
+  func aBalladWhoseTempoWaversIsCountedInItsBeats(waver: Double) throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 72
+    piece.endBPM = 72
+    piece.waver = waver
+    piece.eighths = true
+    piece.bars = 14
+    piece.drums = false
+    let (samples, truth) = BeatSynth.render(piece)
+    expectAccurate(try detect(samples), truth)
+  }
+
   /// A jig or slow 6/8 rock: without a given meter the dotted quarter is the beat.
   @Test func beatsDividedInThreeAreCountedInDottedQuarters() throws {
     var piece = BeatSynth.Piece()

@@ -56,6 +56,11 @@ public enum BeatSynth {
     /// One bar of another length: bar `bar` (0-based, counted after the pickup) has
     /// `beats` beats (a bar of 2/4 in 4/4).
     public var oddBar: (bar: Int, beats: Int)? = nil
+    /// A tempo that wavers as a player's without a click: up to this fraction either way,
+    /// over an 11 s period (0 = steady, or the linear change above).
+    public var waver = 0.0
+    /// A melody in running eighths over the chords (a ballad's piano right hand).
+    public var eighths = false
 
     public init() {}
   }
@@ -76,7 +81,9 @@ public enum BeatSynth {
     var t = piece.leadIn
     for i in 0..<count {
       let x = Double(i) / Double(max(1, count - 1))
-      let bpm = piece.startBPM + (piece.endBPM - piece.startBPM) * max(0, (x - 0.5) / 0.5)
+      let bpm =
+        (piece.startBPM + (piece.endBPM - piece.startBPM) * max(0, (x - 0.5) / 0.5))
+        * (1 + piece.waver * sin(2 * .pi * (t - piece.leadIn) / 11))
       beats.append(TrueBeat(time: t, beatInBar: places[i].inBar))
       t += 60 / bpm
     }
@@ -139,6 +146,16 @@ public enum BeatSynth {
         }
         if beat.beatInBar == 1 {
           addTone(&out, at: start, hz: root / 2, seconds: length * 2, gain: 0.35, rate: rate, attack: piece.attack)
+        }
+      }
+      if piece.eighths {
+        // Up and down a pentatonic scale, two notes a beat, alike in loudness.
+        let scale = [0, 2, 4, 7, 9, 12, 9, 7, 4, 2]
+        for half in 0..<2 {
+          let step = scale[(2 * i + half) % scale.count]
+          addTone(
+            &out, at: start + Int(length / 2 * Double(half) * rate), hz: 440 * pow(2, Double(step) / 12),
+            seconds: length * 0.45, gain: 0.15, rate: rate, attack: piece.attack)
         }
       }
       if piece.drums {

@@ -24,7 +24,9 @@ struct TrackedBeats {
 ///    the beat rather than off-beat chords) for the level; for following the beats,
 ///    SuperFlux on 24 bands an octave (note changes, vibrato ignored) plus half the mel
 ///    bands' and three quarters the bass bands';
-/// 2. the metrical level: autocorrelation of the broadband onset strength,
+/// 2. the metrical level: autocorrelation of the broadband onset strength in 8 s windows,
+///    each window's peak taken within 4 % of the period scored (a tempo that wavers as a
+///    player's does smears the whole piece's peaks at the beat more than at the eighths),
 ///    each beat period scored by its own peak plus half its support at twice the period
 ///    and at the half or third subdivision, weighted by a log-Gaussian prior (0.8 octave:
 ///    wide, so a slow ballad's eighth notes do not outweigh its beat) around 125 BPM
@@ -107,6 +109,21 @@ enum BeatTracker {
       let f = lag - Double(i)
       return ac[i] * (1 - f) + ac[i + 1] * f
     }
+    // Each period's strength as the piece's 8 s windows hear it, each window allowed its
+    // own period within 4 % (`localPeriodicity`): played without a click, a slow ballad's
+    // tempo wavers by a few per cent, which smears the whole piece's autocorrelation peaks
+    // at the beat and the bar more than those at the eighths.
+    let local = localPeriodicity(broadband, frameRate: fr, maxLag: 2 * longest + 2)
+    func strength(_ lag: Double) -> Double {
+      guard !local.isEmpty else { return acAt(lag) }
+      let lo = max(1, Int((lag * (1 - periodTolerance)).rounded(.down)))
+      let hi = Int((lag * (1 + periodTolerance)).rounded(.up))
+      var total = 0.0
+      for window in local where lo < window.count {
+        total += window[lo...min(hi, window.count - 1)].max() ?? 0
+      }
+      return total / Double(local.count)
+    }
     var bestLag = shortest
     var bestScore = -Double.infinity
     var clarity = 0.0
@@ -114,8 +131,8 @@ enum BeatTracker {
       let l = Double(lag)
       clarity = max(clarity, ac[lag])
       let prior = tempoPrior(lag: l, frameRate: fr, compound: compound)
-      var comb = acAt(l) + 0.5 * acAt(2 * l) + 0.5 * max(acAt(l / 2), acAt(l / 3))
-      if compound { comb = 0.5 * comb + 0.25 * (acAt(l / 3) + acAt(2 * l / 3)) }
+      var comb = strength(l) + 0.5 * strength(2 * l) + 0.5 * max(strength(l / 2), strength(l / 3))
+      if compound { comb = 0.5 * comb + 0.25 * (strength(l / 3) + strength(2 * l / 3)) }
       let score = prior * max(comb, 0)
       if score > bestScore {
         bestScore = score
@@ -336,6 +353,27 @@ enum BeatTracker {
   }
 
   /// Autocorrelation of the mean-removed signal, unbiased, normalised so lag 0 is 1.
+  /// How far a window's period may stray from the one scored, as a fraction of it.
+  static let periodTolerance = 0.04
+
+  /// Normalised autocorrelations (to `maxLag`) of `x` in 8 s windows every 4 s; a piece
+  /// shorter than a window is one window; a window no longer than `maxLag` is left out.
+  static func localPeriodicity(_ x: [Double], frameRate: Double, maxLag: Int) -> [[Double]] {
+    let window = Int(8 * frameRate)
+    let hop = max(1, Int(4 * frameRate))
+    var windows: [[Double]] = []
+    var start = 0
+    while start < x.count {
+      let end = min(x.count, start + window)
+      if end - start > maxLag {
+        windows.append(autocorrelation(Array(x[start..<end]), maxLag: maxLag))
+      }
+      if end == x.count { break }
+      start += hop
+    }
+    return windows
+  }
+
   static func autocorrelation(_ x: [Double], maxLag: Int) -> [Double] {
     let n = x.count
     let mean = x.reduce(0, +) / Double(max(1, n))
