@@ -352,7 +352,6 @@ enum BeatTracker {
     return out
   }
 
-  /// Autocorrelation of the mean-removed signal, unbiased, normalised so lag 0 is 1.
   /// How far a window's period may stray from the one scored, as a fraction of it.
   static let periodTolerance = 0.04
 
@@ -374,6 +373,7 @@ enum BeatTracker {
     return windows
   }
 
+  /// Autocorrelation of the mean-removed signal, unbiased, normalised so lag 0 is 1.
   static func autocorrelation(_ x: [Double], maxLag: Int) -> [Double] {
     let n = x.count
     let mean = x.reduce(0, +) / Double(max(1, n))
