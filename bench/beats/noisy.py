@@ -11,17 +11,11 @@ name, so the copies are the same on every run; existing copies newer than their 
 are kept. Needs numpy and soundfile (bench/out/venv).
 """
 
-import argparse
-import json
-import os
-import shutil
 import zlib
 
 import numpy as np
-import soundfile as sf
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from setcopy import make_copies
 
 
 def pink(shape, rng):
@@ -36,35 +30,16 @@ def pink(shape, rng):
     return noise / np.sqrt((noise ** 2).mean(axis=0))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("snr", type=float, help="noise level below the music's RMS, dB")
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    out = args.out or os.path.join(ROOT, "bench/out", f"beats-noisy-{args.snr:g}")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(args.set, "index.json")) as f:
-        pieces = json.load(f)
-    for p in pieces:
-        name = p["name"]
-        source = os.path.join(args.set, name + ".wav")
-        dest = os.path.join(out, name + ".wav")
-        if not os.path.exists(dest) or os.path.getmtime(dest) < os.path.getmtime(source):
-            x, rate = sf.read(source, always_2d=True)
-            rng = np.random.default_rng(zlib.crc32(name.encode()))
-            level = np.sqrt((x ** 2).mean())
-            y = x + pink(x.shape, rng) * level * 10 ** (-args.snr / 20)
-            peak = np.abs(y).max()
-            if peak > 0.999:  # keep it unclipped: the same mix, a little quieter
-                y *= 0.999 / peak
-            sf.write(dest + ".partial.wav", y, rate, subtype="PCM_16")
-            os.replace(dest + ".partial.wav", dest)
-        for ext in (".beats", ".json"):
-            shutil.copy(os.path.join(args.set, name + ext), os.path.join(out, name + ext))
-    shutil.copy(os.path.join(args.set, "index.json"), os.path.join(out, "index.json"))
-    print(out)
+def add_noise(name, x, rate, beats, snr):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    level = np.sqrt((x ** 2).mean())
+    y = x + pink(x.shape, rng) * level * 10 ** (-snr / 20)
+    peak = np.abs(y).max()
+    if peak > 0.999:  # keep it unclipped: the same mix, a little quieter
+        y *= 0.999 / peak
+    return y, beats
 
 
 if __name__ == "__main__":
-    main()
+    make_copies(__doc__.splitlines()[0], "noisy", "noise level below the music's RMS, dB",
+                add_noise)

@@ -15,17 +15,11 @@ set's ring-out). Peaks are scaled to -1 dBFS. Existing copies newer than their s
 kept. Needs numpy, scipy and soundfile (bench/out/venv).
 """
 
-import argparse
-import json
-import os
-import shutil
-
 import numpy as np
-import soundfile as sf
 from scipy.signal import fftconvolve
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from setcopy import make_copies
+
 DENSITY = 1000.0  # taps a second
 
 
@@ -42,35 +36,13 @@ def response(rt60, rate, channel):
     return ir / np.sqrt((ir ** 2).sum())
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("rt60", type=float, help="reverberation time, seconds")
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    out = args.out or os.path.join(ROOT, "bench/out", f"beats-reverb-{args.rt60:g}")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(args.set, "index.json")) as f:
-        pieces = json.load(f)
-    responses = {}
-    for p in pieces:
-        name = p["name"]
-        source = os.path.join(args.set, name + ".wav")
-        dest = os.path.join(out, name + ".wav")
-        if not os.path.exists(dest) or os.path.getmtime(dest) < os.path.getmtime(source):
-            x, rate = sf.read(source, always_2d=True)
-            y = np.empty_like(x)
-            for c in range(x.shape[1]):
-                ir = responses.setdefault((rate, c), response(args.rt60, rate, c))
-                y[:, c] = x[:, c] + fftconvolve(x[:, c], ir)[: len(x)]
-            y *= 10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)
-            sf.write(dest + ".partial.wav", y, rate, subtype="PCM_16")
-            os.replace(dest + ".partial.wav", dest)
-        for ext in (".beats", ".json"):
-            shutil.copy(os.path.join(args.set, name + ext), os.path.join(out, name + ext))
-    shutil.copy(os.path.join(args.set, "index.json"), os.path.join(out, "index.json"))
-    print(out)
+def in_hall(name, x, rate, beats, rt60):
+    y = x.copy()
+    for c in range(x.shape[1]):
+        y[:, c] += fftconvolve(x[:, c], response(rt60, rate, c))[: len(x)]
+    y *= 10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)
+    return y, beats
 
 
 if __name__ == "__main__":
-    main()
+    make_copies(__doc__.splitlines()[0], "reverb", "reverberation time, seconds", in_hall)

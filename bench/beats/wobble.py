@@ -13,17 +13,11 @@ truth is mapped through the same time map; beats past the new end are dropped. E
 copies newer than their source are kept. Needs numpy and soundfile (bench/out/venv).
 """
 
-import argparse
-import json
-import os
-import shutil
 import zlib
 
 import numpy as np
-import soundfile as sf
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from setcopy import make_copies
 
 
 def time_map(name, depth, frames, rate):
@@ -38,40 +32,18 @@ def time_map(name, depth, frames, rate):
     return out[keep], source[keep]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("depth", type=float, help="largest change of speed, per cent")
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    out = args.out or os.path.join(ROOT, "bench/out", f"beats-wobble-{args.depth:g}")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(args.set, "index.json")) as f:
-        pieces = json.load(f)
-    for p in pieces:
-        name = p["name"]
-        source = os.path.join(args.set, name + ".wav")
-        dest = os.path.join(out, name + ".wav")
-        if os.path.exists(dest) and os.path.getmtime(dest) >= os.path.getmtime(source):
-            continue
-        x, rate = sf.read(source, always_2d=True)
-        heard, played = time_map(name, args.depth / 100, len(x), rate)
-        frames = np.arange(len(x))
-        y = np.stack([np.interp(played * rate, frames, x[:, c]) for c in range(x.shape[1])], 1)
-        lines = []
-        with open(os.path.join(args.set, name + ".beats")) as f:
-            for line in f:
-                t, number = line.split()
-                if float(t) < played[-1]:
-                    lines.append(f"{np.interp(float(t), played, heard):.6f}\t{number}\n")
-        with open(os.path.join(out, name + ".beats"), "w") as f:
-            f.writelines(lines)
-        shutil.copy(os.path.join(args.set, name + ".json"), os.path.join(out, name + ".json"))
-        sf.write(dest + ".partial.wav", y, rate, subtype="PCM_16")
-        os.replace(dest + ".partial.wav", dest)
-    shutil.copy(os.path.join(args.set, "index.json"), os.path.join(out, "index.json"))
-    print(out)
+def wavering(name, x, rate, beats, depth):
+    heard, played = time_map(name, depth / 100, len(x), rate)
+    frames = np.arange(len(x))
+    y = np.stack([np.interp(played * rate, frames, x[:, c]) for c in range(x.shape[1])], 1)
+    moved = []
+    for line in beats:
+        t, number = line.split()
+        if float(t) < played[-1]:
+            moved.append(f"{np.interp(float(t), played, heard):.6f}\t{number}\n")
+    return y, moved
 
 
 if __name__ == "__main__":
-    main()
+    make_copies(__doc__.splitlines()[0], "wobble", "largest change of speed, per cent",
+                wavering)
