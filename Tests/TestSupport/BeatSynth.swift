@@ -33,6 +33,10 @@ public enum BeatSynth {
     /// loudness (a classical Alberti bass): every sixteenth an onset, only the pitches
     /// repeating with the beat.
     case alberti
+    /// Legato strings: each bar's chord and its bass held through the bar, swelling in over
+    /// `attack`, all voices' level trembling together at 5 Hz (a synthesiser's vibrato
+    /// started at each note): nothing marks the beats, only the chord changes the bars.
+    case bowedPad
   }
 
   /// What to play.
@@ -132,6 +136,31 @@ public enum BeatSynth {
           let at = start + Int(length * Double(k) / 4 * rate)
           addTone(&out, at: at, hz: root * ratio, seconds: length * 0.25, gain: 0.15, rate: rate, attack: piece.attack)
         }
+      } else if piece.chords && piece.accompaniment == .bowedPad {
+        if beat.beatInBar == 1 {
+          // Held to the next bar line.
+          var end = i + 1
+          while end < beats.count && places[end].bar == bar { end += 1 }
+          let held = (end < beats.count ? beats[end].time : beat.time + length * Double(piece.beatsPerBar)) - beat.time
+          for ratio in [0.5, 2.0, 2.52, 3.0] {
+            addTone(
+              &out, at: start, hz: root * ratio, seconds: held, gain: ratio < 1 ? 0.25 : 0.12, rate: rate,
+              attack: piece.attack, decay: 0.2, tremolo: 0.6, tremoloHz: 5.5)
+          }
+        }
+        // A bowed melody over it, trembling too: a dotted quarter, an eighth and a half.
+        if beat.beatInBar == 1 || beat.beatInBar == 3 {
+          let dotted = beat.beatInBar == 1
+          let pitch = 440 * pow(2, Double([0, 4, 7, 5, 2, 9, 7][i % 7]) / 12)
+          addTone(
+            &out, at: start, hz: pitch, seconds: length * (dotted ? 1.45 : 1.9), gain: 0.12,
+            rate: rate, attack: piece.attack, decay: 0.2, tremolo: 0.6, tremoloHz: 4.6)
+          if dotted {
+            addTone(
+              &out, at: start + Int(1.5 * length * rate), hz: pitch * 9 / 8, seconds: length * 0.45,
+              gain: 0.12, rate: rate, attack: piece.attack, decay: 0.2, tremolo: 0.6, tremoloHz: 4.6)
+          }
+        }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {
           addTone(&out, at: start, hz: root * ratio, seconds: length * 0.9, gain: 0.15, rate: rate, attack: piece.attack)
@@ -174,17 +203,21 @@ public enum BeatSynth {
     return (out, beats)
   }
 
+  /// A sine tone: a swell of `attack` seconds, a decay of `decay` per second (exponential,
+  /// 3: a struck or plucked note), a 20 ms release (a tone cut off in one sample clicks
+  /// across the spectrum, which no instrument does), and a tremolo of depth `tremolo`
+  /// (0-1) at `tremoloHz` from its start.
   private static func addTone(
-    _ out: inout [Float], at start: Int, hz: Double, seconds: Double, gain: Double, rate: Double, attack: Double = 0.005
+    _ out: inout [Float], at start: Int, hz: Double, seconds: Double, gain: Double, rate: Double,
+    attack: Double = 0.005, decay: Double = 3, tremolo: Double = 0, tremoloHz: Double = 5
   ) {
     let n = min(out.count - start, Int(seconds * rate))
     guard n > 0 else { return }
     for k in 0..<n {
       let s = Double(k) / rate
-      // A swell of `attack` seconds, a slow decay, and a 20 ms release (a tone cut off in
-      // one sample clicks across the spectrum, which no instrument does).
       let release = min(1, Double(n - k) / (0.02 * rate))
-      let envelope = min(1, s / attack) * exp(-3 * max(0, s - attack)) * release
+      let tremble = 1 - tremolo * 0.5 * (1 - cos(2 * .pi * tremoloHz * s))
+      let envelope = min(1, s / attack) * exp(-decay * max(0, s - attack)) * release * tremble
       out[start + k] += Float(gain * envelope * sin(2 * .pi * hz * s))
     }
   }

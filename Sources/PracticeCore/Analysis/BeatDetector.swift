@@ -199,7 +199,12 @@ public enum BeatDetector {
     let high = tempi.isEmpty ? 0 : tempi[Int(Double(tempi.count - 1) * 0.95)]
     let weak = confidences.filter { $0 < lowConfidence }.count
     var warning: String? = nil
-    if tracked.pulseClarity < 0.15 || weak * 2 > confidences.count {
+    if tracked.fromHarmony {
+      warning =
+        "the onsets mark no steady beat, so the beats divide the bars where the chords change "
+        + "(\(weak) of \(confidences.count) beats doubtful); check them by ear, for example "
+        + "`practice play SONG --bars 2 --click`"
+    } else if tracked.pulseClarity < 0.15 || weak * 2 > confidences.count {
       warning =
         "the beat is unclear (pulse clarity \(String(format: "%.2f", tracked.pulseClarity)), "
         + "\(weak) of \(confidences.count) beats doubtful); check the bars marked ? in `beats show` by ear"
