@@ -202,8 +202,8 @@ public enum BeatDetector {
     if tracked.fromHarmony {
       warning =
         "the onsets mark no steady beat, so the beats divide the bars where the chords change "
-        + "(\(weak) of \(confidences.count) beats doubtful); check them by ear, for example "
-        + "`practice play SONG --bars 2 --click`"
+        + "(\(weak) of \(confidences.count) beats doubtful); check them by ear, the bars marked ? in "
+        + "`beats show` first"
     } else if tracked.pulseClarity < 0.15 || weak * 2 > confidences.count {
       warning =
         "the beat is unclear (pulse clarity \(String(format: "%.2f", tracked.pulseClarity)), "

@@ -49,8 +49,8 @@ enum HarmonicBars {
 
 extension HarmonicBars {
   /// Beats between bar lines found where the harmony changes, for music whose onsets mark
-  /// no steady beat (legato strings whose vibrato swamps their soft attacks, a choir, an
-  /// organ) but whose chords move with the bar:
+  /// no steady beat (legato strings whose vibrato swamps their soft attacks) but whose
+  /// chords move with the bar:
   /// 1. the bar period: the strongest period of the harmonic change (`change`) from two
   ///    beats at the fastest tempo to four at the slowest (within 1-6 s), heard in 16 s
   ///    windows each allowed its own period within 4 %, then followed through the piece
