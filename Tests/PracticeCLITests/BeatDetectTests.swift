@@ -180,6 +180,29 @@ import TestSupport
     #expect(refused.stderr.contains("has an imported beat map; add --replace"), "\(refused.stderr)")
   }
 
+  /// Legato strings whose tremolo hides their beats (`BeatSynth`'s `bowedPad`): counted
+  /// from the chord changes, with the summary line and a warning that says so.
+  @Test func beatsFromTheChordChangesAreSaidToBe() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 80
+    piece.endBPM = 80
+    piece.bars = 14
+    piece.drums = false
+    piece.accompaniment = .bowedPad
+    piece.attack = 0.15
+    let path = dir.file("legato.wav")
+    try Synth.write(BeatSynth.render(piece).samples, to: path)
+    let result = try cli.run(["beats", "detect", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stderrLines
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.first?.wholeMatch(of: #/legato\.wav: 5[5-7] beats, 14 bars, 4/4, 79–8[01] BPM/#) != nil, "\(lines)")
+    #expect(
+      lines.last?.hasPrefix(
+        "practice: warning: legato.wav: the onsets mark no steady beat, so the beats divide the bars "
+          + "where the chords change") == true, "\(lines)")
+  }
+
   @Test func badAudioFailsWithOneLineAndKeepsTheMap() throws {
     let good = try song("good.wav")
     let silent = dir.file("silent.wav")
