@@ -344,7 +344,7 @@ import TestSupport
   }
 
   /// Legato strings whose tremolo swamps their swells (`bowedPad`: one chord a bar, a
-  /// melody on beats 1 and 3 and the last eighth, pad and melody trembling at 5.5 and 4.6
+  /// melody on beats 1 and 3 and the eighth after 2, pad and melody trembling at 5.5 and 4.6
   /// Hz): tracked on their onsets, the beats follow the tremolo (recall 0.29-0.38 in these
   /// four), and many are doubtful; counted from the chord changes instead, with a warning
   /// that says so.

@@ -33,9 +33,11 @@ public enum BeatSynth {
     /// loudness (a classical Alberti bass): every sixteenth an onset, only the pitches
     /// repeating with the beat.
     case alberti
-    /// Legato strings: each bar's chord and its bass held through the bar, swelling in over
-    /// `attack`, all voices' level trembling together at 5 Hz (a synthesiser's vibrato
-    /// started at each note): nothing marks the beats, only the chord changes the bars.
+    /// Legato strings: each bar's chord and its bass held through the bar, and a melody (a
+    /// dotted quarter, an eighth, a half), all swelling in over `attack`; the chord's
+    /// voices tremble together at 5.5 Hz, the melody at 4.6 Hz (a synthesiser's vibrato,
+    /// started with each note). Only the melody's soft swells mark beats; the chord changes
+    /// mark the bars.
     case bowedPad
   }
 
