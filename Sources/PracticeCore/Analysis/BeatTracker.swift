@@ -102,16 +102,7 @@ enum BeatTracker {
     // tempo wavers by a few per cent, which smears the whole piece's autocorrelation peaks
     // at the beat and the bar more than those at the eighths.
     let local = localPeriodicity(broadband, frameRate: fr, maxLag: 2 * longest + 2)
-    func strength(_ lag: Double) -> Double {
-      guard !local.isEmpty else { return acAt(lag) }
-      let lo = max(1, Int((lag * (1 - periodTolerance)).rounded(.down)))
-      let hi = Int((lag * (1 + periodTolerance)).rounded(.up))
-      var total = 0.0
-      for window in local where lo < window.count {
-        total += window[lo...min(hi, window.count - 1)].max() ?? 0
-      }
-      return total / Double(local.count)
-    }
+    func strength(_ lag: Double) -> Double { periodStrength(local, lag: lag) ?? acAt(lag) }
     var bestLag = shortest
     var bestScore = -Double.infinity
     var clarity = 0.0
@@ -399,6 +390,19 @@ enum BeatTracker {
 
   /// How far a window's period may stray from the one scored, as a fraction of it.
   static let periodTolerance = 0.04
+
+  /// The mean over `windows` (`localPeriodicity`) of each one's peak within
+  /// `periodTolerance` of `lag`; nil when there are no windows.
+  static func periodStrength(_ windows: [[Double]], lag: Double) -> Double? {
+    guard !windows.isEmpty else { return nil }
+    let lo = max(1, Int((lag * (1 - periodTolerance)).rounded(.down)))
+    let hi = Int((lag * (1 + periodTolerance)).rounded(.up))
+    var total = 0.0
+    for window in windows where lo < window.count {
+      total += window[lo...min(hi, window.count - 1)].max() ?? 0
+    }
+    return total / Double(windows.count)
+  }
 
   /// Normalised autocorrelations (to `maxLag`) of `x` in windows of `seconds` every half
   /// window; a piece shorter than a window is one window; a window no longer than `maxLag`

@@ -79,19 +79,12 @@ extension HarmonicBars {
     let hi = Int(min(6 * fr, 4 * longestBeat))
     guard hi > lo else { return nil }
     let local = BeatTracker.localPeriodicity(change, frameRate: fr, maxLag: hi + 2, seconds: 16)
-    guard !local.isEmpty else { return nil }
     var barLag = lo
     var best = -Double.infinity
     for lag in lo...hi {
-      let a = Int(Double(lag) * (1 - BeatTracker.periodTolerance))
-      let b = Int((Double(lag) * (1 + BeatTracker.periodTolerance)).rounded(.up))
-      var total = 0.0
-      for window in local where a < window.count {
-        total += window[a...min(b, window.count - 1)].max() ?? 0
-      }
-      total /= Double(local.count)
-      if total > best {
-        best = total
+      guard let strength = BeatTracker.periodStrength(local, lag: Double(lag)) else { return nil }
+      if strength > best {
+        best = strength
         barLag = lag
       }
     }
@@ -118,13 +111,12 @@ extension HarmonicBars {
     // Beats a bar: as many as the tracked beats' own period gives, if the bar divides into
     // it (their tempo may be right where their phase wanders); otherwise the count whose
     // tempo a musician is likeliest to count, within the range.
-    let typical = median(bars.indices.dropFirst().map { Double(bars[$0] - bars[$0 - 1]) })
+    let typical = medianInterval(bars)
     let counts = [2, 3, 4].filter {
       let beat = typical / Double($0)
       return beat >= shortestBeat && beat <= longestBeat
     }
-    let trackedPeriod = median(
-      tracked.indices.dropFirst().map { Double(tracked[$0] - tracked[$0 - 1]) })
+    let trackedPeriod = medianInterval(tracked)
     let compound = settings.compound ?? false
     func prior(_ k: Int) -> Double {
       BeatTracker.tempoPrior(lag: typical / Double(k), frameRate: fr, compound: compound)
@@ -166,9 +158,9 @@ extension HarmonicBars {
     return (result, beatPeriod)
   }
 
-  /// The median of `x`, 0 when it is empty.
-  static func median(_ x: [Double]) -> Double {
-    x.isEmpty ? 0 : x.sorted()[(x.count - 1) / 2]
+  /// The median interval between consecutive `frames`, 0 when there are fewer than two.
+  static func medianInterval(_ frames: [Int]) -> Double {
+    TappedBeats.median(frames.indices.dropFirst().map { Double(frames[$0] - frames[$0 - 1]) })
   }
 
   /// Whether `beats` fit the bars: at least `fitShare` of them hold the same number of
@@ -177,7 +169,7 @@ extension HarmonicBars {
   /// two are jittered.
   static func fits(_ beats: [Int], bars: [Int]) -> Bool {
     guard bars.count >= 2, beats.count >= 2 else { return false }
-    let half = Int(median(beats.indices.dropFirst().map { Double(beats[$0] - beats[$0 - 1]) }) / 2)
+    let half = Int(medianInterval(beats) / 2)
     var counts: [Int: Int] = [:]
     var j = 0
     for i in 0..<(bars.count - 1) {
