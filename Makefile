@@ -28,8 +28,14 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+# The suites that play along in real time (keys sent at the moment a click sounds) run on
+# their own after the rest: sharing two cores with the other suites, a tap sent to a
+# starved process came too late for a third of the clicks in one CI run.
+REALTIME_SUITES = BeatTapTests|KeyboardTests
+
 test: build
-	$(SWIFT) test --parallel --num-workers 2
+	$(SWIFT) test --parallel --num-workers 2 --skip '$(REALTIME_SUITES)'
+	$(SWIFT) test --filter '$(REALTIME_SUITES)'
 
 demo: build
 	@scripts/demo.sh .build/debug/practice
