@@ -272,10 +272,10 @@ public enum BeatSynth {
 }
 
 /// A small deterministic random generator (SplitMix64).
-struct SplitMix {
+public struct SplitMix: Sendable {
   var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
+  public init(seed: UInt64) { state = seed }
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -283,5 +283,5 @@ struct SplitMix {
     return z ^ (z >> 31)
   }
   /// Uniform in [-1, 1).
-  mutating func nextSigned() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
+  public mutating func nextSigned() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
 }

@@ -161,9 +161,17 @@ public enum BeatDetector {
     else {
       throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
     }
-    guard tracked.frames.count >= 4, tracked.pulseClarity >= 0.03 else {
+    // Music without a steady beat still gets its best map, its doubtful beats marked and a
+    // warning; noise and too little music get none.
+    guard !tracked.soundsLikeNoise else {
       throw failure(
-        "it has no steady beat", "make the beat map with `beats grid`, `beats tap` or `beats import`")
+        "it sounds like noise, with no note or beat standing out",
+        "check the file, or make the beat map with `beats grid` or `beats tap`")
+    }
+    guard tracked.frames.count >= 4 else {
+      throw failure(
+        "it holds too few beats to make two bars",
+        "make the beat map with `beats grid`, `beats tap` or `beats import`")
     }
     let placement = DownbeatFinder.place(
       beats: tracked.frames, features: features, period: tracked.period,
@@ -177,7 +185,12 @@ public enum BeatDetector {
     var confidences: [Double] = []
     var numbers: [Int] = []
     for (i, f) in tracked.frames.enumerated() {
-      let frame = Int64((features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
+      // Each beat where its attack began; beats that divide the bars the chords change in
+      // mark no attack of their own, and keep their frame's centre.
+      let frame =
+        tracked.fromHarmony
+        ? Int64((features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
+        : features.attackStart(ofFrame: f)
       guard frame < totalFrames, (frames.last ?? -1) < frame else { continue }
       frames.append(frame)
       confidences.append(tracked.confidence[i])
