@@ -67,7 +67,7 @@ struct BeatsDetect: ParsableCommand {
         bar?.clear()
         let before = mapBeforeReplacing(song, in: library)
         try library.replaceBeatMap(for: song, with: found.map)
-        Terminal.say(summary(name, found))
+        Terminal.say(detectionSummary(name, found))
         if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
         try warnOfSelections(of: song, in: library, before: before, after: found.map)
       } catch let failure as any PracticeFailure {
@@ -79,18 +79,42 @@ struct BeatsDetect: ParsableCommand {
     }
     if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
   }
+}
 
-  /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
-  /// bar has another length.
-  private func summary(_ name: String, _ found: BeatDetection) -> String {
-    let bars = found.map.bars.filter { $0.number >= 1 }.count
-    let low = Int(found.tempoRange.lowerBound.rounded())
-    let high = Int(found.tempoRange.upperBound.rounded())
-    let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
-    let odd = found.oddBars.map { "bar \($0.number): \($0.beats) beats" }
-    let meter = odd.isEmpty ? "\(found.meter)" : "\(found.meter) (\(odd.joined(separator: ", ")))"
-    return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(meter), \(tempo)"
+/// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
+/// bar has another length.
+func detectionSummary(_ name: String, _ found: BeatDetection) -> String {
+  let bars = found.map.bars.filter { $0.number >= 1 }.count
+  let low = Int(found.tempoRange.lowerBound.rounded())
+  let high = Int(found.tempoRange.upperBound.rounded())
+  let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
+  let odd = found.oddBars.map { "bar \($0.number): \($0.beats) beats" }
+  let meter = odd.isEmpty ? "\(found.meter)" : "\(found.meter) (\(odd.joined(separator: ", ")))"
+  return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(meter), \(tempo)"
+}
+
+/// The song's beat map; when it has none, one detected now and stored as `beats detect`
+/// would store it (one line saying so, a progress bar at a terminal, the summary line and
+/// any warning), so a first `play --bars` just plays. With `detect` false (`--no-detect`),
+/// exit 66 naming the commands that make one.
+func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -> BeatMap {
+  if let map = try library.beatMap(for: song) { return map }
+  guard detect else { throw noBeatMap(song) }
+  let name = (song.path as NSString).lastPathComponent
+  Terminal.say("'\(song.title)' has no beat map yet; detecting one (as `practice beats detect` does)")
+  let bar = ProgressBar()
+  let found: BeatDetection
+  do {
+    found = try BeatDetector.detect(file: song.openAudio()) { bar?.show($0, name) }
+    bar?.clear()
+  } catch {
+    bar?.clear()
+    throw error
   }
+  try library.replaceBeatMap(for: song, with: found.map)
+  Terminal.say(detectionSummary(name, found))
+  if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
+  return found.map
 }
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.

@@ -77,6 +77,10 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp("Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).", valueName: "duration"))
   var gap: String?
 
+  @Flag(
+    name: .customLong("no-detect"),
+    help: "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one.")
+  var noDetect = false
   @Option(name: .customLong("ramp-to"), help: ArgumentHelp("Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"))
   var rampTo: Speed?
 
@@ -187,6 +191,13 @@ struct PlaybackOptions: ParsableArguments {
       loaded = .some(map)
       return map
     }
+    // A map the plan cannot do without: detected now if the song has none.
+    func neededBeatMap() throws -> BeatMap {
+      if let map = try beatMap() { return map }
+      let map = try detectingBeatMap(of: song, in: library, detect: !noDetect)
+      loaded = .some(map)
+      return map
+    }
     let range: Range<Int64>
     var chosen: Selection?
     if let name = selection {
@@ -201,8 +212,7 @@ struct PlaybackOptions: ParsableArguments {
           "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
       }
     } else if let bars, let barRange = BarRange(parsing: bars) {
-      guard let map = try beatMap() else { throw noBeatMap(song) }
-      range = try map.frames(of: barRange)
+      range = try neededBeatMap().frames(of: barRange)
     } else {
       range = try resolveTimeRange(
         from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: info.sampleRate,
@@ -212,12 +222,7 @@ struct PlaybackOptions: ParsableArguments {
     var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
     let gapSpec = gap.flatMap(PlaybackOptions.parseGap)
     if countIn > 0 || click || gapSpec?.bars != nil {
-      guard let map = try beatMap() else {
-        throw PracticeError(
-          .missingInput,
-          "\(click ? "--click" : countIn > 0 ? "--count-in" : "--gap in bars") needs the beats of '\(song.title)', and it has no beat map; make one with "
-            + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
-      }
+      let map = try neededBeatMap()
       if countIn > 0 || click || live {
         plan.clicks = ClickPlan(
           beatMap: map, range: range, speed: speed, countInBars: countIn, click: click,

@@ -20,6 +20,10 @@ struct SpanOptions: ParsableArguments {
   var from: String?
   @Option(help: ArgumentHelp("End time (exclusive).", valueName: "time"))
   var to: String?
+  @Flag(
+    name: .customLong("no-detect"),
+    help: "With --bars on a song without a beat map: refuse (exit 66) instead of detecting one.")
+  var noDetect = false
 
   var isEmpty: Bool { bars == nil && from == nil && to == nil }
 
@@ -40,8 +44,7 @@ struct SpanOptions: ParsableArguments {
   /// The span, checked against the song's audio and beat map.
   func span(for song: Song, library: Library) throws -> SelectionSpan {
     if let bars, let range = BarRange(parsing: bars) {
-      guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
-      _ = try map.frames(of: range)
+      _ = try detectingBeatMap(of: song, in: library, detect: !noDetect).frames(of: range)
       return .bars(range)
     }
     return .frames(
@@ -56,7 +59,8 @@ func noBeatMap(_ song: Song) -> PracticeError {
   PracticeError(
     .missingInput,
     "'\(song.title)' has no beat map, so there are no bars to count; make one with "
-      + "`practice beats grid \(song.id ?? 0) --bpm N` or `practice beats import \(song.id ?? 0) FILE`")
+      + "`practice beats detect \(song.id ?? 0)`, `practice beats grid \(song.id ?? 0) --bpm N` or "
+      + "`practice beats import \(song.id ?? 0) FILE`")
 }
 
 /// "bars 9-16 (0:16.5–0:32.5)" or "0:10.0–0:20.0"; with a warning when it no longer fits.

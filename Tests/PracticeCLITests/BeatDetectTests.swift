@@ -50,6 +50,38 @@ import TestSupport
     #expect(try cli.run(["beats", "detect", a, "--meter", "4/4"]).status == 0)
   }
 
+  /// A first `play --bars` (and `render`, `select add --bars`) on a song without a beat map
+  /// detects one, says so, stores it as `beats detect` would, and plays; the bars played are
+  /// the detected map's. Detecting again changes nothing; `--no-detect` refuses.
+  @Test func barsOnASongWithoutAMapDetectOneFirst() throws {
+    let a = try song("a.wav", bpm: 120)
+    let render = dir.file("bars.wav")
+    let result = try cli.run(["render", a, "--bars", "3-4", "-o", render])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stderrLines
+    #expect(lines.first == "'a' has no beat map yet; detecting one (as `practice beats detect` does)", "\(lines)")
+    #expect(lines.contains { $0.wholeMatch(of: #/^a\.wav: \d+ beats, \d+ bars, 4/4, 120 BPM$/#) != nil }, "\(lines)")
+    // Stored as `beats detect` stores it: detecting again gives the same map.
+    let stored = try exported(a)
+    #expect(try cli.run(["beats", "detect", a]).status == 0)
+    #expect(try exported(a) == stored)
+    // Bars 3-4 of a 120 BPM 4/4 piece are 4 s long, and start on the map's bar 3.
+    let (info, samples) = try Synth.read(render)
+    #expect(abs(samples.count / info.channels - 4 * 44100) < 441, "\(samples.count) frames")
+    // The second time, nothing is detected and nothing is said about it.
+    let again = try cli.run(["render", a, "--bars", "3-4", "-o", dir.file("again.wav")])
+    #expect(again.status == 0 && !again.stderr.contains("detecting"), "\(again.stderr)")
+    // select add --bars detects too; --no-detect refuses with 66 and stores nothing.
+    let b = try song("b.wav", bpm: 100)
+    let refused = try cli.run(["select", "add", b, "verse", "--bars", "2-3", "--no-detect"])
+    #expect(refused.status == 66 && refused.stderrLines.count == 1, "\(refused.stderr)")
+    #expect(try cli.run(["beats", "show", b]).status == 66)
+    let added = try cli.run(["select", "add", b, "verse", "--bars", "2-3"])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stderr.contains("detecting one"))
+    #expect(try cli.run(["beats", "show", b]).status == 0)
+  }
+
   /// Runs practice with its stderr on a pseudo-terminal; returns all it wrote there.
   func onTerminal(_ arguments: [String]) throws -> String {
     // A pseudo-terminal from /dev/ptmx: unlock its other end (TIOCSPTLCK) and ask its

@@ -80,9 +80,17 @@ import TestSupport
   @Test func clicksAndCountInNeedABeatMap() throws {
     _ = try cli.run(["add", CLI.fixture("chord.wav")])
     for flag in [["--click"], ["--count-in", "2"]] {
-      let result = try cli.run(["play", "1", "--device", "null"] + flag)
+      // With --no-detect, today's refusal, naming `beats detect` first.
+      let result = try cli.run(["play", "1", "--device", "null", "--no-detect"] + flag)
       #expect(result.status == 66)
       #expect(result.stderrLines.count == 1 && result.stderr.contains("has no beat map"))
+      #expect(result.stderr.contains("make one with `practice beats detect 1`"))
+      // Without it, a detection is tried, and a chord with no beat is refused as detection refuses it.
+      let tried = try cli.run(["play", "1", "--device", "null"] + flag)
+      #expect(tried.status == 65, "\(tried.stderr)")
+      #expect(tried.stderrLines.count == 2 && tried.stderrLines[0].contains("detecting one"), "\(tried.stderr)")
+      #expect(tried.stderrLines[1].contains("cannot find the beat of"))
+      #expect(try cli.run(["beats", "show", "1"]).status == 66)
     }
     #expect(try cli.run(["play", "1", "--count-in", "17"]).status == 64)
     #expect(try cli.run(["play", "1", "--click-volume", "300%"]).status == 64)

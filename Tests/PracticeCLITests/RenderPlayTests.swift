@@ -139,9 +139,9 @@ import TestSupport
 
   @Test func barsNeedABeatMapAndAValidRange() throws {
     _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
-    let none = try cli.run(["play", "1", "--bars", "1-2", "--device", "null"])
+    let none = try cli.run(["play", "1", "--bars", "1-2", "--device", "null", "--no-detect"])
     #expect(none.status == 66)
-    #expect(none.stderr.contains("`practice beats grid 1 --bpm N`"))
+    #expect(none.stderr.contains("make one with `practice beats detect 1`, `practice beats grid 1 --bpm N`"))
     _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"])
     let before = try cli.snapshot()
     for (bars, message) in [("40-48", "it has bars 1-8"), ("0", "it has bars 1-8"), ("5-3", "ends before it starts")] {
