@@ -82,4 +82,38 @@ public enum ToneSynth {
     for (i, value) in mono.enumerated() { for c in 0..<channels { out[i * channels + c] = value } }
     return out
   }
+
+  /// A short piece tuned `cents` away from A = 440: a bass line, three-note chords and a
+  /// melody, all plucked harmonic tones of equal-tempered notes from that grid, with a
+  /// little noise. Deterministic.
+  public static func piece(cents: Double, seconds: Double = 8, sampleRate: Int = 44100) -> [Float] {
+    let a4 = 440 * pow(2, cents / 1200)
+    func hz(_ midi: Int) -> Double { a4 * pow(2, Double(midi - 69) / 12) }
+    var out = [Float](repeating: 0, count: Int(seconds * Double(sampleRate)))
+    func add(_ tone: [Float], at time: Double, gain: Float) {
+      let start = Int(time * Double(sampleRate))
+      for (i, v) in tone.enumerated() where start + i < out.count { out[start + i] += gain * v }
+    }
+    // I - vi - IV - V in C, one chord a second.
+    let chords = [[48, 60, 64, 67], [45, 57, 60, 64], [41, 57, 60, 65], [43, 55, 59, 62]]
+    let melody = [72, 74, 76, 79, 77, 76, 74, 72, 71, 72, 74, 67, 69, 71, 72, 76]
+    var time = 0.0
+    var bar = 0
+    while time < seconds - 1 {
+      let chord = chords[bar % chords.count]
+      add(pluck(hz(chord[0]), seconds: 1, sampleRate: sampleRate, decay: 0.8), at: time, gain: 0.5)
+      for note in chord.dropFirst() {
+        add(pluck(hz(note), seconds: 1, sampleRate: sampleRate, decay: 0.6), at: time, gain: 0.25)
+      }
+      for step in 0..<2 {
+        let note = melody[(bar * 2 + step) % melody.count]
+        add(pluck(hz(note), seconds: 0.5, sampleRate: sampleRate, decay: 0.4), at: time + 0.5 * Double(step), gain: 0.3)
+      }
+      time += 1
+      bar += 1
+    }
+    let noise = BeatSynth.noise(seconds: seconds, sampleRate: sampleRate, gain: 0.003)
+    for i in 0..<min(out.count, noise.count) { out[i] += noise[i] }
+    return out
+  }
 }
