@@ -78,6 +78,28 @@ func cents(_ frequency: Double, from truth: Double) -> Double { 1200 * log2(freq
     #expect(later.allSatisfy { $0.estimate.map { abs(cents($0.frequency, from: to)) <= 1 } ?? false })
   }
 
+  /// A note starting from silence reads as that note from its first reading (not an
+  /// octave below, as YIN reads a window that reaches back into the silence).
+  @Test(arguments: [41.2, 55, 82.41, 98, 146.83, 440, 1318.5])
+  func noWrongReadingAtANoteStart(frequency: Double) throws {
+    // `practice tone`'s sound: harmonics 2 and 3 at a quarter and a tenth, a 10 ms fade in.
+    let reference = (0..<26460).map { i -> Float in
+      let phase = 2 * Double.pi * frequency * Double(i) / 44100
+      let fade = i < 441 ? 0.5 - 0.5 * cos(Double.pi * Double(i) / 441) : 1
+      return Float(0.25 * fade * (sin(phase) + 0.25 * sin(2 * phase) + 0.1 * sin(3 * phase)))
+    }
+    for (kind, tone) in [("sine", ToneSynth.sine(frequency, seconds: 0.6)), ("pluck", ToneSynth.pluck(frequency, seconds: 0.6)), ("tone", reference)] {
+      for offset in [0, 100, 300] {
+      let samples = [Float](repeating: 0, count: 22050 + offset) + tone
+      let pitched = try track(samples).compactMap { reading in reading.estimate.map { (reading.time, $0.frequency) } }
+      #expect(pitched.first.map { $0.0 - 0.5 <= 0.1 } ?? false, "\(kind) \(frequency) Hz: first read at \(pitched.first?.0 ?? -1) s, 0.5 s after the start")
+      for (time, hz) in pitched {
+        #expect(abs(cents(hz, from: frequency)) < 50, "\(kind) \(frequency) Hz offset \(offset): read \(hz) Hz at \(time) s")
+      }
+      }
+    }
+  }
+
   @Test func silenceAndNoiseHaveNoPitch() throws {
     let silence = [Float](repeating: 0, count: 44100)
     #expect(try track(silence).allSatisfy { $0.estimate == nil })

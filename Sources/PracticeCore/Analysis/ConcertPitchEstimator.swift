@@ -34,10 +34,11 @@ public enum ConcertPitchEstimator {
   static let minimumPeaks = 12
 
   public static func estimate(path: String) throws -> ConcertPitchEstimate {
-    try estimate(file: SoundFile(path: path))
+    try estimate(file: SoundFile(path: path), name: path)
   }
 
-  public static func estimate(file: SoundFile) throws -> ConcertPitchEstimate {
+  /// Reads `file` to its end; `name` is how errors call it.
+  public static func estimate(file: SoundFile, name: String) throws -> ConcertPitchEstimate {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other,
@@ -45,7 +46,7 @@ public enum ConcertPitchEstimator {
     }
     let info = file.info
     guard info.sampleRate >= 8000, info.channels >= 1 else {
-      throw PracticeError(.badData, "'\(file.path)' has a sample rate of \(info.sampleRate) Hz; it needs 8000 Hz or more")
+      throw PracticeError(.badData, "'\(name)' has a sample rate of \(info.sampleRate) Hz; it needs 8000 Hz or more")
     }
     var window = 2048
     while Double(window) < Double(info.sampleRate) * 0.18 { window *= 2 }
@@ -85,7 +86,7 @@ public enum ConcertPitchEstimator {
     else {
       throw PracticeError(
         .badData,
-        "'\(file.path)' has no steady pitched notes to measure its tuning from (silence, noise or drums); try a recording with sustained notes")
+        "'\(name)' has no steady pitched notes to measure its tuning from (silence, noise or drums); try a recording with sustained notes")
     }
     return result
   }

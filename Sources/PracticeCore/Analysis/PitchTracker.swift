@@ -51,6 +51,8 @@ public final class PitchTracker {
   private let history: UnsafeMutablePointer<Float>  // owned
   /// Samples of `history` the refinement looks at (the newest), set before `refine`.
   private var span: Int
+  /// Hops in a row, up to now, at or above `silenceDecibels`.
+  private var soundingHops = 0
 
   /// YIN's dip must be at most this deep (1 − confidence) for a window to count as pitched.
   static let minimumConfidence = 0.8
@@ -132,15 +134,18 @@ public final class PitchTracker {
     var energy = 0.0
     for i in 0..<hop { energy += Double(samples[i]) * Double(samples[i]) }
     level = 10 * log10(energy / Double(hop))
-    // The newer half alone answers for periods it holds four times over (above 86 Hz at
-    // 44.1 kHz), so a new note shows sooner; lower notes need the whole window.
+    soundingHops = level >= silenceDecibels ? soundingHops + 1 : 0
+    // The short window answers for periods up to a hop (above 86 Hz at 44.1 kHz), so a
+    // new note shows sooner; lower notes need the long one. A window that reaches back
+    // into silence (a note starting, a dropout) answers nothing: YIN can then see a
+    // period twice as long as the note's.
     let fromShort = detect(short, shortInput, samples)
     let fromLong = detect(long, longInput, samples)
     let estimate: (frequency: Double, confidence: Double)
-    if let fromShort, Double(sampleRate) / fromShort.frequency <= Double(hop) {
+    if let fromShort, soundingHops >= 4, Double(sampleRate) / fromShort.frequency <= Double(hop) {
       estimate = fromShort
       span = 4 * hop
-    } else if let fromLong {
+    } else if let fromLong, soundingHops >= window / hop {
       estimate = fromLong
       span = window
     } else {
@@ -167,18 +172,26 @@ public final class PitchTracker {
   }
 
   /// The period (in samples) near `period` at which the window best matches itself,
-  /// found at ever more periods' distance; `nil` if the refinement wandered off.
+  /// found at ever more periods' distance; `nil` if the refinement wandered off. When
+  /// the window matches itself at half that period nearly as well (odd harmonics under
+  /// about a tenth of the energy: YIN has taken two periods for one, as it can when its
+  /// window starts in a fade-in), half is the period.
   func refine(period: Double) -> Double? {
     var period = period
     // YIN's estimate can be a few tenths of a percent off: search wider at first.
     var reach = 2 + Int((period * 0.01).rounded(.up))
     var periods = 1
+    var first = true
     while true {
       let centre = Double(periods) * period
-      guard let lag = dip(near: centre, reach: min(reach, max(2, Int(period / 3)))) else {
-        return periods == 1 ? nil : period
+      guard let found = dip(near: centre, reach: min(reach, max(2, Int(period / 3)))) else {
+        return first ? nil : period
       }
-      period = lag / Double(periods)
+      period = found.lag / Double(periods)
+      if first, period >= 8, let half = dip(near: period / 2, reach: 2), half.value < 0.2 {
+        period = half.lag
+      }
+      first = false
       periods *= 2
       reach = 2
       if Double(periods) * period > Double(span) / 2 { return period }
@@ -186,8 +199,9 @@ public final class PitchTracker {
   }
 
   /// The interpolated lag of the lowest normalised squared difference between `centre −
-  /// reach` and `centre + reach`; `nil` when the lowest is at the edge of that span.
-  private func dip(near centre: Double, reach: Int) -> Double? {
+  /// reach` and `centre + reach`, and that difference (0 for a perfect match, 1 for none,
+  /// 2 for opposite); `nil` when the lowest is at the edge of that span.
+  private func dip(near centre: Double, reach: Int) -> (lag: Double, value: Double)? {
     let middle = Int(centre.rounded())
     let first = middle - reach
     let last = middle + reach
@@ -218,8 +232,8 @@ public final class PitchTracker {
     guard bestLag > first, bestLag < last else { return nil }
     values = (value(bestLag - 1), best, value(bestLag + 1))
     let denominator = values.0 - 2 * values.1 + values.2
-    guard denominator > 0 else { return Double(bestLag) }
+    guard denominator > 0 else { return (Double(bestLag), best) }
     let offset = 0.5 * (values.0 - values.2) / denominator
-    return Double(bestLag) + min(max(offset, -0.5), 0.5)
+    return (Double(bestLag) + min(max(offset, -0.5), 0.5), best)
   }
 }
