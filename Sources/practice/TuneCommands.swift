@@ -41,7 +41,7 @@ struct Tune: ParsableCommand {
       null. It stops on SIGINT or SIGTERM (exit 130), after --duration (exit 0), or when \
       the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
       steady tones from 41 to 1,400 Hz; a new note reads within about 50 ms (70 ms below \
-      86 Hz) plus the device's 40 ms buffer.
+      86 Hz) plus the device's own delay (a 10 ms period).
       """)
 
   @Option(
@@ -60,7 +60,7 @@ struct Tune: ParsableCommand {
 
   func run() throws {
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
-    let capture = try CaptureDevice(name: name, sampleRate: 44100, maxBlockFrames: 1024, bufferMilliseconds: 40)
+    let capture = try CaptureDevice(name: name, sampleRate: 44100, maxBlockFrames: 1024)
     let tuner = try Tuner(device: capture)
     defer { tuner.stop() }
     let keys = isatty(STDIN_FILENO) == 1
@@ -199,9 +199,11 @@ struct Tone: ParsableCommand {
     let keys = isatty(STDIN_FILENO) == 1
     let status = isatty(STDERR_FILENO) == 1
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    // A key is heard within 100 ms at a terminal; a script gets a deep buffer instead,
+    // which a busy machine does not run dry.
     let sink = try PCMDevice(
       name: name, sampleRate: Tone.sampleRate, channels: 2, encoding: .int16, maxBlockFrames: 512,
-      bufferMilliseconds: keys ? 50 : 100)
+      bufferMilliseconds: keys ? 100 : 500)
     let seconds = duration ?? (keys ? nil : 2)
     let player = TonePlayer(sink: sink, frequencies: frequencies, secondsEach: seconds)
     let labels = zip(notes, frequencies).map { Tone.label($0, $1) }

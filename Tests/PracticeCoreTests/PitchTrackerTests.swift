@@ -100,6 +100,18 @@ func cents(_ frequency: Double, from truth: Double) -> Double { 1200 * log2(freq
     }
   }
 
+  /// A dropout (a player that ran dry: a few ms of zeros, the tone resuming out of phase)
+  /// gives no reading off the note while the window spans it.
+  @Test(arguments: [55.0, 98, 440, 1046.5])
+  func aDropoutGivesNoFalseReading(frequency: Double) throws {
+    var samples = ToneSynth.sine(frequency, seconds: 1.5)
+    for i in 33000..<33150 { samples[i] = 0 }
+    let readings = try track(samples).filter { $0.time >= 0.15 && $0.time <= 1.45 }
+    let worst = readings.compactMap { $0.estimate.map { abs(cents($0.frequency, from: frequency)) } }.max() ?? 0
+    #expect(worst <= 1, "\(frequency) Hz: a reading \(worst) cents off around the dropout")
+    #expect(readings.filter { $0.estimate == nil }.count <= 9)
+  }
+
   @Test func silenceAndNoiseHaveNoPitch() throws {
     let silence = [Float](repeating: 0, count: 44100)
     #expect(try track(silence).allSatisfy { $0.estimate == nil })

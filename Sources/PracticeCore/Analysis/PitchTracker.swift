@@ -131,10 +131,19 @@ public final class PitchTracker {
   public func process(_ samples: UnsafePointer<Float>) -> PitchEstimate? {
     history.update(from: history + hop, count: window - hop)
     (history + window - hop).update(from: samples, count: hop)
+    // A run of exact zeros is digital silence: a note starting after it, or a dropout
+    // (the player ran dry) that splices the tone; no window across it is read.
     var energy = 0.0
-    for i in 0..<hop { energy += Double(samples[i]) * Double(samples[i]) }
+    var zeros = 0
+    var longestZeros = 0
+    for i in 0..<hop {
+      let value = Double(samples[i])
+      energy += value * value
+      zeros = value == 0 ? zeros + 1 : 0
+      longestZeros = max(longestZeros, zeros)
+    }
     level = 10 * log10(energy / Double(hop))
-    soundingHops = level >= silenceDecibels ? soundingHops + 1 : 0
+    soundingHops = level >= silenceDecibels && longestZeros < 32 ? soundingHops + 1 : 0
     // The short window answers for periods up to a hop (above 86 Hz at 44.1 kHz), so a
     // new note shows sooner; lower notes need the long one. A window that reaches back
     // into silence (a note starting, a dropout) answers nothing: YIN can then see a

@@ -25,9 +25,14 @@ public final class CaptureDevice {
   /// How many recoveries in a row a single read may attempt before the device counts as lost.
   static let maxRecoveries = 5
 
-  /// Opens `name` for capture at about `sampleRate` with roughly `bufferMilliseconds` of
-  /// device buffer (periods of a quarter of it), mono if the device offers it.
-  public init(name: String, sampleRate: Int, maxBlockFrames: Int, bufferMilliseconds: Int = 40) throws {
+  /// Opens `name` for capture at about `sampleRate`, mono if the device offers it, with
+  /// periods of about `periodMilliseconds` (how often audio arrives) and a buffer of about
+  /// `bufferMilliseconds` (how far the reader may fall behind before audio is lost; it
+  /// adds no delay, as a read returns as soon as a period arrived).
+  public init(
+    name: String, sampleRate: Int, maxBlockFrames: Int, periodMilliseconds: Int = 10,
+    bufferMilliseconds: Int = 200
+  ) throws {
     practice_alsa_silence_errors()
     var handle: OpaquePointer?
     let openResult = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, 0)
@@ -62,7 +67,7 @@ public final class CaptureDevice {
     try check(
       snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction),
       "setting the buffer time")
-    var periodTime = bufferTime / 4
+    var periodTime = UInt32(periodMilliseconds * 1000)
     try check(
       snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, &direction),
       "setting the period time")
