@@ -40,7 +40,7 @@ struct Tune: ParsableCommand {
       11 ms in dBFS; when nothing is pitched (silence, noise) hz, note and cents are \
       null. It stops on SIGINT or SIGTERM (exit 130), after --duration (exit 0), or when \
       the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
-      steady tones from 41 to 1,400 Hz; a new note reads within about 50 ms (70 ms below \
+      steady tones from 41 to 1,400 Hz; a new note reads within about 60 ms (85 ms below \
       86 Hz) plus the device's own delay (a 10 ms period).
       """)
 
