@@ -143,4 +143,40 @@ import TestSupport
       #expect(worst <= 1, "\(name): a steady reading \(worst) cents off")
     }
   }
+
+  /// At a terminal: `tune` shows the note, cents, needle and frequency of a tone it hears,
+  /// `q` ends it (0) and Ctrl-C (130), the terminal put back each time; `tone` drones,
+  /// space moves to the next note, `q` stops.
+  @Test func tuneAndToneAtATerminal() throws {
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    var cli = CLI(database: dir.file("lib.sqlite"))
+    cli.environment["PULSE_SERVER"] = server.address
+    cli.environment["PULSE_SOURCE"] = "practice_null.monitor"
+    for (key, status) in [("q", Int32(0)), ("C-c", Int32(130))] {
+      let tmux = try Tmux(dir: dir, environment: cli.environment)
+      defer { tmux.kill() }
+      try tmux.start(["tune", "--device", "pulse"])
+      _ = try tmux.waitFor { $0.contains("q stops") }
+      let silent = try tmux.waitFor { $0.contains("—") }
+      #expect(silent.contains("listening on 'pulse' at 44100 Hz, A4 = 440 Hz; q stops"), "\(silent)")
+      let tone = try cli.start(["tone", "A2", "--duration", "2.5", "--device", "pulse"])
+      let heard = try tmux.waitFor { $0.contains("110.00 Hz") }
+      #expect(heard.contains("A2     0 ¢  ──────────●──────────  110.00 Hz"), "\(heard)")
+      tmux.send(key)
+      #expect(try tmux.waitForExit() == status, "\(key)")
+      #expect(tmux.terminalRestored, "\(key)")
+      #expect(!tmux.screen().contains("110.00 Hz"), "the status line is cleared")
+      #expect(tone.finish().status == 0)
+    }
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start(["tone", "E2", "A2", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("E2 (82.41 Hz)  (1/2)") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("A2 (110 Hz)  (2/2)") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+  }
 }
