@@ -28,7 +28,8 @@ final class StopFlag: Sendable {
 struct Tune: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tune",
-    abstract: "Listen through an ALSA capture device and show the pitch: note, cents and frequency.",
+    abstract:
+      "Listen through an ALSA capture device and show the pitch: note, cents and frequency.",
     discussion: """
       At a terminal one line on stderr is redrawn in place: the nearest note with its \
       octave, the cents off it with a needle, and the frequency (`E2  -12 ¢  ───●──|─── \
@@ -45,7 +46,8 @@ struct Tune: ParsableCommand {
       """)
 
   @Option(
-    help: ArgumentHelp("ALSA PCM to capture from (default: $PRACTICE_CAPTURE, else 'default').", valueName: "pcm"))
+    help: ArgumentHelp(
+      "ALSA PCM to capture from (default: $PRACTICE_CAPTURE, else 'default').", valueName: "pcm"))
   var device: String?
   @OptionGroup var a4: ConcertPitchOption
   @Flag(help: "One JSON object per reading on stdout, for scripts.") var json = false
@@ -54,7 +56,8 @@ struct Tune: ParsableCommand {
 
   func validate() throws {
     if let duration, !(duration.isFinite && duration > 0 && duration <= 86400) {
-      throw ValidationError("--duration \(duration) is out of range; use seconds above 0 (at most 86400)")
+      throw ValidationError(
+        "--duration \(duration) is out of range; use seconds above 0 (at most 86400)")
     }
   }
 
@@ -69,7 +72,10 @@ struct Tune: ParsableCommand {
       "listening on '\(name)' at \(capture.sampleRate) Hz, A4 = \(formatHertz(a4.hertz)) Hz"
         + (keys ? "; q stops" : ""))
     if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
+      throw PracticeError(
+        .other,
+        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
+      )
     }
     var line = StatusLine()
     defer {
@@ -119,7 +125,8 @@ struct Tune: ParsableCommand {
     let lost = tuner.lostAudio
     if lost.overruns > 0 || lost.droppedFrames > 0 {
       Terminal.warning(
-        "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost")
+        "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost"
+      )
     }
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
   }
@@ -171,23 +178,28 @@ struct Tone: ParsableCommand {
       --device, else $PRACTICE_DEVICE, else 'default', at 44.1 kHz.
       """)
 
-  @Argument(help: ArgumentHelp("Notes or frequencies: A4, F#3, Bb2, 440, 440Hz.", valueName: "note"))
+  @Argument(
+    help: ArgumentHelp("Notes or frequencies: A4, F#3, Bb2, 440, 440Hz.", valueName: "note"))
   var notes: [String]
   @OptionGroup var a4: ConcertPitchOption
   @Option(help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"))
   var duration: Double?
   @Option(
-    help: ArgumentHelp("ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
 
   /// The sample rate tones are made at.
   static let sampleRate = 44100
 
   func validate() throws {
-    guard !notes.isEmpty else { throw ValidationError("give at least one note, such as A4, or a frequency, such as 440") }
+    guard !notes.isEmpty else {
+      throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
+    }
     for note in notes where parseToneFrequency(note, a4: a4.hertz) == nil {
       throw ValidationError(
-        "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz")
+        "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
+      )
     }
     if let duration, !(duration.isFinite && duration >= 0.05 && duration <= 3600) {
       throw ValidationError("--duration \(duration) is out of range; use 0.05 to 3600 seconds")
@@ -210,7 +222,10 @@ struct Tone: ParsableCommand {
     let how = seconds.map { "\(formatHertz($0)) s each" } ?? "space next, ← back, q stops"
     Terminal.say("playing \(labels.joined(separator: ", ")) on '\(name)' (\(how))")
     if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
+      throw PracticeError(
+        .other,
+        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
+      )
     }
     var line = StatusLine()
     defer {
@@ -290,9 +305,11 @@ struct Tuning: ParsableCommand {
       out.raw("}\n")
       Terminal.output(out.text)
     } else {
-      Terminal.output("A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
+      Terminal.output(
+        "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
     }
     Terminal.say(
-      "to play along at A4 = 440 Hz: practice play … --transpose \(String(format: "%+.2f", -estimate.cents / 100))")
+      "to play along at A4 = 440 Hz: practice play … --transpose \(String(format: "%+.2f", -estimate.cents / 100))"
+    )
   }
 }

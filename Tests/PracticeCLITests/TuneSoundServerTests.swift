@@ -1,7 +1,7 @@
 import Foundation
 import PracticeCore
-import Testing
 import TestSupport
+import Testing
 
 /// The tuner and the reference tones in real time, through the private PulseAudio server:
 /// tones played into its null sink, `practice tune` listening on the sink's monitor
@@ -32,7 +32,8 @@ import TestSupport
       script, arguments: [CLI.binary, String(seconds), out, err, wav], environment: cli.environment,
       directory: dir.path)
     let stderr = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
-    #expect(status.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "tune: \(status) \(stderr)")
+    #expect(
+      status.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "tune: \(status) \(stderr)")
     return try tuneLines((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
   }
 
@@ -56,7 +57,9 @@ import TestSupport
     let lines = try listen(to: samples, server: server)
     #expect(lines.count > 100, "\(lines.count) readings")
     for (frequency, kind) in tones {
-      let mine = lines.filter { line in line.hz.map { abs(1200 * log2($0 / frequency)) < 50 } ?? false }
+      let mine = lines.filter { line in
+        line.hz.map { abs(1200 * log2($0 / frequency)) < 50 } ?? false
+      }
       guard let first = mine.first, let last = mine.last else {
         Issue.record("\(kind) \(frequency) Hz: never read")
         continue
@@ -64,7 +67,9 @@ import TestSupport
       // The steady part: 100 ms after the first reading to 50 ms before the last.
       let steady = mine.filter { $0.t >= first.t + 0.1 && $0.t <= last.t - 0.05 }
       let seconds = kind == "sine" ? 0.5 : 0.7
-      #expect(Double(steady.count) * TuneSoundServerTests.hop >= seconds * 0.5, "\(kind) \(frequency) Hz: only \(steady.count) readings")
+      #expect(
+        Double(steady.count) * TuneSoundServerTests.hop >= seconds * 0.5,
+        "\(kind) \(frequency) Hz: only \(steady.count) readings")
       let worst = steady.compactMap { $0.hz.map { abs(1200 * log2($0 / frequency)) } }.max() ?? 0
       #expect(worst <= 1, "\(kind) \(frequency) Hz: a steady reading \(worst) cents off")
     }
@@ -77,7 +82,8 @@ import TestSupport
     defer { server.stop() }
     let notes = [110, 82.41, 440, 41.2, 146.83, 493.88, 61.74, 1318.5]
     let length = 0.4
-    let samples = ToneSynth.sequence([.init(0, 0.4)] + notes.map { .init($0, length) } + [.init(0, 0.3)])
+    let samples = ToneSynth.sequence(
+      [.init(0, 0.4)] + notes.map { .init($0, length) } + [.init(0, 0.3)])
     let lines = try listen(to: samples, server: server)
     let loud = try #require(lines.first { $0.level > -60 }, "the tuner heard nothing")
     // The sound began during the hop that ended with the first loud reading.
@@ -88,7 +94,9 @@ import TestSupport
         line.t > start && (line.hz.map { abs(1200 * log2($0 / frequency)) <= 1 } ?? false)
       }
       let latency = first.map { $0.t - start }
-      #expect(latency.map { $0 <= 0.1 } ?? false, "\(frequency) Hz read \(latency.map { "\(Int($0 * 1000)) ms" } ?? "never") after it began")
+      #expect(
+        latency.map { $0 <= 0.1 } ?? false,
+        "\(frequency) Hz read \(latency.map { "\(Int($0 * 1000)) ms" } ?? "never") after it began")
     }
   }
 
@@ -126,19 +134,23 @@ import TestSupport
     let g2 = Note(midi: 43).frequency()
     let d4 = Note(midi: 62).frequency()
     try #require(heard.count > onset + Int(2.3 * 44100), "the recording is too short")
-    let first = try #require(zeroCrossingFrequency(heard[(onset + 8820)..<(onset + 44100)], sampleRate: 44100))
+    let first = try #require(
+      zeroCrossingFrequency(heard[(onset + 8820)..<(onset + 44100)], sampleRate: 44100))
     let second = try #require(
       zeroCrossingFrequency(heard[(onset + 61740)..<(onset + 97020)], sampleRate: 44100))
     #expect(abs(first - g2) < 0.1, "G2 heard at \(first) Hz, not \(g2)")
     #expect(abs(second - d4) < 0.1, "D4 heard at \(second) Hz, not \(d4)")
 
-    let lines = try tuneLines((try? String(contentsOfFile: dir.file("tune.out"), encoding: .utf8)) ?? "")
+    let lines = try tuneLines(
+      (try? String(contentsOfFile: dir.file("tune.out"), encoding: .utf8)) ?? "")
     let tuneErr = (try? String(contentsOfFile: dir.file("tune.out.err"), encoding: .utf8)) ?? ""
     #expect(!tuneErr.contains("warning"), "\(tuneErr)")
     for (name, frequency) in [("G2", g2), ("D4", d4)] {
       let readings = lines.filter { $0.note == name }
       #expect(readings.count > 40, "\(name): \(readings.count) readings")
-      let steady = readings.filter { $0.t >= (readings.first?.t ?? 0) + 0.1 && $0.t <= (readings.last?.t ?? 0) - 0.05 }
+      let steady = readings.filter {
+        $0.t >= (readings.first?.t ?? 0) + 0.1 && $0.t <= (readings.last?.t ?? 0) - 0.05
+      }
       let worst = steady.compactMap { $0.hz.map { abs(1200 * log2($0 / frequency)) } }.max() ?? 99
       #expect(worst <= 1, "\(name): a steady reading \(worst) cents off")
     }
@@ -159,7 +171,8 @@ import TestSupport
       try tmux.start(["tune", "--device", "pulse"])
       _ = try tmux.waitFor { $0.contains("q stops") }
       let silent = try tmux.waitFor { $0.contains("—") }
-      #expect(silent.contains("listening on 'pulse' at 44100 Hz, A4 = 440 Hz; q stops"), "\(silent)")
+      #expect(
+        silent.contains("listening on 'pulse' at 44100 Hz, A4 = 440 Hz; q stops"), "\(silent)")
       let tone = try cli.start(["tone", "A2", "--duration", "2.5", "--device", "pulse"])
       let heard = try tmux.waitFor { $0.contains("110.00 Hz") }
       #expect(heard.contains("A2     0 ¢  ──────────●──────────  110.00 Hz"), "\(heard)")

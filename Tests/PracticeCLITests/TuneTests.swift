@@ -1,7 +1,7 @@
 import Foundation
 import PracticeCore
-import Testing
 import TestSupport
+import Testing
 
 /// The frequency of a tone from its upward zero crossings (linearly interpolated) between
 /// the first and the last in `samples`.
@@ -14,7 +14,9 @@ func zeroCrossingFrequency(_ samples: ArraySlice<Float>, sampleRate: Double) -> 
     }
     previous = value
   }
-  guard let first = crossings.first, let last = crossings.last, crossings.count > 2 else { return nil }
+  guard let first = crossings.first, let last = crossings.last, crossings.count > 2 else {
+    return nil
+  }
   return Double(crossings.count - 1) / ((last - first) / sampleRate)
 }
 
@@ -28,7 +30,9 @@ struct TuneLine: Decodable {
 }
 
 func tuneLines(_ stdout: String) throws -> [TuneLine] {
-  try stdout.split(separator: "\n").map { try JSONDecoder().decode(TuneLine.self, from: Data($0.utf8)) }
+  try stdout.split(separator: "\n").map {
+    try JSONDecoder().decode(TuneLine.self, from: Data($0.utf8))
+  }
 }
 
 /// `tone`, `tune` and `tuning` without a sound card: tones into ALSA's file PCM, bad
@@ -39,7 +43,10 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
 
   @Test func toneIntoTheFilePCMIsTheNotesAtTheirFrequenciesWithFades() throws {
     let capture = dir.file("tone.wav")
-    let result = try cli.run(["tone", "E2", "A4", "--a4", "432", "--duration", "1", "--device", "file:FILE=\(capture),FORMAT=wav"])
+    let result = try cli.run([
+      "tone", "E2", "A4", "--a4", "432", "--duration", "1", "--device",
+      "file:FILE=\(capture),FORMAT=wav",
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains("playing E2 (80.91 Hz), A4 (432 Hz)"), "\(result.stderr)")
@@ -57,7 +64,8 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
     #expect(abs(first - e2) < 0.1, "E2 at \(first) Hz, not \(e2)")
     let secondStart = try #require(left[44100...].firstIndex { $0 != 0 })
     #expect(secondStart - 44100 < 512)
-    let second = try #require(zeroCrossingFrequency(left[(secondStart + 4410)..<(secondStart + 39690)], sampleRate: 44100))
+    let second = try #require(
+      zeroCrossingFrequency(left[(secondStart + 4410)..<(secondStart + 39690)], sampleRate: 44100))
     #expect(abs(second - 432) < 0.1, "A4 at \(second) Hz")
     // Faded in and out over 10 ms: no click at either end of either note.
     let peak = left.map(abs).max() ?? 0
@@ -74,7 +82,9 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
 
   @Test func toneTakesHertz() throws {
     let capture = dir.file("hz.wav")
-    let result = try cli.run(["tone", "261.5Hz", "--duration", "0.5", "--device", "file:FILE=\(capture),FORMAT=wav"])
+    let result = try cli.run([
+      "tone", "261.5Hz", "--duration", "0.5", "--device", "file:FILE=\(capture),FORMAT=wav",
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     let (_, stereo) = try Synth.read(capture)
     let left = stride(from: 0, to: stereo.count, by: 2).map { stereo[$0] }
@@ -85,8 +95,10 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
   @Test func badInputIsAUsageError() throws {
     let before = try cli.snapshot()
     for arguments in [
-      ["tune", "--a4", "500"], ["tune", "--a4", "399.9"], ["tune", "--a4", "nan"], ["tune", "--duration", "-1"],
-      ["tune", "--duration", "0"], ["tone"], ["tone", "H4"], ["tone", "A4", "--a4", "481"], ["tone", "A4", "--duration", "0"],
+      ["tune", "--a4", "500"], ["tune", "--a4", "399.9"], ["tune", "--a4", "nan"],
+      ["tune", "--duration", "-1"],
+      ["tune", "--duration", "0"], ["tone"], ["tone", "H4"], ["tone", "A4", "--a4", "481"],
+      ["tone", "A4", "--duration", "0"],
       ["tone", "5Hz"], ["tone", "A4", "--duration", "inf"], ["tone", "9000"], ["tone", "A4x"],
     ] {
       let result = try cli.run(arguments)
@@ -102,7 +114,8 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
   @Test func anUnknownDeviceIsExit69() throws {
     let tune = try cli.run(["tune", "--device", "no_such_capture_device", "--duration", "1"])
     #expect(tune.status == 69, "\(tune.stderr)")
-    #expect(tune.stderr.hasPrefix("practice: audio device 'no_such_capture_device'"), "\(tune.stderr)")
+    #expect(
+      tune.stderr.hasPrefix("practice: audio device 'no_such_capture_device'"), "\(tune.stderr)")
     #expect(tune.stderr.split(separator: "\n").count == 1)
     var env = cli
     env.environment["PRACTICE_CAPTURE"] = "no_such_capture_device"
@@ -119,14 +132,17 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
     try Synth.write(ToneSynth.piece(cents: cents), to: path)
     let json = try cli.run(["tuning", path, "--json"])
     #expect(json.status == 0, "\(json.stderr)")
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Double])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Double])
     let found = try #require(object["cents"])
     #expect(abs(found - cents) <= 3, "\(found) cents for \(cents)")
     #expect(abs((object["a4"] ?? 0) - 440 * pow(2, cents / 1200)) < 1)
     let text = try cli.run(["tuning", path])
-    let expected = String(format: "A4 = %.1f Hz (%+d ¢)\n", 440 * pow(2, found / 1200), Int(found.rounded()))
+    let expected = String(
+      format: "A4 = %.1f Hz (%+d ¢)\n", 440 * pow(2, found / 1200), Int(found.rounded()))
     #expect(text.stdout == expected)
-    #expect(text.stderr.contains(String(format: "--transpose %+.2f", -found / 100)), "\(text.stderr)")
+    #expect(
+      text.stderr.contains(String(format: "--transpose %+.2f", -found / 100)), "\(text.stderr)")
   }
 
   @Test func tuningWithoutPitchedContentIsExit65() throws {
@@ -134,7 +150,8 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
     try Synth.write(BeatSynth.noise(seconds: 4, gain: 0.3), to: path)
     let result = try cli.run(["tuning", path])
     #expect(result.status == 65, "\(result.stderr)")
-    #expect(result.stderr.hasPrefix("practice: '") && result.stderr.contains("no steady pitched notes"))
+    #expect(
+      result.stderr.hasPrefix("practice: '") && result.stderr.contains("no steady pitched notes"))
     #expect(result.stderr.split(separator: "\n").count == 1)
     #expect(result.stdout.isEmpty)
     let missing = try cli.run(["tuning", dir.file("absent.wav")])

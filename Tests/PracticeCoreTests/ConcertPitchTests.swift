@@ -1,7 +1,7 @@
 import Foundation
 import PracticeCore
-import Testing
 import TestSupport
+import Testing
 
 /// `practice tuning`'s estimator on pieces synthesised at a known concert pitch.
 @Suite struct ConcertPitchTests {
@@ -19,7 +19,8 @@ import TestSupport
     let dir = TemporaryDirectory()
     let path = dir.file("piece.flac")
     let mono = ToneSynth.piece(cents: -20, seconds: 6, sampleRate: 48000)
-    try Synth.write(ToneSynth.interleaved(mono, channels: 2), to: path, sampleRate: 48000, channels: 2)
+    try Synth.write(
+      ToneSynth.interleaved(mono, channels: 2), to: path, sampleRate: 48000, channels: 2)
     let estimate = try ConcertPitchEstimator.estimate(path: path)
     #expect(abs(estimate.cents + 20) <= 3, "estimated \(estimate.cents) cents")
   }

@@ -38,7 +38,11 @@ public enum ToneSynth {
     let frames = Int(seconds * Double(sampleRate))
     let rate = Double(sampleRate)
     var weights = (1...8).map { 1 / Double($0) }
-    if weakFundamental { weights[0] = 0.35; weights[1] = 0.8; weights[2] = 0.6 }
+    if weakFundamental {
+      weights[0] = 0.35
+      weights[1] = 0.8
+      weights[2] = 0.6
+    }
     let total = weights.reduce(0, +)
     var out = [Float](repeating: 0, count: frames)
     for (index, weight) in weights.enumerated() {
@@ -49,7 +53,8 @@ public enum ToneSynth {
       for i in 0..<frames {
         let t = Double(i) / rate
         let attack = min(1, t / 0.002)
-        out[i] += Float(amplitude * weight / total * attack * exp(-t / tau) * sin(w * Double(i) + n))
+        out[i] += Float(
+          amplitude * weight / total * attack * exp(-t / tau) * sin(w * Double(i) + n))
       }
     }
     // A 5 ms fade at the end, so a cut-off tone does not click.
@@ -59,7 +64,9 @@ public enum ToneSynth {
   }
 
   /// Segments one after another, phase-continuous sines (no click at a change of note).
-  public static func sequence(_ segments: [Segment], sampleRate: Int = 44100, amplitude: Double = 0.4)
+  public static func sequence(
+    _ segments: [Segment], sampleRate: Int = 44100, amplitude: Double = 0.4
+  )
     -> [Float]
   {
     var out: [Float] = []
@@ -107,7 +114,9 @@ public enum ToneSynth {
       }
       for step in 0..<2 {
         let note = melody[(bar * 2 + step) % melody.count]
-        add(pluck(hz(note), seconds: 0.5, sampleRate: sampleRate, decay: 0.4), at: time + 0.5 * Double(step), gain: 0.3)
+        add(
+          pluck(hz(note), seconds: 0.5, sampleRate: sampleRate, decay: 0.4),
+          at: time + 0.5 * Double(step), gain: 0.3)
       }
       time += 1
       bar += 1

@@ -42,11 +42,13 @@ public enum ConcertPitchEstimator {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other,
-        "concert pitch estimation needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
+        "concert pitch estimation needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`"
+      )
     }
     let info = file.info
     guard info.sampleRate >= 8000, info.channels >= 1 else {
-      throw PracticeError(.badData, "'\(name)' has a sample rate of \(info.sampleRate) Hz; it needs 8000 Hz or more")
+      throw PracticeError(
+        .badData, "'\(name)' has a sample rate of \(info.sampleRate) Hz; it needs 8000 Hz or more")
     }
     var window = 2048
     while Double(window) < Double(info.sampleRate) * 0.18 { window *= 2 }
@@ -62,7 +64,9 @@ public enum ConcertPitchEstimator {
     var pending: [Float] = []
     pending.reserveCapacity(block + span)
     while true {
-      let n = interleaved.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: block) }
+      let n = interleaved.withUnsafeMutableBufferPointer {
+        file.read(into: $0.baseAddress!, frames: block)
+      }
       if n <= 0 { break }
       for frame in 0..<n {
         var sum: Float = 0
@@ -86,7 +90,8 @@ public enum ConcertPitchEstimator {
     else {
       throw PracticeError(
         .badData,
-        "'\(name)' has no steady pitched notes to measure its tuning from (silence, noise or drums); try a recording with sustained notes")
+        "'\(name)' has no steady pitched notes to measure its tuning from (silence, noise or drums); try a recording with sustained notes"
+      )
     }
     return result
   }
@@ -141,12 +146,15 @@ struct CentsHistogram {
     }
     guard near > 0 else { return nil }
     let mean = atan2(sine, cosine) * 100 / (2 * Double.pi)
-    return ConcertPitchEstimate(cents: CentsHistogram.wrap(mean), peaks: values.count, agreement: near / total)
+    return ConcertPitchEstimate(
+      cents: CentsHistogram.wrap(mean), peaks: values.count, agreement: near / total)
   }
 }
 
 extension Comparable {
-  fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+  fileprivate func clamped(to range: ClosedRange<Self>) -> Self {
+    min(max(self, range.lowerBound), range.upperBound)
+  }
 }
 
 /// Steady spectral peaks of one frame, with phase-vocoder frequencies. One owner.
@@ -202,7 +210,8 @@ final class PeakAnalyser {
     del_aubio_fft(fft)
   }
 
-  private func spectrum(_ samples: [Float], from start: Int, into out: UnsafeMutablePointer<cvec_t>) {
+  private func spectrum(_ samples: [Float], from start: Int, into out: UnsafeMutablePointer<cvec_t>)
+  {
     for i in 0..<window { input.pointee.data[i] = samples[start + i] * hann[i] }
     aubio_fft_do_complex(fft, input, complex)
     aubio_fft_get_spectrum(complex, out)

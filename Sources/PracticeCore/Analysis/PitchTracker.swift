@@ -63,10 +63,12 @@ public final class PitchTracker {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other,
-        "pitch detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
+        "pitch detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`"
+      )
     }
     guard sampleRate >= 8000 else {
-      throw PracticeError(.usage, "pitch detection needs a sample rate of 8000 Hz or more, not \(sampleRate)")
+      throw PracticeError(
+        .usage, "pitch detection needs a sample rate of 8000 Hz or more, not \(sampleRate)")
     }
     // A hop of about 11 ms (512 samples at 44.1 and 48 kHz); the short window is 4 hops,
     // the long one 6: its half, the longest period YIN can see, reaches below 30 Hz.
@@ -82,7 +84,8 @@ public final class PitchTracker {
     guard let long = made else {
       throw AubioError(call: "new_aubio_pitch", detail: "yinfast, window \(window), hop \(hop)")
     }
-    guard let short = new_aubio_pitch("yinfast", UInt32(4 * hop), UInt32(hop), UInt32(sampleRate)) else {
+    guard let short = new_aubio_pitch("yinfast", UInt32(4 * hop), UInt32(hop), UInt32(sampleRate))
+    else {
       del_aubio_pitch(long)
       throw AubioError(call: "new_aubio_pitch", detail: "yinfast, window \(4 * hop), hop \(hop)")
     }
@@ -176,7 +179,9 @@ public final class PitchTracker {
     aubio_pitch_do(pitch, input, output)
     let frequency = Double(output.pointee.data[0])
     let confidence = Double(aubio_pitch_get_confidence(pitch))
-    guard frequency.isFinite, frequency > 0, confidence >= PitchTracker.minimumConfidence else { return nil }
+    guard frequency.isFinite, frequency > 0, confidence >= PitchTracker.minimumConfidence else {
+      return nil
+    }
     return (frequency, confidence)
   }
 

@@ -39,7 +39,8 @@ public final class CaptureDevice {
     guard openResult >= 0, let pcm = handle else {
       throw ALSAError(
         code: openResult, device: name, operation: "opening it for capture",
-        advice: "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
+        advice:
+          "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
     }
     func check(_ result: Int32, _ operation: String) throws {
       if result < 0 {
@@ -56,13 +57,17 @@ public final class CaptureDevice {
     try check(
       snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED),
       "setting interleaved access")
-    try check(snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "setting 16-bit samples")
+    try check(
+      snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "setting 16-bit samples")
     var channelCount: UInt32 = 1
-    try check(snd_pcm_hw_params_set_channels_near(pcm, params, &channelCount), "setting one channel")
+    try check(
+      snd_pcm_hw_params_set_channels_near(pcm, params, &channelCount), "setting one channel")
     try check(snd_pcm_hw_params_set_rate_resample(pcm, params, 1), "enabling resampling")
     var rate = UInt32(sampleRate)
     var direction: Int32 = 0
-    try check(snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction), "setting the rate to \(sampleRate) Hz")
+    try check(
+      snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction),
+      "setting the rate to \(sampleRate) Hz")
     var bufferTime = UInt32(bufferMilliseconds * 1000)
     try check(
       snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction),
@@ -77,7 +82,8 @@ public final class CaptureDevice {
     guard rate >= 8000, channelCount >= 1 else {
       snd_pcm_close(pcm)
       throw ALSAError(
-        code: -EINVAL, device: name, operation: "agreeing on \(rate) Hz and \(channelCount) channel(s)",
+        code: -EINVAL, device: name,
+        operation: "agreeing on \(rate) Hz and \(channelCount) channel(s)",
         advice: "try a converting device such as 'default' or 'plughw:0'")
     }
     try check(snd_pcm_prepare(pcm), "preparing it")
@@ -113,7 +119,8 @@ public final class CaptureDevice {
     var failures = 0
     while done < frames {
       let result = snd_pcm_readi(
-        pcm, UnsafeMutableRawPointer(int16Buffer + done * channels), snd_pcm_uframes_t(frames - done))
+        pcm, UnsafeMutableRawPointer(int16Buffer + done * channels),
+        snd_pcm_uframes_t(frames - done))
       if result > 0 {
         done += Int(result)
         failures = 0
@@ -122,7 +129,9 @@ public final class CaptureDevice {
       let code = result == 0 ? -EAGAIN : Int32(truncatingIfNeeded: result)
       if code == -EPIPE { overruns.add(1, ordering: .relaxed) }
       failures += 1
-      if failures > CaptureDevice.maxRecoveries || (code != -EAGAIN && snd_pcm_recover(pcm, code, 1) < 0) {
+      if failures > CaptureDevice.maxRecoveries
+        || (code != -EAGAIN && snd_pcm_recover(pcm, code, 1) < 0)
+      {
         throw lost(code, while: "capturing audio")
       }
     }

@@ -7,8 +7,9 @@ import Synchronization
 /// a tenth as loud (audible on small speakers even for bass notes, and clearly one
 /// pitch), about -10 dBFS at its peak, starting and ending with 10 ms raised-cosine fades.
 public enum ReferenceTone {
-  /// Relative amplitudes of harmonics 1, 2, 3.
-  public static let harmonics: [Double] = [1, 0.25, 0.1]
+  /// The second and third harmonics' amplitudes relative to the fundamental's.
+  public static let second = 0.25
+  public static let third = 0.1
   /// The fundamental's amplitude (full scale is 1).
   public static let amplitude = 0.25
   /// Fade in and out, in seconds.
@@ -17,7 +18,7 @@ public enum ReferenceTone {
   /// One sample at `phase` radians of the fundamental.
   @inline(__always)
   static func value(phase: Double) -> Double {
-    amplitude * (sin(phase) + harmonics[1] * sin(2 * phase) + harmonics[2] * sin(3 * phase))
+    amplitude * (sin(phase) + second * sin(2 * phase) + third * sin(3 * phase))
   }
 }
 
@@ -131,7 +132,8 @@ public final class TonePlayer: @unchecked Sendable {
             gain = 0.5 - 0.5 * cos(Double.pi * Double(frame) / Double(fadeFrames))
           }
           if let left = fadeOutLeft {
-            gain *= left > 0 ? 0.5 - 0.5 * cos(Double.pi * Double(left - 1) / Double(fadeFrames)) : 0
+            gain *=
+              left > 0 ? 0.5 - 0.5 * cos(Double.pi * Double(left - 1) / Double(fadeFrames)) : 0
             fadeOutLeft = left - 1
           }
           let value = Float(gain * ReferenceTone.value(phase: phase))

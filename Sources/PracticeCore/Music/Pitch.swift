@@ -31,7 +31,9 @@ public struct Note: Sendable, Equatable, Hashable, CustomStringConvertible {
   public init(midi: Int) { self.midi = midi }
 
   private static let names = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"]
-  private static let letters: [Character: Int] = ["C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11]
+  private static let letters: [Character: Int] = [
+    "C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11,
+  ]
 
   /// The octave in scientific pitch notation (C4 is middle C; B3 is just below it).
   public var octave: Int { Int((Double(midi) / 12).rounded(.down)) - 1 }
@@ -49,7 +51,9 @@ public struct Note: Sendable, Equatable, Hashable, CustomStringConvertible {
   /// (`#`, `♯`) or flats (`b`, `♭`), and an octave from -1 to 9. `nil` otherwise.
   public static func parse(_ text: String) -> Note? {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-    guard let first = rest.first, let letter = letters[Character(first.uppercased())] else { return nil }
+    guard let first = rest.first, let letter = letters[Character(first.uppercased())] else {
+      return nil
+    }
     rest = rest.dropFirst()
     var shift = 0
     while let c = rest.first, "#♯b♭".contains(c) {
