@@ -54,6 +54,9 @@ public final class PitchTracker {
   /// Hops in a row, up to now, at or above `silenceDecibels`.
   private var soundingHops = 0
 
+  /// Exact zeros in a row that count as digital silence (a dropout, a splice).
+  static let silentRun = 32
+
   /// YIN's dip must be at most this deep (1 − confidence) for a window to count as pitched.
   static let minimumConfidence = 0.8
 
@@ -146,7 +149,8 @@ public final class PitchTracker {
       longestZeros = max(longestZeros, zeros)
     }
     level = 10 * log10(energy / Double(hop))
-    soundingHops = level >= silenceDecibels && longestZeros < 32 ? soundingHops + 1 : 0
+    soundingHops =
+      level >= silenceDecibels && longestZeros < PitchTracker.silentRun ? soundingHops + 1 : 0
     // The short window answers for periods up to a hop (above 86 Hz at 44.1 kHz), so a
     // new note shows sooner; lower notes need the long one. A window that reaches back
     // into silence (a note starting, a dropout) answers nothing: YIN can then see a

@@ -31,6 +31,7 @@ public final class Tuner: @unchecked Sendable {
   private let tracker: PitchTracker  // polling thread only
   private let ring: SampleRing
   private let block: UnsafeMutablePointer<Float>  // capture thread only
+  private let silence: UnsafeMutablePointer<Float>  // immutable after init, spliceMark zeros
   private let hopBuffer: UnsafeMutablePointer<Float>  // polling thread only
   private let blockFrames: Int
   private let stopRequested = Atomic<Bool>(false)
@@ -45,6 +46,8 @@ public final class Tuner: @unchecked Sendable {
 
   /// Frames the capture thread reads at a time (about 6 ms at 44.1 kHz).
   static let blockFrames = 256
+  /// Zeros marking lost audio: more than the tracker's run of digital silence.
+  static let spliceMark = 2 * PitchTracker.silentRun
 
   public init(device: CaptureDevice) throws {
     self.device = device
@@ -54,6 +57,8 @@ public final class Tuner: @unchecked Sendable {
     ring = SampleRing(capacity: max(device.sampleRate * 2, 8 * tracker.hop))
     block = .allocate(capacity: blockFrames)
     block.initialize(repeating: 0, count: blockFrames)
+    silence = .allocate(capacity: Tuner.spliceMark)
+    silence.initialize(repeating: 0, count: Tuner.spliceMark)
     hopBuffer = .allocate(capacity: tracker.hop)
     hopBuffer.initialize(repeating: 0, count: tracker.hop)
   }
@@ -61,6 +66,7 @@ public final class Tuner: @unchecked Sendable {
   deinit {
     stop()
     block.deallocate()
+    silence.deallocate()
     hopBuffer.deallocate()
   }
 
@@ -78,12 +84,22 @@ public final class Tuner: @unchecked Sendable {
   }
 
   /// The capture thread's loop: blocking reads into `block`, handed over through the ring.
+  /// Where audio was lost (an overrun, or a full ring), a run of zeros goes in first: the
+  /// tracker reads no pitch across it rather than one from a spliced window.
   private func capture() {
+    var spliced = false
     do {
       while !stopRequested.load(ordering: .relaxed) {
+        let overruns = device.overruns.load(ordering: .relaxed)
         try device.read(into: block, frames: blockFrames)
+        if spliced || device.overruns.load(ordering: .relaxed) != overruns {
+          spliced = ring.write(silence, count: Tuner.spliceMark) < Tuner.spliceMark
+        }
         let written = ring.write(block, count: blockFrames)
-        if written < blockFrames { dropped.add(blockFrames - written, ordering: .relaxed) }
+        if written < blockFrames {
+          dropped.add(blockFrames - written, ordering: .relaxed)
+          spliced = true
+        }
       }
     } catch {
       captureError = error
