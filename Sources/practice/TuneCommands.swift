@@ -39,8 +39,8 @@ struct Tune: ParsableCommand {
       11.6 ms at 44.1 kHz) on stdout: {"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,\
       "level":-23.5}: t is seconds of audio since the capture started, level the newest \
       11 ms in dBFS; when nothing is pitched (silence, noise) hz, note and cents are \
-      null. It stops on SIGINT or SIGTERM (exit 130), after --duration (exit 0), or when \
-      the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
+      null. It stops on SIGINT or SIGTERM (exit 130), after --duration or when the reader \
+      of stdout goes away (exit 0), or when the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
       steady tones from 41 to 1,400 Hz; a new note reads within about 60 ms (85 ms below \
       86 Hz) plus the device's own delay (a 10 ms period).
       """)
@@ -63,6 +63,8 @@ struct Tune: ParsableCommand {
 
   func run() throws {
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
+    signal(SIGPIPE, SIG_IGN)
+    defer { signal(SIGPIPE, SIG_DFL) }
     let capture = try CaptureDevice(name: name, sampleRate: 44100, maxBlockFrames: 1024)
     let tuner = try Tuner(device: capture)
     defer { tuner.stop() }
@@ -108,7 +110,8 @@ struct Tune: ParsableCommand {
           if let duration, reading.time > duration + 1e-9 { return stop.set() }
           latest = reading
           if reading.frequency != nil { lastPitched = reading }
-          if json { Terminal.output(Tune.json(reading, a4: concert) + "\n") }
+          // A reader that went away (`| head`) ends the tuner like `q`.
+          if json, !Tune.write(Tune.json(reading, a4: concert) + "\n") { stop.set() }
         }
         if status, line.due() {
           // A pitched reading stays up for a quarter second, so a note does not flicker.
@@ -129,6 +132,23 @@ struct Tune: ParsableCommand {
       )
     }
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
+  }
+
+  /// Writes `text` to stdout; false once the reader has gone (EPIPE; SIGPIPE is ignored
+  /// while the tuner runs, so the terminal can be put back).
+  static func write(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Glibc.write(STDOUT_FILENO, base + done, buffer.count - done)
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
   }
 
   /// `E2  -12 ¢  ─────────●──|──────────  81.84 Hz`, or `—` for no pitch.
