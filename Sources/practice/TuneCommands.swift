@@ -107,11 +107,18 @@ struct Tune: ParsableCommand {
           usleep(10_000)
         }
         try tuner.poll { reading in
-          if let duration, reading.time > duration + 1e-9 { return stop.set() }
+          if let duration, reading.time > duration + 1e-9 {
+            stop.set()
+            return false
+          }
           latest = reading
           if reading.frequency != nil { lastPitched = reading }
           // A reader that went away (`| head`) ends the tuner like `q`.
-          if json, !Tune.write(Tune.json(reading, a4: concert) + "\n") { stop.set() }
+          if json, !Tune.write(Tune.json(reading, a4: concert) + "\n") {
+            stop.set()
+            return false
+          }
+          return !stop.isSet
         }
         if status, line.due() {
           // A pitched reading stays up for a quarter second, so a note does not flicker.

@@ -108,22 +108,27 @@ public final class Tuner: @unchecked Sendable {
     done.signal()
   }
 
-  /// Analyses what was captured since the last call, one reading per hop, in order.
-  /// Throws the capture thread's error (a lost device) once everything before it was read.
-  public func poll(_ body: (TunerReading) throws -> Void) throws {
+  /// Analyses what was captured since the last call, one reading per hop, in order,
+  /// until `body` returns false (the caller has heard enough) or there is no whole hop
+  /// left; at most a second's worth per call, so a caller that fell behind still gets
+  /// control back. Throws the capture thread's error (a lost device) once everything
+  /// before it was read.
+  public func poll(_ body: (TunerReading) throws -> Bool) throws {
     let ended = captureEnded.load(ordering: .acquiring)
     let hop = tracker.hop
-    while ring.available >= hop {
+    var budget = device.sampleRate
+    while budget >= hop, ring.available >= hop {
+      budget -= hop
       _ = ring.read(into: hopBuffer, count: hop)
       consumed += hop
       let estimate = tracker.process(hopBuffer)
       let frames = consumed + dropped.load(ordering: .relaxed)
-      try body(
-        TunerReading(
-          time: Double(frames) / Double(device.sampleRate), frequency: estimate?.frequency,
-          level: max(-120, tracker.level.isNaN ? -120 : tracker.level)))
+      let reading = TunerReading(
+        time: Double(frames) / Double(device.sampleRate), frequency: estimate?.frequency,
+        level: max(-120, tracker.level.isNaN ? -120 : tracker.level))
+      guard try body(reading) else { return }
     }
-    if ended, let captureError { throw captureError }
+    if ended, ring.available < hop, let captureError { throw captureError }
   }
 
   /// Whether the capture thread has ended (stopped, or the device failed).
