@@ -92,6 +92,19 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
     #expect(abs(measured - 261.5) < 0.1)
   }
 
+  /// ALSA's null PCM delivers audio as fast as it is read: `--duration` still ends it,
+  /// every line is a reading, and a reader that goes away ends it cleanly (exit 0).
+  @Test func tuneOnTheNullPCMEndsAndItsLinesAreJSON() throws {
+    let result = try cli.run(["tune", "--device", "null", "--json", "--duration", "0.5"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = try tuneLines(result.stdout)
+    #expect(lines.allSatisfy { $0.t <= 0.5 + 1e-9 && ($0.hz == nil) == ($0.note == nil) })
+    let piped = try Shell.run(
+      "\"$1\" tune --device null --json 2>/dev/null | head -n 2 >/dev/null; echo ${PIPESTATUS[0]}",
+      arguments: [CLI.binary], environment: cli.environment, directory: dir.path)
+    #expect(piped.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+  }
+
   @Test func badInputIsAUsageError() throws {
     let before = try cli.snapshot()
     for arguments in [
