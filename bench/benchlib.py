@@ -33,6 +33,8 @@ PACKAGES = {
     "pulseaudio": "pulseaudio",
     "pactl": "pulseaudio-utils",
     "pacat": "pulseaudio-utils",
+    "paplay": "pulseaudio-utils",
+    "aubiopitch": "aubio-tools",
 }
 
 

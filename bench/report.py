@@ -12,7 +12,7 @@ sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
 ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k", "beats-1000",
-         "bars-10k", "stretch-throughput", "cpu-stretch", "block-times", "key-latency", "beat-detect"]
+         "bars-10k", "stretch-throughput", "cpu-stretch", "block-times", "key-latency", "beat-detect", "tuner"]
 VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
 
 
@@ -81,7 +81,7 @@ def main():
     out = ["# Benchmark results", "",
            "Written by `bench/run-all.sh` (run by `make bench`); do not edit by hand. "
            "Targets are those of the issues each section names (2: foundation, 3: bars, 4: speed, "
-           "5: keys, 6: beat detection). These are "
+           "5: keys, 6: beat detection, 27: tuner). These are "
            "benchmarks, not tests: a missed target is reported here, it does not fail the "
            "build. `run-all.sh NAME...` reruns only some, and a benchmark with no result in "
            "bench/out/ keeps the figures it had here: each section says when it was measured "

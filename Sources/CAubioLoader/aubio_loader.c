@@ -10,6 +10,7 @@ static struct {
   void (*del_aubio_fft)(aubio_fft_t *);
   void (*aubio_fft_do_complex)(aubio_fft_t *, const fvec_t *, fvec_t *);
   void (*aubio_fft_get_norm)(const fvec_t *, cvec_t *);
+  void (*aubio_fft_get_spectrum)(const fvec_t *, cvec_t *);
   aubio_filterbank_t *(*new_aubio_filterbank)(uint_t, uint_t);
   void (*del_aubio_filterbank)(aubio_filterbank_t *);
   void (*aubio_filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
@@ -20,6 +21,13 @@ static struct {
   void (*del_fvec)(fvec_t *);
   cvec_t *(*new_cvec)(uint_t);
   void (*del_cvec)(cvec_t *);
+  aubio_pitch_t *(*new_aubio_pitch)(const char_t *, uint_t, uint_t, uint_t);
+  void (*del_aubio_pitch)(aubio_pitch_t *);
+  void (*aubio_pitch_do)(aubio_pitch_t *, const fvec_t *, fvec_t *);
+  uint_t (*aubio_pitch_set_unit)(aubio_pitch_t *, const char_t *);
+  uint_t (*aubio_pitch_set_tolerance)(aubio_pitch_t *, smpl_t);
+  uint_t (*aubio_pitch_set_silence)(aubio_pitch_t *, smpl_t);
+  smpl_t (*aubio_pitch_get_confidence)(aubio_pitch_t *);
 } real;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -41,6 +49,7 @@ static void load(void) {
   RESOLVE(del_aubio_fft)
   RESOLVE(aubio_fft_do_complex)
   RESOLVE(aubio_fft_get_norm)
+  RESOLVE(aubio_fft_get_spectrum)
   RESOLVE(new_aubio_filterbank)
   RESOLVE(del_aubio_filterbank)
   RESOLVE(aubio_filterbank_do)
@@ -51,6 +60,13 @@ static void load(void) {
   RESOLVE(del_fvec)
   RESOLVE(new_cvec)
   RESOLVE(del_cvec)
+  RESOLVE(new_aubio_pitch)
+  RESOLVE(del_aubio_pitch)
+  RESOLVE(aubio_pitch_do)
+  RESOLVE(aubio_pitch_set_unit)
+  RESOLVE(aubio_pitch_set_tolerance)
+  RESOLVE(aubio_pitch_set_silence)
+  RESOLVE(aubio_pitch_get_confidence)
 #undef RESOLVE
 }
 
@@ -74,6 +90,9 @@ void aubio_fft_do_complex(aubio_fft_t *s, const fvec_t *input, fvec_t *compspec)
 void aubio_fft_get_norm(const fvec_t *compspec, cvec_t *spectrum) {
   real.aubio_fft_get_norm(compspec, spectrum);
 }
+void aubio_fft_get_spectrum(const fvec_t *compspec, cvec_t *spectrum) {
+  real.aubio_fft_get_spectrum(compspec, spectrum);
+}
 aubio_filterbank_t *new_aubio_filterbank(uint_t n_filters, uint_t win_s) {
   return ready() ? real.new_aubio_filterbank(n_filters, win_s) : NULL;
 }
@@ -96,3 +115,21 @@ fvec_t *new_fvec(uint_t length) { return ready() ? real.new_fvec(length) : NULL;
 void del_fvec(fvec_t *s) { if (s != NULL && ready()) real.del_fvec(s); }
 cvec_t *new_cvec(uint_t length) { return ready() ? real.new_cvec(length) : NULL; }
 void del_cvec(cvec_t *s) { if (s != NULL && ready()) real.del_cvec(s); }
+aubio_pitch_t *new_aubio_pitch(const char_t *method, uint_t buf_size, uint_t hop_size,
+                               uint_t samplerate) {
+  return ready() ? real.new_aubio_pitch(method, buf_size, hop_size, samplerate) : NULL;
+}
+void del_aubio_pitch(aubio_pitch_t *o) { if (o != NULL && ready()) real.del_aubio_pitch(o); }
+void aubio_pitch_do(aubio_pitch_t *o, const fvec_t *in, fvec_t *out) {
+  real.aubio_pitch_do(o, in, out);
+}
+uint_t aubio_pitch_set_unit(aubio_pitch_t *o, const char_t *mode) {
+  return real.aubio_pitch_set_unit(o, mode);
+}
+uint_t aubio_pitch_set_tolerance(aubio_pitch_t *o, smpl_t tol) {
+  return real.aubio_pitch_set_tolerance(o, tol);
+}
+uint_t aubio_pitch_set_silence(aubio_pitch_t *o, smpl_t silence) {
+  return real.aubio_pitch_set_silence(o, silence);
+}
+smpl_t aubio_pitch_get_confidence(aubio_pitch_t *o) { return real.aubio_pitch_get_confidence(o); }

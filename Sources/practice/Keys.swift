@@ -65,3 +65,29 @@ enum KeyParser {
     return (keys, [])
   }
 }
+
+/// Reads keys from stdin (a terminal in raw mode): waits up to a given time for bytes and
+/// parses them, keeping an incomplete escape sequence for the next call.
+struct KeyReader {
+  private var pendingBytes: [UInt8] = []
+
+  mutating func read(waitingMilliseconds: Int32) -> [Key] {
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return [] }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = Foundation.read(STDIN_FILENO, &buffer, buffer.count)
+    guard n > 0 else { return [] }
+    pendingBytes += buffer[0..<n]
+    // A lone Esc is the key; Esc followed by more is an arrow's escape sequence.
+    if pendingBytes.last == 27 || (pendingBytes.count >= 2 && pendingBytes[pendingBytes.count - 2] == 27) {
+      var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+      if poll(&more, 1, 30) > 0 {
+        let m = Foundation.read(STDIN_FILENO, &buffer, buffer.count)
+        if m > 0 { pendingBytes += buffer[0..<m] }
+      }
+    }
+    let parsed = KeyParser.parse(pendingBytes)
+    pendingBytes = parsed.rest
+    return parsed.keys
+  }
+}

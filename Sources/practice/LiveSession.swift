@@ -48,7 +48,7 @@ final class LiveSession {
   /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
-  private var pendingBytes: [UInt8] = []
+  private var keyReader = KeyReader()
 
   init(
     engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
@@ -118,24 +118,10 @@ final class LiveSession {
   // MARK: Keys
 
   private func readKeys(waitingMilliseconds: Int32) {
-    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-    guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return }
-    var buffer = [UInt8](repeating: 0, count: 64)
-    let n = read(STDIN_FILENO, &buffer, buffer.count)
-    guard n > 0 else { return }
-    pendingBytes += buffer[0..<n]
-    // A lone Esc is the key; Esc followed by more is an arrow's escape sequence.
-    if pendingBytes.last == 27 || (pendingBytes.count >= 2 && pendingBytes[pendingBytes.count - 2] == 27) {
-      var more = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-      if poll(&more, 1, 30) > 0 {
-        let m = read(STDIN_FILENO, &buffer, buffer.count)
-        if m > 0 { pendingBytes += buffer[0..<m] }
-      }
-    }
+    let keys = keyReader.read(waitingMilliseconds: waitingMilliseconds)
+    guard !keys.isEmpty else { return }
     let arrived = monotonicNanoseconds()
-    let parsed = KeyParser.parse(pendingBytes)
-    pendingBytes = parsed.rest
-    for key in parsed.keys {
+    for key in keys {
       if tracing { keyTimes.append((key, arrived)) }
       handle(key)
     }

@@ -12,7 +12,7 @@ struct Practice: ParsableCommand {
       a title matching exactly one song (case-insensitive).
       """,
     version: "0.1.0",
-    subcommands: [Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self, LogCommand.self, Stats.self])
+    subcommands: [Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self, LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self])
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.
   static func main() {

@@ -11,13 +11,21 @@ enum Session {
   static func withSignals<T>(
     _ engine: PlaybackEngine, _ body: (_ signalled: () -> Bool) throws -> T
   ) rethrows -> T {
+    try withSignals(stop: { engine.stop() }, body)
+  }
+
+  /// Runs `body` with SIGINT and SIGTERM turned into a call of `stop` (on another thread);
+  /// `body` is told whether a signal came.
+  static func withSignals<T>(
+    stop: @escaping @Sendable () -> Void, _ body: (_ signalled: () -> Bool) throws -> T
+  ) rethrows -> T {
     let signalled = Atomic<Bool>(false)
     let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
         signalled.store(true, ordering: .relaxed)
-        engine.stop()
+        stop()
       }
       source.resume()
       return source

@@ -1,0 +1,342 @@
+import ArgumentParser
+import CPlatform
+import Foundation
+import PracticeCore
+import Synchronization
+
+/// `--a4`: concert pitch in Hz, 400-480 (shared by `tune` and `tone`).
+struct ConcertPitchOption: ParsableArguments {
+  @Option(
+    name: .customLong("a4"),
+    help: ArgumentHelp("Concert pitch: the frequency of A4 in Hz, 400 to 480.", valueName: "hz"))
+  var hertz: Double = 440
+
+  func validate() throws {
+    guard ConcertPitch(hertz: hertz) != nil else {
+      throw ValidationError("--a4 \(formatHertz(hertz)) is out of range; use 400 to 480 Hz")
+    }
+  }
+}
+
+/// A flag set from a signal handler's thread and read by the main loop.
+final class StopFlag: Sendable {
+  private let flag = Atomic<Bool>(false)
+  func set() { flag.store(true, ordering: .relaxed) }
+  var isSet: Bool { flag.load(ordering: .relaxed) }
+}
+
+struct Tune: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tune",
+    abstract:
+      "Listen through an ALSA capture device and show the pitch: note, cents and frequency.",
+    discussion: """
+      At a terminal one line on stderr is redrawn in place: the nearest note with its \
+      octave, the cents off it with a needle, and the frequency (`E2  -12 ¢  ───●──|─── \
+      82.01 Hz`); `—` when nothing is pitched. q or Esc stops, Ctrl-C stops with exit \
+      130; the terminal is put back as it was. The device is --device, else \
+      $PRACTICE_CAPTURE, else 'default'. With --json, one object per reading (every \
+      11.6 ms at 44.1 kHz) on stdout: {"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,\
+      "level":-23.5}: t is seconds of audio since the capture started, level the newest \
+      11 ms in dBFS; when nothing is pitched (silence, noise) hz, note and cents are \
+      null. It stops on SIGINT or SIGTERM (exit 130), after --duration or when the reader \
+      of stdout goes away (exit 0), or when the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
+      steady tones from 41 to 1,400 Hz; a new note reads within about 60 ms (85 ms below \
+      86 Hz) plus the device's own delay (a 10 ms period).
+      """)
+
+  @Option(
+    help: ArgumentHelp(
+      "ALSA PCM to capture from (default: $PRACTICE_CAPTURE, else 'default').", valueName: "pcm"))
+  var device: String?
+  @OptionGroup var a4: ConcertPitchOption
+  @Flag(help: "One JSON object per reading on stdout, for scripts.") var json = false
+  @Option(help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"))
+  var duration: Double?
+
+  func validate() throws {
+    if let duration, !(duration.isFinite && duration > 0 && duration <= 86400) {
+      throw ValidationError(
+        "--duration \(duration) is out of range; use seconds above 0 (at most 86400)")
+    }
+  }
+
+  func run() throws {
+    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
+    signal(SIGPIPE, SIG_IGN)
+    defer { signal(SIGPIPE, SIG_DFL) }
+    let capture = try CaptureDevice(name: name, sampleRate: 44100, maxBlockFrames: 1024)
+    let tuner = try Tuner(device: capture)
+    defer { tuner.stop() }
+    let keys = isatty(STDIN_FILENO) == 1
+    let status = !json && isatty(STDERR_FILENO) == 1
+    Terminal.say(
+      "listening on '\(name)' at \(capture.sampleRate) Hz, A4 = \(formatHertz(a4.hertz)) Hz"
+        + (keys ? "; q stops" : ""))
+    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
+      throw PracticeError(
+        .other,
+        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
+      )
+    }
+    var line = StatusLine()
+    defer {
+      if status { line.clear() }
+      if keys { practice_terminal_restore() }
+    }
+    let stop = StopFlag()
+    var interrupted = false
+    var reader = KeyReader()
+    var latest: TunerReading?
+    var lastPitched: TunerReading?
+    let concert = a4.hertz
+    try Session.withSignals(stop: { stop.set() }) { signalled in
+      try tuner.start()
+      while !stop.isSet {
+        if keys {
+          for key in reader.read(waitingMilliseconds: 20) {
+            switch key {
+            case .char("q"), .escape: stop.set()
+            case .interrupt:
+              interrupted = true
+              stop.set()
+            default: break
+            }
+          }
+        } else {
+          usleep(10_000)
+        }
+        try tuner.poll { reading in
+          if let duration, reading.time > duration + 1e-9 {
+            stop.set()
+            return false
+          }
+          latest = reading
+          if reading.frequency != nil { lastPitched = reading }
+          // A reader that went away (`| head`) ends the tuner like `q`.
+          if json, !Tune.write(Tune.json(reading, a4: concert) + "\n") {
+            stop.set()
+            return false
+          }
+          return !stop.isSet
+        }
+        if status, line.due() {
+          // A pitched reading stays up for a quarter second, so a note does not flicker.
+          let shown = lastPitched.flatMap { pitched in
+            (latest?.time ?? 0) - pitched.time < 0.25 ? pitched.reading(a4: concert) : nil
+          }
+          line.show(Tune.statusText(shown))
+        }
+        if let duration, (latest?.time ?? 0) >= duration - 1e-9 { stop.set() }
+      }
+      if signalled() { interrupted = true }
+    }
+    tuner.stop()
+    let lost = tuner.lostAudio
+    if lost.overruns > 0 || lost.droppedFrames > 0 {
+      Terminal.warning(
+        "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost"
+      )
+    }
+    if interrupted { throw ExitCode(ExitStatus.interrupted) }
+  }
+
+  /// Writes `text` to stdout; false once the reader has gone (EPIPE; SIGPIPE is ignored
+  /// while the tuner runs, so the terminal can be put back).
+  static func write(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeBytes { buffer -> Int in
+        guard let base = buffer.baseAddress else { return 0 }
+        return Glibc.write(STDOUT_FILENO, base + done, buffer.count - done)
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
+  }
+
+  /// `E2  -12 ¢  ─────────●──|──────────  81.84 Hz`, or `—` for no pitch.
+  static func statusText(_ reading: PitchReading?) -> String {
+    guard let reading else { return "—" }
+    let note = reading.note.description.padding(toLength: 3, withPad: " ", startingAt: 0)
+    let cents = Int(reading.cents.rounded())
+    let centsText = cents == 0 ? "0" : String(format: "%+d", cents)
+    return "\(note)  \(String(repeating: " ", count: max(0, 3 - centsText.count)))\(centsText) ¢  "
+      + "\(reading.needle(width: 21))  \(String(format: "%.2f", reading.frequency)) Hz"
+  }
+
+  /// `{"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,"level":-23.5}`; hz, note and
+  /// cents null without a pitch.
+  static func json(_ reading: TunerReading, a4: Double) -> String {
+    var out = JSONBuffer()
+    out.raw("{\"t\":")
+    out.number((reading.time * 1000).rounded() / 1000)
+    out.raw(",\"hz\":")
+    if let pitch = reading.reading(a4: a4) {
+      out.number((pitch.frequency * 1000).rounded() / 1000)
+      out.raw(",\"note\":")
+      out.string(pitch.note.description)
+      out.raw(",\"cents\":")
+      out.number((pitch.cents * 10).rounded() / 10)
+    } else {
+      out.raw("null,\"note\":null,\"cents\":null")
+    }
+    out.raw(",\"level\":")
+    out.number((reading.level * 10).rounded() / 10)
+    out.raw("}")
+    return out.text
+  }
+}
+
+struct Tone: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tone",
+    abstract: "Play reference tones: one note, or a string set one after another.",
+    discussion: """
+      Notes by name (A4, F#3, Bb2; A4 at --a4) or in hertz (440, 440Hz; 20 to 8000 Hz). \
+      The tone is a sine with its second and third harmonics a quarter and a tenth as loud, \
+      about -10 dBFS, faded in and out over 10 ms. With --duration each note sounds that \
+      long, one after another. Without it, at a terminal, each note is a drone: space, \
+      Enter or → moves to the next note, ← or Backspace back, q or Esc stops; with stdin \
+      not a terminal each note sounds 2 s. Ctrl-C stops with exit 130. Plays through \
+      --device, else $PRACTICE_DEVICE, else 'default', at 44.1 kHz.
+      """)
+
+  @Argument(
+    help: ArgumentHelp("Notes or frequencies: A4, F#3, Bb2, 440, 440Hz.", valueName: "note"))
+  var notes: [String]
+  @OptionGroup var a4: ConcertPitchOption
+  @Option(help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"))
+  var duration: Double?
+  @Option(
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+  var device: String?
+
+  /// The sample rate tones are made at.
+  static let sampleRate = 44100
+
+  func validate() throws {
+    guard !notes.isEmpty else {
+      throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
+    }
+    for note in notes where parseToneFrequency(note, a4: a4.hertz) == nil {
+      throw ValidationError(
+        "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
+      )
+    }
+    if let duration, !(duration.isFinite && duration >= 0.05 && duration <= 3600) {
+      throw ValidationError("--duration \(duration) is out of range; use 0.05 to 3600 seconds")
+    }
+  }
+
+  func run() throws {
+    let frequencies = notes.compactMap { parseToneFrequency($0, a4: a4.hertz) }
+    let keys = isatty(STDIN_FILENO) == 1
+    let status = isatty(STDERR_FILENO) == 1
+    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    // A key is heard within 100 ms at a terminal; a script gets a deep buffer instead,
+    // which a busy machine does not run dry.
+    let sink = try PCMDevice(
+      name: name, sampleRate: Tone.sampleRate, channels: 2, encoding: .int16, maxBlockFrames: 512,
+      bufferMilliseconds: keys ? 100 : 500)
+    let seconds = duration ?? (keys ? nil : 2)
+    let player = TonePlayer(sink: sink, frequencies: frequencies, secondsEach: seconds)
+    let labels = zip(notes, frequencies).map { Tone.label($0, $1) }
+    let how = seconds.map { "\(formatHertz($0)) s each" } ?? "space next, ← back, q stops"
+    Terminal.say("playing \(labels.joined(separator: ", ")) on '\(name)' (\(how))")
+    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
+      throw PracticeError(
+        .other,
+        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
+      )
+    }
+    var line = StatusLine()
+    defer {
+      if status { line.clear() }
+      if keys { practice_terminal_restore() }
+    }
+    var interrupted = false
+    var reader = KeyReader()
+    try Session.withSignals(stop: { player.stop() }) { signalled in
+      player.start()
+      while !player.waitForEnd(timeout: .milliseconds(0)) {
+        if keys {
+          for key in reader.read(waitingMilliseconds: 50) {
+            switch key {
+            case .char(" "), .enter, .right, .char("n"): player.next()
+            case .left, .backspace, .char("p"): player.previous()
+            case .char("q"), .escape: player.stop()
+            case .interrupt:
+              interrupted = true
+              player.stop()
+            default: break
+            }
+          }
+        } else {
+          usleep(50_000)
+        }
+        if status, line.due() {
+          let index = player.current.load(ordering: .relaxed)
+          line.show("\(labels[index])  (\(index + 1)/\(labels.count))")
+        }
+      }
+      if signalled() { interrupted = true }
+      try player.wait()
+    }
+    let underruns = sink.underruns.load(ordering: .relaxed)
+    if underruns > 0 {
+      Terminal.warning("\(underruns) underrun(s): the audio device ran dry and recovered")
+    }
+    if interrupted { throw ExitCode(ExitStatus.interrupted) }
+  }
+
+  /// `A4 (440 Hz)`, `440 Hz`.
+  static func label(_ text: String, _ hertz: Double) -> String {
+    guard let note = Note.parse(text) else { return "\(formatHertz(hertz)) Hz" }
+    return "\(note) (\(formatHertz(hertz)) Hz)"
+  }
+}
+
+struct Tuning: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "tuning",
+    abstract: "Estimate a recording's concert pitch: the A4 its notes fit best.",
+    discussion: """
+      Prints `A4 = 436.2 Hz (-30 ¢)`: the A4 and its cents from 440, measured from the \
+      frequencies of the recording's steady partials (a tuning a semitone or more away \
+      looks like one in tune). On stderr, the --transpose that brings the recording to \
+      A = 440 for playing along. A recording with no steady pitched notes (silence, \
+      noise, drums) exits 65. --json prints {"a4":436.23,"cents":-30.1}.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Flag(help: "Print a JSON object instead.") var json = false
+
+  func run() throws {
+    let song = try library.open().resolve(song)
+    let file = try song.openAudio()
+    let estimate = try ConcertPitchEstimator.estimate(file: file, name: song.path)
+    let a4 = (estimate.a4 * 100).rounded() / 100
+    let cents = (estimate.cents * 10).rounded() / 10
+    if json {
+      var out = JSONBuffer()
+      out.raw("{\"a4\":")
+      out.number(a4)
+      out.raw(",\"cents\":")
+      out.number(cents)
+      out.raw("}\n")
+      Terminal.output(out.text)
+    } else {
+      Terminal.output(
+        "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
+    }
+    Terminal.say(
+      "to play along at A4 = 440 Hz: practice play … --transpose \(String(format: "%+.2f", -estimate.cents / 100))"
+    )
+  }
+}
