@@ -58,6 +58,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let stopRequested = Atomic<Bool>(false)
   private let renderEnded = Atomic<Bool>(false)
   private let commands = ValueRing<TransportCommand>(capacity: 64, filler: .pause)
+  /// Filter designs to fade to (controller → render thread; the last one wins).
+  private let filterDesigns = ValueRing<FilterDesign>(capacity: 16, filler: .identity)
   /// A jump's plan not yet taken by the render thread (an unretained `JumpBox`).
   private let pendingJump = Atomic<UnsafeMutableRawPointer?>(nil)
   /// Every jump's box, kept alive until the engine is gone so that the render thread
@@ -76,6 +78,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let fadeCurve: UnsafeMutablePointer<Float>  // immutable after init: rising half cosine
   private let clicks: ClickPlan?  // immutable after init
   private let clickSound: ClickSound  // immutable after init
+  private let filterStage: FilterStage  // render thread only
   private let renderDone = DispatchSemaphore(value: 0)
   private let feederDone = DispatchSemaphore(value: 0)
   private var renderError: (any Error)?  // written by the render thread before renderDone
@@ -139,6 +142,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     fadeFrames = max(1, Int(Double(sampleRate) * PlaybackEngine.fadeMilliseconds / 1000))
     fadeCurve = .allocate(capacity: fadeFrames)
     for i in 0..<fadeFrames { fadeCurve[i] = SeamBlend.rise(i, fadeFrames) }
+    filterStage = FilterStage(
+      channels: channels, maxFrames: PlaybackEngine.blockFrames, fadeFrames: fadeFrames,
+      design: plan.filter.design(sampleRate: sampleRate, channels: channels), keepsHistory: live)
     clicks = plan.clicks
     clickSound = ClickSound(sampleRate: sampleRate)
     clicksOn = plan.clicks?.enabled ?? false
@@ -188,6 +194,13 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Sets the gain applied from the next block on.
   public func setVolume(_ volume: Volume) {
     gainBits.store(Float(volume.gain).bitPattern, ordering: .relaxed)
+  }
+
+  /// Fades to `filter` (designed here, on the caller's thread) from the next block, over
+  /// the engine's fade. One controller thread only.
+  public func setFilter(_ filter: PartFilter) {
+    filterDesigns.push(filter.design(sampleRate: sampleRate, channels: channels))
+    wake.signal()
   }
 
   /// Queues a command for the render thread (taken at the next block, or at once when
@@ -350,6 +363,7 @@ extension PlaybackEngine {
           }
         }
         takeMeasurements()
+        takeFilterDesign(fade: true)
         var frames = 0
         if countInRemaining > 0 {
           frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
@@ -378,6 +392,7 @@ extension PlaybackEngine {
         }
         if frames == 0 { break }
         applyFadeIn(from: fadeInFrom, to: frames)
+        filterStage.process(block, frames: frames)
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
           for i in 0..<(frames * channels) { block[i] *= gain }
@@ -415,6 +430,13 @@ extension PlaybackEngine {
       return false
     }
     return speed != .normal
+  }
+
+  /// Switches the filter stage to the last design sent, if any.
+  private func takeFilterDesign(fade: Bool) {
+    var latest: FilterDesign?
+    while let design = filterDesigns.pop() { latest = design }
+    if let latest { filterStage.change(to: latest, fade: fade) }
   }
 
   /// Takes the calibration thread's measurements (which may move the content's place).
@@ -465,6 +487,7 @@ extension PlaybackEngine {
         }
       }
       takeMeasurements()
+      takeFilterDesign(fade: false)
       if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
         let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
         _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
