@@ -329,6 +329,9 @@ struct PlaybackOptions: ParsableArguments {
     plan.transpose = transpose
     plan.quality = quality
     plan.filter = try partFilter()
+    if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
+      Terminal.warning("'\(song.title)' is mono: --channel and --centre-cut have nothing to do")
+    }
     return Setup(plan: plan, beatMap: loaded ?? nil, selection: chosen)
   }
 }
