@@ -331,6 +331,8 @@ struct PlaybackOptions: ParsableArguments {
     plan.filter = try partFilter()
     if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
       Terminal.warning("'\(song.title)' is mono: --channel and --centre-cut have nothing to do")
+      plan.filter.channel = .both
+      plan.filter.centreCut = 0
     }
     return Setup(plan: plan, beatMap: loaded ?? nil, selection: chosen)
   }

@@ -18,7 +18,7 @@ public struct PlaybackReport: Sendable, Equatable {
 }
 
 /// Executes a `PlaybackPlan` into an `AudioSink`: file → feeder (read-ahead, loop seams)
-/// → render thread (stretcher, gain, clicks) → sink. The same engine drives `play` and
+/// → render thread (stretcher, filters, gain, clicks) → sink. The same engine drives `play` and
 /// `render`, so what a render contains is what a listener hears.
 ///
 /// Everything that depends on where a source frame ends up in the output (clicks, pass
@@ -336,7 +336,7 @@ extension PlaybackEvent {
 
 extension PlaybackEngine {
   /// Per block: commands, count-in silence, a jump or a pause (with their fades), source
-  /// frames (through the stretcher when it is in the path), gain, clicks, sink. No
+  /// frames (through the stretcher when it is in the path), filters, gain, clicks, sink. No
   /// allocation, no locks; it waits only for the feeder, for the sink, and while paused.
   private func renderLoop() {
     practice_set_thread_name("practice-render")
