@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `--eq`, `--focus`, `--band`, `--channel` and `--centre-cut` through the built binary,
 /// checked on what `render` writes.
@@ -22,14 +22,16 @@ import TestSupport
   func level(_ samples: [Float], channel: Int, _ frequency: Double) -> Double {
     // One second from 0.5 s: whole cycles of every tone used here.
     ToneAnalysis.amplitude(
-      samples, channels: 2, channel: channel, frequency: frequency, sampleRate: rate, start: rate / 2,
+      samples, channels: 2, channel: channel, frequency: frequency, sampleRate: rate,
+      start: rate / 2,
       frames: rate)
   }
 
   /// A centre-panned 440 Hz tone and a 1 kHz tone panned hard left.
   func centreAndLeft() throws -> String {
     let centre = Synth.sine(frequency: 440, seconds: 2, sampleRate: rate, amplitude: 0.3)
-    let hardLeft = Synth.sine(frequency: 1000, seconds: 2, sampleRate: rate, amplitude: 0.3, phase: 0.5)
+    let hardLeft = Synth.sine(
+      frequency: 1000, seconds: 2, sampleRate: rate, amplitude: 0.3, phase: 0.5)
     return try stereo("centre.wav", left: zip(centre, hardLeft).map { $0 + $1 }, right: centre)
   }
 
@@ -46,7 +48,8 @@ import TestSupport
       let down = ToneAnalysis.decibels(level(output, channel: channel, 440) / centreBefore)
       #expect(down <= -30, "centre tone in channel \(channel): \(down) dB")
     }
-    let leftChange = ToneAnalysis.decibels(level(output, channel: 0, 1000) / level(input, channel: 0, 1000))
+    let leftChange = ToneAnalysis.decibels(
+      level(output, channel: 0, 1000) / level(input, channel: 0, 1000))
     #expect(abs(leftChange) <= 1, "hard-left tone: \(leftChange) dB")
   }
 
@@ -75,14 +78,17 @@ import TestSupport
       #expect(ToneAnalysis.decibels(level(output, channel: channel, 1000) / rightTone) <= -90)
       // Exactly the left channel.
       var same = output.count == input.count
-      for i in stride(from: channel, to: output.count, by: 2) where output[i] != input[i - channel] { same = false }
+      for i in stride(from: channel, to: output.count, by: 2) where output[i] != input[i - channel]
+      { same = false }
       #expect(same)
     }
     // Swapped: each side has the other's samples.
-    #expect(try cli.run(["render", source, "--channel", "swap", "-o", dir.file("swap.wav")]).status == 0)
+    #expect(
+      try cli.run(["render", source, "--channel", "swap", "-o", dir.file("swap.wav")]).status == 0)
     let (_, swapped) = try Synth.read(dir.file("swap.wav"))
     var exchanged = swapped.count == input.count
-    for i in stride(from: 0, to: swapped.count, by: 2) where swapped[i] != input[i + 1] || swapped[i + 1] != input[i] {
+    for i in stride(from: 0, to: swapped.count, by: 2)
+    where swapped[i] != input[i + 1] || swapped[i + 1] != input[i] {
       exchanged = false
     }
     #expect(exchanged)
@@ -109,9 +115,13 @@ import TestSupport
         let expected = ToneAnalysis.decibels(test.curve(f))
         guard expected > -80 else { continue }  // below what 24 bits resolve in this window
         let measured = ToneAnalysis.decibels(
-          ToneAnalysis.amplitude(output, frequency: f, sampleRate: rate, start: rate / 2, frames: rate)
-            / ToneAnalysis.amplitude(input, frequency: f, sampleRate: rate, start: rate / 2, frames: rate))
-        #expect(abs(measured - expected) <= 1, "\(test.arguments) at \(f) Hz: \(measured) dB, documented \(expected)")
+          ToneAnalysis.amplitude(
+            output, frequency: f, sampleRate: rate, start: rate / 2, frames: rate)
+            / ToneAnalysis.amplitude(
+              input, frequency: f, sampleRate: rate, start: rate / 2, frames: rate))
+        #expect(
+          abs(measured - expected) <= 1,
+          "\(test.arguments) at \(f) Hz: \(measured) dB, documented \(expected)")
       }
     }
   }
@@ -119,7 +129,8 @@ import TestSupport
   @Test func filtersThatDoNothingLeaveTheRenderBitExact() throws {
     let source = CLI.fixture("demo.wav")
     let result = try cli.run([
-      "render", source, "--eq", "0:0:0", "--channel", "both", "--centre-cut", "0%", "-o", dir.file("same.wav"),
+      "render", source, "--eq", "0:0:0", "--channel", "both", "--centre-cut", "0%", "-o",
+      dir.file("same.wav"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try Synth.read(dir.file("same.wav")).samples == Synth.read(source).samples)
@@ -127,10 +138,13 @@ import TestSupport
 
   @Test func aMonoSongWarnsThatChannelsHaveNothingToDo() throws {
     let result = try cli.run([
-      "render", CLI.fixture("sine-440.wav"), "--channel", "left", "--to", "0.5", "-o", dir.file("mono.wav"),
+      "render", CLI.fixture("sine-440.wav"), "--channel", "left", "--to", "0.5", "-o",
+      dir.file("mono.wav"),
     ])
     #expect(result.status == 0)
-    #expect(result.stderr.contains("is mono: --channel and --centre-cut have nothing to do"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("is mono: --channel and --centre-cut have nothing to do"),
+      "\(result.stderr)")
     let (_, input) = try Synth.read(CLI.fixture("sine-440.wav"))
     #expect(try Synth.read(dir.file("mono.wav")).samples == Array(input.prefix(22050)))
   }

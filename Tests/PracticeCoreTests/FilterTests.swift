@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -40,13 +40,15 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
   /// `filter`; returns the gain at each tone, measured over the second second.
   func measuredGains(_ filter: PartFilter, name: String) throws -> [Double] {
     let source = ToneAnalysis.multitone(
-      FilterResponseTests.tones, amplitude: 0.02, seconds: 2.2, sampleRate: FilterResponseTests.rate)
+      FilterResponseTests.tones, amplitude: 0.02, seconds: 2.2, sampleRate: FilterResponseTests.rate
+    )
     let path = dir.file("\(name).wav")
     try Synth.writeFloatWAV(source, to: path, sampleRate: FilterResponseTests.rate)
     let file = try SoundFile(path: path)
     let sink = CaptureSink(sampleRate: FilterResponseTests.rate, channels: 1)
     var plan = PlaybackPlan(
-      range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: FilterResponseTests.rate)
+      range: 0..<file.info.frames, passes: .count(1), volume: .unity,
+      sampleRate: FilterResponseTests.rate)
     plan.filter = filter
     _ = try PlaybackEngine(file: file, plan: plan, sink: sink).run()
     let out = sink.samples
@@ -54,9 +56,11 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     return FilterResponseTests.tones.map { f in
       let window = (start: FilterResponseTests.rate, frames: FilterResponseTests.rate)
       let y = ToneAnalysis.amplitude(
-        out, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start, frames: window.frames)
+        out, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start,
+        frames: window.frames)
       let x = ToneAnalysis.amplitude(
-        source, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start, frames: window.frames)
+        source, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start,
+        frames: window.frames)
       return y / x
     }
   }
@@ -67,7 +71,9 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     for (f, gain) in zip(FilterResponseTests.tones, gains) {
       let expected = ToneAnalysis.decibels(curve(f))
       let measured = ToneAnalysis.decibels(gain)
-      #expect(abs(measured - expected) <= 1, "\(name) at \(f) Hz: \(measured) dB, documented \(expected) dB")
+      #expect(
+        abs(measured - expected) <= 1,
+        "\(name) at \(f) Hz: \(measured) dB, documented \(expected) dB")
     }
   }
 
@@ -81,7 +87,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
   @Test(arguments: [(6.0, -4.0, 3.0), (-24.0, 12.0, -24.0), (12.0, -24.0, 12.0)])
   func theEQFollowsItsCurve(low: Double, mid: Double, high: Double) throws {
     try expectResponse(
-      PartFilter(eq: PartFilter.EQ(low: low, mid: mid, high: high)), name: "eq-\(low)-\(mid)-\(high)"
+      PartFilter(eq: PartFilter.EQ(low: low, mid: mid, high: high)),
+      name: "eq-\(low)-\(mid)-\(high)"
     ) { f in
       DocumentedCurve.eq(low, mid, high, f, rate: Double(FilterResponseTests.rate))
     }
@@ -95,29 +102,36 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
   }
 
   @Test func everythingAtOnceMultipliesTheCurves() throws {
-    let filter = PartFilter(eq: PartFilter.EQ(low: -6, mid: 3, high: 0), focus: .vocal, band: 100...8000)
+    let filter = PartFilter(
+      eq: PartFilter.EQ(low: -6, mid: 3, high: 0), focus: .vocal, band: 100...8000)
     try expectResponse(filter, name: "all") { f in
       let rate = Double(FilterResponseTests.rate)
-      return DocumentedCurve.focus("vocal", f, rate: rate) * DocumentedCurve.eq(-6, 3, 0, f, rate: rate)
+      return DocumentedCurve.focus("vocal", f, rate: rate)
+        * DocumentedCurve.eq(-6, 3, 0, f, rate: rate)
         * DocumentedCurve.band(100, 8000, f, rate: rate)
     }
   }
 
   @Test func aFilterThatDoesNothingIsBypassed() {
-    #expect(PartFilter(eq: PartFilter.EQ(low: 0, mid: 0, high: 0), channel: .both, centreCut: 0).isNone)
+    #expect(
+      PartFilter(eq: PartFilter.EQ(low: 0, mid: 0, high: 0), channel: .both, centreCut: 0).isNone)
     #expect(PartFilter.none.design(sampleRate: 44100, channels: 2).isIdentity)
     #expect(!PartFilter(channel: .swap).design(sampleRate: 44100, channels: 2).isIdentity)
     // Mono: the channel choice and the centre cut have nothing to do.
-    #expect(PartFilter(channel: .left, centreCut: 1).design(sampleRate: 44100, channels: 1).isIdentity)
+    #expect(
+      PartFilter(channel: .left, centreCut: 1).design(sampleRate: 44100, channels: 1).isIdentity)
   }
 
   @Test func anyRateTheDecoderGives() throws {
     // A band reaching past 45 % of a low rate keeps its low side and loses its high one.
     let low = PartFilter(band: 300...6000).design(sampleRate: 8000, channels: 1)
     #expect(low.sectionCount == 2)
-    let high = PartFilter(eq: PartFilter.EQ(low: 0, mid: 0, high: 6)).design(sampleRate: 8000, channels: 1)
+    let high = PartFilter(eq: PartFilter.EQ(low: 0, mid: 0, high: 6)).design(
+      sampleRate: 8000, channels: 1)
     let section = high.sections[0]
-    let finite = [section.b0, section.b1, section.b2, section.a1, section.a2].allSatisfy { $0.isFinite }
+    let finite = [section.b0, section.b1, section.b2, section.a1, section.a2].allSatisfy {
+      $0.isFinite
+    }
     #expect(finite)
   }
 }
@@ -130,7 +144,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
   /// A 16-bit stereo file: 440 Hz on the left, 1 kHz on the right.
   func stereo(seconds: Double = 2) throws -> (path: String, samples: [Float]) {
     let left = Synth.sine(frequency: 440, seconds: seconds, sampleRate: rate, amplitude: 0.4)
-    let right = Synth.sine(frequency: 1000, seconds: seconds, sampleRate: rate, amplitude: 0.3, phase: 1)
+    let right = Synth.sine(
+      frequency: 1000, seconds: seconds, sampleRate: rate, amplitude: 0.3, phase: 1)
     var samples = [Float]()
     samples.reserveCapacity(left.count * 2)
     for i in 0..<left.count { samples += [left[i], right[i]] }
@@ -158,7 +173,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     let file = try SoundFile(path: path)
     let sink = CaptureSink(sampleRate: rate, channels: 2)
     let frames = Int(file.info.frames)
-    let plan = PlaybackPlan(range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: rate)
+    let plan = PlaybackPlan(
+      range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: rate)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: true)
     let switchAt = 8192
     sink.onWrite = { [unowned engine] written in
@@ -174,7 +190,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     #expect(channel(out, 0, after) == channel(source, 0, after))
     #expect(channel(out, 1, after) == channel(source, 0, after))
     // The right side crossfades from its tone to the left's: no step larger than theirs.
-    let own = max(largestStep(source, channel: 0, 0..<frames), largestStep(source, channel: 1, 0..<frames))
+    let own = max(
+      largestStep(source, channel: 0, 0..<frames), largestStep(source, channel: 1, 0..<frames))
     let around = (switchAt - 64)..<(switchAt + fade + 64)
     #expect(largestStep(out, channel: 1, around) <= own * 1.01)
   }
@@ -182,16 +199,19 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
   @Test func aFocusSwitchedOnAndOffFadesBetweenTheFilteredAndTheOriginal() throws {
     let (path, source) = try stereo()
     let frames = Int(try SoundFile(path: path).info.frames)
-    let plan = PlaybackPlan(range: 0..<Int64(frames), passes: .count(1), volume: .unity, sampleRate: rate)
+    let plan = PlaybackPlan(
+      range: 0..<Int64(frames), passes: .count(1), volume: .unity, sampleRate: rate)
     // The same song rendered with the focus from the start: what the filter sounds like.
     let referenceSink = CaptureSink(sampleRate: rate, channels: 2)
     var filtered = plan
     filtered.filter = PartFilter(focus: .bass)
-    _ = try PlaybackEngine(file: try SoundFile(path: path), plan: filtered, sink: referenceSink).run()
+    _ = try PlaybackEngine(file: try SoundFile(path: path), plan: filtered, sink: referenceSink)
+      .run()
     let reference = referenceSink.samples
 
     let sink = CaptureSink(sampleRate: rate, channels: 2)
-    let engine = try PlaybackEngine(file: try SoundFile(path: path), plan: plan, sink: sink, live: true)
+    let engine = try PlaybackEngine(
+      file: try SoundFile(path: path), plan: plan, sink: sink, live: true)
     let on = 8192
     let off = 30720
     sink.onWrite = { [unowned engine] written in
@@ -210,7 +230,9 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     #expect(Array(out[((off + fade) * 2)...]) == Array(source[((off + fade) * 2)...]))
     // No step larger than the source's or the filtered signal's own.
     for c in 0..<2 {
-      let own = max(largestStep(source, channel: c, 0..<frames), largestStep(reference, channel: c, 2048..<frames))
+      let own = max(
+        largestStep(source, channel: c, 0..<frames),
+        largestStep(reference, channel: c, 2048..<frames))
       #expect(largestStep(out, channel: c, (on - 64)..<(on + fade + 64)) <= own * 1.01)
       #expect(largestStep(out, channel: c, (off - 64)..<(off + fade + 64)) <= own * 1.01)
     }
@@ -220,7 +242,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     let (path, source) = try stereo(seconds: 1)
     let file = try SoundFile(path: path)
     let sink = CaptureSink(sampleRate: rate, channels: 2)
-    let plan = PlaybackPlan(range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: rate)
+    let plan = PlaybackPlan(
+      range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: rate)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: true)
     sink.onWrite = { [unowned engine] written in
       // A filter that does nothing, sent while playing, changes nothing.

@@ -95,7 +95,9 @@ public enum DocumentedCurve {
   public static func notch(_ f: Double, _ f0: Double, q: Double, rate: Double) -> Complex {
     section([1, 0, 1], [1, 1 / q, 1], s(f, centre: f0, rate: rate))
   }
-  public static func peak(_ f: Double, _ f0: Double, q: Double, gain: Double, rate: Double) -> Complex {
+  public static func peak(_ f: Double, _ f0: Double, q: Double, gain: Double, rate: Double)
+    -> Complex
+  {
     let a = pow(10, gain / 40)
     return section([1, a / q, 1], [1, 1 / (a * q), 1], s(f, centre: f0, rate: rate))
   }
@@ -126,7 +128,9 @@ public enum DocumentedCurve {
   }
 
   /// `--eq LOW:MID:HIGH`.
-  public static func eq(_ low: Double, _ mid: Double, _ high: Double, _ f: Double, rate: Double) -> Double {
+  public static func eq(_ low: Double, _ mid: Double, _ high: Double, _ f: Double, rate: Double)
+    -> Double
+  {
     (lowShelf(f, 250, gain: low, rate: rate) * peak(f, 1000, q: 0.7, gain: mid, rate: rate)
       * highShelf(f, 4000, gain: high, rate: rate)).magnitude
   }

@@ -45,14 +45,16 @@ public struct Biquad: Sendable, Equatable, BitwiseCopyable {
   public static func lowPass(_ frequency: Double, q: Double, sampleRate: Int) -> Biquad {
     let (c, s) = angle(frequency, sampleRate)
     let alpha = s / (2 * q)
-    return Biquad(b0: (1 - c) / 2, b1: 1 - c, b2: (1 - c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
+    return Biquad(
+      b0: (1 - c) / 2, b1: 1 - c, b2: (1 - c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
   }
 
   /// Second-order high-pass (cookbook HPF).
   public static func highPass(_ frequency: Double, q: Double, sampleRate: Int) -> Biquad {
     let (c, s) = angle(frequency, sampleRate)
     let alpha = s / (2 * q)
-    return Biquad(b0: (1 + c) / 2, b1: -(1 + c), b2: (1 + c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
+    return Biquad(
+      b0: (1 + c) / 2, b1: -(1 + c), b2: (1 + c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
   }
 
   /// Band-pass with 0 dB at the centre (cookbook BPF, constant 0 dB peak gain).
@@ -75,7 +77,8 @@ public struct Biquad: Sendable, Equatable, BitwiseCopyable {
     let alpha = s / (2 * q)
     let a = pow(10, gain / 40)
     return Biquad(
-      b0: 1 + alpha * a, b1: -2 * c, b2: 1 - alpha * a, a0: 1 + alpha / a, a1: -2 * c, a2: 1 - alpha / a)
+      b0: 1 + alpha * a, b1: -2 * c, b2: 1 - alpha * a, a0: 1 + alpha / a, a1: -2 * c,
+      a2: 1 - alpha / a)
   }
 
   /// Low shelf, `gain` dB below the corner, shelf slope S = 1 (cookbook lowShelf).
@@ -112,5 +115,7 @@ public struct Biquad: Sendable, Equatable, BitwiseCopyable {
 
   /// The Q values of the two sections of a 4th-order Butterworth filter: 1/(2 cos(π/8))
   /// and 1/(2 cos(3π/8)).
-  public static let butterworth4Q = [1 / (2 * cos(Double.pi / 8)), 1 / (2 * cos(3 * Double.pi / 8))]
+  public static let butterworth4Q = [
+    1 / (2 * cos(Double.pi / 8)), 1 / (2 * cos(3 * Double.pi / 8)),
+  ]
 }

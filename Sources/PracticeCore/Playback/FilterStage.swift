@@ -99,7 +99,8 @@ final class FilterStage {
 
   /// Runs one design's path over `buffer`.
   private func run(
-    _ design: FilterDesign, _ state: UnsafeMutablePointer<Double>, _ buffer: UnsafeMutablePointer<Float>,
+    _ design: FilterDesign, _ state: UnsafeMutablePointer<Double>,
+    _ buffer: UnsafeMutablePointer<Float>,
     frames: Int
   ) {
     if design.mixesChannels && channels >= 2 {

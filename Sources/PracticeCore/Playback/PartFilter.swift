@@ -163,18 +163,27 @@ public struct PartFilter: Sendable, Equatable {
       design.append(h.blended(rest: rest))
     }
     if let eq {
-      if eq.low != 0 { design.append(.lowShelf(PartFilter.eqLowHz, gain: eq.low, sampleRate: rate)) }
-      if eq.mid != 0 {
-        design.append(.peak(PartFilter.eqMidHz, q: PartFilter.eqMidQ, gain: eq.mid, sampleRate: rate))
+      if eq.low != 0 {
+        design.append(.lowShelf(PartFilter.eqLowHz, gain: eq.low, sampleRate: rate))
       }
-      if eq.high != 0 { design.append(.highShelf(PartFilter.eqHighHz, gain: eq.high, sampleRate: rate)) }
+      if eq.mid != 0 {
+        design.append(
+          .peak(PartFilter.eqMidHz, q: PartFilter.eqMidQ, gain: eq.mid, sampleRate: rate))
+      }
+      if eq.high != 0 {
+        design.append(.highShelf(PartFilter.eqHighHz, gain: eq.high, sampleRate: rate))
+      }
     }
     if let band {
       let top = Biquad.highestFrequency(sampleRate: rate)
       if band.lowerBound < top {
-        for q in Biquad.butterworth4Q { design.append(.highPass(band.lowerBound, q: q, sampleRate: rate)) }
+        for q in Biquad.butterworth4Q {
+          design.append(.highPass(band.lowerBound, q: q, sampleRate: rate))
+        }
         if band.upperBound < top {
-          for q in Biquad.butterworth4Q { design.append(.lowPass(band.upperBound, q: q, sampleRate: rate)) }
+          for q in Biquad.butterworth4Q {
+            design.append(.lowPass(band.upperBound, q: q, sampleRate: rate))
+          }
         }
       } else {
         // The whole band lies above what the file holds: nothing of it can be heard.

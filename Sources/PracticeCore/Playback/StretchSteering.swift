@@ -113,7 +113,9 @@ final class StretchSteering: @unchecked Sendable {
   ) {
     while let calibration = results.pop() {
       remember(calibration)
-      guard stretching, calibration.speed == speed, calibration.semitones == semitones else { continue }
+      guard stretching, calibration.speed == speed, calibration.semitones == semitones else {
+        continue
+      }
       let bias = Double(calibration.delay - stretcher.startDelay)
       feedOutput += bias - contentBias
       contentBias = bias
@@ -130,7 +132,9 @@ final class StretchSteering: @unchecked Sendable {
   func bias(_ speed: Speed, semitones: Double) -> Double? {
     for i in 0..<min(calibrationCount, calibrations.count) {
       let c = calibrations[i]
-      if c.speed == speed && c.semitones == semitones { return Double(c.delay - stretcher.startDelay) }
+      if c.speed == speed && c.semitones == semitones {
+        return Double(c.delay - stretcher.startDelay)
+      }
     }
     return nil
   }
@@ -146,7 +150,8 @@ final class StretchSteering: @unchecked Sendable {
       return bias(speed, semitones: semitones) ?? contentBias
     }
     while true {
-      takeMeasurements(playing: playing, semitones: semitones, stretching: stretching, feedOutput: &feedOutput)
+      takeMeasurements(
+        playing: playing, semitones: semitones, stretching: stretching, feedOutput: &feedOutput)
       if let bias = bias(speed, semitones: semitones) { return bias }
       if stopped() { return contentBias }
       resultReady.wait()
@@ -203,7 +208,9 @@ final class StretchSteering: @unchecked Sendable {
     fed + Int64(stretcher.framesRequired) - Int64(stretcher.startPad)
   }
 
-  private func mapValue(at input: Int64) -> Double { mapOutput + Double(input - mapInput) * mapRatio }
+  private func mapValue(at input: Int64) -> Double {
+    mapOutput + Double(input - mapInput) * mapRatio
+  }
 
   private func setRatio(_ ratio: Double, at input: Int64) {
     mapOutput = mapValue(at: input)
