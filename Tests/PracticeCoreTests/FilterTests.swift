@@ -38,42 +38,54 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
 
   /// Renders a multitone (float WAV, so nothing is quantised) through the engine with
   /// `filter`; returns the gain at each tone, measured over the second second.
-  func measuredGains(_ filter: PartFilter, name: String) throws -> [Double] {
-    let source = ToneAnalysis.multitone(
-      FilterResponseTests.tones, amplitude: 0.02, seconds: 2.2, sampleRate: FilterResponseTests.rate
-    )
+  func measuredGains(
+    _ filter: PartFilter, name: String, rate: Int = FilterResponseTests.rate,
+    tones: [Double] = FilterResponseTests.tones
+  ) throws -> [Double] {
+    let source = ToneAnalysis.multitone(tones, amplitude: 0.02, seconds: 2.2, sampleRate: rate)
     let path = dir.file("\(name).wav")
-    try Synth.writeFloatWAV(source, to: path, sampleRate: FilterResponseTests.rate)
+    try Synth.writeFloatWAV(source, to: path, sampleRate: rate)
     let file = try SoundFile(path: path)
-    let sink = CaptureSink(sampleRate: FilterResponseTests.rate, channels: 1)
+    let sink = CaptureSink(sampleRate: rate, channels: 1)
     var plan = PlaybackPlan(
-      range: 0..<file.info.frames, passes: .count(1), volume: .unity,
-      sampleRate: FilterResponseTests.rate)
+      range: 0..<file.info.frames, passes: .count(1), volume: .unity, sampleRate: rate)
     plan.filter = filter
     _ = try PlaybackEngine(file: file, plan: plan, sink: sink).run()
     let out = sink.samples
     #expect(out.count == source.count)
-    return FilterResponseTests.tones.map { f in
-      let window = (start: FilterResponseTests.rate, frames: FilterResponseTests.rate)
-      let y = ToneAnalysis.amplitude(
-        out, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start,
-        frames: window.frames)
+    return tones.map { f in
+      let y = ToneAnalysis.amplitude(out, frequency: f, sampleRate: rate, start: rate, frames: rate)
       let x = ToneAnalysis.amplitude(
-        source, frequency: f, sampleRate: FilterResponseTests.rate, start: window.start,
-        frames: window.frames)
+        source, frequency: f, sampleRate: rate, start: rate, frames: rate)
       return y / x
     }
   }
 
   /// Every tone within ±1 dB of the documented curve.
-  func expectResponse(_ filter: PartFilter, name: String, curve: (Double) -> Double) throws {
-    let gains = try measuredGains(filter, name: name)
-    for (f, gain) in zip(FilterResponseTests.tones, gains) {
+  func expectResponse(
+    _ filter: PartFilter, name: String, rate: Int = FilterResponseTests.rate,
+    tones: [Double] = FilterResponseTests.tones, curve: (Double) -> Double
+  ) throws {
+    let gains = try measuredGains(filter, name: name, rate: rate, tones: tones)
+    for (f, gain) in zip(tones, gains) {
       let expected = ToneAnalysis.decibels(curve(f))
       let measured = ToneAnalysis.decibels(gain)
       #expect(
         abs(measured - expected) <= 1,
-        "\(name) at \(f) Hz: \(measured) dB, documented \(expected) dB")
+        "\(name) at \(f) Hz, \(rate) Hz: \(measured) dB, documented \(expected) dB")
+    }
+  }
+
+  /// The same curves at the rate of the song, whatever it is (tones up to 45 % of it).
+  @Test(arguments: [22050, 32000, 96000])
+  func theCurvesHoldAtAnyRate(rate: Int) throws {
+    let tones = ToneAnalysis.logSpaced(from: 40, to: min(16000, 0.45 * Double(rate)), count: 19)
+    let filter = PartFilter(
+      eq: PartFilter.EQ(low: 4, mid: -6, high: 8), focus: .treble, band: 60...6000)
+    try expectResponse(filter, name: "rate-\(rate)", rate: rate, tones: tones) { f in
+      let r = Double(rate)
+      return DocumentedCurve.eq(4, -6, 8, f, rate: r) * DocumentedCurve.focus("treble", f, rate: r)
+        * DocumentedCurve.band(60, 6000, f, rate: r)
     }
   }
 
