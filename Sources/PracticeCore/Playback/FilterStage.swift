@@ -7,8 +7,9 @@
 ///
 /// Everything is allocated at init; render thread only after the engine starts.
 final class FilterStage {
-  /// Input kept for warming a new design: about 46 ms at 44.1 kHz.
-  static let historyFrames = 2048
+  /// Input kept for warming a new design: about 93 ms at 44.1 kHz, several time constants
+  /// of the slowest section (a 20 Hz band edge); warming runs it once per change.
+  static let historyFrames = 4096
 
   private let channels: Int  // immutable after init
   private let fadeFrames: Int  // immutable after init
