@@ -16,6 +16,7 @@ gives the filter stage's own cost per second of audio, where nothing else hides 
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -63,11 +64,16 @@ def measure(binary):
             commands = {"plain": play, "filters": play + FILTERS,
                         "render plain": render, "render filters": render + FILTERS}
             results = {name: [] for name in commands}
+            blocks = {name: [] for name in commands}
+            env = dict(env, PRACTICE_TRACE="1")
             warnings = {name: [] for name in commands}
             for i in range(ROUNDS):
                 for name, cmd in commands.items():
                     c = b.child(cmd, "cpu-filters", env)
                     results[name].append((c.cpu, c.wall))
+                    m = re.search(r"trace blocks \d+ block-us p50 (\d+) p99\.9 (\d+) max (\d+)", c.stderr)
+                    if m:
+                        blocks[name].append(tuple(int(v) for v in m.groups()))
                     b.log(f"cpu-filters: round {i + 1}/{ROUNDS} {name}: CPU {c.cpu:.3f} s, "
                           f"wall {c.wall:.2f} s")
                     warnings[name] += [line for line in c.stderr.splitlines() if "warning" in line]
@@ -81,6 +87,10 @@ def measure(binary):
     extra = percent["filters"] - percent["plain"]
     song_seconds = 60
     render_extra = (cpu["render filters"] - cpu["render plain"]) / song_seconds * 100
+
+    def block_us(name, i):
+        values = [r[i] for r in blocks[name]]
+        return f"{b.median(values):.0f}" if values else "n/a"
 
     def all_cpu(name):
         return ", ".join(f"{c * 1000:.0f}" for c in sorted(r[0] for r in results[name]))
@@ -96,6 +106,13 @@ def measure(binary):
         b.row("render of the 60 s song at speed 1: CPU with / without filters",
               f"{cpu['render filters'] * 1000:.0f} ms / {cpu['render plain'] * 1000:.0f} ms "
               f"(the filters: {render_extra:.2f} % of a core per second of audio)"),
+        b.row("render-thread work per block (µs, 10 µs buckets), play at 0.75: p50 / p99.9 / max, "
+              "with / without filters",
+              f"{block_us('filters', 0)} / {block_us('filters', 1)} / {block_us('filters', 2)} vs "
+              f"{block_us('plain', 0)} / {block_us('plain', 1)} / {block_us('plain', 2)} "
+              "(a block is 23.2 ms of audio)"),
+        b.row("render-thread work per block, render at speed 1: p50 with / without filters",
+              f"{block_us('render filters', 0)} µs / {block_us('render plain', 0)} µs"),
         b.row("plays that warned of underruns: with / without filters (the machine's load)",
               f"{len(warnings['filters'])} / {len(warnings['plain'])} of {ROUNDS}"
               + "".join(f"; {w}" for w in (warnings["filters"] + warnings["plain"])[:1])),
@@ -107,7 +124,8 @@ def measure(binary):
                "`--focus bass --centre-cut`, through ALSA's `pulse` PCM into a private "
                "PulseAudio null sink, then renders the whole song to WAV both ways.",
                "Song: bench/out/stretch-music-60s.wav (see stretch-throughput), 44.1 kHz stereo "
-               "16-bit. CPU = user + sys of the process (wait4 rusage), start-up included.",
+               "16-bit. CPU = user + sys of the process (wait4 rusage), start-up included. "
+               "Block work from PRACTICE_TRACE (medians over the rounds of each quantile).",
                f"Load average (1 min) before / after: {load_before[0]:.2f} / {load_after[0]:.2f}.",
                "Pass/fail is judged on the first row."])
 
