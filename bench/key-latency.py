@@ -16,6 +16,9 @@ This leaves out PulseAudio's own start-up latency, which the first sound carries
   pause              space at 100 % (the fade-out starts the difference)
   speed, from 100 %  `]` while the stretcher is bypassed: it comes into the path
   speed, stretched   `]` at 90 %: Rubber Band's own latency is in the path
+  focus key          `F` (issue 28): the bass focus fades in
+  channel key        `R` (issue 28): the right channel on both sides (the recording's left
+                     channel changes; the test noise differs between channels)
 CPU while paused: user+system time of the paused player over 10 s, from /proc.
 """
 
@@ -161,7 +164,9 @@ def main():
             b.practice(binary, "add", song, db=db, stdout=subprocess.DEVNULL)
             for label, extra, key, name in (("pause", [], "Space", "space"),
                                             ("speed change from 100 %", [], "]", "]"),
-                                            ("speed change at 90 % (stretched)", ["--speed", "90%"], "]", "]")):
+                                            ("speed change at 90 % (stretched)", ["--speed", "90%"], "]", "]"),
+                                            ("focus key `F` (issue 28)", [], "F", "F"),
+                                            ("right channel key `R` (issue 28)", [], "R", "R")):
                 reference = run(tmp, env, binary, db, song, extra, None)
                 values = []
                 for _ in range(ROUNDS):

@@ -30,6 +30,11 @@ final class LiveSession {
   private var volume: Volume
   private var muted = false
   private var clickOn: Bool
+  /// The filters asked for (`F`, `C`, `L`/`R`/`M`), and whether the song is stereo.
+  private var filter: PartFilter
+  private let stereo: Bool
+  /// The centre cut `C` switches on: the one given with `--centre-cut`, else 100 %.
+  private let centreCutAmount: Double
   /// Bars looped by `l`, so a second `l` extends the loop.
   private var barLoop: ClosedRange<Int>?
   /// Naming a selection (`s`): what has been typed.
@@ -69,6 +74,9 @@ final class LiveSession {
     transpose = engine.plan.transpose
     volume = engine.plan.volume
     clickOn = engine.plan.clicks?.enabled ?? false
+    filter = engine.plan.filter
+    stereo = info.channels >= 2
+    centreCutAmount = engine.plan.filter.centreCut > 0 ? engine.plan.filter.centreCut : 1
     slowest = engine.plan.speed
     fastest = engine.plan.speed
     if case .count(let n) = engine.plan.passes { passesTotal = n } else { passesTotal = nil }
@@ -148,6 +156,11 @@ final class LiveSession {
     case .char("<"): changeTranspose(by: -1)
     case .char(">"): changeTranspose(by: 1)
     case .char("c"): toggleClick()
+    case .char("F"): cycleFocus()
+    case .char("C"): toggleCentreCut()
+    case .char("L"): chooseChannel(.left)
+    case .char("R"): chooseChannel(.right)
+    case .char("M"): chooseChannel(.mono)
     case .char("a"): setLoopStart()
     case .char("b"): setLoopEnd()
     case .char("l"): loopBar()
@@ -211,6 +224,30 @@ final class LiveSession {
     }
     clickOn.toggle()
     engine.send(.setClick(clickOn))
+  }
+
+  /// The next focus preset, after the last one none.
+  private func cycleFocus() {
+    let all = PartFilter.Focus.allCases
+    if let focus = filter.focus, let index = all.firstIndex(of: focus) {
+      filter.focus = index + 1 < all.count ? all[index + 1] : nil
+    } else {
+      filter.focus = all.first
+    }
+    engine.setFilter(filter)
+  }
+
+  private func toggleCentreCut() {
+    guard stereo else { return say("a mono recording has no centre to cut") }
+    filter.centreCut = filter.centreCut > 0 ? 0 : centreCutAmount
+    engine.setFilter(filter)
+  }
+
+  /// Plays `channel` (on both sides); the same key again: both channels as recorded.
+  private func chooseChannel(_ channel: PartFilter.Channel) {
+    guard stereo else { return say("a mono recording has one channel") }
+    filter.channel = filter.channel == channel ? .both : channel
+    engine.setFilter(filter)
   }
 
   /// The plan to jump with: the current one moved to `range` from `offset`, with the
@@ -388,6 +425,7 @@ final class LiveSession {
       """
       keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
             -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
+            F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
             s save loop · 1-9,0 selection · r restart · q/Esc stop · ? keys
       """)
   }
@@ -406,7 +444,16 @@ final class LiveSession {
     }
   }
 
-  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · 0:41/3:12`,
+  /// The filters in a few characters for the narrow status line: `bass cut L`.
+  private var shortFilterLabel: String? {
+    let parts = [
+      filter.focus?.rawValue, filter.centreCut > 0 ? "cut" : nil,
+      filter.channel == .both ? nil : String(filter.channel.rawValue.prefix(1)).uppercased(),
+    ].compactMap { $0 }
+    return parts.isEmpty ? nil : parts.joined(separator: " ")
+  }
+
+  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · focus bass · 0:41/3:12`,
   /// or a shorter form for a narrow terminal.
   func statusText(width: Int) -> String {
     guard let (event, frame) = audible() else { return "starting…" }
@@ -423,10 +470,11 @@ final class LiveSession {
     let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
     let sound = muted ? "muted" : "vol \(volume)"
     let state = clock.last?.paused == true ? "paused" : nil
-    let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, time]
+    let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, filter.label, time]
       .compactMap { $0 }.joined(separator: " · ")
     if full.count < width { return full }
-    let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", time].compactMap { $0 }.joined(separator: " ")
+    let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", shortFilterLabel, time]
+      .compactMap { $0 }.joined(separator: " ")
     return short
   }
 }

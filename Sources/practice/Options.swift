@@ -90,6 +90,60 @@ struct PlaybackOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Speed trainer: passes per step (default 1).", valueName: "passes"))
   var every: Int = 1
 
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "EQ in dB, -24 to 12 each: low shelf 250 Hz, peak 1 kHz, high shelf 4 kHz (6:0:-3).",
+      valueName: "low:mid:high"))
+  var eq: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Bring a part forward: the rest of the spectrum 9 dB down (see README).",
+      discussion: "bass: low-pass 300 Hz; guitar: band-pass 700 Hz; vocal: band-pass 2 kHz; drums: the middle (1 kHz) scooped; treble: high-pass 3 kHz.",
+      valueName: "part"))
+  var focus: PartFilter.Focus?
+
+  @Option(
+    help: ArgumentHelp(
+      "Band-pass in Hz, 24 dB/octave each side, 20 to 20000 (80-400).", valueName: "low-high"))
+  var band: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Stereo: hear the left or right channel on both sides, a mono mix, or the sides swapped.",
+      valueName: "channel"))
+  var channel: PartFilter.Channel?
+
+  @Option(
+    name: [.customLong("centre-cut"), .customLong("center-cut")],
+    help: ArgumentHelp(
+      "Stereo: attenuate what is panned to the centre by AMOUNT (0-100%, default 100%).",
+      discussion: "Sounds panned to one side keep their level on that side. Without an amount, 100%; an amount goes right after it (--centre-cut 60%).",
+      valueName: "amount"))
+  var centreCut: String?
+
+  /// `--centre-cut` takes an optional amount: a bare one (followed by nothing, an option or
+  /// something that is not an amount) gets `100%` inserted, for the argument parser.
+  static func expandingOptionalValues(_ arguments: [String]) -> [String] {
+    var result: [String] = []
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      result.append(argument)
+      index += 1
+      if argument == "--" {
+        result += arguments[index...]
+        break
+      }
+      if argument == "--centre-cut" || argument == "--center-cut" {
+        let next = index < arguments.count ? arguments[index] : nil
+        if next.flatMap(PartFilter.parseAmount) == nil { result.append("100%") }
+      }
+    }
+    return result
+  }
+
   /// `2s` → seconds, `1bar`/`2bars` → bars; nil if malformed.
   static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
     if text.hasSuffix("bars") || text.hasSuffix("bar") {
@@ -160,6 +214,42 @@ struct PlaybackOptions: ParsableArguments {
     if loop && repeatCount != nil {
       throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
+    _ = try partFilter()
+  }
+
+  /// The filters the options ask for; throws a `ValidationError` naming the range.
+  func partFilter() throws -> PartFilter {
+    var filter = PartFilter()
+    if let eq {
+      guard let bands = PartFilter.EQ(parsing: eq) else {
+        throw ValidationError("--eq '\(eq)' is not three gains; write LOW:MID:HIGH in dB, e.g. 6:0:-3")
+      }
+      for gain in [bands.low, bands.mid, bands.high] where !PartFilter.eqRange.contains(gain) {
+        throw ValidationError("--eq \(eq): \(formatDecibels(gain)) dB is out of range; use -24 to 12 dB per band")
+      }
+      filter.eq = bands
+    }
+    filter.focus = focus
+    if let band {
+      guard let edges = PartFilter.parseBand(band) else {
+        throw ValidationError("--band '\(band)' is not a band; write LOW-HIGH in Hz with LOW below HIGH, e.g. 80-400")
+      }
+      guard PartFilter.bandRange.contains(edges.lowerBound), PartFilter.bandRange.contains(edges.upperBound) else {
+        throw ValidationError("--band \(band) is out of range; use edges from 20 to 20000 Hz")
+      }
+      filter.band = edges
+    }
+    filter.channel = channel ?? .both
+    if let centreCut {
+      guard let amount = PartFilter.parseAmount(centreCut) else {
+        throw ValidationError("--centre-cut '\(centreCut)' is not an amount; write 0% to 100% (default 100%)")
+      }
+      guard (0...1).contains(amount) else {
+        throw ValidationError("--centre-cut \(centreCut) is out of range; use 0% to 100%")
+      }
+      filter.centreCut = amount
+    }
+    return filter
   }
 
   /// How the user named the range, for the status line: "bars 9-16", "selection 'solo'".
@@ -243,6 +333,12 @@ struct PlaybackOptions: ParsableArguments {
     plan.speed = speed
     plan.transpose = transpose
     plan.quality = quality
+    plan.filter = try partFilter()
+    if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
+      Terminal.warning("'\(song.title)' is mono: --channel and --centre-cut have nothing to do")
+      plan.filter.channel = .both
+      plan.filter.centreCut = 0
+    }
     return Setup(plan: plan, beatMap: loaded ?? nil, selection: chosen)
   }
 }
@@ -258,3 +354,10 @@ extension Speed: ExpressibleByArgument {
 }
 
 extension StretchQuality: ExpressibleByArgument {}
+
+extension PartFilter.Focus: ExpressibleByArgument {}
+
+extension PartFilter.Channel: ExpressibleByArgument {}
+
+/// `6`, `-3`, `1.5`: a gain as the user wrote it, without a trailing `.0`.
+private func formatDecibels(_ value: Double) -> String { String(format: "%g", value) }

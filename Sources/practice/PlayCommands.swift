@@ -200,6 +200,7 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = n
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
   let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
   let transpose = plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
+  let filter = plan.filter.label.map { ", " + $0 } ?? ""
   let span = label.map { "\($0) (\(times))" } ?? times
-  return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)"
+  return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)\(filter)"
 }

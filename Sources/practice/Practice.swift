@@ -17,7 +17,8 @@ struct Practice: ParsableCommand {
   /// Parses, runs, and turns every failure into one stderr line and its exit code.
   static func main() {
     do {
-      var command = try parseAsRoot()
+      var command = try parseAsRoot(
+        PlaybackOptions.expandingOptionalValues(Array(CommandLine.arguments.dropFirst())))
       try command.run()
     } catch let failure as any PracticeFailure {
       Terminal.error(failure.description)

@@ -104,6 +104,60 @@ import TestSupport
     #expect(tmux.terminalRestored)
   }
 
+  /// `F`, `C`, `L`/`R`/`M` on a stereo song (440 Hz left, 1 kHz right): each shows on the
+  /// status line, and what was heard changed with them.
+  @Test func filterKeysShowOnTheStatusLineAndAreHeard() throws {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    let left = Synth.sine(frequency: 440, seconds: 8, amplitude: 0.4)
+    let right = Synth.sine(frequency: 1000, seconds: 8, amplitude: 0.3, phase: 1)
+    var samples = [Float]()
+    for i in 0..<left.count { samples += [left[i], right[i]] }
+    let song = dir.file("lr.wav")
+    try Synth.write(samples, to: song, channels: 2)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"], record: true)
+    _ = try tmux.waitFor { $0.contains("pass 1/∞") }
+    usleep(1_000_000)
+    tmux.send("L")
+    _ = try tmux.waitFor { $0.contains("· left ·") }
+    usleep(1_000_000)  // a second of the left channel on both sides
+    tmux.send("L")
+    _ = try tmux.waitFor { $0.contains("pass 1/∞") && !$0.contains("· left ·") }
+    tmux.send("F")
+    _ = try tmux.waitFor { $0.contains("· focus bass ·") }
+    tmux.send("F")
+    _ = try tmux.waitFor { $0.contains("· focus guitar ·") }
+    tmux.send("C")
+    _ = try tmux.waitFor { $0.contains("· focus guitar · centre cut 100% ·") }
+    tmux.send("M")
+    _ = try tmux.waitFor { $0.contains("· centre cut 100% · mono ·") }
+    tmux.send("R")
+    _ = try tmux.waitFor { $0.contains("· right ·") }
+    tmux.send("?")
+    _ = try tmux.waitFor { $0.contains("F focus") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+
+    // Heard: quarter-second windows of the right side, first with its own 1 kHz tone, then
+    // (after `L`) with the left's 440 Hz and no 1 kHz.
+    let heard = try tmux.heardStereo()
+    let window = 11025
+    var own = false
+    var leftOnRight = false
+    var start = 0
+    while start + window <= heard.count / 2 {
+      let a440 = ToneAnalysis.amplitude(heard, channels: 2, channel: 1, frequency: 440, sampleRate: 44100, start: start, frames: window)
+      let a1000 = ToneAnalysis.amplitude(heard, channels: 2, channel: 1, frequency: 1000, sampleRate: 44100, start: start, frames: window)
+      if a1000 > 0.25 && a440 < 0.01 { own = true }
+      if own && a440 > 0.35 && a1000 < 0.01 { leftOnRight = true }
+      start += window / 4
+    }
+    #expect(own && leftOnRight, "the right side never carried the left channel")
+  }
+
   @Test func aNarrowTerminalGetsTheShortForm() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))
@@ -254,6 +308,14 @@ final class Tmux: @unchecked Sendable {
       }
     }
     return zip(onsets, onsets.dropFirst()).map { Double($1 - $0) / 44100 }
+  }
+
+  /// The whole recording, interleaved stereo floats.
+  func heardStereo() throws -> [Float] {
+    let raw = try Data(contentsOf: URL(fileURLWithPath: file("heard.raw")))
+    return raw.withUnsafeBytes { bytes in
+      bytes.bindMemory(to: Int16.self).map { Float(Int16(littleEndian: $0)) / 32768 }
+    }
   }
 
   func kill() { _ = try? tmux(["kill-server"]) }

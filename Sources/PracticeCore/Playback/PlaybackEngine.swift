@@ -18,7 +18,7 @@ public struct PlaybackReport: Sendable, Equatable {
 }
 
 /// Executes a `PlaybackPlan` into an `AudioSink`: file → feeder (read-ahead, loop seams)
-/// → render thread (stretcher, gain, clicks) → sink. The same engine drives `play` and
+/// → render thread (stretcher, filters, gain, clicks) → sink. The same engine drives `play` and
 /// `render`, so what a render contains is what a listener hears.
 ///
 /// Everything that depends on where a source frame ends up in the output (clicks, pass
@@ -58,6 +58,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let stopRequested = Atomic<Bool>(false)
   private let renderEnded = Atomic<Bool>(false)
   private let commands = ValueRing<TransportCommand>(capacity: 64, filler: .pause)
+  /// Filter designs to fade to (controller → render thread; the last one wins).
+  private let filterDesigns = ValueRing<FilterDesign>(capacity: 16, filler: .identity)
   /// A jump's plan not yet taken by the render thread (an unretained `JumpBox`).
   private let pendingJump = Atomic<UnsafeMutableRawPointer?>(nil)
   /// Every jump's box, kept alive until the engine is gone so that the render thread
@@ -65,13 +67,6 @@ public final class PlaybackEngine: @unchecked Sendable {
   private var jumpBoxes: [JumpBox] = []
   /// Signalled with every command and jump, so a paused render thread wakes.
   private let wake = DispatchSemaphore(value: 0)
-  /// Speeds to measure (engine or controller → calibration thread) and what was measured
-  /// (→ render thread).
-  private let calibrationRequests = ValueRing<Calibration>(capacity: 64, filler: .none)
-  private let calibrationResults = ValueRing<Calibration>(capacity: 64, filler: .none)
-  private let calibrationWake = DispatchSemaphore(value: 0)
-  /// Signalled after every measurement, for a render thread waiting for a trainer speed's.
-  private let calibrationReady = DispatchSemaphore(value: 0)
   private let calibrationDone = DispatchSemaphore(value: 0)
 
   private let feeder: SourceFeeder
@@ -83,37 +78,23 @@ public final class PlaybackEngine: @unchecked Sendable {
   private let fadeCurve: UnsafeMutablePointer<Float>  // immutable after init: rising half cosine
   private let clicks: ClickPlan?  // immutable after init
   private let clickSound: ClickSound  // immutable after init
+  private let filterStage: FilterStage  // render thread only
   private let renderDone = DispatchSemaphore(value: 0)
   private let feederDone = DispatchSemaphore(value: 0)
   private var renderError: (any Error)?  // written by the render thread before renderDone
   private var interrupted = false  // written by the render thread before renderDone
 
-  // The stretcher: present when the plan needs it or the engine is live; render thread only.
-  private let stretcher: TimeStretcher?
+  // The stretcher and its steering: present when the plan needs it or the engine is live;
+  // render thread only.
+  private let steering: StretchSteering?
   private let stretchInput: UnsafeMutablePointer<Float>
+  /// Whether the stretcher is in the path.
   private var stretching: Bool
   /// Output frames still to drop (start delay; negative: silence still to lead with).
   private var stretchDrop = 0
   private var stretchFlushed = false
   /// Frames of silence fed after the end of the source, to push its last frames out.
   private var stretchTail = 0
-  /// Measured start delays (`TimeStretcher.alignedStartDelay`) per speed and pitch: the
-  /// start's, then what the calibration thread brings; a fixed table.
-  private var calibrations: [Calibration]
-  /// The plan's speeds, each measured at start (the first) or by the calibration thread.
-  private let trainerSpeeds: [Speed]
-  private var calibrationCount = 0
-  /// Rubber Band's time map as it really runs (see `steerStretcher`): stretcher input
-  /// frames fed after the start pad, the last point where its ratio changed (input and
-  /// output frames) and the ratio since; the bias of the speed the last prime measured
-  /// (already in the dropped delay) and of the speed the content now being fed plays at.
-  private var stretchFed: Int64 = 0
-  private var mapInput: Int64 = 0
-  private var mapOutput = 0.0
-  private var mapRatio = 1.0
-  private var primedBias = 0.0
-  private var contentBias = 0.0
-  private var trainerStep = TrainerStep.idle
 
   // What is being fed; render thread only.
   private var feedPlan: PlaybackPlan
@@ -161,6 +142,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     fadeFrames = max(1, Int(Double(sampleRate) * PlaybackEngine.fadeMilliseconds / 1000))
     fadeCurve = .allocate(capacity: fadeFrames)
     for i in 0..<fadeFrames { fadeCurve[i] = SeamBlend.rise(i, fadeFrames) }
+    filterStage = FilterStage(
+      channels: channels, maxFrames: PlaybackEngine.blockFrames, fadeFrames: fadeFrames,
+      design: plan.filter.design(sampleRate: sampleRate, channels: channels), keepsHistory: live)
     clicks = plan.clicks
     clickSound = ClickSound(sampleRate: sampleRate)
     clicksOn = plan.clicks?.enabled ?? false
@@ -175,30 +159,20 @@ public final class PlaybackEngine: @unchecked Sendable {
     sounding = Mark(
       output: 0, source: plan.range.lowerBound + plan.startOffset, speed: speedNow.rate,
       pass: 0, generation: 0, kind: .gap)
-    calibrations = Array(repeating: .none, count: 64)
-    trainerSpeeds = plan.trainerSpeeds(limit: 32)
     stretching = plan.needsStretcher
     if plan.needsStretcher || live {
-      let stretcher = try TimeStretcher(
+      let steering = try StretchSteering(
         sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
-        quality: plan.quality, maxBlockFrames: PlaybackEngine.blockFrames, live: live)
-      self.stretcher = stretcher
+        quality: plan.quality, live: live, trainerSpeeds: plan.trainerSpeeds(limit: 32),
+        measureNow: stretching)
+      self.steering = steering
       if stretching {
-        // The start's speed now (the trainer's other speeds follow from the calibration
-        // thread, well before their steps).
-        let delay = try TimeStretcher.alignedStartDelay(
-          sampleRate: sampleRate, channels: channels, speed: speedNow, semitones: plan.transpose,
-          quality: plan.quality, live: live)
-        remember(Calibration(speed: speedNow, semitones: plan.transpose, delay: delay))
-        for speed in trainerSpeeds.dropFirst() {
-          calibrationRequests.push(Calibration(speed: speed, semitones: plan.transpose, delay: 0))
-        }
         // Prime with the start pad and a lead-in of silence, and drop their output plus the
         // measured delay, so the range's first downbeat is the first thing heard.
-        prime(stretcher)
+        stretchDrop = steering.prime(speed: speedNow, semitones: transposeNow, output: feedOutput)
       }
     } else {
-      stretcher = nil
+      steering = nil
     }
     // The count-in's clicks, then the first pass from where the count-in ends.
     for click in plan.clicks?.countIn ?? [] {
@@ -222,6 +196,13 @@ public final class PlaybackEngine: @unchecked Sendable {
     gainBits.store(Float(volume.gain).bitPattern, ordering: .relaxed)
   }
 
+  /// Fades to `filter` (designed here, on the caller's thread) from the next block, over
+  /// the engine's fade. One controller thread only.
+  public func setFilter(_ filter: PartFilter) {
+    filterDesigns.push(filter.design(sampleRate: sampleRate, channels: channels))
+    wake.signal()
+  }
+
   /// Queues a command for the render thread (taken at the next block, or at once when
   /// paused). One controller thread only.
   public func send(_ command: TransportCommand) {
@@ -233,8 +214,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// (`TimeStretcher.alignedStartDelay`, tens of milliseconds of work), so clicks and
   /// jumps after a speed change land exactly. One controller thread only.
   public func calibrate(speed: Speed, semitones: Double) {
-    calibrationRequests.push(Calibration(speed: speed, semitones: semitones, delay: 0))
-    calibrationWake.signal()
+    steering?.calibrate(speed: speed, semitones: semitones)
   }
 
   /// Moves playback to `plan` (a new range, start offset, passes); a later jump replaces
@@ -253,7 +233,7 @@ public final class PlaybackEngine: @unchecked Sendable {
     feeder.dataReady.signal()
     feeder.spaceReady.signal()
     wake.signal()
-    calibrationReady.signal()
+    steering?.wakeWaiters()
   }
 
   /// Plays the whole plan and returns when it has ended, was stopped, or failed.
@@ -278,28 +258,13 @@ public final class PlaybackEngine: @unchecked Sendable {
     renderThread.start()
     let calibrationThread = Thread { [self] in
       practice_set_thread_name("practice-calibrate")
-      calibrateUntilStopped()
+      steering?.calibrateUntil { [self] in
+        stopRequested.load(ordering: .relaxed) || renderEnded.load(ordering: .acquiring)
+      }
       calibrationDone.signal()
     }
     calibrationThread.qualityOfService = .utility
     calibrationThread.start()
-  }
-
-  /// The calibration thread: measures what is asked, until the engine stops.
-  private func calibrateUntilStopped() {
-    guard stretcher != nil else { return }
-    while !stopRequested.load(ordering: .relaxed) && !renderEnded.load(ordering: .acquiring) {
-      while let request = calibrationRequests.pop() {
-        // A probe that cannot be set up leaves the library's own delay: never no answer.
-        let delay =
-          (try? TimeStretcher.alignedStartDelay(
-            sampleRate: sampleRate, channels: channels, speed: request.speed,
-            semitones: request.semitones, quality: plan.quality, live: live)) ?? stretcher?.startDelay ?? 0
-        calibrationResults.push(Calibration(speed: request.speed, semitones: request.semitones, delay: delay))
-        calibrationReady.signal()
-      }
-      calibrationWake.wait()
-    }
   }
 
   /// Waits up to `timeout` for the render thread to end; true if it has (then call `wait()`).
@@ -313,7 +278,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   public func wait() throws -> PlaybackReport {
     renderDone.wait()
     renderEnded.store(true, ordering: .releasing)
-    calibrationWake.signal()
+    steering?.wakeWaiters()
     calibrationDone.wait()
     feeder.stopRequested.store(true, ordering: .relaxed)
     feeder.spaceReady.signal()
@@ -338,24 +303,6 @@ private final class JumpBox {
     self.plan = plan
     self.kind = kind
   }
-}
-
-/// A measured start delay for a speed and pitch.
-struct Calibration: BitwiseCopyable {
-  var speed: Speed
-  var semitones: Double
-  var delay: Int
-
-  static let none = Calibration(speed: .normal, semitones: 0, delay: 0)
-}
-
-/// Where the trainer's steering of the stretcher is (see `steerStretcher`).
-enum TrainerStep {
-  case idle
-  /// The ratio is nudged so the content reaches `boundary` on time; `ratio` follows.
-  case approaching(boundary: Int64, ratio: Double, nudged: Double)
-  /// The new ratio, less the overshoot past the boundary, until `until`.
-  case settling(until: Int64, ratio: Double)
 }
 
 /// A click at an output frame; `always` for count-in clicks, which sound with clicks off.
@@ -389,7 +336,7 @@ extension PlaybackEvent {
 
 extension PlaybackEngine {
   /// Per block: commands, count-in silence, a jump or a pause (with their fades), source
-  /// frames (through the stretcher when it is in the path), gain, clicks, sink. No
+  /// frames (through the stretcher when it is in the path), filters, gain, clicks, sink. No
   /// allocation, no locks; it waits only for the feeder, for the sink, and while paused.
   private func renderLoop() {
     practice_set_thread_name("practice-render")
@@ -411,11 +358,12 @@ extension PlaybackEngine {
             switchIntoStretcher = setSpeedNow(speed) || switchIntoStretcher
           case .setTranspose(let semitones):
             transposeNow = semitones
-            if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 { switchIntoStretcher = true }
+            if stretching { steering?.stretcher.setTranspose(semitones) } else if semitones != 0 { switchIntoStretcher = true }
           case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
           }
         }
-        while let calibration = calibrationResults.pop() { calibrated(calibration) }
+        takeMeasurements()
+        takeFilterDesign(fade: true)
         var frames = 0
         if countInRemaining > 0 {
           frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
@@ -427,7 +375,7 @@ extension PlaybackEngine {
           let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
           frames = adopt(box.plan, kind: box.kind, at: frames, fadeOut: true)
           fadeInFrom = frames
-        } else if switchIntoStretcher && stretcher != nil {
+        } else if switchIntoStretcher && steering != nil {
           frames = fadeOut(at: frames)
           startStretching(at: frames)
           fadeInFrom = frames
@@ -444,6 +392,7 @@ extension PlaybackEngine {
         }
         if frames == 0 { break }
         applyFadeIn(from: fadeInFrom, to: frames)
+        filterStage.process(block, frames: frames)
         let gain = Float(bitPattern: gainBits.load(ordering: .relaxed))
         if gain != 1 {
           for i in 0..<(frames * channels) { block[i] *= gain }
@@ -471,124 +420,48 @@ extension PlaybackEngine {
   /// The speed from now on; true if the stretcher must come into the path for it.
   private func setSpeedNow(_ speed: Speed) -> Bool {
     speedNow = speed
-    if stretching, let stretcher {
+    if stretching, let steering {
       // Rubber Band applies the ratio from the centre of its next analysis frame, some
       // frames before what was fed: follow the content there (clicks and marks are placed
       // from `feedOutput`), and shift it by the new speed's bias once it is measured.
-      trainerStep = .idle
-      setStretchRatio(speed.timeRatio, at: analysisCentre(stretcher))
-      let bias = self.bias(speed) ?? contentBias
-      feedOutput = mapValue(at: stretchFed) + bias - primedBias
-      contentBias = bias
+      steering.endStep()
+      feedOutput = steering.follow(
+        speed, bias: steering.bias(speed, semitones: transposeNow) ?? steering.contentBias)
       return false
     }
     return speed != .normal
   }
 
-  /// Notes a measured delay; if it is for the speed playing now, moves the bookkeeping to
-  /// where that speed really puts the content.
-  private func calibrated(_ calibration: Calibration) {
-    remember(calibration)
-    guard stretching, calibration.speed == speedNow, calibration.semitones == transposeNow,
-      let stretcher
-    else { return }
-    let bias = Double(calibration.delay - stretcher.startDelay)
-    feedOutput += bias - contentBias
-    contentBias = bias
+  /// Switches the filter stage to the last design sent, if any.
+  private func takeFilterDesign(fade: Bool) {
+    var latest: FilterDesign?
+    while let design = filterDesigns.pop() { latest = design }
+    if let latest { filterStage.change(to: latest, fade: fade) }
   }
 
-  private func remember(_ calibration: Calibration) {
-    calibrations[calibrationCount % calibrations.count] = calibration
-    calibrationCount += 1
+  /// Takes the calibration thread's measurements (which may move the content's place).
+  private func takeMeasurements() {
+    steering?.takeMeasurements(
+      playing: speedNow, semitones: transposeNow, stretching: stretching, feedOutput: &feedOutput)
   }
 
-  /// Output frames by which Rubber Band places transients at `speed` later than its start
-  /// delay implies (negative: earlier), if measured.
-  private func bias(_ speed: Speed) -> Double? {
-    guard let stretcher else { return nil }
-    for i in 0..<min(calibrationCount, calibrations.count) {
-      let c = calibrations[i]
-      if c.speed == speed && c.semitones == transposeNow { return Double(c.delay - stretcher.startDelay) }
+  /// The bias of one of the trainer's speeds (waiting for its measurement if need be).
+  private func trainerBias(_ steering: StretchSteering, _ speed: Speed) -> Double {
+    steering.trainerBias(
+      speed, playing: speedNow, semitones: transposeNow, stretching: stretching,
+      feedOutput: &feedOutput, stopped: { stopRequested.load(ordering: .relaxed) })
+  }
+
+  /// Lets the steering prepare the trainer's next step (see `StretchSteering.steer`).
+  private func steerStretcher(_ steering: StretchSteering) {
+    var next: Speed? = nil
+    if liveSpeed == nil && !feedPlan.passes.isFinal(feedPass) {
+      let speed = feedPlan.speed(forPass: feedPass + 1)
+      if speed != speedNow { next = speed }
     }
-    return nil
-  }
-
-  /// The bias of one of the trainer's speeds, waiting for the calibration thread if it has
-  /// not measured it yet (in real time it has, long before; a render waits, so that its
-  /// output never depends on timing).
-  private func trainerBias(_ speed: Speed) -> Double {
-    guard trainerSpeeds.contains(speed), transposeNow == plan.transpose else {
-      return bias(speed) ?? contentBias
-    }
-    while true {
-      while let calibration = calibrationResults.pop() { calibrated(calibration) }
-      if let bias = bias(speed) { return bias }
-      if stopRequested.load(ordering: .relaxed) { return contentBias }
-      calibrationReady.wait()
-    }
-  }
-
-  /// Primes the stretcher at the current speed and pitch and starts its time map where the
-  /// feed is.
-  private func prime(_ stretcher: TimeStretcher) {
-    let bias = self.bias(speedNow) ?? 0
-    stretchDrop = stretcher.prime(
-      alignedStartDelay: stretcher.startDelay + Int(bias), sampleRate: sampleRate, speed: speedNow)
-    stretchFed = Int64(TimeStretcher.leadInFrames(sampleRate: sampleRate))
-    mapInput = stretchFed
-    mapOutput = feedOutput
-    mapRatio = speedNow.timeRatio
-    primedBias = bias
-    contentBias = bias
-    trainerStep = .idle
-  }
-
-  /// The input frame from which a ratio set now applies: the centre of Rubber Band's next
-  /// analysis frame, `fed + samplesRequired − startPad` (measured for R3; R2 is close).
-  private func analysisCentre(_ stretcher: TimeStretcher) -> Int64 {
-    stretchFed + Int64(stretcher.framesRequired) - Int64(stretcher.startPad)
-  }
-
-  private func mapValue(at input: Int64) -> Double { mapOutput + Double(input - mapInput) * mapRatio }
-
-  private func setStretchRatio(_ ratio: Double, at input: Int64) {
-    mapOutput = mapValue(at: input)
-    mapInput = input
-    mapRatio = ratio
-    stretcher?.setTimeRatio(ratio)
-  }
-
-  /// Moves the stretcher's ratio so that the trainer's next speed starts exactly where the
-  /// plan says: Rubber Band would apply a ratio set at the pass boundary from the centre of
-  /// its next analysis frame, up to a startPad earlier, and places transients with a
-  /// speed-dependent bias; so a tenth of a second before the boundary the ratio is nudged
-  /// to arrive there on time, switched when the analysis centre passes it, and the
-  /// overshoot taken back over the next tenth. Called with all output retrieved.
-  private func steerStretcher(_ stretcher: TimeStretcher) {
-    let lookahead = Int64(sampleRate / 10)
-    let centre = analysisCentre(stretcher)
-    switch trainerStep {
-    case .idle:
-      guard liveSpeed == nil, case let nextPass = feedPass + 1, !feedPlan.passes.isFinal(feedPass),
-        case let next = feedPlan.speed(forPass: nextPass), next != speedNow
-      else { return }
-      let boundary = stretchFed + (feedPassEnd - feedOffset)
-      guard centre >= boundary - lookahead, centre < boundary else { return }
-      let atBoundary = feedOutput + Double(boundary - stretchFed) * speedNow.timeRatio
-      let target = atBoundary + primedBias - trainerBias(next)
-      let ratio = (target - mapValue(at: centre)) / Double(boundary - centre)
-      setStretchRatio(ratio, at: centre)
-      trainerStep = .approaching(boundary: boundary, ratio: next.timeRatio, nudged: ratio)
-    case .approaching(let boundary, let ratio, let nudged):
-      guard centre >= boundary else { return }
-      let overshoot = Double(centre - boundary) * (nudged - ratio)
-      setStretchRatio(ratio - overshoot / Double(lookahead), at: centre)
-      trainerStep = .settling(until: centre + lookahead, ratio: ratio)
-    case .settling(let until, let ratio):
-      guard centre >= until else { return }
-      setStretchRatio(ratio, at: centre)
-      trainerStep = .idle
-    }
+    steering.steer(
+      next: next, toPassEnd: feedPassEnd - feedOffset, speed: speedNow, semitones: transposeNow,
+      feedOutput: &feedOutput, stopped: { stopRequested.load(ordering: .relaxed) })
   }
 
   /// Plays out what is queued (its end faded), then waits for resume, stop or a jump.
@@ -604,16 +477,17 @@ extension PlaybackEngine {
         case .resume, .pause: paused = false
         case .setSpeed(let speed):
           liveSpeed = speed
-          if setSpeedNow(speed) && stretcher != nil { startStretching(at: 0) }
+          if setSpeedNow(speed) && steering != nil { startStretching(at: 0) }
         case .setTranspose(let semitones):
           transposeNow = semitones
-          if stretching { stretcher?.setTranspose(semitones) } else if semitones != 0 && stretcher != nil {
+          if stretching { steering?.stretcher.setTranspose(semitones) } else if semitones != 0 && steering != nil {
             startStretching(at: 0)
           }
         case .setClick(let on): clicksOn = on && feedPlan.clicks != nil
         }
       }
-      while let calibration = calibrationResults.pop() { calibrated(calibration) }
+      takeMeasurements()
+      takeFilterDesign(fade: false)
       if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
         let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
         _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
@@ -652,11 +526,8 @@ extension PlaybackEngine {
   /// Brings the stretcher into the path at the current feed position: reset, primed at the
   /// current speed and pitch, its delay dropped so output continues where the feed is.
   private func startStretching(at blockOffset: Int) {
-    guard let stretcher else { return }
-    stretcher.reset()
-    stretcher.setSpeed(speedNow)
-    stretcher.setTranspose(transposeNow)
-    prime(stretcher)
+    guard let steering else { return }
+    stretchDrop = steering.restart(speed: speedNow, semitones: transposeNow, output: feedOutput)
     stretchFlushed = false
     stretchTail = 0
     stretching = true
@@ -689,7 +560,7 @@ extension PlaybackEngine {
     restartFeeder(with: next)
     feedOutput = switchOutput
     applyPassSpeed()
-    if stretcher != nil {
+    if steering != nil {
       stretching = speedNow != .normal || transposeNow != 0 || (liveSpeed == nil && feedPlan.ramp != nil)
       if stretching { startStretching(at: end) }
     }
@@ -740,13 +611,14 @@ extension PlaybackEngine {
     let speed = liveSpeed ?? feedPlan.speed(forPass: feedPass)
     guard speed != speedNow else { return }
     speedNow = speed
-    guard stretching, let stretcher else { return }
-    if case .approaching = trainerStep { return }  // `steerStretcher` switches it on time
+    guard stretching, let steering else { return }
+    if steering.approachingStep { return }  // `steerStretcher` switches it on time
     // Not steered (a pass shorter than the lookahead): switch now and follow the content.
-    setStretchRatio(speed.timeRatio, at: analysisCentre(stretcher))
-    let bias = liveSpeed == nil ? trainerBias(speed) : self.bias(speed) ?? contentBias
-    feedOutput = mapValue(at: stretchFed) + bias - primedBias
-    contentBias = bias
+    let bias =
+      liveSpeed == nil
+      ? trainerBias(steering, speed)
+      : steering.bias(speed, semitones: transposeNow) ?? steering.contentBias
+    feedOutput = steering.follow(speed, bias: bias)
   }
 
   /// The clicks of the pass being fed: its beats, and the gap bar's when a gap follows.
@@ -819,8 +691,8 @@ extension PlaybackEngine {
   /// Fills `frames` of the stream (stretched or not) into `out`, which is block offset
   /// `at`; short only at the end.
   private func fill(_ out: UnsafeMutablePointer<Float>, frames: Int, at: Int) -> Int {
-    if stretching, let stretcher {
-      return fillStretched(stretcher, into: out, frames: frames, at: at)
+    if stretching, let steering {
+      return fillStretched(steering, into: out, frames: frames, at: at)
     }
     var done = 0
     while done < frames {
@@ -835,8 +707,9 @@ extension PlaybackEngine {
   /// and after the final flush holds the total to the output frames the feed is worth, so
   /// pass lengths are exact. Returns frames, short only at the end.
   private func fillStretched(
-    _ stretcher: TimeStretcher, into out: UnsafeMutablePointer<Float>, frames wanted: Int, at: Int
+    _ steering: StretchSteering, into out: UnsafeMutablePointer<Float>, frames wanted: Int, at: Int
   ) -> Int {
+    let stretcher = steering.stretcher
     var produced = 0
     if stretchDrop < 0 {
       // Lead with silence where the stretcher's transients would otherwise come early.
@@ -859,18 +732,18 @@ extension PlaybackEngine {
         continue
       }
       if stretchFlushed || stopRequested.load(ordering: .relaxed) { break }
-      steerStretcher(stretcher)
+      steerStretcher(steering)
       let wanted = min(max(stretcher.framesRequired, 1), PlaybackEngine.blockFrames)
       let frames = pull(into: stretchInput, frames: wanted)
       if frames > 0 {
         stretcher.process(stretchInput, frames: frames)
-        stretchFed += Int64(frames)
+        steering.noteFed(frames)
       } else if stretchTail < stretcher.startPad + stretcher.startDelay + PlaybackEngine.blockFrames {
         // The end: push the last frames out with silence (a final process call alone
         // leaves the stretcher's latency unplayed); the length is held exact below.
         stretcher.process(nil, frames: wanted)
         stretchTail += wanted
-        stretchFed += Int64(wanted)
+        steering.noteFed(wanted)
       } else {
         stretcher.process(nil, frames: 0, final: true)
         stretchFlushed = true
@@ -947,38 +820,4 @@ extension PlaybackEngine {
       }
     }
   }
-}
-
-/// A histogram of render-thread block times: written by the render thread only, read
-/// once the engine has ended. Preallocated; recording does not allocate.
-public final class BlockTimeHistogram: @unchecked Sendable {
-  private static let bucketNanoseconds: UInt64 = 10_000
-  private var buckets = [Int](repeating: 0, count: 5001)  // the last one: 50 ms and more
-  public private(set) var count = 0
-  public private(set) var maxNanoseconds: UInt64 = 0
-
-  func record(nanoseconds: UInt64) {
-    buckets[Int(min(nanoseconds / Self.bucketNanoseconds, 5000))] += 1
-    count += 1
-    maxNanoseconds = max(maxNanoseconds, nanoseconds)
-  }
-
-  /// The time under which `fraction` of the blocks finished (bucket resolution, 10 µs).
-  public func quantileNanoseconds(_ fraction: Double) -> UInt64 {
-    guard count > 0 else { return 0 }
-    let target = Int((Double(count) * fraction).rounded(.up))
-    var seen = 0
-    for (index, n) in buckets.enumerated() {
-      seen += n
-      if seen >= target { return min(UInt64(index + 1) * Self.bucketNanoseconds, maxNanoseconds) }
-    }
-    return maxNanoseconds
-  }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds, comparable with other processes' readings.
-public func monotonicNanoseconds() -> UInt64 {
-  var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
-  return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }

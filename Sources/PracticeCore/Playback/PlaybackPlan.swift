@@ -26,6 +26,8 @@ public struct PlaybackPlan: Sendable, Equatable {
   /// Pitch shift in semitones, independent of speed.
   public var transpose: Double = 0
   public var quality: StretchQuality = .finer
+  /// EQ, focus, band, channel and centre cut, after the stretcher (`PartFilter`).
+  public var filter: PartFilter = .none
   /// Count-in and beat clicks; nil for neither.
   public var clicks: ClickPlan?
   /// The speed trainer: from `speed`, change by `step` every `every` passes until `target`.
