@@ -109,7 +109,9 @@ public enum BeatDetector {
     var mixEnergy = 0.0
     var channelEnergy = 0.0
     while true {
-      let n = interleaved.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: block) }
+      let n = interleaved.withUnsafeMutableBufferPointer {
+        file.read(into: $0.baseAddress!, frames: block)
+      }
       if n <= 0 { break }
       for i in 0..<n {
         var sum: Float = 0
@@ -151,13 +153,16 @@ public enum BeatDetector {
     guard seconds >= minimumSeconds else {
       throw failure(
         String(format: "%.1f s of audio is too short to find a beat", seconds),
-        "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`")
+        "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`"
+      )
     }
     let compound = options.meter.map(BeatDetectionOptions.isCompound)
     guard
       let tracked = BeatTracker.track(
         features,
-        settings: .init(minBPM: options.minBPM, maxBPM: options.maxBPM, compound: compound))
+        settings: .init(
+          minBPM: options.minBPM, maxBPM: options.maxBPM, compound: compound,
+          beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats)))
     else {
       throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
     }
@@ -173,9 +178,17 @@ public enum BeatDetector {
         "it holds too few beats to make two bars",
         "make the beat map with `beats grid`, `beats tap` or `beats import`")
     }
-    let placement = DownbeatFinder.place(
-      beats: tracked.frames, features: features, period: tracked.period,
-      beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
+    let placement =
+      tracked.bars.map { bars in
+        // The bar pointer's bars: every beat counted on from its first downbeat.
+        let m = bars.meter.beats
+        let anchor = bars.downbeat
+        return DownbeatFinder.Placement(
+          beatsPerBar: m, positions: tracked.frames.indices.map { (($0 - anchor) % m + m) % m })
+      }
+      ?? DownbeatFinder.place(
+        beats: tracked.frames, features: features, period: tracked.period,
+        beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
     let m = placement.beatsPerBar
     let found = tracked.compound ? "\(3 * m)/8" : "\(m)/4"
     let meter = options.meter ?? Meter(parsing: found) ?? .common
@@ -189,7 +202,8 @@ public enum BeatDetector {
       // mark no attack of their own, and keep their frame's centre.
       let frame =
         tracked.fromHarmony
-        ? Int64((features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
+        ? Int64(
+          (features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
         : features.attackStart(ofFrame: f)
       guard frame < totalFrames, (frames.last ?? -1) < frame else { continue }
       frames.append(frame)

@@ -19,6 +19,9 @@ struct TrackedBeats {
   var fromHarmony = false
   /// True when the sound has no onsets, only noise (`isNoise`).
   var soundsLikeNoise = false
+  /// The bar pointer's meter and the index in `frames` of one of its downbeats, when it
+  /// found the beats: every beat's place in its bar follows from them.
+  var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -65,6 +68,8 @@ enum BeatTracker {
     /// Count dotted quarters (6/8, 9/8, 12/8): prefer a beat divided in three. Nil: decide
     /// from the music (a beat whose onsets fall on its thirds rather than its half).
     var compound: Bool? = false
+    /// Beats a bar, when a meter is given (the bar pointer decodes only that meter).
+    var beatsPerBar: Int? = nil
   }
 
   /// Nil when there is no sound at all.
@@ -128,7 +133,8 @@ enum BeatTracker {
     // their 3/2 sibling, the quarter, is always in the music, and the prior (95 BPM) would
     // pull a barcarolle slowing to 44 BPM toward it.
     let span = compound ? 1.45 : 1.6
-    let prior: ((Double) -> Double)? = compound ? nil : { tempoPrior(lag: $0, frameRate: fr, compound: false) }
+    let prior: ((Double) -> Double)? =
+      compound ? nil : { tempoPrior(lag: $0, frameRate: fr, compound: false) }
     func follow(_ lag: Double) -> (beats: [Int], period: [Double]) {
       let period = tempoCurve(
         novelty, frameRate: fr, around: lag,
@@ -141,8 +147,10 @@ enum BeatTracker {
     // rock's backbeat), so follow twice the tempo. Compound meters are counted in dotted
     // quarters on purpose.
     if !compound, Double(bestLag) / 2 >= Double(shortest) {
-      let on = support(at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
-      let off = support(at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
+      let on = support(
+        at: beats, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
+      let off = support(
+        at: beats, halfway: true, novelty: novelty, bass: bassNovelty, frameRate: fr)
       if off.onset + off.bass >= 0.7 * (on.onset + on.bass) {
         (beats, period) = follow(Double(bestLag) / 2)
       }
@@ -155,7 +163,8 @@ enum BeatTracker {
       var shifted: [Int] = []
       for i in 0..<beats.count {
         let p = period[beats[i]]
-        let mid = i + 1 < beats.count ? Double(beats[i] + beats[i + 1]) / 2 : Double(beats[i]) + p / 2
+        let mid =
+          i + 1 < beats.count ? Double(beats[i] + beats[i + 1]) / 2 : Double(beats[i]) + p / 2
         guard mid <= Double(min(n - 1, lastOnset + 2)) else { break }
         let lo = max(0, Int(mid - 0.1 * p))
         let hi = min(n - 1, max(lo, Int(mid + 0.1 * p)))
@@ -164,6 +173,15 @@ enum BeatTracker {
         if best > (shifted.last ?? -1) { shifted.append(best) }
       }
       beats = shifted
+    }
+    // The bar pointer (an experiment, off by default) decodes beats, meter and bars
+    // together, near the tempo found here or freely.
+    var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
+    if let decoded = BarPointer.track(
+      features, novelty: novelty, settings: settings, end: min(n - 1, lastOnset + 2), around: period
+    ) {
+      (beats, period) = (decoded.beats, decoded.period)
+      bars = (decoded.meter, decoded.downbeat)
     }
     // Where the music begins. The file's opening is its hidden frames (left out above) and
     // 50 ms more, about 100 ms. A file whose opening is as loud as the music's median (a
@@ -204,6 +222,11 @@ enum BeatTracker {
       if onset >= clear || (onset >= 0.5 && loudness >= 2 * openingLevel) { break }
       beats.removeFirst()
     }
+    // The bar pointer's downbeat as an index, before the beats move to their attacks.
+    let barsAt = bars.flatMap { bars in
+      beats.indices.min { abs(beats[$0] - bars.downbeat) < abs(beats[$1] - bars.downbeat) }
+        .map { (meter: bars.meter, downbeat: $0) }
+    }
     var confidences = confidence(beats, novelty: novelty, period: period)
     for i in beats.indices {
       beats[i] = riseStart(
@@ -225,10 +248,13 @@ enum BeatTracker {
       confidences = confidence(beats, novelty: novelty, period: period)
       fromHarmony = true
     }
+    let keptBars = fromHarmony ? nil : barsAt
     return TrackedBeats(
       frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
-      compound: settings.compound ?? dividesInThree(beats, novelty: novelty),
-      fromHarmony: fromHarmony, soundsLikeNoise: isNoise(Array(novelty[firstActive...lastActive])))
+      compound: keptBars.map { $0.meter.triple } ?? settings.compound
+        ?? dividesInThree(beats, novelty: novelty),
+      fromHarmony: fromHarmony, soundsLikeNoise: isNoise(Array(novelty[firstActive...lastActive])),
+      bars: keptBars)
   }
 
   /// Whether an onset strength (unit standard deviation) is noise's: music's is sparse, as

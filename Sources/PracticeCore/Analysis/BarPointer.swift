@@ -1,0 +1,382 @@
+import Foundation
+
+/// Tempo, beats, meter and downbeats inferred together: a bar-pointer model (Whiteley,
+/// Cemgil & Godsill 2006), in the efficient state space of Krebs, Böck & Widmer (2015), with
+/// the rhythmic-pattern observation model of Krebs, Böck & Widmer (2013).
+///
+/// A hidden state is a meter (2, 3 or 4 beats, each divided in two or in three: 2/4, 3/4,
+/// 4/4, 6/8, 9/8, 12/8), a beat period in frames and a position in the bar, one state per
+/// frame of the bar, so the position moves on by one every frame. The period may change
+/// only where a beat begins, the more rarely the larger the change (`tempoChange`); the
+/// meter never changes within a piece: each is decoded on its own (Viterbi), and the best
+/// wins. Each state hears the frame's onset features through the pattern of its meter at
+/// its place in the bar (`BarPointerPatterns`: a Gaussian per twelfth of a beat, learned
+/// by `bench/beats/train-patterns.py` from the pieces its corpus generates), so a kick on 1,
+/// a backbeat on 2 and 4, chords changing on the bar line and quieter off-beats each count
+/// where a meter expects them. Swing and triplet feel are a property of the beat: the
+/// patterns learn where their off-beats fall.
+///
+/// Works at 50 frames a second (`frameRate`): the beats are placed to within 20 ms here and
+/// moved to where their attacks began by the caller.
+enum BarPointer {
+  /// Frames a second of the observations and of the decoded beats.
+  static let frameRate = 50.0
+  /// Features each frame is heard through.
+  static let dimensions = 4
+  /// Pattern cells a beat: twelfths, so both halves and thirds of a beat fall on cells.
+  static let cellsPerBeat = 12
+  /// A tempo change of ratio r at a beat costs `tempoChange * |r - 1|` (log-probability):
+  /// madmom's default transition lambda.
+  static let tempoChange = 100.0
+  /// How far the beat period may stray from the one a caller holds it near, as a ratio.
+  static let nearness = 1.25
+
+  /// A meter the model can decode.
+  struct Meter: Hashable, Sendable {
+    var beats: Int
+    var triple: Bool
+    static let all: [Meter] = [2, 3, 4].flatMap {
+      [Meter(beats: $0, triple: false), Meter(beats: $0, triple: true)]
+    }
+    var name: String { triple ? "\(3 * beats)/8" : "\(beats)/4" }
+  }
+
+  /// One meter's pattern: per cell of the bar, the mean and variance of each feature.
+  struct Pattern: Sendable {
+    var meter: Meter
+    /// `cellsPerBeat * beats` rows of `dimensions` values.
+    var mean: [Double]
+    var variance: [Double]
+  }
+
+  /// The observations: one feature vector a frame at `frameRate`, frame-major.
+  struct Observations {
+    var values: [Double]
+    var count: Int { values.count / dimensions }
+  }
+
+  /// The features each frame is heard through, from the analysis features (100 a second):
+  /// the log of the tracking, bass and broadband onset strengths (each the larger of the
+  /// frame's two analysis frames), and the harmonic change (`harmonicChange`).
+  static func observations(_ features: OnsetFeatures) -> Observations {
+    let (broadband, tracking, bass) = BeatTracker.onsetStrengths(features)
+    let n = features.count
+    let step = max(1, Int((features.frameRate / frameRate).rounded()))
+    let frames = (n + step - 1) / step
+    let change = harmonicChange(features, step: step, frames: frames)
+    var values = [Double](repeating: 0, count: frames * dimensions)
+    for t in 0..<frames {
+      var a = 0.0
+      var b = 0.0
+      var c = 0.0
+      for i in (t * step)..<min(n, (t + 1) * step) {
+        a = max(a, tracking[i])
+        b = max(b, bass[i])
+        c = max(c, broadband[i])
+      }
+      values[t * dimensions] = log1p(a)
+      values[t * dimensions + 1] = log1p(b)
+      values[t * dimensions + 2] = log1p(c)
+      values[t * dimensions + 3] = change[t]
+    }
+    return Observations(values: values)
+  }
+
+  /// How much the harmony changes at each frame: one minus the cosine between the
+  /// log-compressed chroma of the half second before it and the half second after it,
+  /// standardised over the piece (chords change on bar lines far more often than
+  /// between them).
+  static func harmonicChange(_ features: OnsetFeatures, step: Int, frames: Int) -> [Double] {
+    let n = features.count
+    guard features.chroma.count >= 12, n > 0 else { return [Double](repeating: 0, count: frames) }
+    var energy = 0.0
+    for v in features.chroma { energy += Double(v) }
+    energy = max(1e-12, energy / Double(features.chroma.count / 12))
+    // Prefix sums of each analysis frame's chroma.
+    var prefix = [Double](repeating: 0, count: (n + 1) * 12)
+    for f in 0..<n {
+      let o = features.chromaOffset(ofFrame: f) ?? 0
+      for c in 0..<12 {
+        prefix[(f + 1) * 12 + c] =
+          prefix[f * 12 + c] + log1p(100 * Double(features.chroma[o + c]) / energy)
+      }
+    }
+    let half = max(1, Int(0.5 * features.frameRate))
+    var change = [Double](repeating: 0, count: frames)
+    for t in 0..<frames {
+      let f = min(n, t * step)
+      let a = max(0, f - half)
+      let b = min(n, f + half)
+      guard f > a, b > f else { continue }
+      var dot = 0.0
+      var before = 0.0
+      var after = 0.0
+      for c in 0..<12 {
+        let x = prefix[f * 12 + c] - prefix[a * 12 + c]
+        let y = prefix[b * 12 + c] - prefix[f * 12 + c]
+        dot += x * y
+        before += x * x
+        after += y * y
+      }
+      change[t] = before > 0 && after > 0 ? 1 - dot / (before * after).squareRoot() : 0
+    }
+    return DownbeatFinder.standardised(change)
+  }
+
+  /// The decoded path: each beat's frame (at `frameRate`), its place in its bar (0 for a
+  /// downbeat), and the beat period at each beat, in frames.
+  struct Decoded {
+    var meter: Meter
+    var beats: [Int]
+    var positions: [Int]
+    var periods: [Int]
+    /// The path's log-probability per frame (for comparing meters).
+    var score: Double
+  }
+
+  /// The best path over every meter in `meters`, with beat periods between `minBPM` and
+  /// `maxBPM` (of the counted beat). Nil when there are too few frames.
+  static func decode(
+    _ observations: Observations, patterns: [Pattern], meters: [Meter], minBPM: Double,
+    maxBPM: Double, near: [Double]? = nil
+  ) -> Decoded? {
+    let shortest = max(2, Int((60 * frameRate / maxBPM).rounded(.down)))
+    let longest = max(shortest + 1, Int((60 * frameRate / minBPM).rounded(.up)))
+    let periods = Array(shortest...longest)
+    var best: Decoded? = nil
+    for pattern in patterns where meters.contains(pattern.meter) {
+      guard let decoded = viterbi(observations, pattern: pattern, periods: periods, near: near)
+      else { continue }
+      if decoded.score > best?.score ?? -.infinity { best = decoded }
+    }
+    return best
+  }
+
+  /// Log-likelihood of every frame under every cell of `pattern`: frame-major, one row of
+  /// cells a frame.
+  static func cellLikelihoods(_ observations: Observations, pattern: Pattern) -> [Float] {
+    let cells = pattern.mean.count / dimensions
+    let frames = observations.count
+    var out = [Float](repeating: 0, count: frames * cells)
+    var norm = [Double](repeating: 0, count: cells)
+    for k in 0..<cells {
+      for d in 0..<dimensions {
+        norm[k] -= 0.5 * log(2 * Double.pi * pattern.variance[k * dimensions + d])
+      }
+    }
+    observations.values.withUnsafeBufferPointer { x in
+      for t in 0..<frames {
+        for k in 0..<cells {
+          var ll = norm[k]
+          for d in 0..<dimensions {
+            let diff = x[t * dimensions + d] - pattern.mean[k * dimensions + d]
+            ll -= 0.5 * diff * diff / pattern.variance[k * dimensions + d]
+          }
+          out[t * cells + k] = Float(ll)
+        }
+      }
+    }
+    return out
+  }
+
+  /// Viterbi over one meter's states. Only the states where a beat begins have more than
+  /// one predecessor (the last frame of the beat before, at any period); their choices are
+  /// kept a frame at a time, so memory grows with the beats' states, not with all states.
+  ///
+  /// `near`, when given, holds the periods at each frame within `nearness` of it.
+  static func viterbi(
+    _ observations: Observations, pattern: Pattern, periods: [Int], near: [Double]? = nil
+  ) -> Decoded? {
+    let frames = observations.count
+    let m = pattern.meter.beats
+    guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }
+    let cells = cellsPerBeat * m
+    let likelihoods = cellLikelihoods(observations, pattern: pattern)
+    let p = periods.count
+    var offset = [Int](repeating: 0, count: p + 1)
+    for j in 0..<p { offset[j + 1] = offset[j] + m * periods[j] }
+    let states = offset[p]
+    // The cell each state hears through.
+    var cell = [Int32](repeating: 0, count: states)
+    for j in 0..<p {
+      let tau = periods[j]
+      for phi in 0..<(m * tau) {
+        cell[offset[j] + phi] = Int32(min(cells - 1, phi * cellsPerBeat / tau))
+      }
+    }
+    // Period changes at a beat: from period i to j, with their log-probabilities, only those
+    // within 15 % (beyond it the probability is below e^-15 of staying).
+    var sources: [[(from: Int, cost: Float)]] = Array(repeating: [], count: p)
+    for i in 0..<p {
+      var row: [(Int, Double)] = []
+      for j in 0..<p {
+        let change = abs(Double(periods[j]) / Double(periods[i]) - 1)
+        if change <= 0.15 { row.append((j, -tempoChange * change)) }
+      }
+      let total = log(row.reduce(0) { $0 + exp($1.1) })
+      for (j, lp) in row { sources[j].append((i, Float(lp - total))) }
+    }
+    // Backpointers: per frame, per period and beat of the bar, the period before.
+    var back = [UInt16](repeating: 0, count: frames * p * m)
+    var score = [Float](repeating: 0, count: states)
+    var next = [Float](repeating: 0, count: states)
+    // What was taken off the scores to keep them small: added back for comparing meters.
+    var removed = 0.0
+    likelihoods.withUnsafeBufferPointer { ll in
+      for s in 0..<states { score[s] = ll[Int(cell[s])] }
+      score.withUnsafeMutableBufferPointer { old in
+        next.withUnsafeMutableBufferPointer { new in
+          cell.withUnsafeBufferPointer { cellOf in
+            for t in 1..<frames {
+              let row = t * cells
+              for j in 0..<p {
+                let tau = periods[j]
+                let base = offset[j]
+                if let near, Double(tau) < near[t] / nearness || Double(tau) > near[t] * nearness {
+                  for phi in 0..<(m * tau) { new[base + phi] = -.infinity }
+                  continue
+                }
+                for phi in 1..<(m * tau) where phi % tau != 0 {
+                  new[base + phi] = old[base + phi - 1] + ll[row + Int(cellOf[base + phi])]
+                }
+                for k in 0..<m {
+                  // Beat k begins: the last frame of beat k - 1 (of the bar before for k = 0).
+                  let before = (k + m - 1) % m
+                  var bestValue = -Float.infinity
+                  var bestFrom = j
+                  for (i, cost) in sources[j] {
+                    let v = old[offset[i] + before * periods[i] + periods[i] - 1] + cost
+                    if v > bestValue {
+                      bestValue = v
+                      bestFrom = i
+                    }
+                  }
+                  let s = base + k * tau
+                  new[s] = bestValue + ll[row + Int(cellOf[s])]
+                  back[(t * p + j) * m + k] = UInt16(bestFrom)
+                }
+              }
+              // Keep the numbers small: the best path is unchanged by a constant.
+              var top = -Float.infinity
+              for s in 0..<states where new[s] > top { top = new[s] }
+              for s in 0..<states { old[s] = new[s] - top }
+              removed += Double(top)
+            }
+          }
+        }
+      }
+    }
+    // Trace back from the best final state.
+    var s = 0
+    for i in 0..<states where score[i] > score[s] { s = i }
+    var j = (0..<p).last { offset[$0] <= s } ?? 0
+    var phi = s - offset[j]
+    var beats: [Int] = []
+    var positions: [Int] = []
+    var beatPeriods: [Int] = []
+    var t = frames - 1
+    while t >= 0 {
+      let tau = periods[j]
+      if phi % tau == 0 {
+        beats.append(t)
+        positions.append(phi / tau)
+        beatPeriods.append(tau)
+        guard t > 0 else { break }
+        let k = phi / tau
+        let i = Int(back[(t * p + j) * m + k])
+        let before = (k + m - 1) % m
+        j = i
+        phi = before * periods[i] + periods[i] - 1
+      } else {
+        phi -= 1
+      }
+      t -= 1
+    }
+    beats.reverse()
+    positions.reverse()
+    beatPeriods.reverse()
+    return Decoded(
+      meter: pattern.meter, beats: beats, positions: positions, periods: beatPeriods,
+      score: (removed + Double(score.max() ?? 0)) / Double(frames))
+  }
+}
+
+extension BarPointer {
+  /// Beats, their period and the bars, in analysis frames, as `BeatTracker` continues from.
+  struct Tracked {
+    var beats: [Int]
+    /// The beat period at every analysis frame.
+    var period: [Double]
+    var meter: Meter
+    /// The analysis frame of the first downbeat: every beat's place in its bar follows.
+    var downbeat: Int
+  }
+
+  /// Decodes the features with the learned patterns, the beats moved to the strongest
+  /// onset of their 20 ms and none after `end`. An experiment, off unless
+  /// `PRACTICE_BEAT_MODEL` is `bar` (periods held within `nearness` of `around`, the
+  /// tracker's) or `free`: on the development corpus's tuning half it lost to the tracker
+  /// and `DownbeatFinder` (bench/beats/README.md, "The bar pointer"). Nil when off, without
+  /// patterns or without music enough to decode.
+  ///
+  /// With `PRACTICE_BEAT_OBSERVATIONS=FILE` the observations are written to FILE, one
+  /// frame a line (what `bench/beats/train-patterns.py` learns from).
+  static func track(
+    _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int,
+    around: [Double]? = nil
+  ) -> Tracked? {
+    let environment = ProcessInfo.processInfo.environment
+    let mode = environment["PRACTICE_BEAT_MODEL"]
+    let dump = environment["PRACTICE_BEAT_OBSERVATIONS"].flatMap { $0.isEmpty ? nil : $0 }
+    guard mode == "bar" || mode == "free" || dump != nil else { return nil }
+    let observed = observations(features)
+    if let path = dump {
+      var text = ""
+      for t in 0..<observed.count {
+        text +=
+          (0..<dimensions).map { String(format: "%.5f", observed.values[t * dimensions + $0]) }
+          .joined(separator: "\t") + "\n"
+      }
+      try? text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    guard mode == "bar" || mode == "free", !BarPointerPatterns.all.isEmpty else { return nil }
+    var meters = Meter.all
+    if let beats = settings.beatsPerBar { meters = meters.filter { $0.beats == beats } }
+    if let compound = settings.compound { meters = meters.filter { $0.triple == compound } }
+    let n = novelty.count
+    let step = max(1, Int((features.frameRate / frameRate).rounded()))
+    // The tempo the caller found, per frame of ours, when the bar pointer is held near it.
+    var near: [Double]? = nil
+    if let around, mode == "bar" {
+      near = (0..<observed.count).map { around[min(around.count - 1, $0 * step)] / Double(step) }
+    }
+    guard
+      let decoded = decode(
+        observed, patterns: BarPointerPatterns.all, meters: meters, minBPM: settings.minBPM,
+        maxBPM: settings.maxBPM, near: near)
+    else { return nil }
+    var beats: [Int] = []
+    var downbeat: Int? = nil
+    var periods: [Double] = []
+    for (k, t) in decoded.beats.enumerated() {
+      let lo = max(0, t * step - 1)
+      let hi = min(n - 1, t * step + step)
+      guard lo <= hi, lo <= end else { break }
+      var best = lo
+      for f in lo...hi where novelty[f] > novelty[best] { best = f }
+      guard best > (beats.last ?? -1) else { continue }
+      beats.append(best)
+      periods.append(Double(decoded.periods[k] * step))
+      if downbeat == nil, decoded.positions[k] == 0 { downbeat = best }
+    }
+    guard beats.count >= 2, let downbeat else { return nil }
+    // The period between beats, held before the first and after the last.
+    var period = [Double](repeating: periods[0], count: n)
+    var k = 0
+    for f in 0..<n {
+      while k + 1 < beats.count, beats[k + 1] <= f { k += 1 }
+      period[f] = periods[k]
+    }
+    return Tracked(beats: beats, period: period, meter: decoded.meter, downbeat: downbeat)
+  }
+}
