@@ -67,7 +67,7 @@ public final class SoundFile {
   public func seek(to frame: Int64) throws {
     if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
       throw SoundFileError(
-        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .io,
+        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .badData,
         advice: "the file may be truncated or damaged")
     }
   }
