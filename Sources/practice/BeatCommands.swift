@@ -139,7 +139,7 @@ struct BeatsShow: ParsableCommand {
           "\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))\(mark)")
       }
     }
-    Terminal.output(
+    Terminal.data(
       json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
@@ -295,7 +295,7 @@ struct BeatsExport: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let map = try requireBeatMap(library, song)
-    Terminal.output(
+    Terminal.data(
       try BeatFiles.export(
         map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
         sampleRate: map.sampleRate, format: BeatFileFormat(rawValue: format) ?? .json))

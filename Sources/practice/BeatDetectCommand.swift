@@ -145,14 +145,13 @@ final class ProgressBar {
     drawn = percent
     let width = 30
     let filled = min(width, Int(fraction * Double(width)))
-    let line =
-      "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-      + "] \(percent)% \(label)"
-    FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+    Terminal.redraw(
+      "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        + "] \(percent)% \(label)")
   }
 
   func clear() {
-    if drawn >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if drawn >= 0 { Terminal.eraseLine() }
     drawn = -1
   }
 }

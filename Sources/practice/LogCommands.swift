@@ -86,10 +86,10 @@ struct LogCommand: ParsableCommand {
         out.raw("}")
       }
       out.raw("]\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
       return
     }
-    Terminal.output(
+    Terminal.records(
       entries.map { entry in
         let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
           .compactMap { $0 }.joined(separator: " ")
@@ -101,8 +101,8 @@ struct LogCommand: ParsableCommand {
           "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds,
           formatClock(entry.duration),
           entry.outcome.rawValue,
-        ].joined(separator: "\t") + "\n"
-      }.joined())
+        ]
+      })
   }
 }
 
@@ -144,16 +144,16 @@ struct Stats: ParsableCommand {
         out.raw("}")
       }
       out.raw("]\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
       return
     }
-    Terminal.output(
+    Terminal.records(
       totals.map { total in
         [
           total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
           formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
-        ].joined(separator: "\t") + "\n"
-      }.joined())
+        ]
+      })
   }
 }
 

@@ -83,18 +83,3 @@ enum ExitStatus {
     }
   }
 }
-
-/// Stderr is talk: errors, warnings and short reports. Stdout is left for data.
-enum Terminal {
-  static func error(_ message: String) { say("practice: \(message)") }
-  static func warning(_ message: String) { say("practice: warning: \(message)") }
-
-  static func say(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-  }
-
-  /// Writes `text` to stdout in one go.
-  static func output(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
-  }
-}

@@ -330,9 +330,9 @@ struct Tuning: ParsableCommand {
       out.raw(",\"cents\":")
       out.number(cents)
       out.raw("}\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
     } else {
-      Terminal.output(
+      Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
     }
     Terminal.say(

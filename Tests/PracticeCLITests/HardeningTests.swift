@@ -92,6 +92,111 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 
+  // MARK: 2. Control characters from data never reach the terminal raw
+
+  /// Escape, BEL and the other C0 controls, DEL and C1 (U+009B is CSI), as a tag or a name
+  /// from a file may hold them: a window title, a clear screen, a colour.
+  static let hostile = "Ev\u{1B}]0;pwned\u{07}il\u{1B}[2J\u{9B}31m\u{7F}"
+
+  /// True when `text` holds a control character other than the tabs and newlines given.
+  func hasRawControl(_ text: String, allowing allowed: Set<Unicode.Scalar> = ["\t", "\n"]) -> Bool {
+    text.unicodeScalars.contains {
+      !allowed.contains($0) && ($0.value < 0x20 || (0x7F..<0xA0).contains($0.value))
+    }
+  }
+
+  @Test func tagsAndFileNamesAreEscapedEverywhere() throws {
+    let song = dir.file("tab\there\nname\u{1B}[31m.flac")
+    try Synth.write(
+      Synth.sine(frequency: 440, seconds: 2, amplitude: 0.5), to: song,
+      tags: (title: Self.hostile, artist: "Art\tist", album: "Al\nbum"))
+    let added = try cli.run(["add", song])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(!hasRawControl(added.stdout))
+    #expect(added.stdout == "2\tEv\\x1b]0;pwned\\x07il\\x1b[2J\\u009b31m\\x7f\n")
+    // Every record stays on one line with its own tabs only.
+    let list = try cli.run(["list"])
+    #expect(!hasRawControl(list.stdout))
+    let rows = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    #expect(rows.count == 2)
+    #expect(
+      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
+    #expect(rows.last?.contains("Art\\x09ist") == true)
+    let show = try cli.run(["show", "2"])
+    #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
+    #expect(show.stdout.contains("album Al\\x0abum\n"))
+    // --json escapes as JSON does, C1 and DEL too.
+    let json = try cli.run(["list", "--json"])
+    #expect(!hasRawControl(json.stdout, allowing: ["\n"]))
+    #expect(json.stdout.contains(#""title":"Ev\u001b]0;pwned\u0007il\u001b[2J\u009b31m\u007f""#))
+    // Talk on stderr: the `rendered …` line, and an error naming the song.
+    let render = try cli.run(["render", "2", "-o", dir.file("out.wav")])
+    #expect(render.status == 0)
+    #expect(!hasRawControl(render.stderr, allowing: ["\n"]), "\(render.stderr)")
+    #expect(render.stderr.contains("Ev\\x1b]0;pwned"))
+    let play = try cli.run(["play", "2", "--device", "null", "--to", "0.2"])
+    #expect(play.status == 0, "\(play.stderr)")
+    #expect(play.stderr.hasPrefix("playing 'Ev\\x1b]0;pwned"), "\(play.stderr)")
+    #expect(!hasRawControl(play.stderr, allowing: ["\n"]))
+    let log = try cli.run(["log"])
+    #expect(log.stdout.contains("Ev\\x1b]0;pwned"))
+    #expect(!hasRawControl(log.stdout))
+    #expect(log.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 7 })
+    let stats = try cli.run(["stats"])
+    #expect(stats.stdout.contains("Ev\\x1b]0;pwned"))
+    #expect(!hasRawControl(stats.stdout))
+    let missing = try cli.run(["select", "show", "2", "nope"])
+    #expect(missing.status == 66)
+    #expect(!hasRawControl(missing.stderr, allowing: ["\n"]))
+    let gone = try cli.run(["add", dir.file("no\u{1B}[2Jsuch.wav")])
+    #expect(
+      gone.stderrLines == [
+        "practice: no such file '\(dir.file("no\\x1b[2Jsuch.wav"))'; check the path"
+      ] || gone.stderr.contains("no\\x1b[2Jsuch.wav"), "\(gone.stderr)")
+    #expect(!hasRawControl(gone.stderr, allowing: ["\n"]))
+  }
+
+  @Test func selectionNamesFromATranscribeFileAreEscaped() throws {
+    let song = dir.file("practice-song.wav")
+    try Synth.write(Synth.sine(frequency: 220, seconds: 7.5), to: song)
+    #expect(try cli.run(["add", song]).status == 0)
+    let xsc = try String(contentsOfFile: CLI.fixture("beats/song.xsc"), encoding: .utf8)
+      .replacingOccurrences(of: ",Verse,", with: ",Ver\u{1B}]2;x\u{07}se\u{1B}[2J,")
+    let file = dir.file("song.xsc")
+    try xsc.write(toFile: file, atomically: true, encoding: .utf8)
+    let imported = try cli.run(["beats", "import", "2", file])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let list = try cli.run(["select", "list", "2"])
+    #expect(!hasRawControl(list.stdout))
+    #expect(list.stdout.contains("2\tVer\\x1b]2;x\\x07se\\x1b[2J\t"), "\(list.stdout)")
+    let show = try cli.run(["select", "show", "2", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J"])
+    #expect(show.status == 0, "\(show.stderr)")
+    #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
+    let play = try cli.run([
+      "play", "2", "--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--device", "null",
+    ])
+    #expect(play.status == 0, "\(play.stderr)")
+    #expect(!hasRawControl(play.stderr, allowing: ["\n"]), "\(play.stderr)")
+  }
+
+  @Test func typedNamesAndNotesAreOneLineOfText() throws {
+    let song = CLI.fixture("sine-440.wav")
+    try expectFailure(
+      ["select", "add", "1", "a\tb", "--from", "0", "--to", "1"], status: 64,
+      message: "holds a tab (U+0009)")
+    try expectFailure(
+      ["select", "add", "1", "a\nb", "--from", "0", "--to", "1"], status: 64,
+      message: "holds a line break")
+    try expectFailure(
+      ["select", "add", "1", "v", "--from", "0", "--to", "1", "--note", "x\u{1B}[2J"], status: 64,
+      message: "the note 'x\\x1b[2J' holds a control character (U+001B)")
+    #expect(try cli.run(["select", "add", song, "v", "--from", "0", "--to", "1"]).status == 0)
+    try expectFailure(
+      ["select", "edit", "1", "v", "--rename", "v\u{7F}"], status: 64, message: "U+007F")
+    try expectFailure(
+      ["select", "edit", "1", "v", "--note", "a\u{9B}b"], status: 64, message: "U+009B")
+  }
+
   // MARK: 3. First use under concurrency
 
   @Test func twentyProcessesCreateOneLibrary() throws {
