@@ -307,4 +307,28 @@ import Testing
       ["render", damaged, "--from", "20", "-o", dir.file("d.wav")], status: 65, message: "damaged")
     #expect(!FileManager.default.fileExists(atPath: dir.file("d.wav")))
   }
+
+  // MARK: 7. Render's partial file
+
+  @Test func renderNeverWritesThroughAPlantedLink() throws {
+    let out = dir.file("render")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let victim = dir.file("victim.txt")
+    try "keep me".write(toFile: victim, atomically: true, encoding: .utf8)
+    // Links where a partial file with a guessable name would go, and at the target itself.
+    for pid in 1..<50 {
+      try FileManager.default.createSymbolicLink(
+        atPath: out + "/.x.wav.\(pid).partial", withDestinationPath: victim)
+    }
+    try FileManager.default.createSymbolicLink(atPath: out + "/x.wav", withDestinationPath: victim)
+    let result = try cli.run(["render", CLI.fixture("sine-440.wav"), "-o", out + "/x.wav"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+    let attributes = try FileManager.default.attributesOfItem(atPath: out + "/x.wav")
+    #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+    let partials = try FileManager.default.contentsOfDirectory(atPath: out).filter {
+      $0.hasSuffix(".partial")
+    }
+    #expect(partials.count == 49)
+  }
 }
