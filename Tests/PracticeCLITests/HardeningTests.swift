@@ -308,6 +308,67 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: dir.file("d.wav")))
   }
 
+  // MARK: 6. Exit codes and parsing
+
+  @Test func aNameThatLooksLikeFlags() throws {
+    try FileManager.default.copyItem(
+      atPath: CLI.fixture("sine-440.wav"), toPath: dir.file("-dash.wav"))
+    let result = try expectFailure(
+      ["add", "-dash.wav"], status: 64, message: "'-dash.wav' is not an option")
+    #expect(result.stderr.contains("practice add -- -dash.wav"))
+    let added = try cli.run(["add", "--", "-dash.wav"], in: dir.path)
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout == "2\t-dash\n")
+    #expect(try cli.run(["show", "./-dash.wav"], in: dir.path).status == 0)
+    // Negative numbers are still values.
+    #expect(try cli.run(["render", "1", "--volume", "-6dB", "-o", dir.file("v.wav")]).status == 0)
+  }
+
+  @Test func emptyNames() throws {
+    try expectFailure(["add", ""], status: 64, message: "the file name is empty")
+    try expectFailure(["play", "", "--device", "null"], status: 64, message: "the song is empty")
+  }
+
+  @Test func anUnsearchableDirectoryIsPermissionDenied() throws {
+    // Permissions do not bind root, so the commands run as `nobody` in a shared directory.
+    let shared = dir.file("shared")
+    try FileManager.default.createDirectory(
+      atPath: shared + "/closed", withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(shared, 0o777)
+    let song = shared + "/closed/song.wav"
+    try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: song)
+    chmod(shared + "/closed", 0o600)
+    let nobody = CLI(database: shared + "/lib.sqlite")
+    for command in [["add", song], ["play", song, "--device", "null"]] {
+      let result = try nobody.run(command, asUser: "65534")
+      #expect(result.status == 66, "\(result.stderr)")
+      #expect(result.stderrLines.count == 1)
+      #expect(result.stderr.contains("permission denied"), "\(result.stderr)")
+    }
+  }
+
+  @Test func aReadOnlyLibraryCanBeRead() throws {
+    let shared = dir.file("ro")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(shared, 0o777)
+    let owner = CLI(database: shared + "/lib.sqlite")
+    #expect(try owner.run(["add", CLI.fixture("sine-440.wav")]).status == 0)
+    #expect(try owner.run(["select", "add", "1", "intro", "--from", "0", "--to", "1"]).status == 0)
+    for file in try FileManager.default.contentsOfDirectory(atPath: shared) {
+      chmod(shared + "/" + file, 0o644)
+    }
+    for command in [["list"], ["show", "1"], ["log"], ["stats"], ["select", "list"]] {
+      let result = try owner.run(command, asUser: "65534")
+      #expect(result.status == 0, "\(command): \(result.stderr)")
+    }
+    #expect(try owner.run(["list"], asUser: "65534").stdout.hasPrefix("1\tsine-440\t"))
+    let write = try owner.run(["add", CLI.fixture("chord.wav")], asUser: "65534")
+    #expect(write.status == 73, "\(write.stderr)")
+    #expect(write.stderrLines.count == 1)
+  }
+
   // MARK: 7. Render's partial file
 
   @Test func renderNeverWritesThroughAPlantedLink() throws {

@@ -137,6 +137,12 @@ public final class Library {
   /// use), a library id, or a title matching exactly one song, ignoring case. A song
   /// whose file changed since it was scanned is refreshed.
   public func resolve(_ reference: String) throws -> Song {
+    guard !reference.isEmpty else {
+      throw PracticeError(.usage, "the song is empty (''); give a file path, a song id or a title")
+    }
+    // A path through a directory that cannot be searched is not "no such file".
+    var status = stat()
+    if stat(reference, &status) != 0 && errno == EACCES { try SoundFile.checkReadable(reference) }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: reference, isDirectory: &isDirectory) {
       if isDirectory.boolValue {
