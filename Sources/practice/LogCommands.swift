@@ -25,7 +25,7 @@ struct Since: ExpressibleByArgument {
   static func argument(_ text: String) throws -> Since {
     guard let since = Since(argument: text) else {
       throw ValidationError(
-        "write a span back from now up to 100 years (30m, 12h, 7d, 2w; at most 36500d) "
+        "must be a span back from now, up to 100 years (30m, 12h, 7d, 2w; at most 36500d), "
           + "or a date (2026-11-01)")
     }
     return since

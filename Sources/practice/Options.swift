@@ -418,7 +418,7 @@ extension Volume: ExpressibleByArgument {
   /// Reads a volume option; the parser's message gets the range appended.
   static func argument(_ text: String) throws -> Volume {
     guard let volume = Volume(parsing: text) else {
-      throw ValidationError("volume must be 0% to 200% (up to +6dB), written 80%, 0.8 or -6dB")
+      throw ValidationError("must be 0% to 200% (up to +6dB), written 80%, 0.8 or -6dB")
     }
     return volume
   }
@@ -431,7 +431,7 @@ extension Speed: ExpressibleByArgument {
   /// Reads `--speed`/`--ramp-to`; the parser's message gets the range appended.
   static func argument(_ text: String) throws -> Speed {
     guard let speed = Speed(parsing: text) else {
-      throw ValidationError("speed must be 25% to 200% (0.25 to 2), written 75% or 0.75")
+      throw ValidationError("must be 25% to 200% (0.25 to 2), written 75% or 0.75")
     }
     return speed
   }

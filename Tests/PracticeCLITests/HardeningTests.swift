@@ -392,4 +392,41 @@ import Testing
     }
     #expect(partials.count == 49)
   }
+
+  // MARK: One error style
+
+  @Test func usageErrorsAreOneLineWithTheRange() throws {
+    let song = CLI.fixture("sine-440.wav")
+    let speed = try expectFailure(
+      ["play", song, "--speed", "20%", "--device", "null"], status: 64,
+      message: "--speed 20%: must be 25% to 200%")
+    #expect(!speed.stderr.contains("Usage:") && !speed.stderr.contains("Error:"))
+    try expectFailure(
+      ["play", song, "--sped", "2"], status: 64, message: "Did you mean '--speed'?")
+    try expectFailure(
+      ["render", song], status: 64, message: "Missing expected argument '--output <out>'")
+    try expectFailure(
+      ["play", song, "--quality", "best"], status: 64,
+      message: "--quality best: use one of 'finer' and 'faster'")
+  }
+
+  @Test func mistypedCommandsGetASuggestion() throws {
+    try expectFailure(
+      ["lst"], status: 64, message: "unknown command 'practice lst'; did you mean 'list'?")
+    try expectFailure(["select", "lst", "1"], status: 64, message: "did you mean 'list'?")
+    try expectFailure(["beats", "detcet", "1"], status: 64, message: "did you mean 'detect'?")
+    try expectFailure(["xyzzy"], status: 64, message: "the commands are add, list")
+    #expect(try cli.run(["help"]).status == 0)
+    #expect(try cli.run(["--version"]).status == 0)
+  }
+
+  @Test func theDatabaseOptionGoesBeforeTheVerbToo() throws {
+    let other = dir.file("other.sqlite")
+    let added = try cli.run(["--db", other, "add", CLI.fixture("chord.wav")])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(try cli.run(["--db=" + other, "list"]).stdout.contains("\tchord\t"))
+    #expect(try cli.run(["--db", other, "select", "list"]).status == 0)
+    // The default library was not touched.
+    #expect(!(try cli.run(["list"]).stdout.contains("chord")))
+  }
 }
