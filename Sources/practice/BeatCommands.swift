@@ -44,8 +44,10 @@ struct BeatsGrid: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm")) var bpm:
-    Double
+  @Option(
+    help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm"),
+    transform: plainDecimal)
+  var bpm: Double
   @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start:
     String?
   @OptionGroup var placement: BarPlacementOptions
@@ -161,7 +163,8 @@ struct BeatsShift: ParsableCommand {
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"))
+    help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
+    transform: plainDecimal)
   var by: Double
 
   func validate() throws {

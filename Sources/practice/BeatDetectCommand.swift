@@ -23,11 +23,13 @@ struct BeatsDetect: ParsableCommand {
   var meter: String = "auto"
   @Option(
     name: .customLong("min-bpm"),
-    help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"))
+    help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"),
+    transform: plainDecimal)
   var minBPM: Double = 50
   @Option(
     name: .customLong("max-bpm"),
-    help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"))
+    help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"),
+    transform: plainDecimal)
   var maxBPM: Double = 220
   @Flag(help: "Replace a beat map that was imported, tapped, made with grid or edited.")
   var replace = false

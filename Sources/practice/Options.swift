@@ -81,7 +81,8 @@ struct PlaybackOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"))
+      "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
+    transform: plainDecimal)
   var transpose: Double = 0
 
   @Option(
@@ -445,3 +446,12 @@ extension PartFilter.Channel: ExpressibleByArgument {}
 
 /// `6`, `-3`, `1.5`: a gain as the user wrote it, without a trailing `.0`.
 private func formatDecibels(_ value: Double) -> String { String(format: "%g", value) }
+
+/// Reads a number option as a plain decimal (`1.5`, `-0.5`): hexadecimal, exponents, `inf`
+/// and `nan` are refused like any malformed value.
+func plainDecimal(_ text: String) throws -> Double {
+  guard let value = parseDecimal(text) else {
+    throw ValidationError("must be a plain decimal number, like 1.5 or -0.5")
+  }
+  return value
+}

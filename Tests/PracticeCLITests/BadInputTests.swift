@@ -276,7 +276,7 @@ extension BadInputTests {
     try expectFailure(["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "--meter 4/3: ")
     try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64, message: "--start 'abc' is not a time")
     try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64, message: "is past the end of the audio (0:02.0)")
-    try expectFailure(["beats", "shift", "1", "--by", "nan"], status: 64, message: "--by must be a number of seconds")
+    try expectFailure(["beats", "shift", "1", "--by", "nan"], status: 64, message: "--by nan: must be a plain decimal")
     try expectFailure(["beats", "shift", "1", "--by", "-0.1"], status: 64, message: "moves 1 beat(s) outside the audio")
     try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64, message: "--from-bar 9 is not in this song; it has bars 1-1")
     try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64, message: "cannot be combined")

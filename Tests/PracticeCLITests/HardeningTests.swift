@@ -89,6 +89,21 @@ import Testing
     try expectFailure(
       ["render", song, "--bars", "1-9223372036854775807", "-o", out], status: 64,
       message: "is not a bar range")
+    // Plain numbers elsewhere too: no hexadecimal, exponents, inf or nan.
+    try expectFailure(
+      ["render", song, "--transpose", "0x1", "-o", out], status: 64,
+      message: "--transpose 0x1: must be a plain decimal")
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "1e2"], status: 64,
+      message: "--bpm 1e2: must be a plain decimal")
+    try expectFailure(
+      ["beats", "shift", "1", "--by", "inf"], status: 64,
+      message: "--by inf: must be a plain decimal")
+    try expectFailure(
+      ["beats", "detect", "1", "--min-bpm", "nan"], status: 64,
+      message: "--min-bpm nan: must be a plain decimal")
+    try expectFailure(
+      ["tone", "A4", "--a4", "0x1b8"], status: 64, message: "--a4 0x1b8: must be a plain decimal")
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 
