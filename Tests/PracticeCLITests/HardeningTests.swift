@@ -194,6 +194,31 @@ import Testing
     #expect(!hasRawControl(play.stderr, allowing: ["\n"]), "\(play.stderr)")
   }
 
+  /// At a real terminal (tmux): the `playing …` line and the status line, which names the
+  /// selection, show a hostile title and selection name escaped.
+  @Test func theStatusLineEscapesNames() throws {
+    let song = dir.file("practice-song.flac")
+    try Synth.write(
+      Synth.sine(frequency: 220, seconds: 7.5), to: song,
+      tags: (title: Self.hostile, artist: "", album: ""))
+    #expect(try cli.run(["add", song]).status == 0)
+    let xsc = try String(contentsOfFile: CLI.fixture("beats/song.xsc"), encoding: .utf8)
+      .replacingOccurrences(of: ",Verse,", with: ",Ver\u{1B}]2;x\u{07}se\u{1B}[2J,")
+    let file = dir.file("song.xsc")
+    try xsc.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["beats", "import", "2", file]).status == 0)
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start([
+      "play", "2", "--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--loop", "--device", "null",
+    ])
+    let screen = try tmux.waitFor { $0.contains("/∞ · selection") }
+    #expect(screen.contains("playing 'Ev\\x1b]0;pwned\\x07il\\x1b[2J\\u009b31m\\x7f'"), "\(screen)")
+    #expect(screen.contains("· selection 'Ver\\x1b]2;x\\x07se\\x1b[2J' ·"), "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test func typedNamesAndNotesAreOneLineOfText() throws {
     let song = CLI.fixture("sine-440.wav")
     try expectFailure(
