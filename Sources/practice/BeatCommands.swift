@@ -14,7 +14,9 @@ struct Beats: ParsableCommand {
 
 /// `--meter` and `--bar1`, shared by the commands that place beats into bars.
 struct BarPlacementOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"))
+  @Option(
+    help: ArgumentHelp(
+      "Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"))
   var meter: Meter = .common
 
   @Option(
@@ -24,7 +26,9 @@ struct BarPlacementOptions: ParsableArguments {
   var bar1: Int = 1
 
   func validate() throws {
-    if bar1 < 1 { throw ValidationError("--bar1 must be at least 1 (the first beat)") }
+    if !(1...BarPosition.maximumBar).contains(bar1) {
+      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
+    }
   }
 }
 
@@ -40,8 +44,12 @@ struct BeatsGrid: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm")) var bpm: Double
-  @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start: String?
+  @Option(
+    help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm"),
+    transform: plainDecimal)
+  var bpm: Double
+  @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start:
+    String?
   @OptionGroup var placement: BarPlacementOptions
 
   func validate() throws {
@@ -69,7 +77,8 @@ struct BeatsGrid: ParsableCommand {
     }
     guard !frames.isEmpty else {
       throw PracticeError(
-        .usage, "--start \(formatTime(first)) is past the end of the audio (\(formatTime(song.duration)))")
+        .usage,
+        "--start \(formatTime(first)) is past the end of the audio (\(formatTime(song.duration)))")
     }
     let map = try BeatMap.placing(
       frames: frames, beatsInBar: Array(repeating: nil, count: frames.count),
@@ -78,7 +87,8 @@ struct BeatsGrid: ParsableCommand {
     let before = mapBeforeReplacing(song, in: library)
     try library.replaceBeatMap(for: song, with: map)
     Terminal.say(
-      "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM")
+      "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM"
+    )
     try warnOfSelections(of: song, in: library, before: before, after: map)
   }
 }
@@ -86,7 +96,8 @@ struct BeatsGrid: ParsableCommand {
 struct BeatsShow: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "show",
-    abstract: "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).",
+    abstract:
+      "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).",
     discussion: """
       Detected maps add a fifth column: the lowest confidence of the bar's beats (0-1), \
       followed by ? when it is below 0.5, so doubtful bars can be checked by ear.
@@ -126,10 +137,12 @@ struct BeatsShow: ParsableCommand {
         lines.append(out.text)
       } else {
         let mark = confidence.map { "\t" + String(format: "%.2f", $0) + (low ? "?" : "") } ?? ""
-        lines.append("\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))\(mark)")
+        lines.append(
+          "\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))\(mark)")
       }
     }
-    Terminal.output(json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
+    Terminal.data(
+      json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
     }
@@ -148,11 +161,16 @@ struct BeatsShift: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(parsing: .unconditional, help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
+    transform: plainDecimal)
   var by: Double
 
   func validate() throws {
-    guard by.isFinite, abs(by) < 3600 else { throw ValidationError("--by must be a number of seconds") }
+    guard by.isFinite, abs(by) < 3600 else {
+      throw ValidationError("--by must be a number of seconds")
+    }
   }
 
   func run() throws {
@@ -169,21 +187,34 @@ struct BeatsShift: ParsableCommand {
 struct BeatsMeter: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "meter",
-    abstract: "Count the bars again in another meter, from a bar on (a meter change) or with a new first downbeat.")
+    abstract:
+      "Count the bars again in another meter, from a bar on (a meter change) or with a new first downbeat."
+  )
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
   @Option(help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D")) var meter: Meter
-  @Option(name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B"))
+  @Option(
+    name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B")
+  )
   var fromBar: Int?
-  @Option(name: .customLong("bar1"), help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"))
+  @Option(
+    name: .customLong("bar1"),
+    help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"))
   var bar1: Int?
 
   func validate() throws {
     if fromBar != nil && bar1 != nil {
-      throw ValidationError("--from-bar and --bar1 cannot be combined: --bar1 counts the whole song again")
+      throw ValidationError(
+        "--from-bar and --bar1 cannot be combined: --bar1 counts the whole song again")
     }
-    if let bar1, bar1 < 1 { throw ValidationError("--bar1 must be at least 1 (the first beat)") }
+    if let bar1, !(1...BarPosition.maximumBar).contains(bar1) {
+      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
+    }
+    if let fromBar, !(0...BarPosition.maximumBar).contains(fromBar) {
+      throw ValidationError(
+        "--from-bar \(fromBar) is out of range; use 0 to \(BarPosition.maximumBar)")
+    }
   }
 
   func run() throws {
@@ -213,13 +244,15 @@ struct BeatsImport: ParsableCommand {
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
   @Argument(help: ArgumentHelp("Beat file.", valueName: "file")) var file: String
-  @Option(help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
+  @Option(
+    help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
   var format: String = "auto"
   @OptionGroup var placement: BarPlacementOptions
 
   func validate() throws {
     guard format == "auto" || BeatFileFormat(rawValue: format) != nil else {
-      throw ValidationError("--format '\(format)' is not one of auto, times, mirex, audacity, csv, xml, xsc, json")
+      throw ValidationError(
+        "--format '\(format)' is not one of auto, times, mirex, audacity, csv, xml, xsc, json")
     }
   }
 
@@ -232,7 +265,8 @@ struct BeatsImport: ParsableCommand {
     let before = mapBeforeReplacing(song, in: library)
     let kept = try library.replaceBeatMap(for: song, with: map, loops: loops)
     for name in kept {
-      Terminal.warning("a selection '\(name)' exists already; the file's loop of that name was not imported")
+      Terminal.warning(
+        "a selection '\(name)' exists already; the file's loop of that name was not imported")
     }
     let added = loops.count - kept.count
     Terminal.say(
@@ -244,7 +278,8 @@ struct BeatsImport: ParsableCommand {
 
 struct BeatsExport: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "export", abstract: "Write the song's beat map to stdout; import reads it back exactly.")
+    commandName: "export",
+    abstract: "Write the song's beat map to stdout; import reads it back exactly.")
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
@@ -252,8 +287,10 @@ struct BeatsExport: ParsableCommand {
   var format: String = "json"
 
   func validate() throws {
-    guard let parsed = BeatFileFormat(rawValue: format), BeatFiles.exportFormats.contains(parsed) else {
-      throw ValidationError("--format '\(format)' cannot be exported; use times, mirex, audacity, csv or json")
+    guard let parsed = BeatFileFormat(rawValue: format), BeatFiles.exportFormats.contains(parsed)
+    else {
+      throw ValidationError(
+        "--format '\(format)' cannot be exported; use times, mirex, audacity, csv or json")
     }
   }
 
@@ -261,7 +298,7 @@ struct BeatsExport: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let map = try requireBeatMap(library, song)
-    Terminal.output(
+    Terminal.data(
       try BeatFiles.export(
         map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
         sampleRate: map.sampleRate, format: BeatFileFormat(rawValue: format) ?? .json))

@@ -5,7 +5,8 @@ import PracticeCore
 struct BeatsDetect: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "detect",
-    abstract: "Find the beats, bars and downbeats in songs' audio and store them as their beat maps.",
+    abstract:
+      "Find the beats, bars and downbeats in songs' audio and store them as their beat maps.",
     discussion: """
       Each song's map is replaced whole (source `detected`, with a confidence per beat; \
       `beats show` marks doubtful bars with ?). A map that was imported, tapped, made with \
@@ -13,17 +14,25 @@ struct BeatsDetect: ParsableCommand {
       """)
 
   @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs: [String] = []
+  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
+    [String] = []
   @Option(
     help: ArgumentHelp(
       "auto (2, 3 or 4 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
       valueName: "auto|N/D"))
   var meter: String = "auto"
-  @Option(name: .customLong("min-bpm"), help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"))
+  @Option(
+    name: .customLong("min-bpm"),
+    help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"),
+    transform: plainDecimal)
   var minBPM: Double = 50
-  @Option(name: .customLong("max-bpm"), help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"))
+  @Option(
+    name: .customLong("max-bpm"),
+    help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"),
+    transform: plainDecimal)
   var maxBPM: Double = 220
-  @Flag(help: "Replace a beat map that was imported, tapped, made with grid or edited.") var replace = false
+  @Flag(help: "Replace a beat map that was imported, tapped, made with grid or edited.")
+  var replace = false
 
   func validate() throws {
     if songs.isEmpty { throw ValidationError("name at least one song") }
@@ -37,7 +46,8 @@ struct BeatsDetect: ParsableCommand {
     }
     if minBPM * 1.2 > maxBPM {
       throw ValidationError(
-        "--min-bpm \(minBPM) and --max-bpm \(maxBPM) leave too narrow a range; make --max-bpm at least 1.2 times --min-bpm")
+        "--min-bpm \(minBPM) and --max-bpm \(maxBPM) leave too narrow a range; make --max-bpm at least 1.2 times --min-bpm"
+      )
     }
   }
 
@@ -52,7 +62,8 @@ struct BeatsDetect: ParsableCommand {
         if let beats = try library.storedBeats(for: song), !beats.areAsDetected {
           throw PracticeError(
             .usage,
-            "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats")
+            "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats"
+          )
         }
       }
     }
@@ -63,7 +74,9 @@ struct BeatsDetect: ParsableCommand {
     for song in resolved {
       let name = (song.path as NSString).lastPathComponent
       do {
-        let found = try BeatDetector.detect(file: song.openAudio(), options: options) { bar?.show($0, name) }
+        let found = try BeatDetector.detect(file: song.openAudio(), options: options) {
+          bar?.show($0, name)
+        }
         bar?.clear()
         let before = mapBeforeReplacing(song, in: library)
         try library.replaceBeatMap(for: song, with: found.map)
@@ -72,6 +85,8 @@ struct BeatsDetect: ParsableCommand {
         try warnOfSelections(of: song, in: library, before: before, after: found.map)
       } catch let failure as any PracticeFailure {
         bar?.clear()
+        // A song added by naming its file goes again: the library is as it was for it.
+        try? library.undoFirstUse(of: song)
         // The other songs are still worth detecting; the exit code tells of the first failure.
         Terminal.error(failure.description)
         firstFailure = firstFailure ?? failure.category
@@ -101,7 +116,8 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
   if let map = try library.beatMap(for: song) { return map }
   guard detect else { throw noBeatMap(song) }
   let name = (song.path as NSString).lastPathComponent
-  Terminal.say("'\(song.title)' has no beat map yet; detecting one (as `practice beats detect` does)")
+  Terminal.say(
+    "'\(song.title)' has no beat map yet; detecting one (as `practice beats detect` does)")
   let bar = ProgressBar()
   let found: BeatDetection
   do {
@@ -131,13 +147,13 @@ final class ProgressBar {
     drawn = percent
     let width = 30
     let filled = min(width, Int(fraction * Double(width)))
-    let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-      + "] \(percent)% \(label)"
-    FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+    Terminal.redraw(
+      "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        + "] \(percent)% \(label)")
   }
 
   func clear() {
-    if drawn >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if drawn >= 0 { Terminal.eraseLine() }
     drawn = -1
   }
 }

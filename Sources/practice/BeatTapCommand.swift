@@ -6,7 +6,8 @@ import PracticeCore
 struct BeatsTap: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tap",
-    abstract: "Play a song and tap along to make its beat map: space on every beat, d or Enter on downbeats.",
+    abstract:
+      "Play a song and tap along to make its beat map: space on every beat, d or Enter on downbeats.",
     discussion: """
       Backspace takes the last tap back; q (or Esc, or the end of the song) stores the map; \
       Ctrl-C stores nothing (exit 130). Taps are placed where the audio was heard (device \
@@ -20,19 +21,32 @@ struct BeatsTap: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(help: ArgumentHelp("Beats per bar from the first downbeat on: 4/4, 3/4, 6/8… (default: from the downbeat taps).", valueName: "N/D"))
+  @Option(
+    help: ArgumentHelp(
+      "Beats per bar from the first downbeat on: 4/4, 3/4, 6/8… (default: from the downbeat taps).",
+      valueName: "N/D"))
   var meter: Meter?
-  @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time")) var from: String?
-  @Option(help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var from: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
+    transform: Speed.argument)
   var speed: Speed = .normal
   @Option(
-    help: ArgumentHelp("ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
-  @Flag(help: "Replace a beat map that was imported, made with grid, or edited.") var replace = false
+  @Flag(help: "Replace a beat map that was imported, made with grid, or edited.") var replace =
+    false
 
   func validate() throws {
     if let from, parseTime(from) == nil {
-      throw ValidationError("--from '\(from)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+      throw ValidationError(
+        "--from '\(from)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
+      )
     }
   }
 
@@ -40,18 +54,26 @@ struct BeatsTap: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     // Refuse before playing, so no tapping is wasted.
-    if !replace, let beats = try library.storedBeats(for: song), !(beats[0].source == .tapped || beats.areAsDetected) {
+    if !replace, let beats = try library.storedBeats(for: song),
+      !(beats[0].source == .tapped || beats.areAsDetected)
+    {
       throw PracticeError(
-        .usage, "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with tapped beats")
+        .usage,
+        "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with tapped beats"
+      )
     }
     guard isatty(STDIN_FILENO) == 1 else {
       throw PracticeError(
-        .usage, "beats tap needs a terminal to read taps from, and stdin is not one; run it in a terminal (use `beats import` or `beats grid` from scripts)")
+        .usage,
+        "beats tap needs a terminal to read taps from, and stdin is not one; run it in a terminal (use `beats import` or `beats grid` from scripts)"
+      )
     }
     let file = try song.openAudio()
     let range = try resolveTimeRange(
-      from: from.flatMap(parseTime), to: nil, sampleRate: file.info.sampleRate, frames: file.info.frames)
-    var plan = PlaybackPlan(range: range, passes: .count(1), volume: .unity, sampleRate: file.info.sampleRate)
+      from: from.flatMap(parseTime), to: nil, sampleRate: file.info.sampleRate,
+      frames: file.info.frames)
+    var plan = PlaybackPlan(
+      range: range, passes: .count(1), volume: .unity, sampleRate: file.info.sampleRate)
     plan.speed = speed
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
     // Taps must be heard within 100 ms, as `play`'s keys: the shorter device buffer.
@@ -64,7 +86,8 @@ struct BeatsTap: ParsableCommand {
     Terminal.say(
       "tapping '\(song.title)' \(formatTimeRange(range, sampleRate: file.info.sampleRate))\(speedText) on '\(name)': "
         + "space beat · d downbeat · Backspace undo · q store · Ctrl-C abandon")
-    let session = TapSession(engine: engine, info: file.info, meter: meter, status: isatty(STDERR_FILENO) == 1)
+    let session = TapSession(
+      engine: engine, info: file.info, meter: meter, status: isatty(STDERR_FILENO) == 1)
     let (report, taps, interrupted) = try session.run()
     Session.report(report, engine: engine, song: song, file: file)
     if interrupted {
@@ -85,12 +108,17 @@ struct BeatsTap: ParsableCommand {
     let map = result.map
     let rate = Double(map.sampleRate)
     let lengths = Set(result.barLengths).sorted()
-    let bar = lengths.count == 1 ? "\(lengths[0]) beats a bar" : "\(lengths.map(String.init).joined(separator: ", ")) beats a bar"
+    let bar =
+      lengths.count == 1
+      ? "\(lengths[0]) beats a bar"
+      : "\(lengths.map(String.init).joined(separator: ", ")) beats a bar"
     let low = String(format: "%.1f", result.tempo.lowerBound)
     let high = String(format: "%.1f", result.tempo.upperBound)
     let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
-    let span = "\(formatTime(Double(map.beats[0].frame) / rate))–\(formatTime(Double(map.beats[map.beats.count - 1].frame) / rate))"
-    return "'\(song.title)': \(map.beats.count) beats from \(result.taps) taps (\(result.snapped) on onsets, "
+    let span =
+      "\(formatTime(Double(map.beats[0].frame) / rate))–\(formatTime(Double(map.beats[map.beats.count - 1].frame) / rate))"
+    return
+      "'\(song.title)': \(map.beats.count) beats from \(result.taps) taps (\(result.snapped) on onsets, "
       + "\(result.filled) filled in), \(map.barsDescription), \(bar), \(tempo), \(span)"
   }
 }
@@ -134,7 +162,10 @@ final class TapSession {
   /// Plays until the end, `q`, or Ctrl-C; the taps, and whether it was interrupted.
   func run() throws -> (report: PlaybackReport, taps: [Tap], interrupted: Bool) {
     if practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(.usage, "beats tap needs a terminal: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
+      throw PracticeError(
+        .usage,
+        "beats tap needs a terminal: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
+      )
     }
     defer {
       line.clear()
@@ -190,7 +221,9 @@ final class TapSession {
   }
 
   private func tap(downbeat: Bool, at nanoseconds: UInt64) {
-    guard let (event, frame) = clock.audible(at: nanoseconds), !event.inGap, !event.ended else { return }
+    guard let (event, frame) = clock.audible(at: nanoseconds), !event.inGap, !event.ended else {
+      return
+    }
     taps.append(Tap(frame: frame, downbeat: downbeat))
     update()
   }
@@ -224,7 +257,8 @@ final class TapSession {
     guard line.due(now: now) else { return }
     var clockText = "starting…"
     if let (_, frame) = clock.audible(at: now) {
-      clockText = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
+      clockText =
+        "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
     }
     line.show("\(tapText) · \(clockText) · q stores")
   }
@@ -234,7 +268,8 @@ final class TapSession {
     var snapper: OnsetSnapper?
     if let first = taps.map(\.frame).min(), let last = taps.map(\.frame).max() {
       let margin = Int64(2 * song.sampleRate)
-      snapper = try OnsetSnapper.reading(try song.openAudio(), span: (first - margin)..<(last + margin))
+      snapper = try OnsetSnapper.reading(
+        try song.openAudio(), span: (first - margin)..<(last + margin))
     }
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil, let snapper {
       // Each tap's time as heard and the onset it snaps to, for checking the latency.
@@ -245,7 +280,8 @@ final class TapSession {
       }
     }
     return try TappedBeats.assemble(
-      taps: taps, snapper: snapper, meter: meter, totalFrames: song.frames, sampleRate: song.sampleRate)
+      taps: taps, snapper: snapper, meter: meter, totalFrames: song.frames,
+      sampleRate: song.sampleRate)
   }
 }
 

@@ -2,23 +2,33 @@ import ArgumentParser
 import Foundation
 import PracticeCore
 
-/// `--since 7d`: a span back from now (`30m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`).
+/// `--since 7d`: a span back from now (`30m`, `12h`, `7d`, `2w`, up to 100 years) or a date
+/// (`2026-11-01`, years 1900 to 9999).
 struct Since: ExpressibleByArgument {
   let date: Date
 
   init?(argument: String) {
-    let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-    if let unit = argument.last.flatMap({ units[$0] }), let count = Double(argument.dropLast()),
-      count.isFinite, count >= 0
-    {
-      date = Date(timeIntervalSinceNow: -count * unit)
+    if let seconds = parseLookBack(argument) {
+      date = Date(timeIntervalSinceNow: -seconds)
       return
     }
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.dateFormat = "yyyy-MM-dd"
-    guard let day = formatter.date(from: argument) else { return nil }
+    guard argument.count == 10, let day = formatter.date(from: argument),
+      let year = Int(argument.prefix(4)), (1900...9999).contains(year)
+    else { return nil }
     date = day
+  }
+
+  /// Reads `--since`; the parser's message gets what is allowed appended.
+  static func argument(_ text: String) throws -> Since {
+    guard let since = Since(argument: text) else {
+      throw ValidationError(
+        "must be a span back from now, up to 100 years (30m, 12h, 7d, 2w; at most 36500d), "
+          + "or a date (2026-11-01)")
+    }
+    return since
   }
 
   static var defaultCompletionKind: CompletionKind { .default }
@@ -36,7 +46,11 @@ struct LogCommand: ParsableCommand {
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
   var song: String?
-  @Option(help: ArgumentHelp("Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"),
+    transform: Since.argument)
   var since: Since?
   @Flag(help: "Print a JSON array of plays instead.") var json = false
 
@@ -55,7 +69,9 @@ struct LogCommand: ParsableCommand {
         out.optionalString(entry.selectionName)
         out.raw(",\"bars\":")
         out.optionalString(entry.bars)
-        out.raw(",\"start_frame\":\(entry.range.lowerBound),\"end_frame\":\(entry.range.upperBound),\"speed_min\":")
+        out.raw(
+          ",\"start_frame\":\(entry.range.lowerBound),\"end_frame\":\(entry.range.upperBound),\"speed_min\":"
+        )
         out.number(entry.slowest.rate)
         out.raw(",\"speed_max\":")
         out.number(entry.fastest.rate)
@@ -70,21 +86,23 @@ struct LogCommand: ParsableCommand {
         out.raw("}")
       }
       out.raw("]\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
       return
     }
-    Terminal.output(
+    Terminal.records(
       entries.map { entry in
         let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
           .compactMap { $0 }.joined(separator: " ")
-        let speeds = entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)"
+        let speeds =
+          entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)"
         return [
           localTime(entry.startedAt), entry.songTitle,
           what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what,
-          "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds, formatClock(entry.duration),
+          "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds,
+          formatClock(entry.duration),
           entry.outcome.rawValue,
-        ].joined(separator: "\t") + "\n"
-      }.joined())
+        ]
+      })
   }
 }
 
@@ -98,7 +116,11 @@ struct Stats: ParsableCommand {
       """)
 
   @OptionGroup var library: LibraryOptions
-  @Option(help: ArgumentHelp("Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"),
+    transform: Since.argument)
   var since: Since?
   @Flag(help: "Print a JSON array instead.") var json = false
 
@@ -122,16 +144,16 @@ struct Stats: ParsableCommand {
         out.raw("}")
       }
       out.raw("]\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
       return
     }
-    Terminal.output(
+    Terminal.records(
       totals.map { total in
         [
           total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
           formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
-        ].joined(separator: "\t") + "\n"
-      }.joined())
+        ]
+      })
   }
 }
 

@@ -8,12 +8,25 @@ struct LibraryOptions: ParsableArguments {
     name: .customLong("db"),
     help: ArgumentHelp(
       "Library database file.",
-      discussion: "Default: $PRACTICE_DB, else ${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite.",
+      discussion:
+        "Default: $PRACTICE_DB, else ${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite.",
       valueName: "path"))
   var path: String?
 
   func open() throws -> Library {
-    try Library(path: path ?? Library.defaultPath(environment: ProcessInfo.processInfo.environment))
+    let library = try Library(
+      path: path ?? Library.defaultPath(environment: ProcessInfo.processInfo.environment))
+    LibraryOptions.opened.append(library)
+    return library
+  }
+
+  /// The libraries this process opened (main thread only).
+  nonisolated(unsafe) private static var opened: [Library] = []
+
+  /// A command failed: takes back the songs it added on first use, so that the library is
+  /// as it was. Best effort: the command's own error is the one reported.
+  static func undoFirstUse() {
+    for library in opened { try? library.undoFirstUse() }
   }
 }
 
@@ -30,13 +43,21 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp("A named selection of the song (see `practice select`).", valueName: "name"))
   var selection: String?
 
-  @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  // Unconditional here and below, so a negative value is read (and refused with its
+  // range) rather than taken for a flag.
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
   var from: String?
 
-  @Option(help: ArgumentHelp("End time (exclusive), written like --from.", valueName: "time"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("End time (exclusive), written like --from.", valueName: "time"))
   var to: String?
 
-  @Option(name: .customLong("repeat"), help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
   var repeatCount: Int?
   /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
   static let repeatRange = 1...9999
@@ -47,21 +68,31 @@ struct PlaybackOptions: ParsableArguments {
   // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"))
+    help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"),
+    transform: Volume.argument)
   var volume: Volume = .unity
 
-  @Option(help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
+    transform: Speed.argument)
   var speed: Speed = .normal
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"))
+    help: ArgumentHelp(
+      "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
+    transform: plainDecimal)
   var transpose: Double = 0
 
-  @Option(help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
+  @Option(
+    help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
   var quality: StretchQuality = .finer
 
-  @Option(name: .customLong("count-in"), help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars"))
+  @Option(
+    name: .customLong("count-in"), parsing: .unconditional,
+    help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars")
+  )
   var countIn: Int = 0
 
   @Flag(help: "Click on every beat of the beat map, accented on downbeats.")
@@ -69,25 +100,39 @@ struct PlaybackOptions: ParsableArguments {
 
   @Option(
     name: .customLong("click-volume"), parsing: .unconditional,
-    help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"))
+    help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"),
+    transform: Volume.argument)
   var clickVolume: Volume = .unity
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).", valueName: "duration"))
+    help: ArgumentHelp(
+      "Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).",
+      valueName: "duration"))
   var gap: String?
 
   @Flag(
     name: .customLong("no-detect"),
-    help: "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one.")
+    help:
+      "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one."
+  )
   var noDetect = false
-  @Option(name: .customLong("ramp-to"), help: ArgumentHelp("Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"))
+  @Option(
+    name: .customLong("ramp-to"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"),
+    transform: Speed.argument)
   var rampTo: Speed?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points")
+  )
   var step: String?
 
-  @Option(help: ArgumentHelp("Speed trainer: passes per step (default 1).", valueName: "passes"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"))
   var every: Int = 1
 
   @Option(
@@ -100,7 +145,8 @@ struct PlaybackOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "Bring a part forward: the rest of the spectrum 9 dB down (see README).",
-      discussion: "bass: low-pass 300 Hz; guitar: band-pass 700 Hz; vocal: band-pass 2 kHz; drums: the middle (1 kHz) scooped; treble: high-pass 3 kHz.",
+      discussion:
+        "bass: low-pass 300 Hz; guitar: band-pass 700 Hz; vocal: band-pass 2 kHz; drums: the middle (1 kHz) scooped; treble: high-pass 3 kHz.",
       valueName: "part"))
   var focus: PartFilter.Focus?
 
@@ -119,7 +165,8 @@ struct PlaybackOptions: ParsableArguments {
     name: [.customLong("centre-cut"), .customLong("center-cut")],
     help: ArgumentHelp(
       "Stereo: attenuate what is panned to the centre by AMOUNT (0-100%, default 100%).",
-      discussion: "Sounds panned to one side keep their level on that side. Without an amount, 100%; an amount goes right after it (--centre-cut 60%).",
+      discussion:
+        "Sounds panned to one side keep their level on that side. Without an amount, 100%; an amount goes right after it (--centre-cut 60%).",
       valueName: "amount"))
   var centreCut: String?
 
@@ -148,11 +195,13 @@ struct PlaybackOptions: ParsableArguments {
   static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
     if text.hasSuffix("bars") || text.hasSuffix("bar") {
       let number = text.hasSuffix("bars") ? text.dropLast(4) : text.dropLast(3)
-      guard let bars = Int(number), (1...16).contains(bars) else { return nil }
+      guard number.allSatisfy(\.isASCII), let bars = Int(number), (1...16).contains(bars) else {
+        return nil
+      }
       return (nil, bars)
     }
-    guard text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds.isFinite,
-      seconds > 0, seconds <= 60
+    guard text.hasSuffix("s"), let seconds = parseDecimal(text.dropLast()), seconds > 0,
+      seconds <= 60
     else { return nil }
     return (seconds, nil)
   }
@@ -160,7 +209,7 @@ struct PlaybackOptions: ParsableArguments {
   /// `5%` or `0.05`; nil if malformed or zero.
   static func parseStep(_ text: String) -> Double? {
     let percent = text.hasSuffix("%")
-    guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value != 0,
+    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)), value != 0,
       abs(value) <= (percent ? 175 : 1.75)
     else { return nil }
     return percent ? value / 100 : value
@@ -168,21 +217,27 @@ struct PlaybackOptions: ParsableArguments {
 
   mutating func validate() throws {
     if let gap, PlaybackOptions.parseGap(gap) == nil {
-      throw ValidationError("--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
+      throw ValidationError(
+        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
     }
     if let step, PlaybackOptions.parseStep(step) == nil {
-      throw ValidationError("--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
+      throw ValidationError(
+        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
     }
     if (rampTo == nil) != (step == nil) {
-      throw ValidationError("--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%")
+      throw ValidationError(
+        "--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%")
     }
     if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep),
       (rampTo.rate - speed.rate) * step < 0
     {
       throw ValidationError(
-        "--step \(self.step ?? "") moves away from --ramp-to \(rampTo); use a \(step > 0 ? "negative" : "positive") step")
+        "--step \(self.step ?? "") moves away from --ramp-to \(rampTo); use a \(step > 0 ? "negative" : "positive") step"
+      )
     }
-    if every < 1 { throw ValidationError("--every must be at least 1 pass") }
+    if !PlaybackOptions.repeatRange.contains(every) {
+      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
+    }
     guard (0...16).contains(countIn) else {
       throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
     }
@@ -190,9 +245,13 @@ struct PlaybackOptions: ParsableArguments {
       throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
     }
     for (flag, text) in [("--from", from), ("--to", to)] {
+      if let text, text.hasPrefix("-") {
+        throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
+      }
       if let text, parseTime(text) == nil {
         throw ValidationError(
-          "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+          "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
+        )
       }
     }
     if let bars {
@@ -209,7 +268,8 @@ struct PlaybackOptions: ParsableArguments {
     }
     if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
       throw ValidationError(
-        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)")
+        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
+      )
     }
     if loop && repeatCount != nil {
       throw ValidationError("--repeat and --loop cannot be combined; use one")
@@ -222,19 +282,24 @@ struct PlaybackOptions: ParsableArguments {
     var filter = PartFilter()
     if let eq {
       guard let bands = PartFilter.EQ(parsing: eq) else {
-        throw ValidationError("--eq '\(eq)' is not three gains; write LOW:MID:HIGH in dB, e.g. 6:0:-3")
+        throw ValidationError(
+          "--eq '\(eq)' is not three gains; write LOW:MID:HIGH in dB, e.g. 6:0:-3")
       }
       for gain in [bands.low, bands.mid, bands.high] where !PartFilter.eqRange.contains(gain) {
-        throw ValidationError("--eq \(eq): \(formatDecibels(gain)) dB is out of range; use -24 to 12 dB per band")
+        throw ValidationError(
+          "--eq \(eq): \(formatDecibels(gain)) dB is out of range; use -24 to 12 dB per band")
       }
       filter.eq = bands
     }
     filter.focus = focus
     if let band {
       guard let edges = PartFilter.parseBand(band) else {
-        throw ValidationError("--band '\(band)' is not a band; write LOW-HIGH in Hz with LOW below HIGH, e.g. 80-400")
+        throw ValidationError(
+          "--band '\(band)' is not a band; write LOW-HIGH in Hz with LOW below HIGH, e.g. 80-400")
       }
-      guard PartFilter.bandRange.contains(edges.lowerBound), PartFilter.bandRange.contains(edges.upperBound) else {
+      guard PartFilter.bandRange.contains(edges.lowerBound),
+        PartFilter.bandRange.contains(edges.upperBound)
+      else {
         throw ValidationError("--band \(band) is out of range; use edges from 20 to 20000 Hz")
       }
       filter.band = edges
@@ -242,7 +307,8 @@ struct PlaybackOptions: ParsableArguments {
     filter.channel = channel ?? .both
     if let centreCut {
       guard let amount = PartFilter.parseAmount(centreCut) else {
-        throw ValidationError("--centre-cut '\(centreCut)' is not an amount; write 0% to 100% (default 100%)")
+        throw ValidationError(
+          "--centre-cut '\(centreCut)' is not an amount; write 0% to 100% (default 100%)")
       }
       guard (0...1).contains(amount) else {
         throw ValidationError("--centre-cut \(centreCut) is out of range; use 0% to 100%")
@@ -273,7 +339,9 @@ struct PlaybackOptions: ParsableArguments {
 
   /// The plan, the song's beat map if the plan needed it (read at most once; always for
   /// `live`, whose keys move by beats and can switch clicks on), and the selection played.
-  func setup(for song: Song, info: SoundFileInfo, library: Library, live: Bool = false) throws -> Setup {
+  func setup(for song: Song, info: SoundFileInfo, library: Library, live: Bool = false) throws
+    -> Setup
+  {
     var loaded: BeatMap??
     func beatMap() throws -> BeatMap? {
       if let loaded { return loaded }
@@ -309,7 +377,8 @@ struct PlaybackOptions: ParsableArguments {
         frames: info.frames)
     }
     let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
-    var plan = PlaybackPlan(range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
+    var plan = PlaybackPlan(
+      range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
     let gapSpec = gap.flatMap(PlaybackOptions.parseGap)
     if countIn > 0 || click || gapSpec?.bars != nil {
       let map = try neededBeatMap()
@@ -346,11 +415,27 @@ struct PlaybackOptions: ParsableArguments {
 extension Volume: ExpressibleByArgument {
   public init?(argument: String) { self.init(parsing: argument) }
   public var defaultValueDescription: String { "100%" }
+
+  /// Reads a volume option; the parser's message gets the range appended.
+  static func argument(_ text: String) throws -> Volume {
+    guard let volume = Volume(parsing: text) else {
+      throw ValidationError("must be 0% to 200% (up to +6dB), written 80%, 0.8 or -6dB")
+    }
+    return volume
+  }
 }
 
 extension Speed: ExpressibleByArgument {
   public init?(argument: String) { self.init(parsing: argument) }
   public var defaultValueDescription: String { "100%" }
+
+  /// Reads `--speed`/`--ramp-to`; the parser's message gets the range appended.
+  static func argument(_ text: String) throws -> Speed {
+    guard let speed = Speed(parsing: text) else {
+      throw ValidationError("must be 25% to 200% (0.25 to 2), written 75% or 0.75")
+    }
+    return speed
+  }
 }
 
 extension StretchQuality: ExpressibleByArgument {}
@@ -361,3 +446,12 @@ extension PartFilter.Channel: ExpressibleByArgument {}
 
 /// `6`, `-3`, `1.5`: a gain as the user wrote it, without a trailing `.0`.
 private func formatDecibels(_ value: Double) -> String { String(format: "%g", value) }
+
+/// Reads a number option as a plain decimal (`1.5`, `-0.5`): hexadecimal, exponents, `inf`
+/// and `nan` are refused like any malformed value.
+func plainDecimal(_ text: String) throws -> Double {
+  guard let value = parseDecimal(text) else {
+    throw ValidationError("must be a plain decimal number, like 1.5 or -0.5")
+  }
+  return value
+}

@@ -12,19 +12,140 @@ struct Practice: ParsableCommand {
       a title matching exactly one song (case-insensitive).
       """,
     version: "0.1.0",
-    subcommands: [Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self, LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self])
+    subcommands: [
+      Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
+      LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self,
+    ])
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.
   static func main() {
     do {
-      var command = try parseAsRoot(
-        PlaybackOptions.expandingOptionalValues(Array(CommandLine.arguments.dropFirst())))
+      let arguments = movingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+      try refuseUnknownCommands(arguments)
+      try refuseDashNames(arguments)
+      var command = try parseAsRoot(PlaybackOptions.expandingOptionalValues(arguments))
       try command.run()
     } catch let failure as any PracticeFailure {
+      LibraryOptions.undoFirstUse()
       Terminal.error(failure.description)
       Foundation.exit(ExitStatus.code(for: failure.category))
+    } catch let code as ExitCode {
+      // A command that chose its exit status (130 after a clean stop) has said its piece.
+      Foundation.exit(code.rawValue)
     } catch {
-      exit(withError: error)
+      LibraryOptions.undoFirstUse()
+      let code = exitCode(for: error)
+      // Help and version go out as the argument parser prints them; every other parser
+      // error is one line, like the rest.
+      guard code != .success else { exit(withError: error) }
+      let message = message(for: error).split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .joined(separator: "; ")
+      Terminal.error(message.isEmpty ? "invalid arguments; see `practice help`" : reworded(message))
+      Foundation.exit(code.rawValue)
+    }
+  }
+
+  /// The argument parser's "The value '20%' is invalid for '--speed <speed>': must be …"
+  /// as `--speed 20%: must be …`; other messages as they are.
+  static func reworded(_ message: String) -> String {
+    let head = "The value '"
+    guard message.hasPrefix(head),
+      let middle = message.range(of: "' is invalid for '", options: .backwards)
+    else { return message }
+    let value = message[message.index(message.startIndex, offsetBy: head.count)..<middle.lowerBound]
+    let rest = message[middle.upperBound...]
+    guard let close = rest.firstIndex(of: "'") else { return message }
+    let option = rest[..<close].split(separator: " ").first.map(String.init) ?? ""
+    let reason = rest[rest.index(after: close)...].drop { $0 == ":" || $0 == " " || $0 == "." }
+    let said = reason.replacingOccurrences(of: "Please provide one of ", with: "use one of ")
+    return "\(option) \(value): " + (said.isEmpty ? "not a valid value; see --help" : said)
+  }
+
+  /// `practice --db FILE VERB …` works like `practice VERB … --db FILE`: `--db` given before
+  /// the verb is moved to the end (before a `--`), where the verb's options are read.
+  static func movingGlobalOptions(_ arguments: [String]) -> [String] {
+    var moved: [String] = []
+    var rest = arguments[...]
+    while let first = rest.first {
+      if first == "--db", rest.count >= 2 {
+        moved += rest.prefix(2)
+        rest = rest.dropFirst(2)
+      } else if first.hasPrefix("--db=") {
+        moved.append(first)
+        rest = rest.dropFirst()
+      } else {
+        break
+      }
+    }
+    guard !moved.isEmpty, !rest.isEmpty else { return arguments }
+    var result = Array(rest)
+    result.insert(contentsOf: moved, at: result.firstIndex(of: "--") ?? result.endIndex)
+    return result
+  }
+
+  /// A verb (or a `beats`/`select` subcommand) that does not exist is refused with the
+  /// nearest one (`lst` → `list`).
+  static func refuseUnknownCommands(_ arguments: [String]) throws {
+    var command: any ParsableCommand.Type = Practice.self
+    var words: [String] = []
+    for argument in arguments {
+      let subcommands = command.configuration.subcommands
+      guard !subcommands.isEmpty, !argument.hasPrefix("-") else { return }
+      let names = subcommands.compactMap { $0.configuration.commandName }
+      if let next = subcommands.first(where: { $0.configuration.commandName == argument }) {
+        command = next
+        words.append(argument)
+        continue
+      }
+      if command == Practice.self && argument == "help" { return }
+      let scope = (["practice"] + words).joined(separator: " ")
+      let nearest = names.map { (name: $0, distance: editDistance($0, argument)) }
+        .min { $0.distance < $1.distance }
+      let suggestion =
+        nearest.map { $0.distance <= max(1, min(2, argument.count / 2)) } == true
+        ? "did you mean '\(nearest!.name)'? " : ""
+      throw PracticeError(
+        .usage,
+        "unknown command '\(scope) \(argument)'; \(suggestion)the commands are "
+          + names.joined(separator: ", "))
+    }
+  }
+
+  /// Levenshtein distance, for suggestions.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+      var current = [i] + Array(repeating: 0, count: b.count)
+      for j in 1...b.count {
+        current[j] = min(
+          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+
+  /// A single-dash word that is not a number (`-dash.wav`) would be read as a cluster of
+  /// short flags (and `-h` in it shows the help); it is refused before parsing, with the
+  /// way to name such a file. Everything after `--` is a name.
+  static func refuseDashNames(_ arguments: [String]) throws {
+    for argument in arguments {
+      if argument == "--" { return }
+      guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
+        !argument.contains(where: \.isWhitespace)
+      else {
+        continue
+      }
+      let second = argument[argument.index(after: argument.startIndex)]
+      if second.isNumber || second == "." { continue }  // -6dB, -1, -.5: values
+      throw PracticeError(
+        .usage,
+        "'\(argument)' is not an option; to name a file that starts with '-', write "
+          + "./\(argument) or put it after -- (practice add -- \(argument))")
     }
   }
 }
@@ -44,20 +165,5 @@ enum ExitStatus {
     case .busy: return 75
     case .other: return 1
     }
-  }
-}
-
-/// Stderr is talk: errors, warnings and short reports. Stdout is left for data.
-enum Terminal {
-  static func error(_ message: String) { say("practice: \(message)") }
-  static func warning(_ message: String) { say("practice: warning: \(message)") }
-
-  static func say(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-  }
-
-  /// Writes `text` to stdout in one go.
-  static func output(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
   }
 }

@@ -5,7 +5,8 @@ import PracticeCore
 struct Select: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "select",
-    abstract: "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, move, halve, double, rm.",
+    abstract:
+      "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, move, halve, double, rm.",
     subcommands: [
       SelectAdd.self, SelectList.self, SelectShow.self, SelectEdit.self, SelectRemove.self,
       SelectMove.self, SelectHalve.self, SelectDouble.self,
@@ -14,7 +15,9 @@ struct Select: ParsableCommand {
 
 /// `--bars` or `--from/--to`: what a selection covers.
 struct SpanOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"))
+  @Option(
+    help: ArgumentHelp(
+      "Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"))
   var bars: String?
   @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
   var from: String?
@@ -29,7 +32,8 @@ struct SpanOptions: ParsableArguments {
 
   func validate() throws {
     if let bars, BarRange(parsing: bars) == nil {
-      throw ValidationError("--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
+      throw ValidationError(
+        "--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
     }
     if bars != nil && (from != nil || to != nil) {
       throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
@@ -90,7 +94,9 @@ func mapBeforeReplacing(_ song: Song, in library: Library) -> BeatMap? {
 /// or that now plays other music, its start or end moved by half a beat or more (bars
 /// counted in another meter or from another downbeat, beats detected again). A selection
 /// in bars follows the map on purpose; this says when that moved it.
-func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, after map: BeatMap) throws {
+func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, after map: BeatMap)
+  throws
+{
   let intervals = zip(map.beats.dropFirst(), map.beats).map { $0.frame - $1.frame }.sorted()
   let halfBeat = max(1, intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2)
   for selection in try library.selections(of: song) {
@@ -100,14 +106,16 @@ func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, afte
     // passage to keep.
     guard let before, let old = try? selection.span.frames(beatMap: before),
       let new = try? selection.span.frames(beatMap: map),
-      abs(new.lowerBound - old.lowerBound) >= halfBeat || abs(new.upperBound - old.upperBound) >= halfBeat
+      abs(new.lowerBound - old.lowerBound) >= halfBeat
+        || abs(new.upperBound - old.upperBound) >= halfBeat
     else { continue }
     let rate = Double(song.sampleRate)
     Terminal.warning(
       "selection '\(selection.name)' of '\(song.title)' (bars \(range)) now plays "
         + "\(formatTimeRange(new, sampleRate: song.sampleRate)), not \(formatTimeRange(old, sampleRate: song.sampleRate)); "
         + "to keep that passage, `practice select edit \(song.id ?? 0) '\(selection.name)' --from "
-        + "\(formatSeconds(Double(old.lowerBound) / rate)) --to \(formatSeconds(Double(old.upperBound) / rate))`")
+        + "\(formatSeconds(Double(old.lowerBound) / rate)) --to \(formatSeconds(Double(old.upperBound) / rate))`"
+    )
   }
 }
 
@@ -141,7 +149,8 @@ struct SelectionTarget: ParsableArguments {
 }
 
 struct SelectAdd: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a named selection.")
+  static let configuration = CommandConfiguration(
+    commandName: "add", abstract: "Add a named selection.")
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
   @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
@@ -151,7 +160,10 @@ struct SelectAdd: ParsableCommand {
 
   func validate() throws {
     if span.isEmpty { throw ValidationError("say what to select: --bars A-B, or --from T --to T") }
-    if name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("the name is empty") }
+    if name.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("the name is empty")
+    }
+    try refuseControlCharacters(name: name, note: note)
   }
 
   func run() throws {
@@ -160,7 +172,9 @@ struct SelectAdd: ParsableCommand {
     let selection = try library.addSelection(
       to: song, name: name, span: span.span(for: song, library: library), note: note,
       replace: replace)
-    Terminal.say("'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)")
+    Terminal.say(
+      "'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)"
+    )
   }
 }
 
@@ -168,7 +182,8 @@ struct SelectList: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list", abstract: "List selections: song id, name, span, note (tab-separated).")
   @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("Only this song (path, id or title).", valueName: "song")) var song: String?
+  @Argument(help: ArgumentHelp("Only this song (path, id or title).", valueName: "song")) var song:
+    String?
   @Flag(help: "Print a JSON array instead.") var json = false
 
   func run() throws {
@@ -176,41 +191,58 @@ struct SelectList: ParsableCommand {
     let only = try song.map { try library.resolve($0) }
     var songs: [Int64: Song] = [:]
     var maps: [Int64: BeatMap?] = [:]
-    var lines: [String] = []
+    var rows: [[String]] = []
     var out = JSONBuffer()
     out.raw("[")
     for (i, selection) in try library.selections(of: only).enumerated() {
-      if songs[selection.songID] == nil { songs[selection.songID] = try library.song(id: selection.songID) }
+      if songs[selection.songID] == nil {
+        songs[selection.songID] = try library.song(id: selection.songID)
+      }
       guard let song = songs[selection.songID] else { continue }
-      if maps[selection.songID] == nil { maps[selection.songID] = .some(try library.beatMap(for: song)) }
+      if maps[selection.songID] == nil {
+        maps[selection.songID] = .some(try library.beatMap(for: song))
+      }
       let map = maps[selection.songID] ?? nil
       warnIfStale(selection, song: song, map: map)
       let (text, fits) = describe(selection, song: song, map: map)
       if json {
         if i > 0 { out.raw(",") }
         out.raw("{\"bars\":")
-        if case .bars(let range) = selection.span { out.string(range.description) } else { out.raw("null") }
+        if case .bars(let range) = selection.span {
+          out.string(range.description)
+        } else {
+          out.raw("null")
+        }
         out.raw(",\"fits\":\(fits),\"from\":")
         let frames = try? selection.span.frames(beatMap: map)
-        if let frames { out.number(Double(frames.lowerBound) / Double(song.sampleRate)) } else { out.raw("null") }
+        if let frames {
+          out.number(Double(frames.lowerBound) / Double(song.sampleRate))
+        } else {
+          out.raw("null")
+        }
         out.raw(",\"name\":")
         out.string(selection.name)
         out.raw(",\"note\":")
         out.optionalString(selection.note)
         out.raw(",\"song_id\":\(selection.songID),\"to\":")
-        if let frames { out.number(Double(frames.upperBound) / Double(song.sampleRate)) } else { out.raw("null") }
+        if let frames {
+          out.number(Double(frames.upperBound) / Double(song.sampleRate))
+        } else {
+          out.raw("null")
+        }
         out.raw("}")
       } else {
-        lines.append("\(selection.songID)\t\(selection.name)\t\(text)\t\(selection.note ?? "")\n")
+        rows.append(["\(selection.songID)", selection.name, text, selection.note ?? ""])
       }
     }
     out.raw("]\n")
-    Terminal.output(json ? out.text : lines.joined())
+    if json { Terminal.data(out.text) } else { Terminal.records(rows) }
   }
 }
 
 struct SelectShow: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one selection.")
+  static let configuration = CommandConfiguration(
+    commandName: "show", abstract: "Show one selection.")
   @OptionGroup var target: SelectionTarget
 
   func run() throws {
@@ -222,7 +254,7 @@ struct SelectShow: ParsableCommand {
       ("span", describe(selection, song: song, map: map).text), ("note", selection.note ?? ""),
       ("created_at", selection.createdAt), ("updated_at", selection.updatedAt),
     ]
-    Terminal.output(fields.map { "\($0.0) \($0.1)\n" }.joined())
+    Terminal.lines(fields.map { "\($0.0) \($0.1)" })
   }
 }
 
@@ -233,6 +265,10 @@ struct SelectEdit: ParsableCommand {
   @OptionGroup var span: SpanOptions
   @Option(help: ArgumentHelp("New name.", valueName: "name")) var rename: String?
   @Option(help: ArgumentHelp("New note (empty to clear).", valueName: "text")) var note: String?
+
+  func validate() throws {
+    try refuseControlCharacters(name: rename, note: note)
+  }
 
   func run() throws {
     var (library, song, selection) = try target.resolve()
@@ -245,12 +281,15 @@ struct SelectEdit: ParsableCommand {
     }
     if let note { selection.note = note.isEmpty ? nil : note }
     try library.updateSelection(selection)
-    Terminal.say("'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)")
+    Terminal.say(
+      "'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)"
+    )
   }
 }
 
 struct SelectRemove: ParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a selection.")
+  static let configuration = CommandConfiguration(
+    commandName: "rm", abstract: "Remove a selection.")
   @OptionGroup var target: SelectionTarget
 
   func run() throws {
@@ -274,14 +313,17 @@ func transformSelection(
   }
   selection.span = try transform(selection, song, map)
   try library.updateSelection(selection)
-  Terminal.say("'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)")
+  Terminal.say(
+    "'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)"
+  )
 }
 
 struct SelectMove: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "move", abstract: "Shift a bar selection by N bars (negative: earlier).")
   @OptionGroup var target: SelectionTarget
-  @Option(parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"))
   var by: String
 
   /// `--by` as a number of bars; nil if malformed or beyond ±100,000.
@@ -305,7 +347,8 @@ struct SelectMove: ParsableCommand {
 
 struct SelectHalve: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "halve", abstract: "Keep the first half of a selection (or the second, with --second).")
+    commandName: "halve",
+    abstract: "Keep the first half of a selection (or the second, with --second).")
   @OptionGroup var target: SelectionTarget
   @Flag(help: "Keep the second half.") var second = false
 
@@ -324,6 +367,15 @@ struct SelectDouble: ParsableCommand {
   func run() throws {
     try transformSelection(target) { selection, song, map in
       try SelectionMove.double(selection.span, beatMap: map, totalFrames: song.frames)
+    }
+  }
+}
+
+/// Names and notes typed in are one line of plain text (exit 64 otherwise).
+private func refuseControlCharacters(name: String?, note: String?) throws {
+  for (what, text) in [("the name", name), ("the note", note)] {
+    if let text, let problem = Selection.typedTextProblem(text) {
+      throw ValidationError("\(what) '\(text)' \(problem)")
     }
   }
 }

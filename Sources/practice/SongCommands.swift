@@ -14,7 +14,7 @@ struct Add: ParsableCommand {
   func run() throws {
     let scanned = try files.map { try SongScanner.scan($0) }
     let songs = try library.open().add(scanned)
-    Terminal.output(songs.map { "\($0.id ?? 0)\t\($0.title)\n" }.joined())
+    Terminal.records(songs.map { ["\($0.id ?? 0)", $0.title] })
   }
 }
 
@@ -29,12 +29,12 @@ struct List: ParsableCommand {
   func run() throws {
     let songs = try library.open().songs()
     if json {
-      Terminal.output(SongJSON.array(songs) + "\n")
+      Terminal.data(SongJSON.array(songs) + "\n")
     } else {
-      Terminal.output(
+      Terminal.records(
         songs.map {
-          "\($0.id ?? 0)\t\($0.title)\t\($0.artist ?? "")\t\(formatTime($0.duration))\t\($0.path)\n"
-        }.joined())
+          ["\($0.id ?? 0)", $0.title, $0.artist ?? "", formatTime($0.duration), $0.path]
+        })
     }
   }
 }
@@ -51,7 +51,7 @@ struct Show: ParsableCommand {
   func run() throws {
     let song = try library.open().resolve(song)
     if json {
-      Terminal.output(SongJSON.object(song) + "\n")
+      Terminal.data(SongJSON.object(song) + "\n")
       return
     }
     let fields: [(String, String)] = [
@@ -62,7 +62,7 @@ struct Show: ParsableCommand {
       ("format", song.format), ("content_hash", song.contentHash),
       ("added_at", song.addedAt), ("updated_at", song.updatedAt),
     ]
-    Terminal.output(fields.map { "\($0.0) \($0.1)\n" }.joined())
+    Terminal.lines(fields.map { "\($0.0) \($0.1)" })
   }
 }
 
@@ -139,23 +139,39 @@ struct JSONBuffer {
     if let value { string(value) } else { raw("null") }
   }
 
-  /// A quoted string; only `"`, `\\` and control characters are escaped.
+  /// A quoted string; only `"`, `\\` and control characters (C0, DEL and C1) are escaped.
   mutating func string(_ value: String) {
     bytes.append(UInt8(ascii: "\""))
-    for byte in value.utf8 {
+    var utf8 = value.utf8.makeIterator()
+    while let byte = utf8.next() {
       switch byte {
       case UInt8(ascii: "\""): raw("\\\"")
       case UInt8(ascii: "\\"): raw("\\\\")
       case UInt8(ascii: "\n"): raw("\\n")
       case UInt8(ascii: "\r"): raw("\\r")
       case UInt8(ascii: "\t"): raw("\\t")
-      case 0..<0x20:
-        let hex = String(byte, radix: 16)
-        raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+      case 0..<0x20, 0x7F: unicodeEscape(UInt32(byte))
+      case 0xC2:
+        // U+0080–U+009F, the C1 controls, are 0xC2 0x80–0x9F in UTF-8.
+        guard let next = utf8.next() else {
+          bytes.append(byte)
+          break
+        }
+        if (0x80...0x9F).contains(next) {
+          unicodeEscape(UInt32(next))
+        } else {
+          bytes.append(byte)
+          bytes.append(next)
+        }
       default: bytes.append(byte)
       }
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  private mutating func unicodeEscape(_ value: UInt32) {
+    let hex = String(value, radix: 16)
+    raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
   }
 
   /// A finite number; whole numbers without a fraction.

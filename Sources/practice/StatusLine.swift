@@ -23,17 +23,17 @@ struct StatusLine {
   var width: Int { Int(practice_terminal_columns(STDERR_FILENO)) }
 
   mutating func show(_ text: String) {
-    var line = text
+    var line = Terminal.escaped(text)
     let width = self.width
     if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
     guard line != drawn else { return }
-    FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+    Terminal.redraw(line)
     drawn = line
   }
 
   /// Erases the line, so that what follows starts on a clean one.
   mutating func clear() {
-    if !drawn.isEmpty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if !drawn.isEmpty { Terminal.eraseLine() }
     drawn = ""
   }
 }

@@ -8,7 +8,8 @@ import Synchronization
 struct ConcertPitchOption: ParsableArguments {
   @Option(
     name: .customLong("a4"),
-    help: ArgumentHelp("Concert pitch: the frequency of A4 in Hz, 400 to 480.", valueName: "hz"))
+    help: ArgumentHelp("Concert pitch: the frequency of A4 in Hz, 400 to 480.", valueName: "hz"),
+    transform: plainDecimal)
   var hertz: Double = 440
 
   func validate() throws {
@@ -51,7 +52,9 @@ struct Tune: ParsableCommand {
   var device: String?
   @OptionGroup var a4: ConcertPitchOption
   @Flag(help: "One JSON object per reading on stdout, for scripts.") var json = false
-  @Option(help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"),
+    transform: plainDecimal)
   var duration: Double?
 
   func validate() throws {
@@ -209,7 +212,9 @@ struct Tone: ParsableCommand {
     help: ArgumentHelp("Notes or frequencies: A4, F#3, Bb2, 440, 440Hz.", valueName: "note"))
   var notes: [String]
   @OptionGroup var a4: ConcertPitchOption
-  @Option(help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
+    transform: plainDecimal)
   var duration: Double?
   @Option(
     help: ArgumentHelp(
@@ -330,9 +335,9 @@ struct Tuning: ParsableCommand {
       out.raw(",\"cents\":")
       out.number(cents)
       out.raw("}\n")
-      Terminal.output(out.text)
+      Terminal.data(out.text)
     } else {
-      Terminal.output(
+      Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
     }
     Terminal.say(

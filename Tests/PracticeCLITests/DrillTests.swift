@@ -85,8 +85,8 @@ import TestSupport
       (["--speed", "80%", "--ramp-to", "70%", "--step", "5%"], "moves away from --ramp-to"),
       (["--gap", "2 bars"], "--gap '2 bars' is not a duration"),
       (["--gap", "-1s"], "is not a duration"),
-      (["--ramp-to", "300%", "--step", "5%"], "'300%' is invalid for '--ramp-to"),
-      (["--every", "0", "--ramp-to", "100%", "--step", "5%"], "--every must be at least 1"),
+      (["--ramp-to", "300%", "--step", "5%"], "--ramp-to 300%: must be 25% to 200%"),
+      (["--every", "0", "--ramp-to", "100%", "--step", "5%"], "--every 0 is out of range; use 1 to 9999"),
     ] {
       let result = try cli.run(song + arguments)
       #expect(result.status == 64, "\(arguments)")

@@ -67,7 +67,7 @@ public final class SoundFile {
   public func seek(to frame: Int64) throws {
     if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
       throw SoundFileError(
-        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .io,
+        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .badData,
         advice: "the file may be truncated or damaged")
     }
   }
@@ -116,6 +116,14 @@ public final class SoundFile {
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
   /// libsndfile gives a vaguer one.
   static func checkReadable(_ path: String) throws {
+    var status = stat()
+    if stat(path, &status) != 0 && errno == EACCES {
+      throw SoundFileError(
+        category: .missingInput,
+        reason: "permission denied (a directory on the way cannot be searched)",
+        path: path, operation: "open",
+        advice: "make the directories on the path searchable (chmod +x)")
+    }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw SoundFileError(

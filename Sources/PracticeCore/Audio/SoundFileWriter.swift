@@ -78,9 +78,28 @@ public final class SoundFileWriter: AudioSink {
         operation: "create",
         advice: "pick another extension (.wav and .flac take any rate)")
     }
-    let partial = directory + "/." + url.lastPathComponent + ".\(getpid()).partial"
-    guard let handle = sf_open(partial, Int32(SFM_WRITE), &info) else {
-      let reason = access(directory, W_OK) != 0 ? "permission denied" : String(cString: sf_strerror(nil))
+    // The partial file is created exclusively and never through a symlink (O_EXCL |
+    // O_NOFOLLOW), under a name no one can guess ahead: a file or link planted beside the
+    // target is never followed or overwritten.
+    var partial = ""
+    var descriptor: Int32 = -1
+    for _ in 0..<4 where descriptor < 0 {
+      partial =
+        directory + "/." + url.lastPathComponent + ".\(getpid())-"
+        + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".partial"
+      descriptor = SoundFileWriter.createExclusively(partial)
+      if descriptor < 0 && errno != EEXIST { break }
+    }
+    guard descriptor >= 0 else {
+      let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
+      throw SoundFileError(
+        category: .cannotCreate, reason: reason, path: path, operation: "create",
+        advice: "pick a writable location with -o")
+    }
+    // libsndfile owns the descriptor from here: sf_close closes it, and so does a failed open.
+    guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 1) else {
+      let reason = String(cString: sf_strerror(nil))
+      unlink(partial)
       throw SoundFileError(
         category: .cannotCreate, reason: reason, path: path, operation: "create",
         advice: "pick a writable location with -o")
@@ -94,6 +113,12 @@ public final class SoundFileWriter: AudioSink {
     self.encoding = format.encoding
     self.int16Buffer = .allocate(capacity: maxBlockFrames * channels)
     self.int32Buffer = .allocate(capacity: maxBlockFrames * channels)
+  }
+
+  /// Creates `path` for writing only if nothing (no file, no symlink) is there yet
+  /// (`open` with O_CREAT | O_EXCL | O_NOFOLLOW); the descriptor, or -1 with `errno` set.
+  static func createExclusively(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
   }
 
   deinit {
@@ -140,7 +165,9 @@ public final class SoundFileWriter: AudioSink {
     self.handle = nil
     let closeResult = sf_close(handle)
     guard closeResult == 0, rename(partialPath, path) == 0 else {
-      let reason = closeResult != 0 ? String(cString: sf_error_number(closeResult)) : String(cString: strerror(errno))
+      let reason =
+        closeResult != 0
+        ? String(cString: sf_error_number(closeResult)) : String(cString: strerror(errno))
       unlink(partialPath)
       throw SoundFileError(
         category: .io, reason: reason, path: path, operation: "finish writing",

@@ -17,8 +17,16 @@ public final class Library {
   }
 
   /// Opens (creating if needed) the library at `path` and brings its schema up to date.
-  /// WAL mode and a busy timeout let several `practice` processes share it.
+  /// WAL mode and a busy timeout let several `practice` processes share it; the schema is
+  /// checked and migrated inside one IMMEDIATE transaction, so processes starting together
+  /// on a new library wait for each other instead of migrating twice. A database that is
+  /// not practice's, or is from a newer practice, is refused and left untouched. A library
+  /// that cannot be written (a read-only file) can still be read.
   public init(path: String, busyTimeout: TimeInterval = 5) throws {
+    guard !path.isEmpty else {
+      throw PracticeError(
+        .usage, "the library path is empty; give a file with --db or PRACTICE_DB")
+    }
     self.path = path
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
     do {
@@ -33,14 +41,43 @@ public final class Library {
     var config = Configuration()
     config.busyMode = .timeout(busyTimeout)
     config.foreignKeysEnabled = true
-    config.prepareDatabase { db in
-      try db.execute(sql: "PRAGMA journal_mode = WAL")
-    }
     do {
       db = try DatabaseQueue(path: path, configuration: config)
-      try Migrations.migrator.migrate(db)
+      try db.writeWithoutTransaction { db in
+        do {
+          try db.inTransaction(.immediate) {
+            try Migrations.bringUpToDate(db, path: path)
+            return .commit
+          }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+          // A read-only library: readable if its schema is current (writes fail later, 73).
+          try db.inTransaction(.deferred) {
+            try Migrations.bringUpToDate(db, path: path)
+            return .commit
+          }
+          return
+        }
+        try Library.useWAL(db, busyTimeout: busyTimeout)
+      }
     } catch {
       throw Library.translate(error, path: path)
+    }
+  }
+
+  /// Switches the journal to WAL (it stays so in the file). Taking the lock for that is not
+  /// always covered by the busy handler, so a busy answer is retried until the timeout.
+  private static func useWAL(_ db: Database, busyTimeout: TimeInterval) throws {
+    let deadline = Date(timeIntervalSinceNow: busyTimeout)
+    while true {
+      do {
+        let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        if mode?.lowercased() == "wal" || Date() > deadline { return }
+      } catch let error as DatabaseError
+        where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED)
+        && Date() < deadline
+      {
+      }
+      usleep(10_000)
     }
   }
 
@@ -77,7 +114,8 @@ public final class Library {
         }
         let sameContent = try Song.filter(Song.CodingKeys.contentHash == file.contentHash)
           .fetchAll(db)
-        if var moved = sameContent.first(where: { !FileManager.default.fileExists(atPath: $0.path) }) {
+        if var moved = sameContent.first(where: { !FileManager.default.fileExists(atPath: $0.path) }
+        ) {
           moved.update(from: file, at: timestamp)
           try moved.update(db)
           return moved
@@ -99,6 +137,12 @@ public final class Library {
   /// use), a library id, or a title matching exactly one song, ignoring case. A song
   /// whose file changed since it was scanned is refreshed.
   public func resolve(_ reference: String) throws -> Song {
+    guard !reference.isEmpty else {
+      throw PracticeError(.usage, "the song is empty (''); give a file path, a song id or a title")
+    }
+    // A path through a directory that cannot be searched is not "no such file".
+    var status = stat()
+    if stat(reference, &status) != 0 && errno == EACCES { try SoundFile.checkReadable(reference) }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: reference, isDirectory: &isDirectory) {
       if isDirectory.boolValue {
@@ -110,7 +154,9 @@ public final class Library {
         try Song.fetchOne(db, sql: "SELECT * FROM song WHERE path = ?", arguments: [absolute])
       }
       if let known { return try refreshed(known) }
-      return try add([SongScanner.scan(absolute)])[0]
+      let song = try add([SongScanner.scan(absolute)])[0]
+      if let id = song.id { addedOnFirstUse.append(id) }
+      return song
     }
     if let id = Int64(reference) {
       guard let song = try song(id: id) else {
@@ -148,6 +194,19 @@ public final class Library {
     return try add([SongScanner.scan(song.path)])[0]
   }
 
+  /// Songs `resolve` added on first use, so that a command that then fails can take them
+  /// back and leave the library as it was.
+  public private(set) var addedOnFirstUse: [Int64] = []
+
+  /// Removes the songs `resolve` added (and, by cascade, whatever was stored for them
+  /// since): all of them, or only `song` if it was one.
+  public func undoFirstUse(of song: Song? = nil) throws {
+    let ids = addedOnFirstUse.filter { song == nil || $0 == song?.id }
+    guard !ids.isEmpty else { return }
+    _ = try write { db in try Song.deleteAll(db, keys: ids) }
+    addedOnFirstUse.removeAll { ids.contains($0) }
+  }
+
   // MARK: Access with errors translated
 
   func read<T>(_ body: (Database) throws -> T) throws -> T {
@@ -162,11 +221,13 @@ public final class Library {
   static func translate(_ error: any Error, path: String) -> any Error {
     if error is any PracticeFailure { return error }
     guard let dbError = error as? DatabaseError else { return error }
-    let detail = "SQLite error \(dbError.extendedResultCode.rawValue): \(dbError.message ?? "unknown")"
+    let detail =
+      "SQLite error \(dbError.extendedResultCode.rawValue): \(dbError.message ?? "unknown")"
     switch dbError.resultCode {
     case .SQLITE_BUSY, .SQLITE_LOCKED:
       return PracticeError(
-        .busy, "the library '\(path)' is busy (\(detail)); another practice is writing, retry later")
+        .busy, "the library '\(path)' is busy (\(detail)); another practice is writing, retry later"
+      )
     case .SQLITE_NOTADB, .SQLITE_CORRUPT:
       return PracticeError(
         .badData,
@@ -191,7 +252,10 @@ public final class Library {
   /// library rather than Foundation's formatters, which load ICU (megabytes of memory for
   /// every `play`, which logs).
   static func timestamp(_ date: Date) -> String {
-    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    // Clamped to years 1-9999 so that no date can trap the conversion.
+    let interval = date.timeIntervalSince1970
+    var seconds = time_t(
+      interval.isFinite ? min(max(interval, -62_135_596_800), 253_402_300_799).rounded(.down) : 0)
     var parts = tm()
     gmtime_r(&seconds, &parts)
     return String(
@@ -234,7 +298,9 @@ extension Song {
     channels = file.info.channels
     format = file.info.formatName
     duration = file.info.duration
-    title = file.info.title ?? ((file.path as NSString).lastPathComponent as NSString)
+    title =
+      file.info.title
+      ?? ((file.path as NSString).lastPathComponent as NSString)
       .deletingPathExtension
     artist = file.info.artist
     album = file.info.album
@@ -252,7 +318,8 @@ extension Song {
     }
     let file = try SoundFile(path: path)
     guard file.info.frames > 0 else {
-      throw PracticeError(.badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
+      throw PracticeError(
+        .badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
     }
     return file
   }

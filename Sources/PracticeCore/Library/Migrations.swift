@@ -1,9 +1,11 @@
 import GRDB
 
 /// The schema, as append-only migrations: never edit one that has shipped; add another.
+/// They are recorded in GRDB's `grdb_migrations` table, as `DatabaseMigrator` did.
 enum Migrations {
-  static var migrator: DatabaseMigrator {
-    var migrator = DatabaseMigrator()
+  /// Every migration, in order: its identifier and its body.
+  static let all: [(identifier: String, body: @Sendable (Database) throws -> Void)] = {
+    var migrator = Registry()
     migrator.registerMigration("v1-songs") { db in
       // Beat maps, selections and the practice log arrive in later migrations, each
       // referencing song(id) with ON DELETE CASCADE.
@@ -95,6 +97,57 @@ enum Migrations {
       // How sure beat detection was of each beat, 0-1; NULL for beats it did not find.
       try db.execute(sql: "ALTER TABLE beat ADD COLUMN confidence REAL")
     }
-    return migrator
+    return migrator.migrations
+  }()
+
+  /// The tables the migrations create (besides GRDB's `grdb_migrations`).
+  static let tables: Set<String> = ["song", "beat", "selection", "practice_log"]
+
+  private struct Registry {
+    var migrations: [(identifier: String, body: @Sendable (Database) throws -> Void)] = []
+    mutating func registerMigration(
+      _ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void
+    ) {
+      migrations.append((identifier, body))
+    }
+  }
+
+  /// Brings the schema of `db` up to date inside the caller's transaction, after checking
+  /// it is practice's: a database with tables practice does not know, or with migrations
+  /// from a newer practice, is refused untouched.
+  static func bringUpToDate(_ db: Database, path: String) throws {
+    let tables = try String.fetchSet(
+      db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    if tables.isEmpty {
+      try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+    } else {
+      let foreign = tables.subtracting(Migrations.tables).subtracting(["grdb_migrations"]).sorted()
+      guard foreign.isEmpty, tables.contains("grdb_migrations") else {
+        let named =
+          foreign.isEmpty
+          ? "no record of practice's migrations"
+          : "tables practice does not know: " + foreign.prefix(5).joined(separator: ", ")
+        throw PracticeError(
+          .badData,
+          "'\(path)' is not a practice library (\(named)); it was left untouched, pass another --db"
+        )
+      }
+    }
+    let applied = try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")
+    let known = all.map(\.identifier)
+    let unknown = applied.subtracting(known).sorted()
+    guard unknown.isEmpty else {
+      throw PracticeError(
+        .badData,
+        "'\(path)' is a library from a newer practice (schema \(unknown.joined(separator: ", "))); "
+          + "this practice knows schema versions up to \(known.last ?? "none"): use the newer practice"
+      )
+    }
+    for migration in all where !applied.contains(migration.identifier) {
+      try migration.body(db)
+      try db.execute(
+        sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)",
+        arguments: [migration.identifier])
+    }
   }
 }

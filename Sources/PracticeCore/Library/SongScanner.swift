@@ -13,6 +13,9 @@ public struct ScannedFile: Sendable {
 public enum SongScanner {
   /// Opens `path` with libsndfile (so only decodable audio gets in) and fingerprints it.
   public static func scan(_ path: String) throws -> ScannedFile {
+    guard !path.isEmpty else {
+      throw PracticeError(.usage, "the file name is empty (''); give the path of an audio file")
+    }
     let absolute = absolutePath(path)
     let file = try SoundFile(path: absolute)
     let (size, modified) = try stat(absolute)
@@ -50,7 +53,8 @@ public enum SongScanner {
   /// file; it is not a checksum against tampering.
   public static func contentHash(_ path: String, size: Int64) throws -> String {
     guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw PracticeError(.missingInput, "cannot read '\(path)': permission denied; make it readable")
+      throw PracticeError(
+        .missingInput, "cannot read '\(path)': permission denied; make it readable")
     }
     defer { try? handle.close() }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -12,11 +12,14 @@ public struct BarPosition: Sendable, Equatable, CustomStringConvertible {
   /// Parses `9` or `9.3`; nil if malformed.
   public init?(parsing text: Substring) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-    guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-      let bar = Int(parts[0])
+    guard (1...2).contains(parts.count),
+      parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+      let bar = Int(parts[0]), bar <= BarPosition.maximumBar
     else { return nil }
     if parts.count == 2 {
-      guard let beat = Int(parts[1]), beat >= 1 else { return nil }
+      guard let beat = Int(parts[1]), (1...BarPosition.maximumBar).contains(beat) else {
+        return nil
+      }
       self.init(bar: bar, beat: beat)
     } else {
       self.init(bar: bar)
@@ -24,6 +27,9 @@ public struct BarPosition: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String { beat.map { "\(bar).\($0)" } ?? "\(bar)" }
+
+  /// The highest bar (and beat) number accepted: far past any song, far from overflowing.
+  public static let maximumBar = 100_000
 }
 
 /// `--bars A-B`: from the start of A through the end of B (both inclusive); `9` is one
@@ -40,7 +46,9 @@ public struct BarRange: Sendable, Equatable, CustomStringConvertible {
   /// Parses `A`, `A-B`, with `bar.beat` positions; nil if malformed.
   public init?(parsing text: String) {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard (1...2).contains(parts.count), let start = BarPosition(parsing: parts[0]) else { return nil }
+    guard (1...2).contains(parts.count), let start = BarPosition(parsing: parts[0]) else {
+      return nil
+    }
     if parts.count == 2 {
       guard let end = BarPosition(parsing: parts[1]) else { return nil }
       self.init(start: start, end: end)

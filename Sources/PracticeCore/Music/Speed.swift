@@ -11,7 +11,7 @@ public struct Speed: Sendable, Equatable, BitwiseCopyable, CustomStringConvertib
   /// Parses `0.75` or `75%`; nil if malformed or outside 0.25–2.0.
   public init?(parsing text: String) {
     let percent = text.hasSuffix("%")
-    guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite else { return nil }
+    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)) else { return nil }
     let rate = percent ? value / 100 : value
     guard Speed.allowed.contains(rate) else { return nil }
     self.rate = rate

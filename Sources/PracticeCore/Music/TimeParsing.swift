@@ -53,5 +53,20 @@ public func formatSeconds(_ value: Double) -> String {
 /// Formats a range of source frames as `m:ss.s–m:ss.s`.
 public func formatTimeRange(_ frames: Range<Int64>, sampleRate: Int) -> String {
   let rate = Double(sampleRate)
-  return "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
+  return
+    "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
+}
+
+/// The furthest back `--since` looks: 100 years.
+public let maximumLookBack: Double = 100 * 365 * 86_400
+
+/// Parses a span back from now, `30m`, `12h`, `7d` or `2w`, into seconds. Returns nil if
+/// malformed, negative or past `maximumLookBack` (so no later arithmetic can overflow).
+public func parseLookBack(_ text: String) -> Double? {
+  let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+  guard let unit = text.last.flatMap({ units[$0] }), let count = parseDecimal(text.dropLast()),
+    count >= 0, !text.hasPrefix("+")
+  else { return nil }
+  let seconds = count * unit
+  return seconds <= maximumLookBack ? seconds : nil
 }

@@ -12,7 +12,8 @@ public struct Volume: Sendable, Equatable, CustomStringConvertible {
 
   /// A gain clamped into 0 %–200 % (for live changes), rounded to a hundredth.
   public init(clamping gain: Double) {
-    self.gain = min(max((gain * 100).rounded() / 100, Volume.allowed.lowerBound), Volume.allowed.upperBound)
+    self.gain = min(
+      max((gain * 100).rounded() / 100, Volume.allowed.lowerBound), Volume.allowed.upperBound)
   }
 
   /// Returns nil if the text is malformed or outside 0 %–200 %.
@@ -21,11 +22,11 @@ public struct Volume: Sendable, Equatable, CustomStringConvertible {
     let lower = trimmed.lowercased()
     var gain: Double?
     if lower.hasSuffix("%") {
-      gain = Double(lower.dropLast()).map { $0 / 100 }
+      gain = parseDecimal(lower.dropLast()).map { $0 / 100 }
     } else if lower.hasSuffix("db") {
-      gain = Double(lower.dropLast(2)).map { pow(10, $0 / 20) }
+      gain = parseDecimal(lower.dropLast(2)).map { pow(10, $0 / 20) }
     } else {
-      gain = Double(lower)
+      gain = parseDecimal(lower)
     }
     guard let g = gain, g.isFinite else { return nil }
     // Allow the rounding of "+6dB" (1.995…) but nothing past 200 %.

@@ -50,7 +50,7 @@ public struct PartFilter: Sendable, Equatable {
       for part in parts {
         var s = part.trimmingCharacters(in: .whitespaces)
         if s.lowercased().hasSuffix("db") { s = String(s.dropLast(2)) }
-        guard let v = Double(s), v.isFinite else { return nil }
+        guard let v = parseDecimal(s) else { return nil }
         values.append(v)
       }
       self.init(low: values[0], mid: values[1], high: values[2])
@@ -110,7 +110,7 @@ public struct PartFilter: Sendable, Equatable {
         scale = 1000
         s = String(s.dropLast())
       }
-      guard let v = Double(s), v.isFinite else { return nil }
+      guard let v = parseDecimal(s) else { return nil }
       return v * scale
     }
     guard let low = hertz(parts[0]), let high = hertz(parts[1]), low < high else { return nil }
@@ -121,7 +121,7 @@ public struct PartFilter: Sendable, Equatable {
   /// checked separately (0–100 %).
   public static func parseAmount(_ text: String) -> Double? {
     let s = text.hasSuffix("%") ? String(text.dropLast()) : text
-    guard let v = Double(s), v.isFinite else { return nil }
+    guard let v = parseDecimal(s) else { return nil }
     return v / 100
   }
 

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The one door to the terminal: every text the CLI prints to stdout or stderr goes out
+/// here. Control characters (C0, DEL and C1) in what is printed are shown escaped, `\x1b`
+/// or `\u009b`, so that a tag, a file name or a selection name read from a file can never
+/// move the cursor, retitle the window or clear the screen. Tabs and newlines are kept only
+/// where they are the program's own: between the fields and records it writes.
+///
+/// Stdout is data, stderr is talk: lists and reports go to stdout; errors, warnings,
+/// progress and status lines to stderr.
+enum Terminal {
+  /// `practice: MESSAGE` on stderr.
+  static func error(_ message: String) { say("practice: \(message)") }
+
+  /// `practice: warning: MESSAGE` on stderr.
+  static func warning(_ message: String) { say("practice: warning: \(message)") }
+
+  /// One line on stderr; a tab or newline in it is escaped like any control character.
+  static func say(_ line: String) { write(escaped(line) + "\n", to: .standardError) }
+
+  /// Tab-separated records on stdout, one a line, every field escaped (so a tab or a
+  /// newline in a title cannot split a record).
+  static func records(_ rows: [[String]]) {
+    write(
+      rows.map { $0.map { escaped($0) }.joined(separator: "\t") + "\n" }.joined(),
+      to: .standardOutput)
+  }
+
+  /// Lines on stdout (`key value` reports), each escaped whole.
+  static func lines(_ lines: [String]) {
+    write(lines.map { escaped($0) + "\n" }.joined(), to: .standardOutput)
+  }
+
+  /// Text the program wrote whole, such as JSON (whose strings are escaped already) or a
+  /// beat file: its own tabs and newlines are kept, any other control character escaped.
+  static func data(_ text: String) {
+    write(escaped(text, keepingLayout: true), to: .standardOutput)
+  }
+
+  /// Redraws the line on stderr in place (`\r`, the text, erase to the end of the line).
+  static func redraw(_ line: String) {
+    write("\r" + escaped(line) + "\u{1B}[K", to: .standardError)
+  }
+
+  /// Erases the line on stderr that `redraw` drew.
+  static func eraseLine() { write("\r\u{1B}[K", to: .standardError) }
+
+  /// `text` with every C0 control character, DEL and C1 control character escaped (but tab
+  /// and newline when `keepingLayout`).
+  static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
+    guard text.unicodeScalars.contains(where: { isControl($0, keepingLayout: keepingLayout) })
+    else { return text }
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      guard isControl(scalar, keepingLayout: keepingLayout) else {
+        result.append(scalar)
+        continue
+      }
+      let hex = String(scalar.value, radix: 16)
+      let escape = scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u00" + hex
+      result.append(contentsOf: escape.unicodeScalars)
+    }
+    return String(result)
+  }
+
+  private static func isControl(_ scalar: Unicode.Scalar, keepingLayout: Bool) -> Bool {
+    switch scalar.value {
+    case 0x09, 0x0A: return !keepingLayout
+    case 0x00..<0x20, 0x7F, 0x80..<0xA0: return true
+    default: return false
+    }
+  }
+
+  private static func write(_ text: String, to handle: FileHandle) {
+    handle.write(Data(text.utf8))
+  }
+}

@@ -1,0 +1,472 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 23, "Reliability and security": each bad input gets its documented exit code, one
+/// line on stderr, and leaves the library exactly as it was.
+@Suite struct HardeningTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  init() throws {
+    // A library with one song in it, so "unchanged" means something.
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+  }
+
+  /// Runs the command and checks the exit code, that stderr is one `practice: ` line
+  /// containing `message`, that stdout is empty, and that the library did not change.
+  @discardableResult
+  func expectFailure(
+    _ arguments: [String], status: Int32, message: String, cli given: CLI? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> CommandResult {
+    let cli = given ?? self.cli
+    let before = try self.cli.snapshot()
+    let result = try cli.run(arguments)
+    #expect(
+      result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
+    #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+    let first = result.stderrLines.first ?? ""
+    #expect(first.hasPrefix("practice: "), "\(first)", sourceLocation: sourceLocation)
+    #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
+    #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
+    #expect(try self.cli.snapshot() == before, sourceLocation: sourceLocation)
+    return result
+  }
+
+  // MARK: 1. Numbers are range-checked before arithmetic
+
+  @Test(arguments: [
+    "1000000000000000d", "1e308d", "9223372036854775807m", "999999999999999999w", "-1d", "0x10d",
+    "36501d",
+  ])
+  func hugeSinceIsRefused(since: String) throws {
+    for command in ["log", "stats"] {
+      try expectFailure([command, "--since", since], status: 64, message: "up to 100 years")
+    }
+  }
+
+  @Test func sinceAtTheLimitWorks() throws {
+    for command in ["log", "stats"] {
+      let result = try cli.run([command, "--since", "36500d"])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+  }
+
+  @Test func speedsAndTimesOutOfRange() throws {
+    let song = CLI.fixture("sine-440.wav")
+    let out = dir.file("x.wav")
+    try expectFailure(
+      ["render", song, "--speed", "0x1", "-o", out], status: 64, message: "25% to 200%")
+    try expectFailure(
+      ["render", song, "--speed", "-50%", "-o", out], status: 64, message: "25% to 200%")
+    try expectFailure(
+      ["render", song, "--speed", "1e0", "-o", out], status: 64, message: "25% to 200%")
+    try expectFailure(
+      ["render", song, "--ramp-to", "inf", "--step", "5%", "-o", out], status: 64,
+      message: "25% to 200%")
+    try expectFailure(
+      ["render", song, "--volume", "0x1", "-o", out], status: 64, message: "0% to 200%")
+    try expectFailure(
+      ["render", song, "--from", "-1", "-o", out], status: 64,
+      message: "--from -1 is before the start")
+    try expectFailure(
+      ["render", song, "--to", "-0.5", "-o", out], status: 64,
+      message: "--to -0.5 is before the start")
+    try expectFailure(
+      ["render", song, "--repeat", "-1", "-o", out], status: 64, message: "use 1 to 9999")
+    try expectFailure(
+      ["render", song, "--every", "-1", "--ramp-to", "1", "--step", "5%", "-o", out], status: 64,
+      message: "use 1 to 9999")
+    try expectFailure(
+      ["render", song, "--count-in", "-2", "-o", out], status: 64, message: "use 0 to 16")
+    try expectFailure(
+      ["render", song, "--gap", "0x1s", "-o", out], status: 64, message: "is not a duration")
+    try expectFailure(
+      ["render", song, "--step", "1e-2", "--ramp-to", "1", "-o", out], status: 64,
+      message: "is not a speed step")
+    try expectFailure(
+      ["render", song, "--bars", "1-9223372036854775807", "-o", out], status: 64,
+      message: "is not a bar range")
+    // Plain numbers elsewhere too: no hexadecimal, exponents, inf or nan.
+    try expectFailure(
+      ["render", song, "--transpose", "0x1", "-o", out], status: 64,
+      message: "--transpose 0x1: must be a plain decimal")
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "1e2"], status: 64,
+      message: "--bpm 1e2: must be a plain decimal")
+    try expectFailure(
+      ["beats", "shift", "1", "--by", "inf"], status: 64,
+      message: "--by inf: must be a plain decimal")
+    try expectFailure(
+      ["beats", "detect", "1", "--min-bpm", "nan"], status: 64,
+      message: "--min-bpm nan: must be a plain decimal")
+    try expectFailure(
+      ["tone", "A4", "--a4", "0x1b8"], status: 64, message: "--a4 0x1b8: must be a plain decimal")
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  // MARK: 2. Control characters from data never reach the terminal raw
+
+  /// Escape, BEL and the other C0 controls, DEL and C1 (U+009B is CSI), as a tag or a name
+  /// from a file may hold them: a window title, a clear screen, a colour.
+  static let hostile = "Ev\u{1B}]0;pwned\u{07}il\u{1B}[2J\u{9B}31m\u{7F}"
+
+  /// True when `text` holds a control character other than the tabs and newlines given.
+  func hasRawControl(_ text: String, allowing allowed: Set<Unicode.Scalar> = ["\t", "\n"]) -> Bool {
+    text.unicodeScalars.contains {
+      !allowed.contains($0) && ($0.value < 0x20 || (0x7F..<0xA0).contains($0.value))
+    }
+  }
+
+  @Test func tagsAndFileNamesAreEscapedEverywhere() throws {
+    let song = dir.file("tab\there\nname\u{1B}[31m.flac")
+    try Synth.write(
+      Synth.sine(frequency: 440, seconds: 2, amplitude: 0.5), to: song,
+      tags: (title: Self.hostile, artist: "Art\tist", album: "Al\nbum"))
+    let added = try cli.run(["add", song])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(!hasRawControl(added.stdout))
+    #expect(added.stdout == "2\tEv\\x1b]0;pwned\\x07il\\x1b[2J\\u009b31m\\x7f\n")
+    // Every record stays on one line with its own tabs only.
+    let list = try cli.run(["list"])
+    #expect(!hasRawControl(list.stdout))
+    let rows = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    #expect(rows.count == 2)
+    #expect(
+      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
+    #expect(rows.last?.contains("Art\\x09ist") == true)
+    let show = try cli.run(["show", "2"])
+    #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
+    #expect(show.stdout.contains("album Al\\x0abum\n"))
+    // --json escapes as JSON does, C1 and DEL too.
+    let json = try cli.run(["list", "--json"])
+    #expect(!hasRawControl(json.stdout, allowing: ["\n"]))
+    #expect(json.stdout.contains(#""title":"Ev\u001b]0;pwned\u0007il\u001b[2J\u009b31m\u007f""#))
+    // Talk on stderr: the `rendered …` line, and an error naming the song.
+    let render = try cli.run(["render", "2", "-o", dir.file("out.wav")])
+    #expect(render.status == 0)
+    #expect(!hasRawControl(render.stderr, allowing: ["\n"]), "\(render.stderr)")
+    #expect(render.stderr.contains("Ev\\x1b]0;pwned"))
+    let play = try cli.run(["play", "2", "--device", "null", "--to", "0.2"])
+    #expect(play.status == 0, "\(play.stderr)")
+    #expect(play.stderr.hasPrefix("playing 'Ev\\x1b]0;pwned"), "\(play.stderr)")
+    #expect(!hasRawControl(play.stderr, allowing: ["\n"]))
+    let log = try cli.run(["log"])
+    #expect(log.stdout.contains("Ev\\x1b]0;pwned"))
+    #expect(!hasRawControl(log.stdout))
+    #expect(log.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 7 })
+    let stats = try cli.run(["stats"])
+    #expect(stats.stdout.contains("Ev\\x1b]0;pwned"))
+    #expect(!hasRawControl(stats.stdout))
+    let missing = try cli.run(["select", "show", "2", "nope"])
+    #expect(missing.status == 66)
+    #expect(!hasRawControl(missing.stderr, allowing: ["\n"]))
+    let gone = try cli.run(["add", dir.file("no\u{1B}[2Jsuch.wav")])
+    #expect(
+      gone.stderrLines == [
+        "practice: no such file '\(dir.file("no\\x1b[2Jsuch.wav"))'; check the path"
+      ] || gone.stderr.contains("no\\x1b[2Jsuch.wav"), "\(gone.stderr)")
+    #expect(!hasRawControl(gone.stderr, allowing: ["\n"]))
+  }
+
+  @Test func selectionNamesFromATranscribeFileAreEscaped() throws {
+    let song = dir.file("practice-song.wav")
+    try Synth.write(Synth.sine(frequency: 220, seconds: 7.5), to: song)
+    #expect(try cli.run(["add", song]).status == 0)
+    let xsc = try String(contentsOfFile: CLI.fixture("beats/song.xsc"), encoding: .utf8)
+      .replacingOccurrences(of: ",Verse,", with: ",Ver\u{1B}]2;x\u{07}se\u{1B}[2J,")
+    let file = dir.file("song.xsc")
+    try xsc.write(toFile: file, atomically: true, encoding: .utf8)
+    let imported = try cli.run(["beats", "import", "2", file])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let list = try cli.run(["select", "list", "2"])
+    #expect(!hasRawControl(list.stdout))
+    #expect(list.stdout.contains("2\tVer\\x1b]2;x\\x07se\\x1b[2J\t"), "\(list.stdout)")
+    let show = try cli.run(["select", "show", "2", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J"])
+    #expect(show.status == 0, "\(show.stderr)")
+    #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
+    let play = try cli.run([
+      "play", "2", "--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--device", "null",
+    ])
+    #expect(play.status == 0, "\(play.stderr)")
+    #expect(!hasRawControl(play.stderr, allowing: ["\n"]), "\(play.stderr)")
+  }
+
+  /// At a real terminal (tmux): the `playing …` line and the status line, which names the
+  /// selection, show a hostile title and selection name escaped.
+  @Test func theStatusLineEscapesNames() throws {
+    let song = dir.file("practice-song.flac")
+    try Synth.write(
+      Synth.sine(frequency: 220, seconds: 7.5), to: song,
+      tags: (title: Self.hostile, artist: "", album: ""))
+    #expect(try cli.run(["add", song]).status == 0)
+    let xsc = try String(contentsOfFile: CLI.fixture("beats/song.xsc"), encoding: .utf8)
+      .replacingOccurrences(of: ",Verse,", with: ",Ver\u{1B}]2;x\u{07}se\u{1B}[2J,")
+    let file = dir.file("song.xsc")
+    try xsc.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["beats", "import", "2", file]).status == 0)
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start([
+      "play", "2", "--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--loop", "--device", "null",
+    ])
+    let screen = try tmux.waitFor { $0.contains("/∞ · selection") }
+    #expect(screen.contains("playing 'Ev\\x1b]0;pwned\\x07il\\x1b[2J\\u009b31m\\x7f'"), "\(screen)")
+    #expect(screen.contains("· selection 'Ver\\x1b]2;x\\x07se\\x1b[2J' ·"), "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
+  @Test func typedNamesAndNotesAreOneLineOfText() throws {
+    let song = CLI.fixture("sine-440.wav")
+    try expectFailure(
+      ["select", "add", "1", "a\tb", "--from", "0", "--to", "1"], status: 64,
+      message: "holds a tab (U+0009)")
+    try expectFailure(
+      ["select", "add", "1", "a\nb", "--from", "0", "--to", "1"], status: 64,
+      message: "holds a line break")
+    try expectFailure(
+      ["select", "add", "1", "v", "--from", "0", "--to", "1", "--note", "x\u{1B}[2J"], status: 64,
+      message: "the note 'x\\x1b[2J' holds a control character (U+001B)")
+    #expect(try cli.run(["select", "add", song, "v", "--from", "0", "--to", "1"]).status == 0)
+    try expectFailure(
+      ["select", "edit", "1", "v", "--rename", "v\u{7F}"], status: 64, message: "U+007F")
+    try expectFailure(
+      ["select", "edit", "1", "v", "--note", "a\u{9B}b"], status: 64, message: "U+009B")
+  }
+
+  // MARK: 3. First use under concurrency
+
+  @Test func twentyProcessesCreateOneLibrary() throws {
+    let fresh = CLI(database: dir.file("new/fresh.sqlite"))
+    var songs: [String] = []
+    for i in 0..<20 {
+      let path = dir.file("song-\(i).wav")
+      try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: path)
+      songs.append(path)
+    }
+    let running = try songs.map { try fresh.start(["add", $0]) }
+    let results = running.map { $0.finish() }
+    for result in results {
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+    let listed = try fresh.run(["list"]).stdout.split(separator: "\n")
+    #expect(listed.count == 20)
+    for song in songs { #expect(listed.contains { $0.hasSuffix("\t" + song) }, "\(song)") }
+  }
+
+  // MARK: 4. Someone else's database
+
+  /// Makes an SQLite file with `sql` through the practice library's own SQLite (GRDB), by
+  /// running the sqlite3 shell if there is one, else Python's.
+  func makeDatabase(_ path: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [
+      "-c",
+      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+      path, sql,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test func foreignDatabaseIsRefusedUntouched() throws {
+    let other = dir.file("other.sqlite")
+    try makeDatabase(other, "CREATE TABLE notes (x); INSERT INTO notes VALUES (1);")
+    let before = try Data(contentsOf: URL(fileURLWithPath: other))
+    try expectFailure(["list", "--db", other], status: 65, message: "is not a practice library")
+    try expectFailure(
+      ["add", "--db", other, CLI.fixture("sine-440.wav")], status: 65,
+      message: "tables practice does not know: notes")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
+    #expect(!FileManager.default.fileExists(atPath: other + "-wal"))
+
+    // Tables named like ours but no record of practice's migrations: not ours either.
+    let lookalike = dir.file("lookalike.sqlite")
+    try makeDatabase(lookalike, "CREATE TABLE song (x);")
+    try expectFailure(
+      ["list", "--db", lookalike], status: 65, message: "is not a practice library")
+  }
+
+  @Test func newerLibraryIsRefusedNamingTheVersions() throws {
+    let newer = dir.file("newer.sqlite")
+    #expect(try CLI(database: newer).run(["list"]).status == 0)
+    try makeDatabase(newer, "INSERT INTO grdb_migrations VALUES ('v9-setlists');")
+    try expectFailure(
+      ["list", "--db", newer], status: 65, message: "newer practice (schema v9-setlists)")
+    let result = try CLI(database: newer).run(["list"])
+    #expect(result.stderr.contains("v5-beat-confidence"), "\(result.stderr)")
+  }
+
+  @Test func emptyDatabasePathIsRefused() throws {
+    try expectFailure(["list", "--db", ""], status: 64, message: "the library path is empty")
+    #expect(!FileManager.default.fileExists(atPath: CLI.packageRoot + "/-wal"))
+  }
+
+  // MARK: 5. A failing command leaves the library as it was
+
+  /// A 16-bit mono WAV holding `frames` frames of silence.
+  func writeWAV(_ path: String, frames: Int) throws {
+    try Synth.write([Float](repeating: 0, count: frames), to: path)
+  }
+
+  @Test func failingCommandsDoNotAddTheSong() throws {
+    let zero = dir.file("zero.wav")
+    try writeWAV(zero, frames: 0)
+    let one = dir.file("one.wav")
+    try writeWAV(one, frames: 1)
+    let song = dir.file("song.wav")
+    try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: song)
+    try expectFailure(
+      ["render", zero, "-o", dir.file("o.wav")], status: 65, message: "holds no audio")
+    try expectFailure(["play", zero, "--device", "null"], status: 65, message: "holds no audio")
+    try expectFailure(["beats", "detect", one], status: 65, message: "too short")
+    try expectFailure(["render", song, "-o", song], status: 64, message: "is the song itself")
+    try expectFailure(
+      ["render", song, "--bars", "1-2", "--no-detect", "-o", dir.file("b.wav")], status: 66,
+      message: "beat map")
+  }
+
+  @Test func damagedFlacFailsWithoutAddingIt() throws {
+    let whole = dir.file("whole.flac")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 30, amplitude: 0.5), to: whole)
+    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    var generator = SystemRandomNumberGenerator()
+    for i in (data.count / 4)..<data.count {
+      data[i] = UInt8.random(in: 0...255, using: &generator)
+    }
+    let damaged = dir.file("damaged.flac")
+    try data.write(to: URL(fileURLWithPath: damaged))
+    // A seek into the damaged part is bad data (65), not an I/O error (74).
+    try expectFailure(
+      ["render", damaged, "--from", "20", "-o", dir.file("d.wav")], status: 65, message: "damaged")
+    #expect(!FileManager.default.fileExists(atPath: dir.file("d.wav")))
+  }
+
+  // MARK: 6. Exit codes and parsing
+
+  @Test func aNameThatLooksLikeFlags() throws {
+    try FileManager.default.copyItem(
+      atPath: CLI.fixture("sine-440.wav"), toPath: dir.file("-dash.wav"))
+    let result = try expectFailure(
+      ["add", "-dash.wav"], status: 64, message: "'-dash.wav' is not an option")
+    #expect(result.stderr.contains("practice add -- -dash.wav"))
+    let added = try cli.run(["add", "--", "-dash.wav"], in: dir.path)
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout == "2\t-dash\n")
+    #expect(try cli.run(["show", "./-dash.wav"], in: dir.path).status == 0)
+    // Negative numbers are still values.
+    #expect(try cli.run(["render", "1", "--volume", "-6dB", "-o", dir.file("v.wav")]).status == 0)
+  }
+
+  @Test func emptyNames() throws {
+    try expectFailure(["add", ""], status: 64, message: "the file name is empty")
+    try expectFailure(["play", "", "--device", "null"], status: 64, message: "the song is empty")
+  }
+
+  @Test func anUnsearchableDirectoryIsPermissionDenied() throws {
+    // Permissions do not bind root, so the commands run as `nobody` in a shared directory.
+    let shared = dir.file("shared")
+    try FileManager.default.createDirectory(
+      atPath: shared + "/closed", withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(shared, 0o777)
+    let song = shared + "/closed/song.wav"
+    try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: song)
+    chmod(shared + "/closed", 0o600)
+    let nobody = CLI(database: shared + "/lib.sqlite")
+    for command in [["add", song], ["play", song, "--device", "null"]] {
+      let result = try nobody.run(command, asUser: "65534")
+      #expect(result.status == 66, "\(result.stderr)")
+      #expect(result.stderrLines.count == 1)
+      #expect(result.stderr.contains("permission denied"), "\(result.stderr)")
+    }
+  }
+
+  @Test func aReadOnlyLibraryCanBeRead() throws {
+    let shared = dir.file("ro")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    chmod(dir.path, 0o755)
+    chmod(shared, 0o777)
+    let owner = CLI(database: shared + "/lib.sqlite")
+    #expect(try owner.run(["add", CLI.fixture("sine-440.wav")]).status == 0)
+    #expect(try owner.run(["select", "add", "1", "intro", "--from", "0", "--to", "1"]).status == 0)
+    for file in try FileManager.default.contentsOfDirectory(atPath: shared) {
+      chmod(shared + "/" + file, 0o644)
+    }
+    for command in [["list"], ["show", "1"], ["log"], ["stats"], ["select", "list"]] {
+      let result = try owner.run(command, asUser: "65534")
+      #expect(result.status == 0, "\(command): \(result.stderr)")
+    }
+    #expect(try owner.run(["list"], asUser: "65534").stdout.hasPrefix("1\tsine-440\t"))
+    let write = try owner.run(["add", CLI.fixture("chord.wav")], asUser: "65534")
+    #expect(write.status == 73, "\(write.stderr)")
+    #expect(write.stderrLines.count == 1)
+  }
+
+  // MARK: 7. Render's partial file
+
+  @Test func renderNeverWritesThroughAPlantedLink() throws {
+    let out = dir.file("render")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let victim = dir.file("victim.txt")
+    try "keep me".write(toFile: victim, atomically: true, encoding: .utf8)
+    // Links where a partial file with a guessable name would go, and at the target itself.
+    for pid in 1..<50 {
+      try FileManager.default.createSymbolicLink(
+        atPath: out + "/.x.wav.\(pid).partial", withDestinationPath: victim)
+    }
+    try FileManager.default.createSymbolicLink(atPath: out + "/x.wav", withDestinationPath: victim)
+    let result = try cli.run(["render", CLI.fixture("sine-440.wav"), "-o", out + "/x.wav"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+    let attributes = try FileManager.default.attributesOfItem(atPath: out + "/x.wav")
+    #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+    let partials = try FileManager.default.contentsOfDirectory(atPath: out).filter {
+      $0.hasSuffix(".partial")
+    }
+    #expect(partials.count == 49)
+  }
+
+  // MARK: One error style
+
+  @Test func usageErrorsAreOneLineWithTheRange() throws {
+    let song = CLI.fixture("sine-440.wav")
+    let speed = try expectFailure(
+      ["play", song, "--speed", "20%", "--device", "null"], status: 64,
+      message: "--speed 20%: must be 25% to 200%")
+    #expect(!speed.stderr.contains("Usage:") && !speed.stderr.contains("Error:"))
+    try expectFailure(
+      ["play", song, "--sped", "2"], status: 64, message: "Did you mean '--speed'?")
+    try expectFailure(
+      ["render", song], status: 64, message: "Missing expected argument '--output <out>'")
+    try expectFailure(
+      ["play", song, "--quality", "best"], status: 64,
+      message: "--quality best: use one of 'finer' and 'faster'")
+  }
+
+  @Test func mistypedCommandsGetASuggestion() throws {
+    try expectFailure(
+      ["lst"], status: 64, message: "unknown command 'practice lst'; did you mean 'list'?")
+    try expectFailure(["select", "lst", "1"], status: 64, message: "did you mean 'list'?")
+    try expectFailure(["beats", "detcet", "1"], status: 64, message: "did you mean 'detect'?")
+    try expectFailure(["xyzzy"], status: 64, message: "the commands are add, list")
+    #expect(try cli.run(["help"]).status == 0)
+    #expect(try cli.run(["--version"]).status == 0)
+  }
+
+  @Test func theDatabaseOptionGoesBeforeTheVerbToo() throws {
+    let other = dir.file("other.sqlite")
+    let added = try cli.run(["--db", other, "add", CLI.fixture("chord.wav")])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(try cli.run(["--db=" + other, "list"]).stdout.contains("\tchord\t"))
+    #expect(try cli.run(["--db", other, "select", "list"]).status == 0)
+    // The default library was not touched.
+    #expect(!(try cli.run(["list"]).stdout.contains("chord")))
+  }
+}

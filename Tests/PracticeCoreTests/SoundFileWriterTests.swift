@@ -1,0 +1,50 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PracticeCore
+
+/// Render's partial file: created exclusively, never through a planted symlink.
+@Suite struct SoundFileWriterTests {
+  let dir = TemporaryDirectory()
+
+  @Test func thePartialFileNeverFollowsASymlink() throws {
+    let victim = dir.file("victim.txt")
+    try "keep me".write(toFile: victim, atomically: true, encoding: .utf8)
+    let planted = dir.file(".out.wav.partial")
+    try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
+    #expect(SoundFileWriter.createExclusively(planted) == -1)
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+    // A dangling link is not followed either (it would create its target).
+    let dangling = dir.file(".dangling.partial")
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling, withDestinationPath: dir.file("made.txt"))
+    #expect(SoundFileWriter.createExclusively(dangling) == -1)
+    #expect(!FileManager.default.fileExists(atPath: dir.file("made.txt")))
+    // An existing plain file is not truncated.
+    let existing = dir.file(".existing.partial")
+    try "data".write(toFile: existing, atomically: true, encoding: .utf8)
+    #expect(SoundFileWriter.createExclusively(existing) == -1)
+    #expect(try String(contentsOfFile: existing, encoding: .utf8) == "data")
+    let fresh = SoundFileWriter.createExclusively(dir.file(".fresh.partial"))
+    #expect(fresh >= 0)
+    close(fresh)
+  }
+
+  @Test func aRenderLeavesOnlyItsOutputAndReplacesALinkAtTheTarget() throws {
+    let victim = dir.file("victim.wav")
+    try "not audio".write(toFile: victim, atomically: true, encoding: .utf8)
+    let target = dir.file("out.wav")
+    try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: victim)
+    let format = try #require(OutputFormat(path: target, bitDepth: 16))
+    let writer = try SoundFileWriter(
+      path: target, format: format, sampleRate: 44100, channels: 1, maxBlockFrames: 16)
+    let samples = [Float](repeating: 0.25, count: 16)
+    try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: 16) }
+    try writer.finish()
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "not audio")
+    #expect(try Synth.read(target).samples.count == 16)
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    #expect(left == ["out.wav", "victim.wav"])
+  }
+}
