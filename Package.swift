@@ -18,6 +18,11 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    .systemLibrary(
+      name: "CFFmpeg", pkgConfig: "libavformat",
+      providers: [
+        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])
+      ]),
     // aubio's headers only: the library is loaded on first use by CAubioLoader.
     .systemLibrary(name: "CAubio"),
     .target(name: "CAubioLoader"),
@@ -25,7 +30,7 @@ let package = Package(
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CALSA", "CRubberBand", "CAubio", "CAubioLoader", "CPlatform",
+        "CSndFile", "CFFmpeg", "CALSA", "CRubberBand", "CAubio", "CAubioLoader", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
