@@ -90,6 +90,17 @@ final class FFmpegDecoder: AudioDecoder {
   /// The first decoded frame's timestamp in samples: frame 0.
   private var origin: Int64 = 0
   private var originKnown = false
+  /// The first packet's skip-samples side data (the priming), if it had one.
+  private var startSkip: [UInt8]?
+  /// Set by a seek to the start: the next packet gets `startSkip` if it has none.
+  private var reapplyStartSkip = false
+  /// Set by a seek to the start: the next decoded frame is frame 0.
+  private var startPending = false
+  /// For timestamps coarser than a sample (Matroska's milliseconds), the grid frames
+  /// start on: Opus frames are multiples of 2.5 ms after its priming, Vorbis's of 64
+  /// samples. 0: timestamps are exact.
+  private var snapGrid: Int64 = 0
+  private var snapOffset: Int64 = 0
   /// Set after a seek: the next decoded frame's position comes from its timestamp.
   private var needsPosition = true
   private var draining = false
@@ -158,6 +169,26 @@ final class FFmpegDecoder: AudioDecoder {
     guard try decodeFrame() else {
       throw failure("decode", lastError ?? "the audio stream holds no decodable audio")
     }
+    if startSkip == nil, parameters.pointee.initial_padding > 0 {
+      // Priming declared on the stream, not on its first packet (Matroska's CodecDelay):
+      // the same skip in the side data's layout (LE32 start, LE32 end, two reasons).
+      let skip = UInt32(parameters.pointee.initial_padding)
+      startSkip = (0..<4).map { UInt8(truncatingIfNeeded: skip >> (8 * $0)) } + [0, 0, 0, 0, 0, 0]
+    }
+    if Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den) {
+      let skip =
+        startSkip.map { bytes in
+          bytes.count >= 4
+            ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
+            : 0
+        } ?? 0
+      switch parameters.pointee.codec_id {
+      case AV_CODEC_ID_OPUS: snapGrid = Int64(sampleRate / 400)
+      case AV_CODEC_ID_VORBIS: snapGrid = 64
+      default: snapGrid = 0
+      }
+      if snapGrid > 0 { snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid }
+    }
     let bits = Int(parameters.pointee.bits_per_raw_sample)
     info = SoundFileInfo(
       frames: try totalFrames(format: format, stream: stream), sampleRate: sampleRate,
@@ -217,10 +248,15 @@ final class FFmpegDecoder: AudioDecoder {
         "seek to frame \(target) in", "the file has \(info.frames) frames", category: .io)
     }
     if target < position || target - position > forwardLimit {
-      try seekContainer(to: max(0, target - prerollFrames))
+      // Near the start, from the very first packet: the priming is removed again.
+      try seekContainer(to: target - prerollFrames > 0 ? target - prerollFrames : -1)
       if position > target { try seekContainer(to: -1) }  // landed late: decode from the start
     }
-    // Decode and discard up to the exact frame.
+    try discard(upTo: target)
+  }
+
+  /// Decodes and discards up to the exact frame `target`.
+  private func discard(upTo target: Int64) throws {
     while position < target {
       if pendingEnd == pendingStart {
         guard try decodeFrame() else {
@@ -247,6 +283,8 @@ final class FFmpegDecoder: AudioDecoder {
       avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD),
       "seek to frame \(max(0, frame)) in", category: .io)
     avcodec_flush_buffers(codec)
+    reapplyStartSkip = frame < 0
+    startPending = frame < 0 && originKnown
     pendingStart = 0
     pendingEnd = 0
     draining = false
@@ -296,12 +334,33 @@ final class FFmpegDecoder: AudioDecoder {
       }
       defer { av_packet_unref(packet) }
       if packet.pointee.stream_index != streamIndex { continue }
+      try keepStartSkip(packet)
       let sent = avcodec_send_packet(codec, packet)
       if sent < 0, sent != practice_averror_eagain() {
         lastError = FFmpegError.message(sent)
       }
     }
     return false
+  }
+
+  /// Notes the priming the container declared on the stream's first packet
+  /// (`AV_PKT_DATA_SKIP_SAMPLES`), and puts it back on the first packet after a seek to
+  /// the start, where some demuxers (Matroska) do not declare it again.
+  private func keepStartSkip(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+    if !originKnown, startSkip == nil {
+      var size = 0
+      if let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size > 0 {
+        startSkip = Array(UnsafeBufferPointer(start: data, count: size))
+      }
+    } else if reapplyStartSkip {
+      reapplyStartSkip = false
+      var size = 0
+      guard let startSkip, av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size) == nil
+      else { return }
+      guard let data = av_packet_new_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, startSkip.count)
+      else { throw failure("decode", "out of memory (av_packet_new_side_data)") }
+      data.update(from: startSkip, count: startSkip.count)
+    }
   }
 
   /// Converts a decoded frame to interleaved float with `outChannels` channels in
@@ -329,7 +388,12 @@ final class FFmpegDecoder: AudioDecoder {
     try check(converted, "convert the samples of", category: .badData)
     pendingStart = 0
     pendingEnd = Int(converted)
-    if needsPosition {
+    if needsPosition, reapplyStartSkip || startPending {
+      // The first frame after a seek to the very start, priming removed: frame 0.
+      position = 0
+      startPending = false
+      needsPosition = false
+    } else if needsPosition {
       var pts = frame.pointee.pts
       if pts == practice_av_nopts_value() { pts = frame.pointee.best_effort_timestamp }
       let samples =
@@ -340,6 +404,12 @@ final class FFmpegDecoder: AudioDecoder {
         originKnown = true
       }
       position = samples - origin
+      if snapGrid > 0 {
+        // Timestamps coarser than a sample: the frame starts on the codec's frame grid.
+        let offset = position - snapOffset
+        let rounded = (offset + (offset >= 0 ? snapGrid / 2 : -snapGrid / 2)) / snapGrid
+        position = rounded * snapGrid + snapOffset
+      }
       needsPosition = false
     }
   }
@@ -370,9 +440,11 @@ final class FFmpegDecoder: AudioDecoder {
     try check(swr_init(resampler), "set up the mixer for")
   }
 
-  /// The stream's length in frames, from frame 0: the container's duration (the MP4 edit
-  /// list's, Matroska's to the millisecond), or, when the container only guesses it from
-  /// the bit rate (raw AAC, AC-3), the packets' durations counted to the end.
+  /// The stream's length in frames, from frame 0: the stream's own duration (the MP4
+  /// edit list's); when the container has none for the stream (Matroska, whose segment
+  /// duration also covers a longer video), the end of the last frame decoded near the
+  /// end; when the container only guesses it from the bit rate (raw AAC, AC-3), the
+  /// packets' durations counted to the end (demuxing only).
   private func totalFrames(
     format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>
   ) throws -> Int64 {
@@ -382,18 +454,24 @@ final class FFmpegDecoder: AudioDecoder {
       if stream.pointee.duration != nopts, stream.pointee.duration > 0 {
         let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
         let end = av_rescale_q(start + stream.pointee.duration, timeBase, rate)
-        let startSamples = av_rescale_q(start, timeBase, rate)
         // The decoded start may lie after the stream's start (priming removed).
-        return max(0, end - max(origin, startSamples))
+        return max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
       }
       if format.pointee.duration != nopts, format.pointee.duration > 0 {
-        let micro = AVRational(num: 1, den: 1_000_000)
-        let start = format.pointee.start_time != nopts ? format.pointee.start_time : 0
-        let end = av_rescale_q(start + format.pointee.duration, micro, rate)
-        return max(0, end - origin)
+        let estimate = av_rescale_q(
+          format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
+        for back in [Int64(2), 30] {
+          if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
+            try rewind()
+            return end
+          }
+        }
+        let end = try decodedEnd(from: -1) ?? 0
+        try rewind()
+        return end
       }
     }
-    // Count the packets: demuxing only, no decoding.
+    // Count the packets.
     guard let packet else { return 0 }
     var end: Int64 = origin
     var sum: Int64 = 0
@@ -401,13 +479,36 @@ final class FFmpegDecoder: AudioDecoder {
       if packet.pointee.stream_index == streamIndex {
         sum += av_rescale_q(packet.pointee.duration, timeBase, rate)
         if packet.pointee.pts != nopts {
-          end = max(end, av_rescale_q(packet.pointee.pts + packet.pointee.duration, timeBase, rate))
+          end = max(
+            end, av_rescale_q(packet.pointee.pts + packet.pointee.duration, timeBase, rate))
         }
       }
       av_packet_unref(packet)
     }
-    try seekContainer(to: -1)
+    try rewind()
     return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// Back to frame 0, as after opening.
+  private func rewind() throws {
+    try seekContainer(to: -1)
+    try discard(upTo: 0)
+  }
+
+  /// Where the decoded audio ends, decoding from about `frame` (-1: the start) to the end;
+  /// nil if no audio was decoded from there (a seek past the end of the sound track).
+  private func decodedEnd(from frame: Int64) throws -> Int64? {
+    let start = frame > 0 ? frame : -1
+    do { try seekContainer(to: start) } catch { return nil }
+    if start > 0, position > start + Int64(sampleRate) { return nil }  // no packet near there
+    var end = position + Int64(pendingEnd - pendingStart)
+    while true {
+      position = end
+      pendingStart = pendingEnd
+      guard try decodeFrame() else { break }
+      end = position + Int64(pendingEnd - pendingStart)
+    }
+    return end
   }
 
   private static func tag(
