@@ -69,7 +69,7 @@ import TestSupport
     FileManager.default.createFile(
       atPath: junk, contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))
     let result = try expectFailure(["render", junk, "-o", dir.file("o.wav")], status: 65, message: "cannot read audio from")
-    #expect(result.stderr.contains("libsndfile error"))
+    #expect(result.stderr.contains("libsndfile: ") && result.stderr.contains("FFmpeg: "))
     #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
   }
 

@@ -56,9 +56,11 @@ public final class SoundFile {
       do {
         decoder = try FFmpegDecoder(path: path)
       } catch let ffmpegError as FFmpegError {
+        let sndfileReason = sndfileError.reason.trimmingCharacters(
+          in: CharacterSet(charactersIn: ". "))
         throw SoundFileError(
-          category: ffmpegError.category, code: sndfileError.code,
-          reason: "\(sndfileError.reason) (libsndfile); \(ffmpegError.reason) (FFmpeg)",
+          category: ffmpegError.category,
+          reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
           path: path, operation: "read audio from",
           advice: ffmpegError.category == .badData
             ? "is it an audio file (WAV, AIFF, FLAC, Ogg, MP3, M4A, WebM, or a video with sound)?"
