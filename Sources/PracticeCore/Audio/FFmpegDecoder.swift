@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegLoader
 import Foundation
 
 /// An FFmpeg failure: its error code and message (`av_strerror`), the file, and what was
@@ -12,11 +13,14 @@ public struct FFmpegError: PracticeFailure {
   public let operation: String
   /// What the user can do about it.
   public let advice: String
+  /// FFmpeg's libraries could not be loaded: the advice is to install them.
+  public let notLoaded: Bool
 
   public init(
     category: FailureCategory, code: Int32 = 0, reason: String, path: String,
-    operation: String, advice: String
+    operation: String, advice: String, notLoaded: Bool = false
   ) {
+    self.notLoaded = notLoaded
     self.category = category
     self.code = code
     self.reason = reason
@@ -115,6 +119,13 @@ final class FFmpegDecoder: AudioDecoder {
   private static let quiet: Void = practice_av_log_quiet()
 
   init(path: String) throws {
+    if let reason = practice_ffmpeg_load_error() {
+      throw FFmpegError(
+        category: .badData,
+        reason: "FFmpeg's libraries cannot be loaded (\(String(cString: reason)))",
+        path: path, operation: "read audio from",
+        advice: "install libavformat, libavcodec and libswresample (`make deps`)", notLoaded: true)
+    }
     _ = FFmpegDecoder.quiet
     self.path = path
     info = SoundFileInfo(

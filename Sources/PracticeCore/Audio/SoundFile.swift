@@ -62,7 +62,7 @@ public final class SoundFile {
           category: ffmpegError.category,
           reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
           path: path, operation: "read audio from",
-          advice: ffmpegError.category == .badData
+          advice: ffmpegError.category == .badData && !ffmpegError.notLoaded
             ? "is it an audio file (WAV, AIFF, FLAC, Ogg, MP3, M4A, WebM, or a video with sound)?"
             : ffmpegError.advice)
       }
