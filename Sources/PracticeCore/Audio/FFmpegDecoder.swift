@@ -98,6 +98,8 @@ final class FFmpegDecoder: AudioDecoder {
   private var startSkip: [UInt8]?
   /// Set by a seek to the start: the next packet gets `startSkip` if it has none.
   private var reapplyStartSkip = false
+  /// Set when the first frame after a seek had no timestamp to place it by.
+  private var positionUnknown = false
   /// Set by a seek to the start: the next decoded frame is frame 0.
   private var startPending = false
   /// For timestamps coarser than a sample (Matroska's milliseconds), the grid frames
@@ -153,7 +155,9 @@ final class FFmpegDecoder: AudioDecoder {
       throw failure(
         "read audio from", "it holds no audio stream", advice: "is it a video without sound?")
     }
-    let parameters = stream.pointee.codecpar!
+    guard let parameters = stream.pointee.codecpar else {
+      throw failure("read audio from", "the audio stream has no codec parameters")
+    }
     timeBase = stream.pointee.time_base
     guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
       let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
@@ -261,7 +265,8 @@ final class FFmpegDecoder: AudioDecoder {
     if target < position || target - position > forwardLimit {
       // Near the start, from the very first packet: the priming is removed again.
       try seekContainer(to: target - prerollFrames > 0 ? target - prerollFrames : -1)
-      if position > target { try seekContainer(to: -1) }  // landed late: decode from the start
+      // Landed late, or on a frame without a timestamp: decode from the start.
+      if position > target || positionUnknown { try seekContainer(to: -1) }
     }
     try discard(upTo: target)
   }
@@ -271,6 +276,11 @@ final class FFmpegDecoder: AudioDecoder {
     while position < target {
       if pendingEnd == pendingStart {
         guard try decodeFrame() else {
+          // The last few frames of a length known only to the millisecond read as silence.
+          if target <= info.frames, target - position <= Int64(sampleRate / 50) {
+            position = target
+            return
+          }
           throw failure(
             "seek to frame \(target) in", lastError ?? "the audio ends at frame \(position)",
             category: .io)
@@ -295,6 +305,7 @@ final class FFmpegDecoder: AudioDecoder {
       "seek to frame \(max(0, frame)) in", category: .io)
     avcodec_flush_buffers(codec)
     reapplyStartSkip = frame < 0
+    positionUnknown = false
     startPending = frame < 0 && originKnown
     pendingStart = 0
     pendingEnd = 0
@@ -407,6 +418,7 @@ final class FFmpegDecoder: AudioDecoder {
     } else if needsPosition {
       var pts = frame.pointee.pts
       if pts == practice_av_nopts_value() { pts = frame.pointee.best_effort_timestamp }
+      if pts == practice_av_nopts_value(), originKnown { positionUnknown = true }
       let samples =
         pts == practice_av_nopts_value()
         ? 0 : av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
