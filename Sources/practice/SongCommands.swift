@@ -19,11 +19,14 @@ struct Add: ParsableCommand {
   func run() throws {
     var scanned: [ScannedFile] = []
     var refused: [any PracticeFailure] = []
-    for target in SongScanner.targets(files) {
+    let targets = SongScanner.targets(files)
+    for target in targets {
       do {
         scanned.append(try SongScanner.scan(target.path))
       } catch let failure as any PracticeFailure {
         guard SongScanner.reportsFailure(of: target) else { continue }
+        // One file alone fails with its own one line.
+        if targets.count == 1 { throw failure }
         Terminal.error(failure.description)
         refused.append(failure)
       }
