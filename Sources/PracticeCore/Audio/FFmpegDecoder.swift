@@ -334,9 +334,9 @@ final class FFmpegDecoder: AudioDecoder {
         break
       }
       if received != practice_averror_eagain() {
-        // A damaged packet: note it and go on with the next, as players do.
+        // A damaged packet: note it and go on with the next one, as players do. Never
+        // ask again without feeding: a decoder in a failed state would answer forever.
         lastError = FFmpegError.message(received)
-        continue
       }
       if draining {
         endOfStream = true

@@ -58,11 +58,13 @@ public final class SoundFile {
       } catch let ffmpegError as FFmpegError {
         let sndfileReason = sndfileError.reason.trimmingCharacters(
           in: CharacterSet(charactersIn: ". "))
+        // At open, a read that fails part-way means the data is not audio FFmpeg can use.
+        let category = ffmpegError.category == .io ? .badData : ffmpegError.category
         throw SoundFileError(
-          category: ffmpegError.category,
+          category: category,
           reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
           path: path, operation: "read audio from",
-          advice: ffmpegError.category == .badData && !ffmpegError.notLoaded
+          advice: category == .badData && !ffmpegError.notLoaded
             ? "is it an audio file (WAV, AIFF, FLAC, Ogg, MP3, M4A, WebM, or a video with sound)?"
             : ffmpegError.advice)
       }
