@@ -18,6 +18,9 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    // FFmpeg's headers only: the libraries are loaded on first use by CFFmpegLoader.
+    .systemLibrary(name: "CFFmpeg"),
+    .target(name: "CFFmpegLoader"),
     // aubio's headers only: the library is loaded on first use by CAubioLoader.
     .systemLibrary(name: "CAubio"),
     .target(name: "CAubioLoader"),
@@ -25,7 +28,8 @@ let package = Package(
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CALSA", "CRubberBand", "CAubio", "CAubioLoader", "CPlatform",
+        "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
+        "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),

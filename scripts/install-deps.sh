@@ -12,6 +12,10 @@ declare -A libs=(
   [alsa]=libasound2-dev
   [rubberband]=librubberband-dev
   [aubio]=libaubio-dev
+  [libavformat]=libavformat-dev
+  [libavcodec]=libavcodec-dev
+  [libavutil]=libavutil-dev
+  [libswresample]=libswresample-dev
 )
 command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
 for mod in "${!libs[@]}"; do
@@ -27,6 +31,8 @@ if ! ls /usr/lib/*/alsa-lib/libasound_module_pcm_pulse.so >/dev/null 2>&1; then
   need_pkgs+=(libasound2-plugins)
 fi
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
+# The tests make their M4A, WebM and video files with the ffmpeg command.
+command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
 
 if [ "${#need_pkgs[@]}" -eq 0 ]; then
   exit 0

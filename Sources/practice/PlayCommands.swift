@@ -166,6 +166,7 @@ struct Render: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
+    try OutputFormat(path: output, bitDepth: 16)?.check(sampleRate: file.info.sampleRate, path: output)
     let plan = try playback.plan(for: song, info: file.info, library: library)
     let target = SongScanner.absolutePath(output)
     if target == song.path {

@@ -6,15 +6,44 @@ struct Add: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "add",
     abstract: "Add songs to the library, or refresh them; prints ID<TAB>TITLE for each.",
-    discussion: "All files are read first; if one cannot be added, none is.")
+    discussion: """
+      A folder adds the audio and video files in it and in its folders, in name order \
+      (hidden files and files that are not audio are skipped). A file that cannot be read \
+      gets one line on stderr and the others are still added; the exit status is then that \
+      file's (65: not readable audio, 66: missing).
+      """)
 
   @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("Audio files.", valueName: "file")) var files: [String]
+  @Argument(help: ArgumentHelp("Audio files or folders.", valueName: "path")) var files: [String]
 
   func run() throws {
-    let scanned = try files.map { try SongScanner.scan($0) }
-    let songs = try library.open().add(scanned)
+    var scanned: [ScannedFile] = []
+    var refused: [any PracticeFailure] = []
+    let targets = SongScanner.targets(files)
+    for target in targets {
+      do {
+        scanned.append(try SongScanner.scan(target.path))
+      } catch let failure as any PracticeFailure {
+        guard SongScanner.reportsFailure(of: target) else { continue }
+        // One file alone fails with its own one line.
+        if targets.count == 1 { throw failure }
+        Terminal.error(failure.description)
+        refused.append(failure)
+      }
+    }
+    let songs = scanned.isEmpty ? [] : try library.open().add(scanned)
     Terminal.records(songs.map { ["\($0.id ?? 0)", $0.title] })
+    if let first = refused.first {
+      let noun = refused.count == 1 ? "file" : "files"
+      throw PracticeError(
+        first.category, "added \(songs.count), refused \(refused.count) \(noun) (see above)")
+    }
+    if songs.isEmpty {
+      throw PracticeError(
+        .missingInput,
+        "no audio files in \(files.joined(separator: ", ")); give audio files or folders holding some"
+      )
+    }
   }
 }
 

@@ -41,7 +41,8 @@ import TestSupport
   }
 
   @Test func directory() throws {
-    try expectFailure(["add", dir.path], status: 66, message: "it is a directory")
+    // `add` takes folders: one with no audio in it is missing input.
+    try expectFailure(["add", dir.path], status: 66, message: "no audio files in")
     try expectFailure(["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
   }
 
@@ -69,7 +70,7 @@ import TestSupport
     FileManager.default.createFile(
       atPath: junk, contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))
     let result = try expectFailure(["render", junk, "-o", dir.file("o.wav")], status: 65, message: "cannot read audio from")
-    #expect(result.stderr.contains("libsndfile error"))
+    #expect(result.stderr.contains("libsndfile: ") && result.stderr.contains("FFmpeg: "))
     #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
   }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SongCommandTests {
   let dir = TemporaryDirectory()
@@ -25,11 +25,67 @@ import TestSupport
     #expect(list.stdout.hasPrefix("1\tAlpha\t\t0:00.5\t\(a)\n"))
   }
 
-  @Test func addIsAllOrNothing() throws {
+  @Test func addContinuesPastABadFileAndExitsWithItsCode() throws {
     let good = try song("good.wav")
-    let result = try cli.run(["add", good, dir.file("missing.wav")])
-    #expect(result.status == 66)
-    #expect(try cli.run(["list"]).stdout.isEmpty)
+    let bad = dir.file("bad.m4a")
+    try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(
+      to: URL(fileURLWithPath: bad))
+    let later = try song("later.wav")
+    let result = try cli.run(["add", good, bad, later])
+    #expect(result.status == 65)
+    #expect(result.stdout == "1\tgood\n2\tlater\n")
+    #expect(result.stderrLines.count == 2, "\(result.stderr)")
+    #expect(result.stderrLines.first?.contains(bad) == true)
+    #expect(result.stderrLines.last == "practice: added 2, refused 1 file (see above)")
+    let missing = try cli.run(["add", dir.file("missing.wav"), good])
+    #expect(missing.status == 66)
+    #expect(missing.stdout == "1\tgood\n")
+    #expect(try cli.run(["list"]).stdout.split(separator: "\n").count == 2)
+  }
+
+  @Test func addOfAFolderAddsItsAudioRecursivelyInNameOrder() throws {
+    let root = dir.file("music")
+    for folder in ["music/b-side", "music/a-side/deep", "music/.cache"] {
+      try FileManager.default.createDirectory(
+        atPath: dir.file(folder), withIntermediateDirectories: true)
+    }
+    _ = try song("music/b-side/one.wav")
+    _ = try song("music/a-side/deep/two.wav")
+    _ = try song("music/a-side/Three.wav")
+    _ = try song("music/zero.wav")
+    _ = try song("music/.cache/hidden.wav")
+    _ = try song("music/.hidden.wav")
+    try "liner notes".write(toFile: dir.file("music/notes.txt"), atomically: true, encoding: .utf8)
+    try Data([0x89, 0x50, 0x4e, 0x47]).write(to: URL(fileURLWithPath: dir.file("music/cover.png")))
+    let result = try cli.run(["add", root])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.isEmpty)
+    #expect(result.stdout == "1\tThree\n2\ttwo\n3\tone\n4\tzero\n")
+    // Adding the folder again changes nothing.
+    let again = try cli.run(["add", root])
+    #expect(again.status == 0 && again.stdout == result.stdout)
+    let empty = dir.file("empty")
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    let none = try cli.run(["add", empty])
+    #expect(none.status == 66 && none.stderrLines.count == 1)
+  }
+
+  @Test func addTakesM4AFromAFolderBesideWAV() throws {
+    let folder = dir.file("mixed")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let wav = try song("mixed/a.wav", seconds: 1)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = [
+      "-v", "error", "-nostdin", "-y", "-i", wav, "-c:a", "aac", "-metadata", "title=Store Track",
+      folder + "/b.m4a",
+    ]
+    try process.run()
+    process.waitUntilExit()
+    let result = try cli.run(["add", folder])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout == "1\ta\n2\tStore Track\n")
+    #expect(try cli.run(["show", "2"]).stdout.contains("format QuickTime / MOV, AAC"))
   }
 
   @Test func relativePathsAreStoredAbsolute() throws {
@@ -53,7 +109,8 @@ import TestSupport
     #expect(object["artist"] is NSNull)
     #expect(object["frames"] as? Int == 22050)
     let list = try cli.run(["list", "--json"])
-    let array = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+    let array = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
     #expect(array.count == 1)
     #expect(try cli.run(["list", "--json"], in: dir.path).stdout == list.stdout)
     let empty = CLI(database: dir.file("empty.sqlite"))
@@ -81,7 +138,8 @@ import TestSupport
   }
 
   @Test func ambiguousTitlesListTheCandidates() throws {
-    try FileManager.default.createDirectory(atPath: dir.file("b"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: dir.file("b"), withIntermediateDirectories: true)
     _ = try cli.run(["add", try song("Same.wav"), try song("b/same.wav", frequency: 220)])
     let snapshot = try cli.snapshot()
     let result = try cli.run(["show", "SAME"])
@@ -94,7 +152,8 @@ import TestSupport
   @Test func unknownIdsAndTitlesAreMissingInput() throws {
     let id = try cli.run(["show", "42"])
     #expect(id.status == 66)
-    #expect(id.stderr == "practice: no song with id 42 in the library; `practice list` shows the ids\n")
+    #expect(
+      id.stderr == "practice: no song with id 42 in the library; `practice list` shows the ids\n")
     let title = try cli.run(["show", "Nothing Like It"])
     #expect(title.status == 66)
     #expect(title.stderrLines.count == 1)

@@ -6,115 +6,91 @@ public struct SoundFileInfo: Sendable, Equatable {
   public var frames: Int64
   public var sampleRate: Int
   public var channels: Int
-  /// libsndfile's format word (major type | subtype).
+  /// libsndfile's format word (major type | subtype); 0 for files FFmpeg decodes.
   public var format: Int32
   /// Human-readable container and encoding, e.g. "FLAC (Free Lossless Audio Codec), Signed 16 bit PCM".
   public var formatName: String
+  /// Bits per sample of the source encoding, for picking an output encoding that loses
+  /// nothing (16 for lossy codecs).
+  public var bitDepth: Int
   public var title: String?
   public var artist: String?
   public var album: String?
 
   public var duration: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
-
-  /// Bits per sample of the source encoding, for picking an output encoding that loses nothing.
-  public var bitDepth: Int {
-    switch format & Int32(SF_FORMAT_SUBMASK) {
-    case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8): return 8
-    case Int32(SF_FORMAT_PCM_24): return 24
-    case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT), Int32(SF_FORMAT_DOUBLE): return 32
-    default: return 16
-    }
-  }
 }
 
-/// A sound file open for reading (`sf_open`), decoded to interleaved 32-bit floats.
+/// One decoding library behind the `SoundFile` facade: libsndfile or FFmpeg.
+///
+/// A decoder gives interleaved 32-bit floats at the stream's native rate, frame 0 being
+/// the first frame the encoder was given (priming and padding removed), and seeks to the
+/// exact frame. One owner, one thread at a time.
+public protocol AudioDecoder: AnyObject {
+  /// Shape and tags, read when the decoder was opened.
+  var info: SoundFileInfo { get }
+  /// Moves the read position to `frame`, exactly.
+  func seek(to frame: Int64) throws
+  /// Reads up to `frames` interleaved frames; fewer only at the end of the decodable audio.
+  func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int
+  /// The library's message for the last decoding error, if there was one.
+  var lastError: String? { get }
+}
+
+/// A sound file open for reading, decoded to interleaved 32-bit floats, whichever library
+/// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), FFmpeg for what libsndfile
+/// refuses (M4A/MP4 AAC and ALAC, WebM/Matroska, the sound of a video file, WMA, AC-3).
 ///
 /// One owner, one thread at a time: the playback feeder reads it on its own thread.
 public final class SoundFile {
   public let path: String
   public let info: SoundFileInfo
-  private let handle: OpaquePointer  // owned; closed in deinit
+  private let decoder: any AudioDecoder  // owned
 
   /// Opens `path`, checking first for the common ways a path is not an audio file.
   public init(path: String) throws {
     try SoundFile.checkReadable(path)
-    var sfinfo = SF_INFO()
-    guard let handle = sf_open(path, Int32(SFM_READ), &sfinfo) else {
-      throw SoundFileError(
-        handle: nil, path: path, operation: "read audio from", category: .badData,
-        advice: "is it an audio file libsndfile can decode (WAV, AIFF, FLAC, OGG, Opus, MP3)?")
-    }
-    guard sfinfo.channels > 0, sfinfo.samplerate > 0, sfinfo.frames >= 0 else {
-      sf_close(handle)
-      throw SoundFileError(
-        category: .badData, reason: "the file reports no channels or no sample rate",
-        path: path, operation: "read audio from", advice: "the file is damaged")
-    }
     self.path = path
-    self.handle = handle
-    self.info = SoundFileInfo(
-      frames: Int64(sfinfo.frames), sampleRate: Int(sfinfo.samplerate),
-      channels: Int(sfinfo.channels), format: sfinfo.format,
-      formatName: SoundFile.formatName(sfinfo.format),
-      title: SoundFile.tag(handle, SF_STR_TITLE),
-      artist: SoundFile.tag(handle, SF_STR_ARTIST),
-      album: SoundFile.tag(handle, SF_STR_ALBUM))
-  }
-
-  deinit { sf_close(handle) }
-
-  /// Moves the read position to `frame` (`sf_seek`).
-  public func seek(to frame: Int64) throws {
-    if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
-      throw SoundFileError(
-        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .badData,
-        advice: "the file may be truncated or damaged")
+    do {
+      decoder = try SndFileDecoder(path: path)
+    } catch let sndfileError as SoundFileError where sndfileError.category == .badData {
+      do {
+        decoder = try FFmpegDecoder(path: path)
+      } catch let ffmpegError as FFmpegError {
+        let sndfileReason = sndfileError.reason.trimmingCharacters(
+          in: CharacterSet(charactersIn: ". "))
+        // At open, a read that fails part-way means the data is not audio FFmpeg can use.
+        let category = ffmpegError.category == .io ? .badData : ffmpegError.category
+        throw SoundFileError(
+          category: category,
+          reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
+          path: path, operation: "read audio from",
+          advice: category == .badData && !ffmpegError.notLoaded
+            ? "is it an audio file (WAV, AIFF, FLAC, Ogg, MP3, M4A, WebM, or a video with sound)?"
+            : ffmpegError.advice)
+      }
     }
+    info = decoder.info
   }
 
-  /// Reads up to `frames` interleaved frames into `buffer` (`sf_readf_float`); returns
-  /// how many were read, fewer only at the end of the decodable audio. Samples that are
-  /// not numbers (NaN or infinite: a glitch in a float file) read as silence; passed on,
-  /// they would turn everything after them in the time stretcher into full-scale noise,
-  /// and the analysis's running sums into NaN.
+  /// Moves the read position to `frame`, exactly (`sf_seek`, or FFmpeg's seek and decode).
+  public func seek(to frame: Int64) throws { try decoder.seek(to: frame) }
+
+  /// Reads up to `frames` interleaved frames into `buffer`; returns how many were read,
+  /// fewer only at the end of the decodable audio. Samples that are not numbers (NaN or
+  /// infinite: a glitch in a float file) read as silence; passed on, they would turn
+  /// everything after them in the time stretcher into full-scale noise, and the
+  /// analysis's running sums into NaN.
   public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-    let n = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    let n = decoder.read(into: buffer, frames: frames)
     for i in 0..<(max(0, n) * info.channels) where !buffer[i].isFinite { buffer[i] = 0 }
     return n
   }
 
-  /// libsndfile's message for the last error on this file, if there was one.
-  public var lastError: String? {
-    sf_error(handle) == 0 ? nil : String(cString: sf_strerror(handle))
-  }
-
-  private static func tag(_ handle: OpaquePointer, _ kind: Int) -> String? {
-    guard let text = sf_get_string(handle, Int32(kind)) else { return nil }
-    let value = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-    return value.isEmpty ? nil : value
-  }
-
-  private static func formatName(_ format: Int32) -> String {
-    let major = formatInfoName(format & Int32(SF_FORMAT_TYPEMASK), SFC_GET_FORMAT_MAJOR_COUNT, SFC_GET_FORMAT_MAJOR)
-    let sub = formatInfoName(format & Int32(SF_FORMAT_SUBMASK), SFC_GET_FORMAT_SUBTYPE_COUNT, SFC_GET_FORMAT_SUBTYPE)
-    return [major, sub].compactMap { $0 }.joined(separator: ", ")
-  }
-
-  /// Looks a major type or subtype up in libsndfile's format tables (`SFC_GET_FORMAT_*`).
-  private static func formatInfoName(_ value: Int32, _ countCommand: Int, _ itemCommand: Int) -> String? {
-    var count: Int32 = 0
-    sf_command(nil, Int32(countCommand), &count, Int32(MemoryLayout<Int32>.size))
-    for index in 0..<count {
-      var info = SF_FORMAT_INFO()
-      info.format = index
-      sf_command(nil, Int32(itemCommand), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
-      if info.format == value, let cName = info.name { return String(cString: cName) }
-    }
-    return nil
-  }
+  /// The decoding library's message for the last error on this file, if there was one.
+  public var lastError: String? { decoder.lastError }
 
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
-  /// libsndfile gives a vaguer one.
+  /// a library gives a vaguer one.
   static func checkReadable(_ path: String) throws {
     var status = stat()
     if stat(path, &status) != 0 && errno == EACCES {
@@ -146,5 +122,96 @@ public final class SoundFile {
         category: .badData, reason: "the file is empty (0 bytes)", path: path,
         operation: "read audio from", advice: "the file is damaged or was not fully copied")
     }
+  }
+}
+
+/// libsndfile's decoder (`sf_open`): WAV, AIFF, FLAC, Ogg Vorbis/Opus, MP3.
+final class SndFileDecoder: AudioDecoder {
+  let path: String
+  let info: SoundFileInfo
+  private let handle: OpaquePointer  // owned; closed in deinit
+
+  init(path: String) throws {
+    var sfinfo = SF_INFO()
+    guard let handle = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+      throw SoundFileError(
+        handle: nil, path: path, operation: "read audio from", category: .badData,
+        advice: "is it an audio file libsndfile can decode (WAV, AIFF, FLAC, OGG, Opus, MP3)?")
+    }
+    guard sfinfo.channels > 0, sfinfo.samplerate > 0, sfinfo.frames >= 0 else {
+      sf_close(handle)
+      throw SoundFileError(
+        category: .badData, reason: "the file reports no channels or no sample rate",
+        path: path, operation: "read audio from", advice: "the file is damaged")
+    }
+    self.path = path
+    self.handle = handle
+    self.info = SoundFileInfo(
+      frames: Int64(sfinfo.frames), sampleRate: Int(sfinfo.samplerate),
+      channels: Int(sfinfo.channels), format: sfinfo.format,
+      formatName: SndFileDecoder.formatName(sfinfo.format),
+      bitDepth: SndFileDecoder.bitDepth(sfinfo.format),
+      title: SndFileDecoder.tag(handle, SF_STR_TITLE),
+      artist: SndFileDecoder.tag(handle, SF_STR_ARTIST),
+      album: SndFileDecoder.tag(handle, SF_STR_ALBUM))
+  }
+
+  deinit { sf_close(handle) }
+
+  /// `sf_seek`.
+  func seek(to frame: Int64) throws {
+    if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 {
+      throw SoundFileError(
+        handle: handle, path: path, operation: "seek to frame \(frame) in", category: .badData,
+        advice: "the file may be truncated or damaged")
+    }
+  }
+
+  /// `sf_readf_float`.
+  func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+    Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+  }
+
+  var lastError: String? {
+    sf_error(handle) == 0 ? nil : String(cString: sf_strerror(handle))
+  }
+
+  /// Bits per sample of libsndfile's subtype.
+  static func bitDepth(_ format: Int32) -> Int {
+    switch format & Int32(SF_FORMAT_SUBMASK) {
+    case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8): return 8
+    case Int32(SF_FORMAT_PCM_24): return 24
+    case Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT), Int32(SF_FORMAT_DOUBLE): return 32
+    default: return 16
+    }
+  }
+
+  private static func tag(_ handle: OpaquePointer, _ kind: Int) -> String? {
+    guard let text = sf_get_string(handle, Int32(kind)) else { return nil }
+    let value = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    return value.isEmpty ? nil : value
+  }
+
+  private static func formatName(_ format: Int32) -> String {
+    let major = formatInfoName(
+      format & Int32(SF_FORMAT_TYPEMASK), SFC_GET_FORMAT_MAJOR_COUNT, SFC_GET_FORMAT_MAJOR)
+    let sub = formatInfoName(
+      format & Int32(SF_FORMAT_SUBMASK), SFC_GET_FORMAT_SUBTYPE_COUNT, SFC_GET_FORMAT_SUBTYPE)
+    return [major, sub].compactMap { $0 }.joined(separator: ", ")
+  }
+
+  /// Looks a major type or subtype up in libsndfile's format tables (`SFC_GET_FORMAT_*`).
+  private static func formatInfoName(_ value: Int32, _ countCommand: Int, _ itemCommand: Int)
+    -> String?
+  {
+    var count: Int32 = 0
+    sf_command(nil, Int32(countCommand), &count, Int32(MemoryLayout<Int32>.size))
+    for index in 0..<count {
+      var info = SF_FORMAT_INFO()
+      info.format = index
+      sf_command(nil, Int32(itemCommand), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
+      if info.format == value, let cName = info.name { return String(cString: cName) }
+    }
+    return nil
   }
 }

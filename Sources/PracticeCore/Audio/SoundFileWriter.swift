@@ -6,6 +6,10 @@ public struct OutputFormat: Sendable, Equatable {
   /// libsndfile's format word (major type | subtype).
   public let format: Int32
   public let encoding: SampleEncoding
+  /// The only sample rates the encoding takes (nil: any); `render` does not resample.
+  public let sampleRates: [Int]?
+  /// The encoding's name, for messages.
+  public let name: String
 
   public static let extensions = ["wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif"]
 
@@ -14,6 +18,7 @@ public struct OutputFormat: Sendable, Equatable {
   public init?(path: String, bitDepth: Int) {
     let ext = (path as NSString).pathExtension.lowercased()
     let deep = bitDepth > 16
+    var rates: [Int]? = nil
     switch ext {
     case "wav":
       format = Int32(SF_FORMAT_WAV) | Int32(deep ? SF_FORMAT_PCM_24 : SF_FORMAT_PCM_16)
@@ -30,12 +35,32 @@ public struct OutputFormat: Sendable, Equatable {
     case "opus":
       format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_OPUS)
       encoding = .float32
+      rates = [8000, 12000, 16000, 24000, 48000]
     case "mp3":
       format = Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
       encoding = .float32
+      rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
     default:
       return nil
     }
+    sampleRates = rates
+    name =
+      ["oga": "Ogg Vorbis", "ogg": "Ogg Vorbis", "opus": "Opus", "aif": "AIFF"][ext]
+      ?? ext.uppercased()
+  }
+
+  /// Refuses a source rate the encoding cannot carry, before any work starts: a usage
+  /// error that names the rates it takes and the formats that take any.
+  public func check(sampleRate: Int, path: String) throws {
+    guard let rates = sampleRates, !rates.contains(sampleRate) else { return }
+    func kHz(_ rate: Int) -> String { String(format: "%g", Double(rate) / 1000) }
+    let list = rates.map(kHz)
+    let spoken = list.dropLast().joined(separator: ", ") + " or " + list.last!
+    throw PracticeError(
+      .usage,
+      "cannot write '\(path)': \(name) takes \(spoken) kHz and the song is "
+        + "\(kHz(sampleRate)) kHz (render does not resample); "
+        + "write .wav, .flac or .ogg instead")
   }
 }
 

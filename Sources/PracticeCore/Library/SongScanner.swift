@@ -11,7 +11,7 @@ public struct ScannedFile: Sendable {
 
 /// Reads a file's metadata and fingerprint for the library.
 public enum SongScanner {
-  /// Opens `path` with libsndfile (so only decodable audio gets in) and fingerprints it.
+  /// Opens `path` with the decoders (so only decodable audio gets in) and fingerprints it.
   public static func scan(_ path: String) throws -> ScannedFile {
     guard !path.isEmpty else {
       throw PracticeError(.usage, "the file name is empty (''); give the path of an audio file")
@@ -22,6 +22,64 @@ public enum SongScanner {
     return ScannedFile(
       path: absolute, contentHash: try contentHash(absolute, size: size), fileSize: size,
       modifiedAt: modified, info: file.info)
+  }
+
+  /// One file `add` will try: given by name, or found in a folder given by name.
+  public struct Target: Sendable, Equatable {
+    public let path: String
+    /// Named on the command line: a failure to read it is reported, never skipped.
+    public let named: Bool
+  }
+
+  /// The files `add` tries for its arguments, in order: a file as it is; a folder's files
+  /// recursively, each folder's entries in byte order of their names, hidden ones (a
+  /// leading dot) left out, symbolic links to folders not followed twice.
+  public static func targets(_ arguments: [String]) -> [Target] {
+    var targets: [Target] = []
+    var visited = Set<String>()
+    func walk(_ directory: String) {
+      let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+      guard visited.insert(real).inserted else { return }
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+      where !name.hasPrefix(".") {
+        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+          continue  // a dangling link
+        }
+        if isDirectory.boolValue {
+          walk(path)
+        } else {
+          targets.append(Target(path: path, named: false))
+        }
+      }
+    }
+    for argument in arguments {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
+        walk(argument)
+      } else {
+        targets.append(Target(path: argument, named: true))
+      }
+    }
+    return targets
+  }
+
+  /// Extensions of audio and video files: one found in a folder that cannot be read is
+  /// reported; any other file that cannot be read is skipped without a word.
+  static let audioExtensions: Set<String> = [
+    "wav", "wave", "w64", "rf64", "aif", "aiff", "aifc", "caf", "au", "snd", "flac", "ogg",
+    "oga", "opus", "mp3", "mp2", "m4a", "m4b", "mp4", "m4v", "mov", "3gp", "aac", "ac3", "eac3",
+    "mka", "mkv", "webm", "wma", "wmv", "asf", "avi", "flv", "wv", "ape", "mpc", "dts",
+  ]
+
+  /// Whether a failure to read `target` is worth a line: it was named, or it looks like audio.
+  public static func reportsFailure(of target: Target) -> Bool {
+    target.named
+      || audioExtensions.contains((target.path as NSString).pathExtension.lowercased())
   }
 
   /// The path made absolute against the working directory, with `.` and `..` resolved.

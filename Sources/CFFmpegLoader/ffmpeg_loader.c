@@ -1,0 +1,226 @@
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/dict.h>
+#include <libavutil/error.h>
+#include <libavutil/macros.h>
+#include <libavutil/opt.h>
+#include <libswresample/swresample.h>
+#include "ffmpeg_loader.h"
+
+/* The sonames of the libraries the headers describe. */
+#define SONAME(lib, major) "lib" #lib ".so." AV_STRINGIFY(major)
+
+/* The real functions, resolved once. */
+static struct {
+  void (*av_log_set_level)(int);
+  int (*av_strerror)(int, char *, size_t);
+  int64_t (*av_rescale_q)(int64_t, AVRational, AVRational);
+  AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
+  int (*av_opt_set_double)(void *, const char *, double, int);
+  void (*av_channel_layout_default)(AVChannelLayout *, int);
+  int (*av_channel_layout_copy)(AVChannelLayout *, const AVChannelLayout *);
+  void (*av_channel_layout_uninit)(AVChannelLayout *);
+  AVFrame *(*av_frame_alloc)(void);
+  void (*av_frame_free)(AVFrame **);
+  void (*av_frame_unref)(AVFrame *);
+  AVPacket *(*av_packet_alloc)(void);
+  void (*av_packet_free)(AVPacket **);
+  void (*av_packet_unref)(AVPacket *);
+  uint8_t *(*av_packet_get_side_data)(const AVPacket *, enum AVPacketSideDataType, size_t *);
+  uint8_t *(*av_packet_new_side_data)(AVPacket *, enum AVPacketSideDataType, size_t);
+  const AVCodec *(*avcodec_find_decoder)(enum AVCodecID);
+  const char *(*avcodec_get_name)(enum AVCodecID);
+  AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
+  void (*avcodec_free_context)(AVCodecContext **);
+  int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
+  int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
+  int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
+  int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
+  void (*avcodec_flush_buffers)(AVCodecContext *);
+  int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
+  int (*avformat_find_stream_info)(AVFormatContext *, AVDictionary **);
+  void (*avformat_close_input)(AVFormatContext **);
+  int (*av_read_frame)(AVFormatContext *, AVPacket *);
+  int (*avformat_seek_file)(AVFormatContext *, int, int64_t, int64_t, int64_t, int);
+  int (*swr_alloc_set_opts2)(struct SwrContext **, AVChannelLayout *, enum AVSampleFormat, int,
+                             AVChannelLayout *, enum AVSampleFormat, int, int, void *);
+  int (*swr_init)(struct SwrContext *);
+  void (*swr_free)(struct SwrContext **);
+  int (*swr_convert)(struct SwrContext *, uint8_t **, int, const uint8_t **, int);
+  int (*swr_get_out_samples)(struct SwrContext *, int);
+} real;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *load_error = NULL;
+static char load_message[512];
+
+static void *open_library(const char *name) {
+  void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (library == NULL && load_error == NULL) {
+    snprintf(load_message, sizeof load_message, "%s", dlerror());
+    load_error = load_message;
+  }
+  return library;
+}
+
+static void load(void) {
+  void *avutil = open_library(SONAME(avutil, LIBAVUTIL_VERSION_MAJOR));
+  void *swresample = open_library(SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR));
+  void *avcodec = open_library(SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR));
+  void *avformat = open_library(SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR));
+  if (load_error != NULL) return;
+#define RESOLVE(library, name)                                              \
+  *(void **)(&real.name) = dlsym(library, #name);                           \
+  if (real.name == NULL) {                                                  \
+    snprintf(load_message, sizeof load_message, "FFmpeg's lib" #library     \
+             " lacks " #name);                                              \
+    load_error = load_message;                                              \
+    return;                                                                 \
+  }
+  RESOLVE(avutil, av_log_set_level)
+  RESOLVE(avutil, av_strerror)
+  RESOLVE(avutil, av_rescale_q)
+  RESOLVE(avutil, av_dict_get)
+  RESOLVE(avutil, av_opt_set_double)
+  RESOLVE(avutil, av_channel_layout_default)
+  RESOLVE(avutil, av_channel_layout_copy)
+  RESOLVE(avutil, av_channel_layout_uninit)
+  RESOLVE(avutil, av_frame_alloc)
+  RESOLVE(avutil, av_frame_free)
+  RESOLVE(avutil, av_frame_unref)
+  RESOLVE(avcodec, av_packet_alloc)
+  RESOLVE(avcodec, av_packet_free)
+  RESOLVE(avcodec, av_packet_unref)
+  RESOLVE(avcodec, av_packet_get_side_data)
+  RESOLVE(avcodec, av_packet_new_side_data)
+  RESOLVE(avcodec, avcodec_find_decoder)
+  RESOLVE(avcodec, avcodec_get_name)
+  RESOLVE(avcodec, avcodec_alloc_context3)
+  RESOLVE(avcodec, avcodec_free_context)
+  RESOLVE(avcodec, avcodec_parameters_to_context)
+  RESOLVE(avcodec, avcodec_open2)
+  RESOLVE(avcodec, avcodec_send_packet)
+  RESOLVE(avcodec, avcodec_receive_frame)
+  RESOLVE(avcodec, avcodec_flush_buffers)
+  RESOLVE(avformat, avformat_open_input)
+  RESOLVE(avformat, avformat_find_stream_info)
+  RESOLVE(avformat, avformat_close_input)
+  RESOLVE(avformat, av_read_frame)
+  RESOLVE(avformat, avformat_seek_file)
+  RESOLVE(swresample, swr_alloc_set_opts2)
+  RESOLVE(swresample, swr_init)
+  RESOLVE(swresample, swr_free)
+  RESOLVE(swresample, swr_convert)
+  RESOLVE(swresample, swr_get_out_samples)
+#undef RESOLVE
+}
+
+/* Whether every function was resolved (loads on first call). */
+static int ready(void) {
+  pthread_once(&once, load);
+  return load_error == NULL;
+}
+
+const char *practice_ffmpeg_load_error(void) { return ready() ? NULL : load_error; }
+
+#define NOT_LOADED AVERROR(ENOSYS)
+
+void av_log_set_level(int level) { if (ready()) real.av_log_set_level(level); }
+int av_strerror(int errnum, char *errbuf, size_t errbuf_size) {
+  return ready() ? real.av_strerror(errnum, errbuf, errbuf_size) : -1;
+}
+int64_t av_rescale_q(int64_t a, AVRational bq, AVRational cq) {
+  return ready() ? real.av_rescale_q(a, bq, cq) : 0;
+}
+AVDictionaryEntry *av_dict_get(const AVDictionary *m, const char *key,
+                               const AVDictionaryEntry *prev, int flags) {
+  return ready() ? real.av_dict_get(m, key, prev, flags) : NULL;
+}
+int av_opt_set_double(void *obj, const char *name, double val, int search_flags) {
+  return ready() ? real.av_opt_set_double(obj, name, val, search_flags) : NOT_LOADED;
+}
+void av_channel_layout_default(AVChannelLayout *ch_layout, int nb_channels) {
+  if (ready()) real.av_channel_layout_default(ch_layout, nb_channels);
+}
+int av_channel_layout_copy(AVChannelLayout *dst, const AVChannelLayout *src) {
+  return ready() ? real.av_channel_layout_copy(dst, src) : NOT_LOADED;
+}
+void av_channel_layout_uninit(AVChannelLayout *channel_layout) {
+  if (ready()) real.av_channel_layout_uninit(channel_layout);
+}
+AVFrame *av_frame_alloc(void) { return ready() ? real.av_frame_alloc() : NULL; }
+void av_frame_free(AVFrame **frame) { if (ready()) real.av_frame_free(frame); }
+void av_frame_unref(AVFrame *frame) { if (ready()) real.av_frame_unref(frame); }
+AVPacket *av_packet_alloc(void) { return ready() ? real.av_packet_alloc() : NULL; }
+void av_packet_free(AVPacket **pkt) { if (ready()) real.av_packet_free(pkt); }
+void av_packet_unref(AVPacket *pkt) { if (ready()) real.av_packet_unref(pkt); }
+uint8_t *av_packet_get_side_data(const AVPacket *pkt, enum AVPacketSideDataType type,
+                                 size_t *size) {
+  return ready() ? real.av_packet_get_side_data(pkt, type, size) : NULL;
+}
+uint8_t *av_packet_new_side_data(AVPacket *pkt, enum AVPacketSideDataType type, size_t size) {
+  return ready() ? real.av_packet_new_side_data(pkt, type, size) : NULL;
+}
+const AVCodec *avcodec_find_decoder(enum AVCodecID id) {
+  return ready() ? real.avcodec_find_decoder(id) : NULL;
+}
+const char *avcodec_get_name(enum AVCodecID id) {
+  return ready() ? real.avcodec_get_name(id) : "unknown";
+}
+AVCodecContext *avcodec_alloc_context3(const AVCodec *codec) {
+  return ready() ? real.avcodec_alloc_context3(codec) : NULL;
+}
+void avcodec_free_context(AVCodecContext **avctx) { if (ready()) real.avcodec_free_context(avctx); }
+int avcodec_parameters_to_context(AVCodecContext *codec, const AVCodecParameters *par) {
+  return ready() ? real.avcodec_parameters_to_context(codec, par) : NOT_LOADED;
+}
+int avcodec_open2(AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options) {
+  return ready() ? real.avcodec_open2(avctx, codec, options) : NOT_LOADED;
+}
+int avcodec_send_packet(AVCodecContext *avctx, const AVPacket *avpkt) {
+  return ready() ? real.avcodec_send_packet(avctx, avpkt) : NOT_LOADED;
+}
+int avcodec_receive_frame(AVCodecContext *avctx, AVFrame *frame) {
+  return ready() ? real.avcodec_receive_frame(avctx, frame) : NOT_LOADED;
+}
+void avcodec_flush_buffers(AVCodecContext *avctx) { if (ready()) real.avcodec_flush_buffers(avctx); }
+int avformat_open_input(AVFormatContext **ps, const char *url, const AVInputFormat *fmt,
+                        AVDictionary **options) {
+  return ready() ? real.avformat_open_input(ps, url, fmt, options) : NOT_LOADED;
+}
+int avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options) {
+  return ready() ? real.avformat_find_stream_info(ic, options) : NOT_LOADED;
+}
+void avformat_close_input(AVFormatContext **s) { if (ready()) real.avformat_close_input(s); }
+int av_read_frame(AVFormatContext *s, AVPacket *pkt) {
+  return ready() ? real.av_read_frame(s, pkt) : NOT_LOADED;
+}
+int avformat_seek_file(AVFormatContext *s, int stream_index, int64_t min_ts, int64_t ts,
+                       int64_t max_ts, int flags) {
+  return ready() ? real.avformat_seek_file(s, stream_index, min_ts, ts, max_ts, flags) : NOT_LOADED;
+}
+int swr_alloc_set_opts2(struct SwrContext **ps, AVChannelLayout *out_ch_layout,
+                        enum AVSampleFormat out_sample_fmt, int out_sample_rate,
+                        AVChannelLayout *in_ch_layout, enum AVSampleFormat in_sample_fmt,
+                        int in_sample_rate, int log_offset, void *log_ctx) {
+  return ready() ? real.swr_alloc_set_opts2(ps, out_ch_layout, out_sample_fmt, out_sample_rate,
+                                            in_ch_layout, in_sample_fmt, in_sample_rate,
+                                            log_offset, log_ctx)
+                 : NOT_LOADED;
+}
+int swr_init(struct SwrContext *s) { return ready() ? real.swr_init(s) : NOT_LOADED; }
+void swr_free(struct SwrContext **s) { if (ready()) real.swr_free(s); }
+int swr_convert(struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in,
+                int in_count) {
+  return ready() ? real.swr_convert(s, out, out_count, in, in_count) : NOT_LOADED;
+}
+int swr_get_out_samples(struct SwrContext *s, int in_samples) {
+  return ready() ? real.swr_get_out_samples(s, in_samples) : NOT_LOADED;
+}

@@ -1,0 +1,576 @@
+import CFFmpeg
+import CFFmpegLoader
+import Foundation
+
+/// An FFmpeg failure: its error code and message (`av_strerror`), the file, and what was
+/// being done.
+public struct FFmpegError: PracticeFailure {
+  public let category: FailureCategory
+  /// FFmpeg's error number (negative), 0 when the failure was found without an FFmpeg call.
+  public let code: Int32
+  public let reason: String
+  public let path: String
+  public let operation: String
+  /// What the user can do about it.
+  public let advice: String
+  /// FFmpeg's libraries could not be loaded: the advice is to install them.
+  public let notLoaded: Bool
+
+  public init(
+    category: FailureCategory, code: Int32 = 0, reason: String, path: String,
+    operation: String, advice: String, notLoaded: Bool = false
+  ) {
+    self.notLoaded = notLoaded
+    self.category = category
+    self.code = code
+    self.reason = reason
+    self.path = path
+    self.operation = operation
+    self.advice = advice
+  }
+
+  /// Builds an error from an FFmpeg return code, with FFmpeg's own message for it.
+  init(code: Int32, path: String, operation: String, category: FailureCategory, advice: String) {
+    self.init(
+      category: category, code: code, reason: FFmpegError.message(code), path: path,
+      operation: operation, advice: advice)
+  }
+
+  /// FFmpeg's message for an error code (`av_strerror`).
+  static func message(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    return buffer.withUnsafeMutableBufferPointer {
+      String(cString: practice_av_strerror(code, $0.baseAddress, $0.count))
+    }
+  }
+
+  public var description: String {
+    let library = code != 0 ? " (FFmpeg error \(code))" : ""
+    return "cannot \(operation) '\(path)': \(reason)\(library); \(advice)"
+  }
+}
+
+/// FFmpeg's decoder (libavformat + libavcodec + libswresample) for what libsndfile refuses:
+/// M4A/MP4 (AAC, ALAC), WebM/Matroska (Opus, Vorbis), WMA, AC-3, and the first audio
+/// stream of a video file.
+///
+/// Output is interleaved 32-bit float at the stream's own rate. Mono stays mono; every
+/// other layout comes out as stereo. Layouts beyond stereo are mixed down by
+/// libswresample's default matrix (ITU-R BS.775: front left and right as they are, centre
+/// and each surround at -3 dB into its side(s), LFE dropped), each output's gains then
+/// scaled to sum to 1 so the mix cannot clip.
+///
+/// Sample-exact: libavcodec removes the encoder's priming and end padding that the
+/// container declares (`AV_PKT_DATA_SKIP_SAMPLES` side data, which the MP4 demuxer makes
+/// from the edit list and the Matroska one from CodecDelay/DiscardPadding), so frame 0 is
+/// the first frame the encoder was given. Positions come from the decoded frames'
+/// timestamps against the first frame's; a seek starts from a packet before the target
+/// (with a preroll, so the decoder's overlap state is rebuilt) and decodes and discards up
+/// to the exact frame.
+final class FFmpegDecoder: AudioDecoder {
+  let path: String
+  private(set) var info: SoundFileInfo
+  private(set) var lastError: String?
+
+  private var format: UnsafeMutablePointer<AVFormatContext>?  // owned; avformat_close_input
+  private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
+  private var resampler: OpaquePointer?  // owned SwrContext; swr_free
+  private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
+  private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
+  private var streamIndex: Int32 = -1
+  private var timeBase = AVRational(num: 1, den: 1)
+  private var outChannels = 2
+  private var sampleRate = 0
+  /// The resampler's input shape, to rebuild it if the stream changes shape.
+  private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
+
+  /// Decoded, converted frames not yet returned: `pending[pendingStart ..< pendingEnd]`,
+  /// interleaved, in frames.
+  private var pending: [Float] = []
+  private var pendingStart = 0
+  private var pendingEnd = 0
+  /// The source frame of `pending[pendingStart]` (the next frame `read` returns).
+  private var position: Int64 = 0
+  /// The first decoded frame's timestamp in samples: frame 0.
+  private var origin: Int64 = 0
+  private var originKnown = false
+  /// The first packet's skip-samples side data (the priming), if it had one.
+  private var startSkip: [UInt8]?
+  /// Set by a seek to the start: the next packet gets `startSkip` if it has none.
+  private var reapplyStartSkip = false
+  /// Set when the first frame after a seek had no timestamp to place it by.
+  private var positionUnknown = false
+  /// Set by a seek to the start: the next decoded frame is frame 0.
+  private var startPending = false
+  /// For timestamps coarser than a sample (Matroska's milliseconds), the grid frames
+  /// start on: Opus frames are multiples of 2.5 ms after its priming, Vorbis's of 64
+  /// samples. 0: timestamps are exact.
+  private var snapGrid: Int64 = 0
+  private var snapOffset: Int64 = 0
+  /// Set after a seek: the next decoded frame's position comes from its timestamp.
+  private var needsPosition = true
+  private var draining = false
+  private var endOfStream = false
+
+  /// Frames before a seek target the decoder is fed, so its overlap and prediction state
+  /// is rebuilt before the target: more than AAC's one frame and Opus's 80 ms.
+  private var prerollFrames: Int64 { Int64(max(8192, sampleRate / 5)) }
+  /// How far ahead a seek just decodes forward instead of seeking in the container.
+  private var forwardLimit: Int64 { Int64(max(16384, sampleRate / 2)) }
+
+  private static let quiet: Void = practice_av_log_quiet()
+
+  init(path: String) throws {
+    if let reason = practice_ffmpeg_load_error() {
+      throw FFmpegError(
+        category: .badData,
+        reason: "FFmpeg's libraries cannot be loaded (\(String(cString: reason)))",
+        path: path, operation: "read audio from",
+        advice: "install libavformat, libavcodec and libswresample (`make deps`)", notLoaded: true)
+    }
+    _ = FFmpegDecoder.quiet
+    self.path = path
+    info = SoundFileInfo(
+      frames: 0, sampleRate: 0, channels: 0, format: 0, formatName: "", bitDepth: 16,
+      title: nil, artist: nil, album: nil)
+    // `deinit` frees whatever was built if a step below throws.
+    var format: UnsafeMutablePointer<AVFormatContext>?
+    try check(avformat_open_input(&format, path, nil, nil), "open")
+    self.format = format
+    try check(avformat_find_stream_info(format, nil), "read the streams of")
+    guard let format else { throw failure("open", "FFmpeg returned no context") }
+
+    // The first audio stream (a video file's sound track); every other stream is skipped.
+    var found: UnsafeMutablePointer<AVStream>?
+    for i in 0..<Int(format.pointee.nb_streams) {
+      guard let stream = format.pointee.streams[i] else { continue }
+      if found == nil, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+        found = stream
+        streamIndex = Int32(i)
+      } else {
+        stream.pointee.discard = AVDISCARD_ALL
+      }
+    }
+    guard let stream = found else {
+      throw failure(
+        "read audio from", "it holds no audio stream", advice: "is it a video without sound?")
+    }
+    guard let parameters = stream.pointee.codecpar else {
+      throw failure("read audio from", "the audio stream has no codec parameters")
+    }
+    timeBase = stream.pointee.time_base
+    guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+      let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+      throw failure("decode", "FFmpeg has no decoder for \(name) audio")
+    }
+    codec = avcodec_alloc_context3(decoder)
+    guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
+    try check(avcodec_parameters_to_context(codec, parameters), "set up the decoder for")
+    codec.pointee.pkt_timebase = timeBase
+    try check(avcodec_open2(codec, decoder, nil), "open the decoder for")
+    sampleRate = Int(codec.pointee.sample_rate)
+    let inChannels = Int(codec.pointee.ch_layout.nb_channels)
+    guard sampleRate > 0, inChannels > 0 else {
+      throw failure("read audio from", "the audio stream reports no channels or no sample rate")
+    }
+    outChannels = inChannels == 1 ? 1 : 2
+    packet = av_packet_alloc()
+    frame = av_frame_alloc()
+    guard packet != nil, frame != nil else {
+      throw failure("decode", "out of memory (av_frame_alloc)")
+    }
+
+    // Frame 0 is the first decoded frame, after the decoder removed the priming.
+    guard try decodeFrame() else {
+      throw failure("decode", lastError ?? "the audio stream holds no decodable audio")
+    }
+    if startSkip == nil, parameters.pointee.initial_padding > 0 {
+      // Priming declared on the stream, not on its first packet (Matroska's CodecDelay):
+      // the same skip in the side data's layout (LE32 start, LE32 end, two reasons).
+      let skip = UInt32(parameters.pointee.initial_padding)
+      startSkip = (0..<4).map { UInt8(truncatingIfNeeded: skip >> (8 * $0)) } + [0, 0, 0, 0, 0, 0]
+    }
+    if Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den) {
+      let skip =
+        startSkip.map { bytes in
+          bytes.count >= 4
+            ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
+            : 0
+        } ?? 0
+      switch parameters.pointee.codec_id {
+      case AV_CODEC_ID_OPUS: snapGrid = Int64(sampleRate / 400)
+      case AV_CODEC_ID_VORBIS: snapGrid = 64
+      default: snapGrid = 0
+      }
+      if snapGrid > 0 { snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid }
+    }
+    let bits = Int(parameters.pointee.bits_per_raw_sample)
+    info = SoundFileInfo(
+      frames: try totalFrames(format: format, stream: stream), sampleRate: sampleRate,
+      channels: outChannels, format: 0,
+      formatName: FFmpegDecoder.formatName(format, decoder),
+      bitDepth: bits > 24 ? 32 : bits > 16 ? 24 : 16,
+      title: FFmpegDecoder.tag("title", format, stream),
+      artist: FFmpegDecoder.tag("artist", format, stream),
+      album: FFmpegDecoder.tag("album", format, stream))
+  }
+
+  deinit {
+    swr_free(&resampler)
+    av_frame_free(&frame)
+    av_packet_free(&packet)
+    avcodec_free_context(&codec)
+    avformat_close_input(&format)
+  }
+
+  func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+    var done = 0
+    while done < frames, position < info.frames {
+      if pendingEnd == pendingStart {
+        let decoded: Bool
+        do { decoded = try decodeFrame() } catch {
+          lastError = "\(error)"
+          decoded = false
+        }
+        if !decoded {
+          // A container whose length is rounded (Matroska: milliseconds) may end a few
+          // frames short of it: those read as silence. A longer shortfall is truncation.
+          let missing = info.frames - position
+          guard missing <= Int64(sampleRate / 50) else { break }
+          let n = min(frames - done, Int(missing))
+          (buffer + done * outChannels).update(repeating: 0, count: n * outChannels)
+          done += n
+          position += Int64(n)
+          break
+        }
+        continue
+      }
+      let n = min(frames - done, pendingEnd - pendingStart, Int(info.frames - position))
+      pending.withUnsafeBufferPointer {
+        (buffer + done * outChannels).update(
+          from: $0.baseAddress! + pendingStart * outChannels, count: n * outChannels)
+      }
+      pendingStart += n
+      done += n
+      position += Int64(n)
+    }
+    return done
+  }
+
+  func seek(to target: Int64) throws {
+    guard target >= 0, target <= info.frames else {
+      throw failure(
+        "seek to frame \(target) in", "the file has \(info.frames) frames", category: .io)
+    }
+    if target < position || target - position > forwardLimit {
+      // Near the start, from the very first packet: the priming is removed again.
+      try seekContainer(to: target - prerollFrames > 0 ? target - prerollFrames : -1)
+      // Landed late, or on a frame without a timestamp: decode from the start.
+      if position > target || positionUnknown { try seekContainer(to: -1) }
+    }
+    try discard(upTo: target)
+  }
+
+  /// Decodes and discards up to the exact frame `target`.
+  private func discard(upTo target: Int64) throws {
+    while position < target {
+      if pendingEnd == pendingStart {
+        guard try decodeFrame() else {
+          // The last few frames of a length known only to the millisecond read as silence.
+          if target <= info.frames, target - position <= Int64(sampleRate / 50) {
+            position = target
+            return
+          }
+          throw failure(
+            "seek to frame \(target) in", lastError ?? "the audio ends at frame \(position)",
+            category: .badData)
+        }
+        continue
+      }
+      let skip = Int(min(Int64(pendingEnd - pendingStart), target - position))
+      pendingStart += skip
+      position += Int64(skip)
+    }
+  }
+
+  /// Seeks the container to the packet at or before source frame `frame` (-1: the very
+  /// start), flushes the decoder and decodes the first frame there, which sets `position`.
+  private func seekContainer(to frame: Int64) throws {
+    let ts =
+      frame < 0
+      ? Int64.min / 4
+      : av_rescale_q(frame + origin, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
+    try check(
+      avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD),
+      "seek to frame \(max(0, frame)) in", category: .badData)
+    avcodec_flush_buffers(codec)
+    reapplyStartSkip = frame < 0
+    positionUnknown = false
+    startPending = frame < 0 && originKnown
+    pendingStart = 0
+    pendingEnd = 0
+    draining = false
+    endOfStream = false
+    needsPosition = true
+    guard try decodeFrame() else {
+      throw failure(
+        "seek to frame \(frame) in", lastError ?? "no audio after the seek", category: .io)
+    }
+  }
+
+  /// Decodes the next frame of the stream into `pending`; false at the end of the stream.
+  private func decodeFrame() throws -> Bool {
+    guard let format, let codec, let packet, let frame else { return false }
+    while !endOfStream {
+      let received = avcodec_receive_frame(codec, frame)
+      if received == 0 {
+        defer { av_frame_unref(frame) }
+        if frame.pointee.nb_samples <= 0 { continue }
+        try convert(frame)
+        return true
+      }
+      if received == practice_averror_eof() {
+        endOfStream = true
+        break
+      }
+      if received != practice_averror_eagain() {
+        // A damaged packet: note it and go on with the next one, as players do. Never
+        // ask again without feeding: a decoder in a failed state would answer forever.
+        lastError = FFmpegError.message(received)
+      }
+      if draining {
+        endOfStream = true
+        break
+      }
+      let status = av_read_frame(format, packet)
+      if status == practice_averror_eof() {
+        draining = true
+        _ = avcodec_send_packet(codec, nil)
+        continue
+      }
+      if status < 0 {
+        lastError = FFmpegError.message(status)
+        throw FFmpegError(
+          code: status, path: path, operation: "read audio from", category: .io,
+          advice: "the file may be truncated or damaged")
+      }
+      defer { av_packet_unref(packet) }
+      if packet.pointee.stream_index != streamIndex { continue }
+      try keepStartSkip(packet)
+      let sent = avcodec_send_packet(codec, packet)
+      if sent < 0, sent != practice_averror_eagain() {
+        lastError = FFmpegError.message(sent)
+      }
+    }
+    return false
+  }
+
+  /// Notes the priming the container declared on the stream's first packet
+  /// (`AV_PKT_DATA_SKIP_SAMPLES`), and puts it back on the first packet after a seek to
+  /// the start, where some demuxers (Matroska) do not declare it again.
+  private func keepStartSkip(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+    if !originKnown, startSkip == nil {
+      var size = 0
+      if let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size > 0 {
+        startSkip = Array(UnsafeBufferPointer(start: data, count: size))
+      }
+    } else if reapplyStartSkip {
+      reapplyStartSkip = false
+      var size = 0
+      guard let startSkip, av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size) == nil
+      else { return }
+      guard let data = av_packet_new_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, startSkip.count)
+      else { throw failure("decode", "out of memory (av_packet_new_side_data)") }
+      data.update(from: startSkip, count: startSkip.count)
+    }
+  }
+
+  /// Converts a decoded frame to interleaved float with `outChannels` channels in
+  /// `pending`, and places it: from its timestamp after a seek, else right after the last.
+  private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+    let shape = (
+      format: frame.pointee.format, rate: frame.pointee.sample_rate,
+      channels: frame.pointee.ch_layout.nb_channels
+    )
+    if resampler == nil || resamplerInput.map({ $0 != shape }) ?? true {
+      try makeResampler(for: frame)
+      resamplerInput = shape
+    }
+    let inCount = frame.pointee.nb_samples
+    let capacity = Int(max(swr_get_out_samples(resampler, inCount), inCount)) + 16
+    if pending.count < capacity * outChannels {
+      pending = [Float](repeating: 0, count: capacity * outChannels)
+    }
+    let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
+      var out: UnsafeMutablePointer<UInt8>? = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      let input = UnsafeMutableRawPointer(frame.pointee.extended_data)!
+        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+      return swr_convert(resampler, &out, Int32(capacity), input, inCount)
+    }
+    try check(converted, "convert the samples of", category: .badData)
+    pendingStart = 0
+    pendingEnd = Int(converted)
+    if needsPosition, reapplyStartSkip || startPending {
+      // The first frame after a seek to the very start, priming removed: frame 0.
+      position = 0
+      startPending = false
+      needsPosition = false
+    } else if needsPosition {
+      var pts = frame.pointee.pts
+      if pts == practice_av_nopts_value() { pts = frame.pointee.best_effort_timestamp }
+      if pts == practice_av_nopts_value(), originKnown { positionUnknown = true }
+      let samples =
+        pts == practice_av_nopts_value()
+        ? 0 : av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
+      if !originKnown {
+        origin = samples  // the first frame of the stream: frame 0
+        originKnown = true
+      }
+      position = samples - origin
+      if snapGrid > 0 {
+        // Timestamps coarser than a sample: the frame starts on the codec's frame grid.
+        let offset = position - snapOffset
+        let rounded = (offset + (offset >= 0 ? snapGrid / 2 : -snapGrid / 2)) / snapGrid
+        position = rounded * snapGrid + snapOffset
+      }
+      needsPosition = false
+    }
+  }
+
+  /// A libswresample context from the frame's shape to interleaved float, `outChannels`.
+  private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
+    swr_free(&resampler)
+    var inLayout = AVChannelLayout()
+    if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+      av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
+    } else {
+      try check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "set up the mixer for")
+    }
+    defer { av_channel_layout_uninit(&inLayout) }
+    var outLayout = AVChannelLayout()
+    av_channel_layout_default(&outLayout, Int32(outChannels))
+    defer { av_channel_layout_uninit(&outLayout) }
+    try check(
+      swr_alloc_set_opts2(
+        &resampler, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
+        AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil),
+      "set up the mixer for")
+    if inLayout.nb_channels > 2 {
+      try check(
+        av_opt_set_double(UnsafeMutableRawPointer(resampler), "rematrix_maxval", 1.0, 0),
+        "set up the mixer for")
+    }
+    try check(swr_init(resampler), "set up the mixer for")
+  }
+
+  /// The stream's length in frames, from frame 0: the stream's own duration (the MP4
+  /// edit list's); when the container has none for the stream (Matroska, whose segment
+  /// duration also covers a longer video), the end of the last frame decoded near the
+  /// end; when the container only guesses it from the bit rate (raw AAC, AC-3), the
+  /// packets' durations counted to the end (demuxing only).
+  private func totalFrames(
+    format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>
+  ) throws -> Int64 {
+    let rate = AVRational(num: 1, den: Int32(sampleRate))
+    let nopts = practice_av_nopts_value()
+    if format.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
+      if stream.pointee.duration != nopts, stream.pointee.duration > 0 {
+        let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
+        let end = av_rescale_q(start + stream.pointee.duration, timeBase, rate)
+        // The decoded start may lie after the stream's start (priming removed).
+        return max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+      }
+      if format.pointee.duration != nopts, format.pointee.duration > 0 {
+        let estimate = av_rescale_q(
+          format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
+        for back in [Int64(2), 30] {
+          if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
+            try rewind()
+            return end
+          }
+        }
+        let end = try decodedEnd(from: -1) ?? 0
+        try rewind()
+        return end
+      }
+    }
+    // Count the packets.
+    guard let packet else { return 0 }
+    var end: Int64 = origin
+    var sum: Int64 = 0
+    while av_read_frame(format, packet) >= 0 {
+      if packet.pointee.stream_index == streamIndex {
+        sum += av_rescale_q(packet.pointee.duration, timeBase, rate)
+        if packet.pointee.pts != nopts {
+          end = max(
+            end, av_rescale_q(packet.pointee.pts + packet.pointee.duration, timeBase, rate))
+        }
+      }
+      av_packet_unref(packet)
+    }
+    try rewind()
+    return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// Back to frame 0, as after opening.
+  private func rewind() throws {
+    try seekContainer(to: -1)
+    try discard(upTo: 0)
+  }
+
+  /// Where the decoded audio ends, decoding from about `frame` (-1: the start) to the end;
+  /// nil if no audio was decoded from there (a seek past the end of the sound track).
+  private func decodedEnd(from frame: Int64) throws -> Int64? {
+    let start = frame > 0 ? frame : -1
+    do { try seekContainer(to: start) } catch { return nil }
+    if start > 0, position > start + Int64(sampleRate) { return nil }  // no packet near there
+    var end = position + Int64(pendingEnd - pendingStart)
+    while true {
+      position = end
+      pendingStart = pendingEnd
+      guard try decodeFrame() else { break }
+      end = position + Int64(pendingEnd - pendingStart)
+    }
+    return end
+  }
+
+  private static func tag(
+    _ key: String, _ format: UnsafeMutablePointer<AVFormatContext>,
+    _ stream: UnsafeMutablePointer<AVStream>
+  ) -> String? {
+    for dictionary in [format.pointee.metadata, stream.pointee.metadata] {
+      guard let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value
+      else { continue }
+      let text = String(cString: value).trimmingCharacters(in: .whitespacesAndNewlines)
+      if !text.isEmpty { return text }
+    }
+    return nil
+  }
+
+  private static func formatName(
+    _ format: UnsafeMutablePointer<AVFormatContext>, _ decoder: UnsafePointer<AVCodec>
+  ) -> String {
+    let container = format.pointee.iformat?.pointee.long_name.map { String(cString: $0) }
+    let codec = decoder.pointee.long_name.map { String(cString: $0) }
+    return [container, codec].compactMap { $0 }.joined(separator: ", ")
+  }
+
+  private func check(
+    _ status: Int32, _ operation: String, category: FailureCategory = .badData
+  ) throws {
+    guard status < 0 else { return }
+    throw FFmpegError(
+      code: status, path: path, operation: operation, category: category,
+      advice: category == .io
+        ? "the file may be truncated or damaged"
+        : "is it an audio or video file FFmpeg can decode?")
+  }
+
+  private func failure(
+    _ operation: String, _ reason: String, category: FailureCategory = .badData,
+    advice: String = "is it an audio or video file FFmpeg can decode?"
+  ) -> FFmpegError {
+    FFmpegError(
+      category: category, reason: reason, path: path, operation: operation, advice: advice)
+  }
+}

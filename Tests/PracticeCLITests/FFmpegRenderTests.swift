@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `render` of files FFmpeg decodes, made at test time by the `ffmpeg` command.
+@Suite struct FFmpegRenderTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// `ffmpeg -i fixtures/demo.wav ARGS OUT`.
+  func encode(_ arguments: [String], _ name: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments =
+      ["-v", "error", "-nostdin", "-y", "-i", CLI.fixture("demo.wav")] + arguments + [
+        dir.file(name)
+      ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    return dir.file(name)
+  }
+
+  /// AAC without perceptual noise substitution (FFmpeg's encoder adds random noise bands by
+  /// default, which no decoder reproduces bit for bit after a seek) and ALAC.
+  @Test(arguments: [["-c:a", "aac", "-aac_pns", "0"], ["-c:a", "alac"]])
+  func aRangeOfAnM4AEqualsTheSameRangeCutFromTheWholeFile(codec: [String]) throws {
+    let m4a = try encode(codec, "song.m4a")
+    let whole = try cli.run(["render", m4a, "-o", dir.file("whole.wav")])
+    #expect(whole.status == 0, "\(whole.stderr)")
+    let (_, all) = try Synth.read(dir.file("whole.wav"))
+    #expect(all.count == 2 * 9 * 44100)
+    for (from, to) in [("1.2345", "2.5"), ("0", "0.3"), ("7.77", "9")] {
+      let out = dir.file("range-\(from).wav")
+      let result = try cli.run(["render", m4a, "--from", from, "--to", to, "-o", out])
+      #expect(result.status == 0, "\(result.stderr)")
+      let (_, range) = try Synth.read(out)
+      let first = Int((Double(from)! * 44100).rounded())
+      let last = Int((Double(to)! * 44100).rounded())
+      #expect(range.count == 2 * (last - first))
+      #expect(range == Array(all[(2 * first)..<(2 * last)]), "\(codec) \(from)-\(to)")
+    }
+  }
+
+  @Test func anALACRangeIsBitIdenticalToTheWAVItWasMadeFrom() throws {
+    let m4a = try encode(["-c:a", "alac"], "lossless.m4a")
+    let result = try cli.run([
+      "render", m4a, "--from", "2.1", "--to", "3.9", "-o", dir.file("r.wav"),
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (_, source) = try Synth.read(CLI.fixture("demo.wav"))
+    let (_, range) = try Synth.read(dir.file("r.wav"))
+    #expect(range == Array(source[(2 * 92610)..<(2 * 171990)]))
+  }
+
+  @Test func opusOutputOfA44kSongIsRefusedBeforeAnyWork() throws {
+    let out = dir.file("x.opus")
+    let result = try cli.run(["render", CLI.fixture("demo.wav"), "--bars", "2-3", "-o", out])
+    #expect(result.status == 64)
+    #expect(result.stderrLines.count == 1)
+    #expect(result.stderr.contains("Opus takes 8, 12, 16, 24 or 48 kHz and the song is 44.1 kHz"))
+    #expect(!result.stderr.contains("beat"))  // refused before a beat map was detected
+    #expect(!FileManager.default.fileExists(atPath: out))
+    // A 48 kHz song renders to Opus.
+    let webm = try encode(["-c:a", "libopus"], "web.webm")
+    #expect(try cli.run(["render", webm, "--to", "1", "-o", out]).status == 0)
+  }
+}
