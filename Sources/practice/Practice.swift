@@ -19,6 +19,7 @@ struct Practice: ParsableCommand {
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.
   static func main() {
+    SignalGate.install()
     do {
       let arguments = movingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
       try refuseUnknownCommands(arguments)

@@ -4,6 +4,47 @@ import Foundation
 import PracticeCore
 import Synchronization
 
+/// SIGINT and SIGTERM for the whole process, heard on one libdispatch source each.
+///
+/// libdispatch hears a signal through a signalfd, which sees only signals that no thread
+/// takes, so both are blocked in the main thread before any other thread starts (threads
+/// inherit the mask; libdispatch's own workers block them anyway). Installed later, a signal
+/// could go to a thread started earlier and be lost: a `play --loop` went on after an early
+/// Ctrl-C. During a session (`Session.withSignals`) a signal calls its stop; at any other
+/// time it does what it would have done unheard: the process ends by it.
+enum SignalGate {
+  /// What a signal does now: nil outside a session.
+  static let stopper = Mutex<(@Sendable () -> Void)?>(nil)
+  nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // main thread, once
+
+  /// First thing in `main`, before any thread starts.
+  static func install() {
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGINT)
+    sigaddset(&blocked, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+    sources = [SIGINT, SIGTERM].map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        if let stop = stopper.withLock({ $0 }) {
+          stop()
+        } else {
+          // Outside a session: end by the signal, as an unhandled one would.
+          signal(number, SIG_DFL)
+          var one = sigset_t()
+          sigemptyset(&one)
+          sigaddset(&one, number)
+          pthread_sigmask(SIG_UNBLOCK, &one, nil)
+          raise(number)
+        }
+      }
+      source.resume()
+      return source
+    }
+  }
+}
+
 /// Runs an engine to its end with Ctrl-C (and SIGTERM) turned into a clean stop.
 enum Session {
   /// Runs `body` with SIGINT and SIGTERM turned into `engine.stop()`; `body` is told
@@ -20,21 +61,13 @@ enum Session {
     stop: @escaping @Sendable () -> Void, _ body: (_ signalled: () -> Bool) throws -> T
   ) rethrows -> T {
     let signalled = Atomic<Bool>(false)
-    let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler {
+    SignalGate.stopper.withLock {
+      $0 = {
         signalled.store(true, ordering: .relaxed)
         stop()
       }
-      source.resume()
-      return source
     }
-    defer {
-      for source in signals { source.cancel() }
-      signal(SIGINT, SIG_DFL)
-      signal(SIGTERM, SIG_DFL)
-    }
+    defer { SignalGate.stopper.withLock { $0 = nil } }
     return try body { signalled.load(ordering: .relaxed) }
   }
 
@@ -62,7 +95,8 @@ enum Session {
   }
 
   /// The trace lines and the warnings a finished play or render owes the user.
-  static func report(_ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile) {
+  static func report(_ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile)
+  {
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
       Terminal.say(
         "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
@@ -114,9 +148,13 @@ struct PassAnnouncer {
       return "pass \(pass)\(total.map { "/\($0)" } ?? "") \(label) speed \(speed)"
     case .json:
       var out = JSONBuffer()
-      out.raw("{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":")
+      out.raw(
+        "{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":"
+      )
       out.number(speed.rate)
-      out.raw(",\"bar\":\(bar.map(String.init) ?? "null"),\"beat\":\(beat.map(String.init) ?? "null"),\"time\":")
+      out.raw(
+        ",\"bar\":\(bar.map(String.init) ?? "null"),\"beat\":\(beat.map(String.init) ?? "null"),\"time\":"
+      )
       out.number((time * 1_000_000).rounded() / 1_000_000)
       out.raw("}")
       return out.text
