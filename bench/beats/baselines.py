@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the baseline beat trackers on the set, writes their beats and scores them.
 
-  baselines.py [--set DIR] [--out DIR] [--force]
+  baselines.py [--set DIR] [--out DIR] [--force] [--only NAME...]
 
   aubio    the `aubio beat FILE` command of Debian's aubio-tools 0.4.9 (the Python CLI
            over libaubio: its default tempo tracker, 1024/512 at the file's rate)
@@ -116,8 +116,10 @@ def main():
     ap.add_argument("--set", default=os.path.join(BENCH, "out", "beats-set"))
     ap.add_argument("--out", default=os.path.join(BENCH, "out", "beats-baselines"))
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--only", nargs="*", help="only these pieces of the set")
     args = ap.parse_args()
-    names = sorted(f[:-6] for f in os.listdir(args.set) if f.endswith(".beats"))
+    names = sorted(f[:-6] for f in os.listdir(args.set) if f.endswith(".beats")
+                   and (not args.only or f[:-6] in args.only))
     if not names:
         sys.exit(f"baselines: no set in {args.set}; run bench/beats/make-set.py")
     timing_path = os.path.join(args.out, "timing.json")
@@ -178,7 +180,8 @@ def main():
 
     summary = {"trackers": trackers, "missing": missing}
     for tracker in trackers:
-        res = score_mod.score(args.set, os.path.join(args.out, tracker))
+        res = score_mod.score(args.set, os.path.join(args.out, tracker),
+                              set(names) if args.only else None)
         res["name"] = tracker
         with open(os.path.join(args.out, f"score-{tracker}.json"), "w") as f:
             json.dump(res, f, indent=1)

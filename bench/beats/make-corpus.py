@@ -296,19 +296,25 @@ def recipes():
 
 
 def draw_split(specs):
-    """{name: "tune" | "test"}: within each stratum (meter, drums or not), the pieces in the
-    order of the SHA-256 of their names, alternately to each half (the first to the half
-    the stratum's own hash names), so every meter and the drums / no-drums groups are
-    split evenly and no piece's half depends on how it scores."""
-    strata = {}
-    for s in specs:
-        strata.setdefault((s["meter"], bool(s["drums"])), []).append(s["name"])
+    """{name: "tune" | "test"}: the pieces in the order of the SHA-256 of their names, each
+    to the half that has fewer pieces of its groups (meter, drums / no-drums, tempo curve,
+    swing, pickup, processing, soundfont: the sum over its groups of the difference
+    between the halves' counts), a tie to the half the first bit of the hash names. Every
+    group is split about evenly, and no piece's half depends on how any detector scores
+    it."""
+    order = sorted(specs, key=lambda s: hashlib.sha256(s["name"].encode()).hexdigest())
+    counts = {}
     halves = {}
-    for key, names in sorted(strata.items()):
-        names.sort(key=lambda n: hashlib.sha256(n.encode()).hexdigest())
-        first = hashlib.sha256(repr(key).encode()).digest()[0] % 2
-        for k, n in enumerate(names):
-            halves[n] = ("tune", "test")[(k + first) % 2]
+    for s in order:
+        gs = ["all"] + groups(s)
+        lean = sum(counts.get((g, "tune"), 0) - counts.get((g, "test"), 0) for g in gs)
+        if lean == 0:
+            half = ("tune", "test")[hashlib.sha256(s["name"].encode()).digest()[0] % 2]
+        else:
+            half = "test" if lean > 0 else "tune"
+        halves[s["name"]] = half
+        for g in gs:
+            counts[(g, half)] = counts.get((g, half), 0) + 1
     return halves
 
 
@@ -412,12 +418,49 @@ def process(spec, x, rate, beats):
 
 # ---------------------------------------------------------------------------- main
 
-SELF = open(os.path.abspath(__file__), "rb").read()
+def groups(spec):
+    """The groups score.py reports a piece in (from its recipe)."""
+    kind = spec["tempo"][0]
+    out = [f"meter {spec['meter']}", "drums" if spec["drums"] else "no-drums",
+           "steady" if kind == "steady" else "changing"]
+    if kind != "steady":
+        out.append({"rit": "ritardando", "accel": "accelerando", "step": "step-change",
+                    "arc": "accel-rit", "rubato": "rubato", "ritatempo": "rit-a-tempo"}[kind])
+    if spec.get("swing"):
+        out.append("swing")
+    if spec.get("pickup"):
+        out.append("pickup")
+    out += [f"processing {spec['processing']}", f"soundfont {spec['sf']}"]
+    return out
+
+
+def print_counts(specs, halves):
+    counts = {}
+    for s in specs:
+        for g in ["all"] + groups(s):
+            c = counts.setdefault(g, {"tune": 0, "test": 0})
+            c[halves[s["name"]]] += 1
+    print(f"{'group':24}{'all':>5}{'tune':>6}{'test':>6}")
+    for g, c in sorted(counts.items(), key=lambda kv: (kv[0] != "all", kv[0])):
+        print(f"{g:24}{c['tune'] + c['test']:>5}{c['tune']:>6}{c['test']:>6}")
+    bpm = []
+    for s in specs:
+        t = s["tempo"]
+        if t[0] == "rubato":
+            bpm += [t[1] * (1 - t[2]), t[1] * (1 + t[2])]
+        else:
+            bpm += [t[1]] + ([t[2]] if t[0] != "steady" else [])
+    print(f"tempo of the beat, BPM (ends of each curve, rubato's extremes): "
+          f"{min(bpm):.0f}-{max(bpm):.0f}; "
+          f"arrangements: {len({s['arrangement'] for s in specs})}")
 
 
 def corpus_hash(spec, clean_recipe):
+    """The processed piece's recipe: its spec, the clean render's recipe (make-set.py's,
+    which covers make-set.py's source) and CORPUS_VERSION: bump it after changing how a
+    piece is processed."""
     text = json.dumps([CORPUS_VERSION, spec, clean_recipe], sort_keys=True)
-    return hashlib.sha256(text.encode() + SELF).hexdigest()[:16]
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def make_piece(spec, out, half):
@@ -433,8 +476,13 @@ def make_piece(spec, out, half):
     if all(os.path.exists(p) for p in paths.values()):
         try:
             with open(paths["json"]) as f:
-                if json.load(f).get("corpus_recipe") == digest:
-                    return name, "kept"
+                old = json.load(f)
+            if old.get("corpus_recipe") == digest:
+                if old.get("half") != half:
+                    old["half"] = half
+                    with open(paths["json"], "w") as f:
+                        json.dump(old, f, indent=1)
+                return name, "kept"
         except (OSError, ValueError):
             pass
     for ext in ("mid", "beats"):
@@ -463,6 +511,8 @@ def main():
     ap.add_argument("--only", nargs="*", help="only these pieces")
     ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     ap.add_argument("--list", action="store_true", help="print the recipes and halves")
+    ap.add_argument("--counts", action="store_true",
+                    help="print how many pieces each group has, in each half")
     ap.add_argument("--write-split", action="store_true",
                     help="write bench/beats/split.json from the recipes (once, before tuning)")
     args = ap.parse_args()
@@ -483,6 +533,9 @@ def main():
         sys.exit(f"make-corpus: {len(unknown)} recipes are not in {SPLIT_FILE} (e.g. "
                  f"{unknown[0]}); the halves are fixed: add new pieces to split.json by hand, "
                  "or --write-split only before any tuning")
+    if args.counts:
+        print_counts(specs, halves)
+        return
     if args.list:
         for s in specs:
             print(f"{halves[s['name']]:5} {s['name']:50} {s['meter']:5} {str(s['tempo']):42} "
