@@ -89,7 +89,7 @@ def detect_all(binary, names, force):
             if code != 0:
                 sys.exit(f"corpus: {binary} add {wav} exited {code}: {err.strip()}")
             code, wall, cpu, _, err = run_timed([binary, "beats", "detect", wav], env)
-            summary = err.strip().splitlines()[-1] if err.strip() else ""
+            summary = " | ".join(line.strip() for line in err.strip().splitlines())
             if code == 0:
                 ecode, _, _, mirex, eerr = run_timed(
                     [binary, "beats", "export", wav, "--format", "mirex"], env)
@@ -99,7 +99,7 @@ def detect_all(binary, names, force):
                     f.write(mirex)
                 os.replace(out + ".partial", out)
         runs[name] = {"exit": code, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
-                      "stderr": summary, "binary": binary, "binary_mtime": bin_mtime,
+                      "stderr": summary, "warned": "warning" in summary, "binary": binary, "binary_mtime": bin_mtime,
                       "wav_mtime": os.path.getmtime(wav)}
         done += 1
         log(f"practice {name}: exit {code}, {cpu:.2f} s CPU{'' if code == 0 else ' (' + summary + ')'}")
@@ -111,6 +111,28 @@ def detect_all(binary, names, force):
     refused = [n for n in names if runs[n]["exit"] != 0]
     log(f"practice: {len(names)} pieces, {len(refused)} refused or failed")
     return runs
+
+
+def warnings_report(runs):
+    """Issue 21, item 4: do the warnings mean something? On the test half: how many pieces
+    with beat F < 0.8 were warned about (or refused), and how many warned pieces were right."""
+    with open(RESULTS + ".json") as f:
+        res = json.load(f)
+    lines = []
+    for half in ("test", "tune"):
+        pieces = res.get(half, {}).get("practice", {}).get("pieces", {})
+        if not pieces:
+            continue
+        warned = {n for n in pieces if runs.get(n, {}).get("warned",
+                                                             "warning" in runs.get(n, {}).get("stderr", ""))}
+        refused = {n for n in pieces if runs.get(n, {}).get("exit", 0) != 0}
+        poor = {n for n, r in pieces.items() if r["beat_f"] < 0.8}
+        lines.append(
+            f"{half} half: {len(poor)} of {len(pieces)} pieces have beat F < 0.8; "
+            f"{len(poor & warned)} of them were warned about, {len(poor & refused)} refused. "
+            f"{len(warned)} pieces were warned about; {len(warned - poor)} of them were right "
+            f"(beat F >= 0.8).")
+    return "\n".join(lines)
 
 
 def main():
@@ -169,9 +191,11 @@ def main():
     subprocess.run(score + ["--json", RESULTS + ".json"], check=True)
     md = subprocess.run(score + ["--markdown"], check=True, capture_output=True, text=True).stdout
     cpu = sum(r["cpu_s"] for n, r in runs.items() if n in names)
+    warn = warnings_report(runs)
+    print(warn)
     with open(RESULTS + ".md", "w") as f:
         f.write(f"practice: {binary}; {len(names)} pieces; `beats detect` {cpu:.0f} s CPU in "
-                f"all; refused: {sum(runs[n]['exit'] != 0 for n in names)}\n\n{md}")
+                f"all; refused: {sum(runs[n]['exit'] != 0 for n in names)}\n\n{md}\n{warn}\n")
     log(f"written {RESULTS}.json and .md")
 
 
