@@ -143,6 +143,8 @@ def main():
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--no-setup", action="store_true", help="skip setup.sh")
     ap.add_argument("--jobs", type=int, default=2, choices=(1, 2))
+    ap.add_argument("--madmom-jobs", type=int, default=1, choices=(1, 2),
+                    help="madmom processes (2: faster, three processes while practice runs)")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
@@ -164,7 +166,8 @@ def main():
         sys.exit(f"corpus: {len(missing)} pieces are missing from {CORPUS}, e.g. {missing[0]}")
 
     base_cmd = ["nice", "-n", "10", PY, os.path.join(HERE, "baselines.py"), "--set", CORPUS,
-                "--out", BASELINES] + (["--only"] + names if args.pieces else [])
+                "--out", BASELINES, "--jobs", str(args.madmom_jobs)] + (
+                    ["--only"] + names if args.pieces else [])
     base_proc = None
     base_log = os.path.join(OUT, "beats-corpus-baselines.log")
     if not args.no_baselines:
