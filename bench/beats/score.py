@@ -272,6 +272,11 @@ def compare_report(results, tune=None, markdown=False):
                 cells = [fmt(tune[lab]["means"][g]["beat_f"]) + " / "
                          + fmt(tune[lab]["means"][g]["downbeat_f"]) for lab in labels]
                 rows.append((f"TUNING HALF, {g}", str(t["means"][g]["pieces"]), cells))
+    rows.append(("no detection (refused, failed or not run)", "",
+                 [str(results[lab]["missing"]) for lab in labels]))
+    if tune:
+        rows.append(("TUNING HALF, no detection", "",
+                     [str(tune[lab]["missing"]) if lab in tune else "-" for lab in labels]))
     if markdown:
         lines = ["| group | pieces | " + " | ".join(cols) + " |",
                  "| --- | ---: |" + " ---: |" * len(cols)]
