@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the baseline beat trackers on the set, writes their beats and scores them.
 
-  baselines.py [--set DIR] [--out DIR] [--force]
+  baselines.py [--set DIR] [--out DIR] [--force] [--only NAME...] [--jobs N]
 
   aubio    the `aubio beat FILE` command of Debian's aubio-tools 0.4.9 (the Python CLI
            over libaubio: its default tempo tracker, 1024/512 at the file's rate)
@@ -97,17 +97,21 @@ def madmom_version():
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def run_madmom(wavs, outdir):
-    """{name: (cpu s, wall s)} of madmom_track.py on `wavs`, one process, one thread."""
+def run_madmom(wavs, outdir, jobs=1):
+    """{name: (cpu s, wall s)} of madmom_track.py on `wavs`: `jobs` processes (each taking
+    every jobs-th file), one thread each."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    proc = subprocess.run([MADMOM_PY, os.path.join(HERE, "madmom_track.py"), outdir] + wavs,
-                          capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        sys.exit(f"baselines: madmom_track.py failed: {proc.stderr.strip()[-2000:]}")
+    procs = [subprocess.Popen([MADMOM_PY, os.path.join(HERE, "madmom_track.py"), outdir]
+                              + wavs[k::jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for k in range(jobs) if wavs[k::jobs]]
     times = {}
-    for line in proc.stdout.splitlines():
-        r = json.loads(line)
-        times[r["name"]] = (r["cpu_s"], r["wall_s"])
+    for proc in procs:
+        stdout, stderr = proc.communicate()
+        if proc.returncode != 0:
+            sys.exit(f"baselines: madmom_track.py failed: {stderr.strip()[-2000:]}")
+        for line in stdout.splitlines():
+            r = json.loads(line)
+            times[r["name"]] = (r["cpu_s"], r["wall_s"])
     return times
 
 
@@ -116,8 +120,11 @@ def main():
     ap.add_argument("--set", default=os.path.join(BENCH, "out", "beats-set"))
     ap.add_argument("--out", default=os.path.join(BENCH, "out", "beats-baselines"))
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--only", nargs="*", help="only these pieces of the set")
+    ap.add_argument("--jobs", type=int, default=1, help="madmom processes at once")
     args = ap.parse_args()
-    names = sorted(f[:-6] for f in os.listdir(args.set) if f.endswith(".beats"))
+    names = sorted(f[:-6] for f in os.listdir(args.set) if f.endswith(".beats")
+                   and (not args.only or f[:-6] in args.only))
     if not names:
         sys.exit(f"baselines: no set in {args.set}; run bench/beats/make-set.py")
     timing_path = os.path.join(args.out, "timing.json")
@@ -156,9 +163,12 @@ def main():
                 print(f"baselines: madmom on {len(todo)} pieces (about 6 s each)",
                       file=sys.stderr, flush=True)
                 wavs = [os.path.join(args.set, name + ".wav") for name in todo]
-                for name, (cpu, wall) in run_madmom(wavs, os.path.join(args.out, tracker)).items():
+                for name, (cpu, wall) in run_madmom(wavs, os.path.join(args.out, tracker),
+                                                    args.jobs).items():
                     timing[tracker][name] = {"cpu_s": cpu, "wall_s": wall,
                                              "audio_s": wav_seconds(os.path.join(args.set, name + ".wav"))}
+            with open(timing_path, "w") as f:
+                json.dump(timing, f, indent=1)
             continue
         for name in names:
             wav = os.path.join(args.set, name + ".wav")
@@ -173,12 +183,15 @@ def main():
                 cpu, wall = run_librosa(librosa, wav, out_path)
             timing[tracker][name] = {"cpu_s": cpu, "wall_s": wall, "audio_s": wav_seconds(wav)}
             print(f"baselines: {tracker} {name}: {cpu:.2f} s CPU", file=sys.stderr, flush=True)
+        with open(timing_path, "w") as f:  # after each tracker: an interrupted run keeps it
+            json.dump(timing, f, indent=1)
     with open(timing_path, "w") as f:
         json.dump(timing, f, indent=1)
 
     summary = {"trackers": trackers, "missing": missing}
     for tracker in trackers:
-        res = score_mod.score(args.set, os.path.join(args.out, tracker))
+        res = score_mod.score(args.set, os.path.join(args.out, tracker),
+                              set(names) if args.only else None)
         res["name"] = tracker
         with open(os.path.join(args.out, f"score-{tracker}.json"), "w") as f:
             json.dump(res, f, indent=1)

@@ -56,7 +56,12 @@ METERS = {
     "3/4": (3, 4, PPQ, 3),
     "2/4": (2, 4, PPQ, 2),
     "6/8": (6, 8, 3 * EIGHTH, 2),
+    # the corpus's other meters (make-corpus.py); the set does not use them
+    "5/4": (5, 4, PPQ, 5),
+    "9/8": (9, 8, 3 * EIGHTH, 3),
+    "12/8": (12, 8, 3 * EIGHTH, 4),
 }
+COMPOUND = ("6/8", "9/8", "12/8")  # beats of three eighths (a dotted quarter)
 
 # General MIDI programs (0-based)
 GM = {"piano": 0, "epiano": 4, "harpsichord": 6, "vibes": 11, "organ": 16, "church_organ": 19,
@@ -112,9 +117,21 @@ RHYTHMS = {
     "6/8": [[(0, 4), (4, 2), (6, 4), (10, 2)], [(0, 6), (6, 6)],
             [(0, 2), (2, 2), (4, 2), (6, 4), (10, 2)], [(0, 6), (6, 2), (8, 2), (10, 2)],
             [(0, 4), (4, 2), (6, 6)]],
+    "5/4": [[(0, 4), (4, 4), (8, 4), (12, 4), (16, 4)], [(0, 6), (6, 2), (8, 4), (12, 8)],
+            [(0, 2), (2, 2), (4, 4), (8, 4), (12, 2), (14, 2), (16, 4)],
+            [(0, 8), (8, 4), (12, 4), (16, 4)], [(0, 4), (6, 2), (8, 4), (12, 6), (18, 2)]],
+    "9/8": [[(0, 4), (4, 2), (6, 4), (10, 2), (12, 6)], [(0, 6), (6, 6), (12, 6)],
+            [(0, 2), (2, 2), (4, 2), (6, 4), (10, 2), (12, 6)],
+            [(0, 6), (6, 2), (8, 2), (10, 2), (12, 4), (16, 2)]],
+    "12/8": [[(0, 4), (4, 2), (6, 4), (10, 2), (12, 4), (16, 2), (18, 6)],
+             [(0, 6), (6, 6), (12, 6), (18, 6)],
+             [(0, 2), (2, 2), (4, 2), (6, 6), (12, 4), (16, 2), (18, 6)],
+             [(0, 6), (6, 2), (8, 2), (10, 2), (12, 12)]],
 }
 LONG = {"4/4": [[(0, 12)], [(0, 8), (8, 8)]], "3/4": [[(0, 12)], [(0, 8), (8, 4)]],
-        "2/4": [[(0, 8)], [(0, 6), (6, 2)]], "6/8": [[(0, 12)], [(0, 6), (6, 6)]]}
+        "2/4": [[(0, 8)], [(0, 6), (6, 2)]], "6/8": [[(0, 12)], [(0, 6), (6, 6)]],
+        "5/4": [[(0, 12), (12, 8)], [(0, 20)]], "9/8": [[(0, 18)], [(0, 12), (12, 6)]],
+        "12/8": [[(0, 24)], [(0, 12), (12, 12)]]}
 
 
 def piece(name, meter, tempo, drums, texture, bass, melody, **kw):
@@ -295,11 +312,27 @@ class Builder:
         if kind == "arc":
             start, peak = t[1], t[2]
             return start + (peak - start) * math.sin(math.pi * min(max(frac, 0), 1))
+        if kind == "rubato":  # ("rubato", bpm, depth): a smooth waver, phases from the seed
+            bpm, depth = t[1], t[2]
+            r = random.Random(self.spec["seed"] * 13 + 5)
+            n1, n2 = r.uniform(1.5, 3.0), r.uniform(5.0, 9.0)
+            p1, p2 = r.uniform(0, 2 * math.pi), r.uniform(0, 2 * math.pi)
+            w = 0.65 * math.sin(2 * math.pi * n1 * frac + p1) \
+                + 0.35 * math.sin(2 * math.pi * n2 * frac + p2)
+            return bpm * (1 + depth * w)
+        if kind == "ritatempo":  # ("ritatempo", bpm, low, from, to): rit., then a tempo
+            bpm, low, f0 = t[1], t[2], t[3]
+            f1 = self.step_frac()
+            if frac <= f0 or frac >= f1:
+                return bpm
+            return bpm + (low - bpm) * (frac - f0) / (f1 - f0)
         raise ValueError(kind)
 
     def step_frac(self):
-        """The step change falls on the bar line nearest the requested fraction."""
-        b = max(2, round(self.spec["tempo"][3] * self.bars) + 1)
+        """The step change (or the a tempo) falls on the bar line nearest the requested
+        fraction."""
+        t = self.spec["tempo"]
+        b = max(2, round((t[4] if t[0] == "ritatempo" else t[3]) * self.bars) + 1)
         return (b - 1) / self.bars
 
     def tempo_events(self):
@@ -362,7 +395,7 @@ class Builder:
             if b == self.bars and not isinstance(entry, list):
                 entry = 5
             spans = entry if isinstance(entry, list) else [(entry, self.bpb)]
-            if self.meter == "6/8" or sum(n for _, n in spans) != self.bpb:
+            if self.meter in COMPOUND or sum(n for _, n in spans) != self.bpb:
                 spans = [(spans[0][0], self.bpb)]
             t = self.bar_tick(b)
             for deg, n in spans:
@@ -456,7 +489,7 @@ class Builder:
                                  self.vel(vel + (acc if k == 0 else -6)))
             elif tex == "arp8":  # broken chord in eighths from the bass up
                 seq = [bass] + v + [v[1] + 12, v[2] + 12 if len(v) > 2 else v[0] + 24]
-                order = [0, 2, 3, 1, 4, 3, 2, 3] if self.meter != "6/8" else [0, 1, 2, 3, 2, 1]
+                order = [0, 2, 3, 1, 4, 3, 2, 3] if self.meter not in COMPOUND else [0, 1, 2, 3, 2, 1]
                 for k in range(length // EIGHTH):
                     i = order[k % len(order)]
                     dur = self.beat if k == 0 else EIGHTH * 2
@@ -484,8 +517,9 @@ class Builder:
                     else:
                         self.add(t, EIGHTH * 3, ch, treble[(k // 2) % 4], self.vel(vel - 14))
             elif tex == "oompah":  # bass note on the strong beat(s), chords on the others
-                strong = {"3/4": [0], "2/4": [0], "6/8": [0, 3], "4/4": [0, 2]}[self.meter]
-                step = EIGHTH if self.meter == "6/8" else self.beat
+                strong = {"3/4": [0], "2/4": [0], "6/8": [0, 3], "4/4": [0, 2], "5/4": [0, 3],
+                          "9/8": [0, 3, 6], "12/8": [0, 3, 6, 9]}[self.meter]
+                step = EIGHTH if self.meter in COMPOUND else self.beat
                 n_steps = length // step
                 fifth = nearest(pcs[2], bass - 5, 31, 52)
                 for k in range(n_steps):
@@ -497,12 +531,15 @@ class Builder:
                         for p in v:
                             self.add(t, step - 60, ch, p, self.vel(vel - 12, 4))
             elif tex == "strum":  # guitar strums; down strokes low to high, up strokes back
-                if self.meter == "6/8":
-                    pattern = [(0, "D"), (2, "U"), (3, "D"), (5, "U")]
+                if self.meter in COMPOUND:  # 6/8: D . U D . U
+                    pattern = [(k + j, d) for k in range(0, self.bar // EIGHTH, 3)
+                               for j, d in ((0, "D"), (2, "U"))]
                 elif self.meter == "3/4":
                     pattern = [(0, "D"), (2, "D"), (3, "U"), (4, "D"), (5, "U")]
                 else:
                     pattern = [(0, "D"), (2, "D"), (3, "U"), (5, "U"), (6, "D"), (7, "U")]
+                    if self.meter == "5/4":
+                        pattern += [(8, "D"), (9, "U")]
                 strings = sorted(set([nearest(pcs[0], 43, 40, 52)] + v + [v[0] + 12]))
                 per_bar = self.bar // EIGHTH
                 for bar_start in range(start, start + length, self.bar):
@@ -647,9 +684,9 @@ class Builder:
             t0 = self.down - self.pickup * self.beat
             seq = []
             for k in range(self.pickup):
-                if k == self.pickup - 1 and self.meter != "6/8":
+                if k == self.pickup - 1 and self.meter not in COMPOUND:
                     seq += [(t0 + k * self.beat, EIGHTH), (t0 + k * self.beat + EIGHTH, EIGHTH)]
-                elif self.meter == "6/8":
+                elif self.meter in COMPOUND:
                     seq += [(t0 + k * self.beat, 2 * EIGHTH), (t0 + k * self.beat + 2 * EIGHTH,
                                                                  EIGHTH)]
                 else:
@@ -765,6 +802,30 @@ class Builder:
             elif style == "polka":
                 hits += [(0, KICK, 98), (self.beat, KICK, 90), (E, SNARE, 84),
                          (3 * E, SNARE, 84)]
+            elif style == "rock54":  # 5/4 in 3 + 2: kick on 1 and 4, snare on 3 and 5
+                for k in range(10):
+                    if not (k == 0 and crash):
+                        hits.append((k * E, HAT, 72 if k % 2 == 0 else 52))
+                hits += [(0, KICK, 100), (6 * E, KICK, 92), (4 * E, SNARE, 96),
+                         (8 * E, SNARE, 96)]
+            elif style == "jazz54":  # ride on every beat, a swung skip, hat foot on 2, 5
+                for k in range(5):
+                    hits.append((k * self.beat, RIDE, 80 if k == 0 else 68))
+                    if k in (1, 3, 4):
+                        hits.append((k * self.beat + E, RIDE, 56))  # swung by add()
+                hits += [(self.beat, PEDAL_HAT, 66), (4 * self.beat, PEDAL_HAT, 66),
+                         (0, KICK, 50), (3 * self.beat, KICK, 40)]
+            elif style == "folk98":  # 9/8: kick on 1, tambourine on 2 and 3, shaker eighths
+                hits += [(0, KICK, 94), (3 * E, TAMBOURINE, 82), (6 * E, TAMBOURINE, 78)]
+                hits += [(k * E, SHAKER, 60 if k % 3 == 0 else 44) for k in range(9)]
+            elif style == "blues128":  # 12/8 slow blues: hats in eighths, snare on 2 and 4
+                for k in range(12):
+                    if not (k == 0 and crash):
+                        hits.append((k * E, HAT, 72 if k % 3 == 0 else 50))
+                hits += [(0, KICK, 100), (6 * E, KICK, 92), (3 * E, SNARE, 98),
+                         (9 * E, SNARE, 98)]
+                if b % 2 == 0:
+                    hits.append((5 * E, KICK, 76))
             elif style == "samba":  # surdo (floor tom) accent on 2, shaker 16ths, tamborim
                 hits += [(0, FLOOR_TOM, 66), (self.beat, FLOOR_TOM, 106), (self.beat, KICK, 70)]
                 hits += [(k * S, SHAKER, 70 if k % 4 == 3 else 48) for k in range(8)]
@@ -775,7 +836,8 @@ class Builder:
                 raise ValueError(style)
             if crash and style not in ("swing", "march24", "samba"):
                 hits.append((0, CRASH, 96))
-            if fill and style in ("rock", "pop", "halftime", "shuffle", "rock68"):
+            if fill and style in ("rock", "pop", "halftime", "shuffle", "rock68", "rock54",
+                                  "blues128"):
                 last_beat = self.bar - self.beat
                 hits = [h for h in hits if h[0] < last_beat]
                 n16 = self.beat // S
@@ -792,7 +854,7 @@ class Builder:
         events.append((0, 0, mido.MetaMessage("track_name", name=s["name"])))
         # a short first bar: the silent lead-in beat plus the pickup; then the meter
         pre_beats = 1 + self.pickup
-        if self.meter == "6/8":
+        if self.meter in COMPOUND:
             events.append((0, 0, mido.MetaMessage("time_signature", numerator=3 * pre_beats,
                                                   denominator=8)))
         else:
@@ -800,7 +862,7 @@ class Builder:
                                                   denominator=4)))
         events.append((self.down, 0, mido.MetaMessage(
             "time_signature", numerator=self.num, denominator=self.den,
-            clocks_per_click=36 if self.meter == "6/8" else 24)))
+            clocks_per_click=36 if self.meter in COMPOUND else 24)))
         for tick, u in self.tempo_events():
             events.append((tick, 0, mido.MetaMessage("set_tempo", tempo=u)))
         for chn, prog in sorted(self.programs.items()):
@@ -839,7 +901,8 @@ class Builder:
 def size_piece(spec):
     """The piece with the number of bars whose duration is nearest the seeded target."""
     rng = random.Random(spec["seed"] * 3 + 11)
-    target = rng.uniform(34, 54)
+    target = rng.uniform(*spec.get("length_s", (34, 54)))
+    lo, hi = spec.get("window_s", (30, 60))
     best = None
     for bars in range(4, 200):
         bld = Builder(spec)
@@ -854,7 +917,7 @@ def size_piece(spec):
     for cand in (bars - bars % 4 + 4, bars - bars % 4):
         bld = Builder(spec)
         bld.layout(cand)
-        if cand >= 8 and 30 <= float(bld.seconds(bld.end_tick)) + 3.0 <= 60:
+        if cand >= 8 and lo <= float(bld.seconds(bld.end_tick)) + 3.0 <= hi:
             bars = cand
             break
     bld = Builder(spec)
@@ -989,11 +1052,11 @@ def flatten(mid_path, out_path):
     flat.save(out_path)
 
 
-def fluidsynth(mid_path, wav_path, extra=()):
+def fluidsynth(mid_path, wav_path, extra=(), sf2=SF2):
     with tempfile.TemporaryDirectory(prefix="beats-render-") as tmp:
         flat = os.path.join(tmp, "flat.mid")
         flatten(mid_path, flat)
-        subprocess.run(["fluidsynth", "-ni", *extra, "-F", wav_path, "-r", str(RATE), SF2,
+        subprocess.run(["fluidsynth", "-ni", *extra, "-F", wav_path, "-r", str(RATE), sf2,
                         flat], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -1055,7 +1118,11 @@ def make_one(spec, out):
     beats = beats_from_midi(paths["mid"])
     with tempfile.TemporaryDirectory(prefix="beats-set-") as tmp:
         raw_path = os.path.join(tmp, "raw.wav")
-        fluidsynth(paths["mid"], raw_path)
+        sf2 = spec.get("soundfont", SF2)
+        # an .sf3 (Vorbis-compressed) soundfont is decoded whole at load time (10 s for
+        # MuseScore_General); loading only the samples the piece plays takes 2 s
+        extra = ("-o", "synth.dynamic-sample-loading=1") if sf2.endswith(".sf3") else ()
+        fluidsynth(paths["mid"], raw_path, extra, sf2=sf2)
         audio = finish_audio(read_wav(raw_path), float(beats[-1][0]))
     write_wav(paths["wav"] + ".partial", audio)
     os.replace(paths["wav"] + ".partial", paths["wav"])
@@ -1067,7 +1134,7 @@ def make_one(spec, out):
             "steady" if kind == "steady" else "changing"]
     if kind != "steady":
         tags.append({"rit": "ritardando", "accel": "accelerando", "step": "step-change",
-                     "arc": "accel-rit"}[kind])
+                     "arc": "accel-rit", "rubato": "rubato", "ritatempo": "rit-a-tempo"}[kind])
     if spec.get("pickup"):
         tags.append("pickup")
     if spec.get("swing"):
@@ -1075,7 +1142,7 @@ def make_one(spec, out):
     downs = sum(1 for b in beats if b[2] == 1)
     meta = {
         "name": name, "meter": spec["meter"], "beats_per_bar": bld.bpb,
-        "beat_unit": "dotted quarter" if spec["meter"] == "6/8" else "quarter",
+        "beat_unit": "dotted quarter" if spec["meter"] in COMPOUND else "quarter",
         "tags": tags,
         "tempo_bpm": {"start": round(tempos[0], 2), "end": round(tempos[-1], 2),
                       "min": round(min(tempos), 2), "max": round(max(tempos), 2)},
@@ -1089,6 +1156,8 @@ def make_one(spec, out):
                         "melody": spec["melody"], "drums": spec["drums"]},
         "humanize_ms": 1000 * bld.human, "seed": spec["seed"], "recipe": digest,
     }
+    if "soundfont" in spec:
+        meta["soundfont"] = os.path.basename(spec["soundfont"])
     with open(paths["json"], "w") as f:
         json.dump(meta, f, indent=1)
     return name, "made"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the beat-tracking evaluation needs, only what is missing (idempotent):
 #   apt:  fluidsynth, fluid-soundfont-gm (FluidR3_GM.sf2), aubio-tools (`aubio beat`),
-#         gcc and python3-dev when missing (to build madmom)
+#         gcc and python3-dev when missing (to build madmom); for the corpus
+#         (make-corpus.py): musescore-general-soundfont (MuseScore_General.sf2/.sf3),
+#         timgm6mb-soundfont (TimGM6mb.sf2) and ffmpeg (the MP3 round trip, 48 kHz)
 #   venv: bench/out/venv (git-ignored) with pinned mir_eval, mido, numpy, scipy,
 #         soundfile (noisy.py, edges.py, clicks.py read and write WAVs with it), and
 #         librosa if it installs (optional: the harness reports it as missing otherwise).
@@ -23,6 +25,10 @@ missing=()
 command -v fluidsynth >/dev/null 2>&1 || missing+=(fluidsynth)
 { [ -f "$SF2" ] || dpkg -s fluid-soundfont-gm >/dev/null 2>&1; } || missing+=(fluid-soundfont-gm)
 command -v aubio >/dev/null 2>&1 || missing+=(aubio-tools)
+# the corpus's other soundfonts, and ffmpeg for its MP3 round trip and 48 kHz copies
+dpkg -s musescore-general-soundfont >/dev/null 2>&1 || missing+=(musescore-general-soundfont)
+dpkg -s timgm6mb-soundfont >/dev/null 2>&1 || missing+=(timgm6mb-soundfont)
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 # python3 -m venv needs python3-venv on Debian (ensurepip)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
