@@ -10,10 +10,13 @@ meter's pattern is, per twelfth, the mean and variance of each feature over all 
 there, in every piece of that meter. Meters the model does not decode (5/4, 7/8) are left
 out.
 
-  train-patterns.py BINARY DIR[:LIST] ... [--out FILE] [--jobs 2]
+  train-patterns.py BINARY DIR[@tune | :LIST] ... [--out FILE] [--jobs 2]
 
-DIR:LIST takes only the pieces named in LIST (a file, one name a line): the tuning half of
-a split corpus. The patterns must be learned on tuning pieces only (bench/beats/README.md).
+DIR@tune takes only the pieces of the corpus's tuning half (bench/beats/split.json); DIR:LIST
+only those named in LIST (a file, one name a line). The patterns must be learned on tuning
+pieces only, never on the test half (bench/beats/README.md). The committed patterns:
+
+  train-patterns.py .build/release/practice bench/out/beats-corpus@tune bench/out/beats-set
 """
 import argparse
 import concurrent.futures
@@ -69,8 +72,12 @@ def frame_cells(times, numbers, beats_per_bar, frames):
 
 
 def pieces(spec):
-    directory, _, listing = spec.partition(":")
-    if listing:
+    directory, _, half = spec.partition("@")
+    directory, _, listing = directory.partition(":")
+    if half:
+        with open(os.path.join(HERE, "split.json")) as f:
+            names = json.load(f)[half]
+    elif listing:
         with open(listing) as f:
             names = [line.strip() for line in f if line.strip()]
     else:
