@@ -184,7 +184,8 @@ def main():
         sys.exit(f"corpus: baselines.py failed; see {base_log}")
 
     dets = [f"practice={DETECTED}"]
-    if not args.no_baselines:
+    # With --no-baselines, the baselines' outputs from an earlier run are scored if there are any.
+    if os.path.exists(os.path.join(BASELINES, "summary.json")):
         with open(os.path.join(BASELINES, "summary.json")) as f:
             trackers = json.load(f)["trackers"]
         dets += [f"{t}={os.path.join(BASELINES, t)}" for t in ("madmom", "librosa", "aubio")
