@@ -86,7 +86,12 @@ import Testing
   /// not the pass it was stopped in.
   @Test func aStoppedPlayLogsThePassesItCompleted() throws {
     let tmux = try Tmux(dir: dir, environment: cli.environment)
-    defer { tmux.kill() }
+    // On a failure, end the play itself too: at full speed its status line can keep the
+    // tmux server too busy to heed kill-server.
+    defer {
+      tmux.signalPractice("KILL")
+      tmux.kill()
+    }
     // A one-second range, looped: pass k ends after k × 44100 frames.
     try tmux.start([
       "play", CLI.fixture("clicks-120.wav"), "--from", "1", "--to", "2", "--loop", "--device",
