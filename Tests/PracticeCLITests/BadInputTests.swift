@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every bad input: the documented exit code, one line on stderr saying what to do, and
 /// the library exactly as it was.
@@ -22,7 +22,8 @@ import TestSupport
   ) throws -> CommandResult {
     let before = try cli.snapshot()
     let result = try cli.run(arguments, asUser: user)
-    #expect(result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(
+      result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
     let first = result.stderrLines.first ?? ""
     #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
@@ -37,13 +38,15 @@ import TestSupport
 
   @Test func missingFile() throws {
     try expectFailure(["add", dir.file("nope.wav")], status: 66, message: "no such file")
-    try expectFailure(["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
+    try expectFailure(
+      ["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
   }
 
   @Test func directory() throws {
     // `add` takes folders: one with no audio in it is missing input.
     try expectFailure(["add", dir.path], status: 66, message: "no audio files in")
-    try expectFailure(["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
+    try expectFailure(
+      ["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
   }
 
   @Test func zeroByteFile() throws {
@@ -58,7 +61,8 @@ import TestSupport
     try Synth.writeFloatWAV([], to: empty)
     #expect(try cli.run(["add", empty]).status == 0)
     for command in [
-      ["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")], ["beats", "detect", empty],
+      ["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")],
+      ["beats", "detect", empty],
     ] {
       try expectFailure(command, status: 65, message: "holds no audio (0 frames)")
     }
@@ -68,8 +72,10 @@ import TestSupport
     let junk = dir.file("junk.wav")
     var generator = SystemRandomNumberGenerator()
     FileManager.default.createFile(
-      atPath: junk, contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-    let result = try expectFailure(["render", junk, "-o", dir.file("o.wav")], status: 65, message: "cannot read audio from")
+      atPath: junk,
+      contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+    let result = try expectFailure(
+      ["render", junk, "-o", dir.file("o.wav")], status: 65, message: "cannot read audio from")
     #expect(result.stderr.contains("libsndfile: ") && result.stderr.contains("FFmpeg: "))
     #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
   }
@@ -86,7 +92,10 @@ import TestSupport
     let nobody = CLI(database: shared + "/lib.sqlite")
     let result = try nobody.run(["add", locked], asUser: "65534")
     #expect(result.status == 66, "\(result.stderr)")
-    #expect(result.stderr == "practice: cannot open '\(locked)': permission denied; make the file readable (chmod +r)\n")
+    #expect(
+      result.stderr
+        == "practice: cannot open '\(locked)': permission denied; make the file readable (chmod +r)\n"
+    )
   }
 
   @Test func truncatedWavPlaysWhatIsThere() throws {
@@ -115,7 +124,9 @@ import TestSupport
       let result = try cli.run(["render", song, "--speed", speed, "-o", out])
       #expect(result.status == 0, "\(result.stderr)")
       let (_, rendered) = try Synth.read(out)
-      #expect(rendered.allSatisfy { $0.isFinite && abs($0) < 0.6 }, "speed \(speed): peak \(rendered.map(abs).max() ?? 0)")
+      #expect(
+        rendered.allSatisfy { $0.isFinite && abs($0) < 0.6 },
+        "speed \(speed): peak \(rendered.map(abs).max() ?? 0)")
       if speed == "100%" {
         #expect(rendered[glitch].allSatisfy { $0 == 0 })
       }
@@ -131,22 +142,35 @@ import TestSupport
     try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
     let result = try cli.run(["render", cut, "-o", dir.file("cut-out.wav")])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("warning: '\(cut)' could be decoded only up to"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("warning: '\(cut)' could be decoded only up to"), "\(result.stderr)")
     let (_, out) = try Synth.read(dir.file("cut-out.wav"))
     #expect(out.count > 44100 / 2 && out.count < 3 * 44100)
   }
 
   @Test func impossibleRanges() throws {
     let song = CLI.fixture("sine-440.wav")
-    try expectFailure(["render", song, "--from", "1.5", "--to", "0.5", "-o", dir.file("x.wav")], status: 64, message: "is not before --to")
-    try expectFailure(["play", song, "--to", "3", "--device", "null"], status: 64, message: "past the end of the audio (0:02.0)")
-    try expectFailure(["play", song, "--from", "1:00", "--device", "null"], status: 64, message: "at or past the end")
+    try expectFailure(
+      ["render", song, "--from", "1.5", "--to", "0.5", "-o", dir.file("x.wav")], status: 64,
+      message: "is not before --to")
+    try expectFailure(
+      ["play", song, "--to", "3", "--device", "null"], status: 64,
+      message: "past the end of the audio (0:02.0)")
+    try expectFailure(
+      ["play", song, "--from", "1:00", "--device", "null"], status: 64,
+      message: "at or past the end")
     try expectFailure(["play", song, "--from", "1:75"], status: 64, message: "not a time")
-    try expectFailure(["play", song, "--repeat", "0"], status: 64, message: "--repeat 0 is out of range; use 1 to 9999 passes")
+    try expectFailure(
+      ["play", song, "--repeat", "0"], status: 64,
+      message: "--repeat 0 is out of range; use 1 to 9999 passes")
     // A huge count would render for ever (and fill the disk): refused before anything runs.
-    try expectFailure(["render", song, "--repeat", "9223372036854775807", "-o", dir.file("x.wav")], status: 64, message: "--repeat 9223372036854775807 is out of range")
-    try expectFailure(["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined")
-    try expectFailure(["render", song, "--loop", "-o", dir.file("x.wav")], status: 64, message: "cannot --loop")
+    try expectFailure(
+      ["render", song, "--repeat", "9223372036854775807", "-o", dir.file("x.wav")], status: 64,
+      message: "--repeat 9223372036854775807 is out of range")
+    try expectFailure(
+      ["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined")
+    try expectFailure(
+      ["render", song, "--loop", "-o", dir.file("x.wav")], status: 64, message: "cannot --loop")
   }
 
   @Test(arguments: ["201%", "2.5", "-0.1", "+7dB", "loud"])
@@ -164,9 +188,46 @@ import TestSupport
 
   @Test func badOutputFiles() throws {
     let song = CLI.fixture("sine-440.wav")
-    try expectFailure(["render", song, "-o", dir.file("x.xyz")], status: 64, message: "unknown output format")
-    try expectFailure(["render", song, "-o", dir.file("no/such/dir/x.wav")], status: 73, message: "does not exist")
+    try expectFailure(
+      ["render", song, "-o", dir.file("x.xyz")], status: 64, message: "unknown output format")
+    try expectFailure(
+      ["render", song, "-o", dir.file("no/such/dir/x.wav")], status: 73, message: "does not exist")
     try expectFailure(["render", song, "-o", song], status: 64, message: "is the song itself")
+  }
+
+  /// A render target that cannot be created is exit 73 exactly (not 74, not 1), whether
+  /// its directory is missing, is a file, or cannot be written; nothing is left behind.
+  @Test func aRenderTargetThatCannotBeCreatedIs73() throws {
+    let song = CLI.fixture("sine-440.wav")
+    try expectFailure(
+      ["render", "1", "-o", dir.file("missing/x.wav")], status: 73, message: "does not exist")
+    FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8))
+    try expectFailure(
+      ["render", "1", "-o", dir.file("plain/x.wav")], status: 73, message: "cannot")
+
+    // A directory the user may not write in (root may write anywhere: run as nobody, with
+    // a library nobody may use).
+    chmod(dir.path, 0o755)
+    let shared = dir.file("shared")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    chmod(shared, 0o777)
+    let nobody = CLI(database: shared + "/lib.sqlite")
+    #expect(try nobody.run(["add", song]).status == 0)
+    for name in try FileManager.default.contentsOfDirectory(atPath: shared) {
+      chmod(shared + "/" + name, 0o666)
+    }
+    let readOnly = dir.file("ro")
+    try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+    chmod(readOnly, 0o555)
+    let before = try nobody.snapshot()
+    let result = try nobody.run(["render", "1", "-o", readOnly + "/x.wav"], asUser: "65534")
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(
+      result.stderr.hasPrefix("practice: ") && result.stderr.contains("permission denied"),
+      "\(result.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly).isEmpty)
+    #expect(try nobody.snapshot() == before)
   }
 
   @Test func databaseInAReadOnlyDirectory() throws {
@@ -185,7 +246,8 @@ import TestSupport
 
   @Test func databaseThatIsNotSQLite() throws {
     let notDB = dir.file("notes.sqlite")
-    let text = Data(String(repeating: "these are my practice notes, not a database\n", count: 200).utf8)
+    let text = Data(
+      String(repeating: "these are my practice notes, not a database\n", count: 200).utf8)
     try text.write(to: URL(fileURLWithPath: notDB))
     let result = try cli.run(["list", "--db", notDB])
     #expect(result.status == 65)
@@ -196,7 +258,9 @@ import TestSupport
   }
 
   @Test func unknownFlagsAreUsageErrors() throws {
-    try expectFailure(["play", CLI.fixture("sine-440.wav"), "--sped", "2"], status: 64, message: "Unknown option '--sped'")
+    try expectFailure(
+      ["play", CLI.fixture("sine-440.wav"), "--sped", "2"], status: 64,
+      message: "Unknown option '--sped'")
   }
 }
 
@@ -252,47 +316,96 @@ extension BadInputTests {
   @Test func badSelectionCommands() throws {
     try withBeatsAndSelections()
     try expectFailure(["select", "add", "1", "x"], status: 64, message: "say what to select")
-    try expectFailure(["select", "add", "1", "x", "--bars", "20"], status: 64, message: "bar 20 is not in this song; it has bars 1-1")
-    try expectFailure(["select", "add", "1", "x", "--bars", "1", "--from", "1"], status: 64, message: "cannot be combined")
-    try expectFailure(["select", "add", "1", "x", "--from", "1.5", "--to", "1"], status: 64, message: "is not before --to")
-    try expectFailure(["select", "add", "1", " ", "--bars", "1"], status: 64, message: "the name is empty")
-    try expectFailure(["select", "add", "1", "A", "--bars", "1"], status: 64, message: "already has a selection 'a'; use --replace")
-    try expectFailure(["select", "edit", "1", "a", "--rename", "B"], status: 64, message: "already a selection named 'B'")
-    try expectFailure(["select", "edit", "1", "a", "--rename", ""], status: 64, message: "--rename needs a name")
-    try expectFailure(["select", "move", "1", "a", "--by", "two"], status: 64, message: "--by 'two' is not a whole number of bars")
-    try expectFailure(["select", "move", "1", "a", "--by", "+1"], status: 64, message: "would leave the song's bars 1-1")
-    try expectFailure(["select", "move", "1", "b", "--by", "1"], status: 64, message: "made from times; move works on selections made with --bars")
-    try expectFailure(["select", "double", "1", "b"], status: 64, message: "would run past the end of the song")
+    try expectFailure(
+      ["select", "add", "1", "x", "--bars", "20"], status: 64,
+      message: "bar 20 is not in this song; it has bars 1-1")
+    try expectFailure(
+      ["select", "add", "1", "x", "--bars", "1", "--from", "1"], status: 64,
+      message: "cannot be combined")
+    try expectFailure(
+      ["select", "add", "1", "x", "--from", "1.5", "--to", "1"], status: 64,
+      message: "is not before --to")
+    try expectFailure(
+      ["select", "add", "1", " ", "--bars", "1"], status: 64, message: "the name is empty")
+    try expectFailure(
+      ["select", "add", "1", "A", "--bars", "1"], status: 64,
+      message: "already has a selection 'a'; use --replace")
+    try expectFailure(
+      ["select", "edit", "1", "a", "--rename", "B"], status: 64,
+      message: "already a selection named 'B'")
+    try expectFailure(
+      ["select", "edit", "1", "a", "--rename", ""], status: 64, message: "--rename needs a name")
+    try expectFailure(
+      ["select", "move", "1", "a", "--by", "two"], status: 64,
+      message: "--by 'two' is not a whole number of bars")
+    try expectFailure(
+      ["select", "move", "1", "a", "--by", "+1"], status: 64,
+      message: "would leave the song's bars 1-1")
+    try expectFailure(
+      ["select", "move", "1", "b", "--by", "1"], status: 64,
+      message: "made from times; move works on selections made with --bars")
+    try expectFailure(
+      ["select", "double", "1", "b"], status: 64, message: "would run past the end of the song")
     #expect(try cli.run(["select", "add", "1", "c", "--bars", "1.3-1.4"]).status == 0)
-    try expectFailure(["select", "double", "1", "c"], status: 64, message: "doubled, bars 1.3-1.4 would run past the song's last beat")
+    try expectFailure(
+      ["select", "double", "1", "c"], status: 64,
+      message: "doubled, bars 1.3-1.4 would run past the song's last beat")
     #expect(try cli.run(["select", "halve", "1", "c"]).status == 0)
-    try expectFailure(["select", "halve", "1", "c"], status: 64, message: "bars 1.3 is one beat; halve needs at least two")
-    try expectFailure(["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, b, c")
+    try expectFailure(
+      ["select", "halve", "1", "c"], status: 64,
+      message: "bars 1.3 is one beat; halve needs at least two")
+    try expectFailure(
+      ["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, b, c")
   }
 
   @Test func badBeatCommands() throws {
     try withBeatsAndSelections()
     let before = try cli.run(["beats", "export", "1"]).stdout
-    try expectFailure(["beats", "grid", "1", "--bpm", "0"], status: 64, message: "--bpm 0.0 is out of range; use 10-600")
-    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "--meter 4/3: ")
-    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64, message: "--start 'abc' is not a time")
-    try expectFailure(["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64, message: "is past the end of the audio (0:02.0)")
-    try expectFailure(["beats", "shift", "1", "--by", "nan"], status: 64, message: "--by nan: must be a plain decimal")
-    try expectFailure(["beats", "shift", "1", "--by", "-0.1"], status: 64, message: "moves 1 beat(s) outside the audio")
-    try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64, message: "--from-bar 9 is not in this song; it has bars 1-1")
-    try expectFailure(["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64, message: "cannot be combined")
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "0"], status: 64,
+      message: "--bpm 0.0 is out of range; use 10-600")
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "--meter 4/3: "
+    )
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64,
+      message: "--start 'abc' is not a time")
+    try expectFailure(
+      ["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64,
+      message: "is past the end of the audio (0:02.0)")
+    try expectFailure(
+      ["beats", "shift", "1", "--by", "nan"], status: 64,
+      message: "--by nan: must be a plain decimal")
+    try expectFailure(
+      ["beats", "shift", "1", "--by", "-0.1"], status: 64,
+      message: "moves 1 beat(s) outside the audio")
+    try expectFailure(
+      ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64,
+      message: "--from-bar 9 is not in this song; it has bars 1-1")
+    try expectFailure(
+      ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64,
+      message: "cannot be combined")
     let times = dir.file("t.txt")
     try "0.1\n0.2\n".write(toFile: times, atomically: true, encoding: .utf8)
-    try expectFailure(["beats", "import", "1", times, "--bar1", "5"], status: 64, message: "--bar1 5 is past the 2 beats")
-    try expectFailure(["beats", "export", "1", "--format", "xml"], status: 64, message: "cannot be exported")
+    try expectFailure(
+      ["beats", "import", "1", times, "--bar1", "5"], status: 64,
+      message: "--bar1 5 is past the 2 beats")
+    try expectFailure(
+      ["beats", "export", "1", "--format", "xml"], status: 64, message: "cannot be exported")
     #expect(try cli.run(["beats", "export", "1"]).stdout == before, "the beat map is as it was")
   }
 
   @Test func badClickAndCountInOptions() throws {
     try withBeatsAndSelections()
     let song = ["play", "1", "--device", "null"]
-    try expectFailure(song + ["--count-in", "17"], status: 64, message: "--count-in 17 is out of range; use 0 to 16 bars")
-    try expectFailure(song + ["--click-volume", "300%"], status: 64, message: "--click-volume 300%: must be 0% to 200%")
-    try expectFailure(["render", "1", "--click", "--speed", "0.1", "-o", dir.file("x.wav")], status: 64, message: "--speed 0.1: must be 25% to 200%")
+    try expectFailure(
+      song + ["--count-in", "17"], status: 64,
+      message: "--count-in 17 is out of range; use 0 to 16 bars")
+    try expectFailure(
+      song + ["--click-volume", "300%"], status: 64,
+      message: "--click-volume 300%: must be 0% to 200%")
+    try expectFailure(
+      ["render", "1", "--click", "--speed", "0.1", "-o", dir.file("x.wav")], status: 64,
+      message: "--speed 0.1: must be 25% to 200%")
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `practice beats detect`: exit codes, one-line errors, the --replace rule, summaries.
 @Suite struct BeatDetectTests {
@@ -9,7 +9,8 @@ import TestSupport
 
   /// A 4/4 piece with drums and chords at `bpm`, written as a 16-bit WAV.
   func song(
-    _ name: String, bpm: Double = 110, beatsPerBar: Int = 4, bars: Int = 10, oddBar: (bar: Int, beats: Int)? = nil
+    _ name: String, bpm: Double = 110, beatsPerBar: Int = 4, bars: Int = 10,
+    oddBar: (bar: Int, beats: Int)? = nil
   ) throws -> String {
     var piece = BeatSynth.Piece()
     piece.startBPM = bpm
@@ -59,8 +60,12 @@ import TestSupport
     let result = try cli.run(["render", a, "--bars", "3-4", "-o", render])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stderrLines
-    #expect(lines.first == "'a' has no beat map yet; detecting one (as `practice beats detect` does)", "\(lines)")
-    #expect(lines.contains { $0.wholeMatch(of: #/^a\.wav: \d+ beats, \d+ bars, 4/4, 120 BPM$/#) != nil }, "\(lines)")
+    #expect(
+      lines.first == "'a' has no beat map yet; detecting one (as `practice beats detect` does)",
+      "\(lines)")
+    #expect(
+      lines.contains { $0.wholeMatch(of: #/^a\.wav: \d+ beats, \d+ bars, 4/4, 120 BPM$/#) != nil },
+      "\(lines)")
     // Stored as `beats detect` stores it: detecting again gives the same map.
     let stored = try exported(a)
     #expect(try cli.run(["beats", "detect", a]).status == 0)
@@ -90,7 +95,9 @@ import TestSupport
     let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
     var unlock: Int32 = 0
     var number: UInt32 = 0
-    guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+    guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0,
+      ioctl(master, 0x8004_5430, &number) == 0
+    else {
       throw PracticeTestError("no pseudo-terminal")
     }
     defer { close(master) }
@@ -124,7 +131,10 @@ import TestSupport
     let a = try song("a.wav", bars: 16, oddBar: (bar: 7, beats: 2))
     let result = try cli.run(["beats", "detect", a])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderrLines.first?.wholeMatch(of: #/a\.wav: 62 beats, 16 bars, 4/4 \(bar 8: 2 beats\), 110 BPM/#) != nil, "\(result.stderr)")
+    #expect(
+      result.stderrLines.first?.wholeMatch(
+        of: #/a\.wav: 62 beats, 16 bars, 4/4 \(bar 8: 2 beats\), 110 BPM/#) != nil,
+      "\(result.stderr)")
     let show = try cli.run(["beats", "show", a]).stdout.split(separator: "\n")
     #expect(show.contains { $0.hasPrefix("8\t") && $0.split(separator: "\t")[2] == "2" }, "\(show)")
   }
@@ -136,12 +146,17 @@ import TestSupport
     let output = try onTerminal(["beats", "detect", a, b])
     var cursor = output.startIndex
     for name in ["a.wav", "b.wav"] {
-      let first = try #require(output.range(of: "% \(name)\u{1B}[K", range: cursor..<output.endIndex), "\(output)")
-      let start = try #require(output.range(of: "\r[", options: .backwards, range: cursor..<first.lowerBound))
+      let first = try #require(
+        output.range(of: "% \(name)\u{1B}[K", range: cursor..<output.endIndex), "\(output)")
+      let start = try #require(
+        output.range(of: "\r[", options: .backwards, range: cursor..<first.lowerBound))
       let end = try #require(
-        output.range(of: " \(name)\u{1B}[K\r\u{1B}[K\(name): ", range: start.upperBound..<output.endIndex), "\(output)")
+        output.range(
+          of: " \(name)\u{1B}[K\r\u{1B}[K\(name): ", range: start.upperBound..<output.endIndex),
+        "\(output)")
       // Every draw of the bar between, its percentage rising.
-      let drawn = output[start.lowerBound..<end.upperBound].components(separatedBy: "\r[").dropFirst()
+      let drawn = output[start.lowerBound..<end.upperBound].components(separatedBy: "\r[")
+        .dropFirst()
       let percents = drawn.compactMap { Int($0.split(separator: " ")[1].dropLast()) }
       #expect(percents.count == drawn.count && percents == percents.sorted(), "\(drawn)")
       #expect((percents.first ?? 100) <= 5 && percents.last == 100, "\(percents)")
@@ -161,8 +176,12 @@ import TestSupport
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stderrLines
     #expect(lines.count == 2 && lines[1].hasPrefix("inverted.wav: "), "\(lines)")
-    #expect(lines[1].dropFirst("inverted.wav: ".count) == lines[0].dropFirst("mono.wav: ".count), "\(lines)")
-    let mirex = { (song: String) in try self.cli.run(["beats", "export", song, "--format", "mirex"]).stdout }
+    #expect(
+      lines[1].dropFirst("inverted.wav: ".count) == lines[0].dropFirst("mono.wav: ".count),
+      "\(lines)")
+    let mirex = { (song: String) in
+      try self.cli.run(["beats", "export", song, "--format", "mirex"]).stdout
+    }
     #expect(try mirex(inverted) == mirex(straight))
   }
 
@@ -174,7 +193,8 @@ import TestSupport
     let refused = try cli.run(["beats", "detect", "1"])
     #expect(refused.status == 64)
     #expect(refused.stderrLines.count == 1)
-    #expect(refused.stderr.contains("--replace") && refused.stderr.contains("grid"), "\(refused.stderr)")
+    #expect(
+      refused.stderr.contains("--replace") && refused.stderr.contains("grid"), "\(refused.stderr)")
     #expect(try exported("1") == before)
     let replaced = try cli.run(["beats", "detect", "1", "--replace"])
     #expect(replaced.status == 0, "\(replaced.stderr)")
@@ -203,7 +223,8 @@ import TestSupport
 
     let b = try song("b.wav")
     let times = dir.file("b.txt")
-    try (1...20).map { "\(Double($0) * 0.5)\n" }.joined().write(toFile: times, atomically: true, encoding: .utf8)
+    try (1...20).map { "\(Double($0) * 0.5)\n" }.joined().write(
+      toFile: times, atomically: true, encoding: .utf8)
     #expect(try cli.run(["beats", "import", b, times, "--format", "times"]).status == 0)
     let (_, long) = try Synth.read(b)
     try Synth.write(Array(long.prefix(44100 * 5)), to: b)
@@ -228,7 +249,9 @@ import TestSupport
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stderrLines
     #expect(lines.count == 2, "\(lines)")
-    #expect(lines.first?.wholeMatch(of: #/legato\.wav: 5[5-7] beats, 14 bars, 4/4, 79–8[01] BPM/#) != nil, "\(lines)")
+    #expect(
+      lines.first?.wholeMatch(of: #/legato\.wav: 5[5-7] beats, 14 bars, 4/4, 79–8[01] BPM/#) != nil,
+      "\(lines)")
     #expect(
       lines.last?.hasPrefix(
         "practice: warning: legato.wav: the onsets mark no steady beat, so the beats divide the bars "
@@ -265,7 +288,24 @@ import TestSupport
     try FileManager.default.removeItem(atPath: moved)
     let gone = try cli.run(["beats", "detect", "moved"])
     #expect(gone.status == 66)
-    #expect(gone.stderrLines.count == 1 && gone.stderr.contains("`practice add NEWPATH`"), "\(gone.stderr)")
+    #expect(
+      gone.stderrLines.count == 1 && gone.stderr.contains("`practice add NEWPATH`"),
+      "\(gone.stderr)")
+  }
+
+  /// Noise has no beat: `beats detect` refuses it as bad data (65) in one line saying so,
+  /// stores no map, and leaves the library as it was.
+  @Test func noiseIsRefusedWith65() throws {
+    let noise = dir.file("noise.wav")
+    try Synth.write(BeatSynth.noise(seconds: 12), to: noise)
+    _ = try cli.run(["add", noise])
+    let before = try cli.snapshot()
+    let result = try cli.run(["beats", "detect", noise])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("sounds like noise"), "\(result.stderr)")
+    #expect(try cli.run(["beats", "show", noise]).status == 66)
+    #expect(try cli.snapshot() == before)
   }
 
   @Test func badUsageIsRefusedBeforeAnything() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct ClickTests {
   let dir = TemporaryDirectory()
@@ -8,7 +8,9 @@ import TestSupport
 
   /// The click bursts as PracticeCore renders them: 20 ms decaying sines.
   func burst(_ hertz: Double, _ level: Double) -> [Float] {
-    (0..<882).map { i in Float(level * exp(-Double(i) / 176.4) * sin(2 * Double.pi * hertz * Double(i) / 44100)) }
+    (0..<882).map { i in
+      Float(level * exp(-Double(i) / 176.4) * sin(2 * Double.pi * hertz * Double(i) / 44100))
+    }
   }
 
   @Test(arguments: [1.0, 0.5])
@@ -17,14 +19,16 @@ import TestSupport
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
     _ = try cli.run(["beats", "grid", "1", "--bpm", "120"])
     let common = ["render", "1", "--bars", "1", "--speed", "\(speed)", "--volume", "20%"]
-    #expect(try cli.run(common + ["--count-in", "1", "--click", "-o", dir.file("a.wav")]).status == 0)
+    #expect(
+      try cli.run(common + ["--count-in", "1", "--click", "-o", dir.file("a.wav")]).status == 0)
     #expect(try cli.run(common + ["-o", dir.file("b.wav")]).status == 0)
     let (_, a) = try Synth.read(dir.file("a.wav"))
     let (_, b) = try Synth.read(dir.file("b.wav"))
     let beat = Int((22050 / speed).rounded())
     let countIn = 4 * beat
-    #expect(a.count == countIn + b.count)
-    #expect(b.count == Int((88200 / speed).rounded()))
+    // Lengths first, required: indexing past a short render would crash the test binary.
+    try #require(a.count == countIn + b.count)
+    try #require(b.count == Int((88200 / speed).rounded()))
     let accent = burst(1500, 0.8)
     let normal = burst(1000, 0.5)
     let grain: Float = 1.5 / 32768
@@ -33,7 +37,9 @@ import TestSupport
       // The count-in is clicks alone; the passes are the music plus the clicks.
       let countInError = (0..<sound.count).map { abs(a[j * beat + $0] - sound[$0]) }.max()!
       #expect(countInError <= grain, "count-in click \(j) at speed \(speed)")
-      let mixed = (0..<sound.count).map { abs(a[countIn + j * beat + $0] - b[j * beat + $0] - sound[$0]) }.max()!
+      let mixed = (0..<sound.count).map {
+        abs(a[countIn + j * beat + $0] - b[j * beat + $0] - sound[$0])
+      }.max()!
       #expect(mixed <= 2 * grain, "beat click \(j) at speed \(speed)")
     }
     // Nothing but clicks is added: between clicks the two renders agree.
@@ -47,7 +53,9 @@ import TestSupport
     (["--meter", "3/4", "--bar1", "2"], "0-1", 3 + 2, [0, 3]),
     (["--meter", "4/4"], "1.3-1.4", 4 + 2, [0, 4]),
   ])
-  func aCountInLeadsIntoAPickupOrABeatInsideABar(grid: [String], bars: String, clicks: Int, accents: [Int]) throws {
+  func aCountInLeadsIntoAPickupOrABeatInsideABar(
+    grid: [String], bars: String, clicks: Int, accents: [Int]
+  ) throws {
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
     #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"] + grid).status == 0)
     let common = ["render", "1", "--bars", bars, "--volume", "20%"]
@@ -56,7 +64,7 @@ import TestSupport
     let (_, a) = try Synth.read(dir.file("a.wav"))
     let (_, b) = try Synth.read(dir.file("b.wav"))
     let beat = 22050
-    #expect(a.count == clicks * beat + b.count)
+    try #require(a.count == clicks * beat + b.count)
     let grain: Float = 1.5 / 32768
     for j in 0..<clicks {
       let sound = accents.contains(j) ? burst(1500, 0.8) : burst(1000, 0.5)
@@ -68,10 +76,14 @@ import TestSupport
   /// A gap of a bar after a pass that starts with a pickup is a whole bar of the meter.
   @Test func aGapOfABarAfterAPickupIsAWholeBar() throws {
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
-    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--meter", "3/4", "--bar1", "2"]).status == 0)
+    #expect(
+      try cli.run(["beats", "grid", "1", "--bpm", "120", "--meter", "3/4", "--bar1", "2"]).status
+        == 0)
     let common = ["render", "1", "--bars", "0-1"]
     #expect(try cli.run(common + ["-o", dir.file("one.wav")]).status == 0)
-    #expect(try cli.run(common + ["--repeat", "2", "--gap", "1bar", "-o", dir.file("two.wav")]).status == 0)
+    #expect(
+      try cli.run(common + ["--repeat", "2", "--gap", "1bar", "-o", dir.file("two.wav")]).status
+        == 0)
     let (_, one) = try Synth.read(dir.file("one.wav"))
     let (_, two) = try Synth.read(dir.file("two.wav"))
     #expect(two.count == 2 * one.count + 3 * 22050)
@@ -88,7 +100,9 @@ import TestSupport
       // Without it, a detection is tried, and a chord with no beat is refused as detection refuses it.
       let tried = try cli.run(["play", "1", "--device", "null"] + flag)
       #expect(tried.status == 65, "\(tried.stderr)")
-      #expect(tried.stderrLines.count == 2 && tried.stderrLines[0].contains("detecting one"), "\(tried.stderr)")
+      #expect(
+        tried.stderrLines.count == 2 && tried.stderrLines[0].contains("detecting one"),
+        "\(tried.stderr)")
       #expect(tried.stderrLines[1].contains("cannot find the beat of"))
       #expect(try cli.run(["beats", "show", "1"]).status == 66)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Gaps between passes, the speed trainer and pass announcements.
 @Suite struct DrillTests {
@@ -15,16 +15,40 @@ import TestSupport
   @Test func gapsInSecondsAndBars() throws {
     try prepare()
     // bars 2: 2 s = 88200 frames; a 1 s gap between 3 passes, at speed 1 and at 0.5.
-    #expect(try cli.run(["render", "1", "--bars", "2", "--repeat", "3", "--gap", "1s", "-o", dir.file("g.wav")]).status == 0)
+    #expect(
+      try cli.run([
+        "render", "1", "--bars", "2", "--repeat", "3", "--gap", "1s", "-o", dir.file("g.wav"),
+      ]).status == 0)
     let (_, g) = try Synth.read(dir.file("g.wav"))
     #expect(g.count == 3 * 88200 + 2 * 44100)
     let silent = g[88200..<(88200 + 44100)].allSatisfy { $0 == 0 }
     #expect(silent, "the gap is silence")
-    #expect(Array(g[(88200 + 44100)..<(88200 + 44100 + 44100)]) == Array(g[0..<44100]).enumerated().map { i, v in i < 221 ? g[88200 + 44100 + i] : v }, "pass 2 repeats pass 1 after its fade-in")
-    #expect(try cli.run(["render", "1", "--bars", "2", "--repeat", "2", "--gap", "1s", "--speed", "0.5", "-o", dir.file("h.wav")]).status == 0)
+    // Bar 2 is source frames from 2.5 s. Pass 1 starts as the source does; pass 2 (after the
+    // gap) is the source faded in over 5 ms (221 frames, a raised cosine), then the source.
+    let (_, source) = try Synth.read(CLI.fixture("clicks-120.wav"))
+    let bar2 = Array(source[110250..<(110250 + 44100)])
+    #expect(Array(g[0..<44100]) == bar2, "pass 1 starts as the source does")
+    let fadedIn = Synth.quantized16(
+      bar2.enumerated().map { i, v in
+        i < 221 ? v * Float(0.5 - 0.5 * cos(Double.pi * (Double(i) + 0.5) / 221)) : v
+      })
+    let pass2 = Array(g[(88200 + 44100)..<(88200 + 44100 + 44100)])
+    #expect(
+      zip(pass2, fadedIn).allSatisfy { abs($0 - $1) <= 1.01 / 32768 },
+      "pass 2 is the source after its fade-in")
+    #expect(pass2[221...] == fadedIn[221...])
+    #expect(bar2[0..<221].contains { $0 != 0 }, "the fade-in has something to fade")
+    #expect(
+      try cli.run([
+        "render", "1", "--bars", "2", "--repeat", "2", "--gap", "1s", "--speed", "0.5", "-o",
+        dir.file("h.wav"),
+      ]).status == 0)
     #expect(try Synth.read(dir.file("h.wav")).samples.count == 2 * 176400 + 44100)
     // A bar's gap, clicked: one bar of four clicks, accent first.
-    let result = try cli.run(["render", "1", "--bars", "2", "--repeat", "2", "--gap", "1bar", "--click", "-o", dir.file("b.wav")])
+    let result = try cli.run([
+      "render", "1", "--bars", "2", "--repeat", "2", "--gap", "1bar", "--click", "-o",
+      dir.file("b.wav"),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     let (_, b) = try Synth.read(dir.file("b.wav"))
     #expect(b.count == 3 * 88200)
@@ -32,7 +56,9 @@ import TestSupport
     for k in 0..<4 {
       let loud = gapBar[(k * 22050)..<(k * 22050 + 400)].map(abs).max()!
       #expect(loud > 0.3, "gap beat \(k) is clicked")
-      #expect(gapBar[(k * 22050 + 2000)..<(k * 22050 + 20000)].allSatisfy { $0 == 0 }, "and silent between clicks")
+      #expect(
+        gapBar[(k * 22050 + 2000)..<(k * 22050 + 20000)].allSatisfy { $0 == 0 },
+        "and silent between clicks")
     }
   }
 
@@ -40,7 +66,8 @@ import TestSupport
     try prepare()
     // 70 % → 90 % in 10-point steps every 2 passes: 70, 70, 80, 80, 90, 90.
     let result = try cli.run([
-      "render", "1", "--bars", "2", "--repeat", "6", "--speed", "70%", "--ramp-to", "90%", "--step", "10%",
+      "render", "1", "--bars", "2", "--repeat", "6", "--speed", "70%", "--ramp-to", "90%", "--step",
+      "10%",
       "--every", "2", "-o", dir.file("t.wav"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -62,18 +89,27 @@ import TestSupport
   @Test func playAnnouncesEveryPass() throws {
     try prepare()
     let text = try cli.run([
-      "play", "1", "--bars", "2-3", "--repeat", "3", "--speed", "80%", "--ramp-to", "100%", "--step", "10%",
+      "play", "1", "--bars", "2-3", "--repeat", "3", "--speed", "80%", "--ramp-to", "100%",
+      "--step", "10%",
       "--device", "null",
     ])
     #expect(text.status == 0)
-    #expect(text.stderrLines.dropFirst() == ["pass 1/3 bars 2-3 speed 80%", "pass 2/3 bars 2-3 speed 90%", "pass 3/3 bars 2-3 speed 100%"])
-    let json = try cli.run(["play", "1", "--bars", "2", "--repeat", "2", "--progress", "json", "--device", "null"])
+    #expect(
+      text.stderrLines.dropFirst() == [
+        "pass 1/3 bars 2-3 speed 80%", "pass 2/3 bars 2-3 speed 90%",
+        "pass 3/3 bars 2-3 speed 100%",
+      ])
+    let json = try cli.run([
+      "play", "1", "--bars", "2", "--repeat", "2", "--progress", "json", "--device", "null",
+    ])
     let objects = try json.stderrLines.dropFirst().map {
       try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
     #expect(objects.count == 2)
     #expect(Set(objects[0].keys) == ["event", "pass", "passes", "speed", "bar", "beat", "time"])
-    #expect(objects[1]["pass"] as? Int == 2 && objects[1]["bar"] as? Int == 2 && objects[1]["time"] as? Double == 2.5)
+    #expect(
+      objects[1]["pass"] as? Int == 2 && objects[1]["bar"] as? Int == 2
+        && objects[1]["time"] as? Double == 2.5)
   }
 
   @Test func badDrillOptions() throws {
@@ -86,13 +122,19 @@ import TestSupport
       (["--gap", "2 bars"], "--gap '2 bars' is not a duration"),
       (["--gap", "-1s"], "is not a duration"),
       (["--ramp-to", "300%", "--step", "5%"], "--ramp-to 300%: must be 25% to 200%"),
-      (["--every", "0", "--ramp-to", "100%", "--step", "5%"], "--every 0 is out of range; use 1 to 9999"),
+      (
+        ["--every", "0", "--ramp-to", "100%", "--step", "5%"],
+        "--every 0 is out of range; use 1 to 9999"
+      ),
     ] {
       let result = try cli.run(song + arguments)
       #expect(result.status == 64, "\(arguments)")
       #expect(result.stderrLines.first?.contains(message) == true, "\(result.stderr)")
     }
     _ = try cli.run(["add", CLI.fixture("chord.wav")])
-    #expect(try cli.run(["play", "2", "--gap", "1bar", "--repeat", "2", "--device", "null", "--no-detect"]).status == 66)
+    #expect(
+      try cli.run([
+        "play", "2", "--gap", "1bar", "--repeat", "2", "--device", "null", "--no-detect",
+      ]).status == 66)
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `practice log` and `practice stats`, fed by real plays through ALSA's null PCM.
 @Suite struct LogTests {
@@ -8,10 +8,18 @@ import TestSupport
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   @Test func everyPlayIsLoggedAndSummed() throws {
-    #expect(try cli.run(["beats", "import", CLI.fixture("clicks-120.wav"), CLI.fixture("clicks-120.beats")]).status == 0)
-    #expect(try cli.run(["select", "add", CLI.fixture("clicks-120.wav"), "riff", "--bars", "2"]).status == 0)
+    #expect(
+      try cli.run([
+        "beats", "import", CLI.fixture("clicks-120.wav"), CLI.fixture("clicks-120.beats"),
+      ]).status == 0)
+    #expect(
+      try cli.run(["select", "add", CLI.fixture("clicks-120.wav"), "riff", "--bars", "2"]).status
+        == 0)
     let plays = [
-      ["--select", "riff", "--repeat", "2", "--speed", "80%", "--ramp-to", "90%", "--step", "10%", "--every", "1"],
+      [
+        "--select", "riff", "--repeat", "2", "--speed", "80%", "--ramp-to", "90%", "--step", "10%",
+        "--every", "1",
+      ],
       ["--bars", "1", "--speed", "150%"],
       ["--from", "0", "--to", "0.5"],
     ]
@@ -20,36 +28,52 @@ import TestSupport
       #expect(result.status == 0, "\(result.stderr)")
     }
 
-    let lines = try cli.run(["log"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    let lines = try cli.run(["log"]).stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init)
+    }
     try #require(lines.count == 3)
-    #expect(lines[0][1...] == ["clicks-120", "bars 2 'riff'", "2 passes", "80%-90%", "0:04", "completed"])
+    #expect(
+      lines[0][1...] == ["clicks-120", "bars 2 'riff'", "2 passes", "80%-90%", "0:04", "completed"])
     #expect(lines[1][1...] == ["clicks-120", "bars 1", "1 pass", "150%", "0:01", "completed"])
-    #expect(lines[2][1...] == ["clicks-120", "0:00.0–0:00.5", "1 pass", "100%", "0:00", "completed"])
+    #expect(
+      lines[2][1...] == ["clicks-120", "0:00.0–0:00.5", "1 pass", "100%", "0:00", "completed"])
 
     let json = try #require(
-      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8)) as? [[String: Any]])
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
     #expect(json.count == 3)
-    #expect(Set(json[0].keys) == [
-      "id", "song_id", "song", "selection", "bars", "start_frame", "end_frame", "speed_min", "speed_max",
-      "passes", "started_at", "ended_at", "duration", "outcome",
-    ])
+    #expect(
+      Set(json[0].keys) == [
+        "id", "song_id", "song", "selection", "bars", "start_frame", "end_frame", "speed_min",
+        "speed_max",
+        "passes", "started_at", "ended_at", "duration", "outcome",
+      ])
     #expect(json[0]["selection"] as? String == "riff")
     #expect(json[0]["start_frame"] as? Int == 110250 && json[0]["end_frame"] as? Int == 198450)
     #expect(abs((json[0]["duration"] as? Double ?? 0) - (2 / 0.8 + 2 / 0.9)) < 0.01)
 
     // Per song and selection: the selection's plays, and the plays of no selection.
-    let stats = try cli.run(["stats"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    let stats = try cli.run(["stats"]).stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init)
+    }
     #expect(stats.count == 2)
     #expect(stats[0].prefix(6) == ["clicks-120", "-", "2", "2", "0:01", "150%"])
     #expect(stats[1].prefix(6) == ["clicks-120", "riff", "1", "2", "0:04", "90%"])
     let statsJSON = try #require(
-      try JSONSerialization.jsonObject(with: Data(try cli.run(["stats", "--json"]).stdout.utf8)) as? [[String: Any]])
-    #expect(Set(statsJSON[0].keys) == ["song_id", "song", "selection", "plays", "passes", "seconds", "fastest", "last_played"])
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["stats", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    #expect(
+      Set(statsJSON[0].keys) == [
+        "song_id", "song", "selection", "plays", "passes", "seconds", "fastest", "last_played",
+      ])
 
     // --since: a span back from now, or a date.
     #expect(try cli.run(["log", "--since", "1h"]).stdout.split(separator: "\n").count == 3)
     #expect(try cli.run(["log", "--since", "2999-01-01"]).stdout.isEmpty)
-    #expect(try cli.run(["log", CLI.fixture("clicks-120.wav"), "--since", "7d"]).stdout.split(separator: "\n").count == 3)
+    #expect(
+      try cli.run(["log", CLI.fixture("clicks-120.wav"), "--since", "7d"]).stdout.split(
+        separator: "\n"
+      ).count == 3)
   }
 
   @Test func badSinceIsAUsageError() throws {
@@ -58,8 +82,40 @@ import TestSupport
     #expect(result.stderr.contains("--since"))
   }
 
+  /// A play stopped with `q` part-way through a pass logs the passes played to their end,
+  /// not the pass it was stopped in.
+  @Test func aStoppedPlayLogsThePassesItCompleted() throws {
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    // On a failure, end the play itself too: at full speed its status line can keep the
+    // tmux server too busy to heed kill-server.
+    defer {
+      tmux.signalPractice("KILL")
+      tmux.kill()
+    }
+    // A one-second range, looped: pass k ends after k × 44100 frames.
+    try tmux.start([
+      "play", CLI.fixture("clicks-120.wav"), "--from", "1", "--to", "2", "--loop", "--device",
+      "null",
+    ])
+    // The null PCM takes audio as fast as it comes: wait for any pass after the first.
+    _ = try tmux.waitFor { $0.contains(#/pass ([2-9]|[1-9][0-9]+)\/∞/#) }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    try #require(json.count == 1)
+    #expect(json[0]["outcome"] as? String == "stopped")
+    let frames = Int(((json[0]["duration"] as? Double ?? -1) * 44100).rounded())
+    let passes = try #require(json[0]["passes"] as? Int)
+    #expect(frames >= 44100, "stopped in pass 2 or later: \(frames) frames")
+    #expect(passes == frames / 44100, "\(passes) passes logged for \(frames) frames played")
+  }
+
   @Test func anInterruptedPlayIsLoggedAsSuch() throws {
-    let started = try cli.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "null"])
+    let started = try cli.start([
+      "play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "null",
+    ])
     usleep(600_000)
     kill(started.process.processIdentifier, SIGINT)
     #expect(started.finish().status == 130)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RenderPlayTests {
   let dir = TemporaryDirectory()
@@ -20,7 +20,9 @@ import TestSupport
 
   @Test func renderOfARangeIsItsExactFrames() throws {
     let source = CLI.fixture("chord.wav")
-    let result = try cli.run(["render", source, "--from", "0.25", "--to", "0:01.5", "-o", dir.file("r.wav")])
+    let result = try cli.run([
+      "render", source, "--from", "0.25", "--to", "0:01.5", "-o", dir.file("r.wav"),
+    ])
     #expect(result.status == 0)
     let (_, input) = try Synth.read(source)
     let (_, output) = try Synth.read(dir.file("r.wav"))
@@ -46,15 +48,32 @@ import TestSupport
     let (info, samples) = try Synth.read(out)
     #expect(info.sampleRate == 44100 && info.channels == 2)
     #expect(samples.count / 2 >= 44100 - 2000 && samples.count / 2 <= 44100 + 4000)
+    let (_, source) = try Synth.read(CLI.fixture("chord.wav"))
+    let first = Array(source[0..<(2 * 44100)])
+    if ext == "flac" || ext == "aiff" {
+      // Lossless: the decoded samples are the source's, every one.
+      #expect(samples == first, "the \(ext) render holds other samples than the source")
+    } else {
+      // Lossy: about as loud as the source (a silent or garbled render is not).
+      func rms(_ x: [Float]) -> Double {
+        (x.reduce(0) { $0 + Double($1 * $1) } / Double(max(1, x.count))).squareRoot()
+      }
+      let ratio = rms(samples) / rms(first)
+      #expect(ratio > 0.8 && ratio < 1.25, "\(ext): level \(ratio) of the source's")
+    }
   }
 
-  @Test(arguments: [("flac", 44100), ("ogg", 44100), ("mp3", 44100), ("opus", 48000), ("aiff", 22050)])
+  @Test(arguments: [
+    ("flac", 44100), ("ogg", 44100), ("mp3", 44100), ("opus", 48000), ("aiff", 22050),
+  ])
   func playsEveryInputFormat(ext: String, rate: Int) throws {
     let path = dir.file("in.\(ext)")
     try Synth.write(
       Synth.sine(frequency: 440, seconds: 1, sampleRate: rate, channels: 2), to: path,
       sampleRate: rate, channels: 2)
-    let result = try cli.run(["render", path, "--from", "0.2", "--to", "0.7", "-o", dir.file("o.wav")])
+    let result = try cli.run([
+      "render", path, "--from", "0.2", "--to", "0.7", "-o", dir.file("o.wav"),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     let (info, samples) = try Synth.read(dir.file("o.wav"))
     #expect(info.sampleRate == rate)
@@ -78,7 +97,8 @@ import TestSupport
     let arguments = ["demo", "--from", "0.5", "--to", "2.75", "--repeat", "2", "--volume", "-3dB"]
     _ = try cli.run(["add", CLI.fixture("demo.wav")])
     let capture = dir.file("heard.wav")
-    let played = try cli.run(["play"] + arguments + ["--device", "file:FILE=\(capture),FORMAT=wav"])
+    let played = try cli.run(
+      ["play"] + arguments + ["--device", "file:FILE=\(capture),FORMAT=wav"])
     #expect(played.status == 0, "\(played.stderr)")
     #expect(played.stdout.isEmpty)
     let rendered = try cli.run(["render"] + arguments + ["-o", dir.file("rendered.wav")])
@@ -101,7 +121,10 @@ import TestSupport
   }
 
   @Test func ctrlCStopsAnEndlessLoopCleanly() throws {
-    for command in [["play", "--loop", "--device", "null"], ["render", "--repeat", "9999", "-o", dir.file("never.wav")]] {
+    for command in [
+      ["play", "--loop", "--device", "null"],
+      ["render", "--repeat", "9999", "-o", dir.file("never.wav")],
+    ] {
       let started = try cli.start(
         [command[0], CLI.fixture("demo.wav"), "--from", "1", "--to", "2"] + command.dropFirst())
       usleep(700_000)
@@ -110,7 +133,9 @@ import TestSupport
       #expect(result.status == 130, "\(command[0]): \(result.stderr)")
       #expect(!FileManager.default.fileExists(atPath: dir.file("never.wav")))
     }
-    let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".partial") }
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+      $0.hasSuffix(".partial")
+    }
     #expect(leftovers.isEmpty)
   }
 }
@@ -122,7 +147,9 @@ import TestSupport
   @Test func renderOfBarsIsExactlyTheFramesBetweenTheDownbeats() throws {
     _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
     #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
-    let result = try cli.run(["render", "1", "--bars", "3-6", "--repeat", "2", "-o", dir.file("b.wav")])
+    let result = try cli.run([
+      "render", "1", "--bars", "3-6", "--repeat", "2", "-o", dir.file("b.wav"),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     let (_, source) = try Synth.read(CLI.fixture("clicks-120.wav"))
     let (_, out) = try Synth.read(dir.file("b.wav"))
@@ -141,10 +168,14 @@ import TestSupport
     _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
     let none = try cli.run(["play", "1", "--bars", "1-2", "--device", "null", "--no-detect"])
     #expect(none.status == 66)
-    #expect(none.stderr.contains("make one with `practice beats detect 1`, `practice beats grid 1 --bpm N`"))
+    #expect(
+      none.stderr.contains(
+        "make one with `practice beats detect 1`, `practice beats grid 1 --bpm N`"))
     _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"])
     let before = try cli.snapshot()
-    for (bars, message) in [("40-48", "it has bars 1-8"), ("0", "it has bars 1-8"), ("5-3", "ends before it starts")] {
+    for (bars, message) in [
+      ("40-48", "it has bars 1-8"), ("0", "it has bars 1-8"), ("5-3", "ends before it starts"),
+    ] {
       let result = try cli.run(["play", "1", "--bars", bars, "--device", "null"])
       #expect(result.status == 64, "\(bars)")
       #expect(result.stderrLines.count == 1 && result.stderr.contains(message), "\(result.stderr)")

@@ -384,7 +384,9 @@ import Testing
     #expect(formatSeconds(4.5001) == "4.5001")
   }
 
-  /// Truncated and corrupted files throw; none traps.
+  /// Truncated and corrupted files either parse into beats the map can take (finite,
+  /// from 0, strictly increasing, inside the audio) or throw the documented bad-data error
+  /// (exit 65): one line naming the file. None traps.
   @Test(arguments: BeatFileFormat.allCases)
   func neverTrapsOnDamagedFiles(format: BeatFileFormat) throws {
     let beats: [(frame: Int64, bar: Int, beatInBar: Int)] = (0..<20).map { (i: Int) in
@@ -402,18 +404,49 @@ import Testing
       seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return Int(truncatingIfNeeded: seed >> 33)
     }
+    var refused = 0
+    /// Parses `data`; checks what comes back, or that the error is the documented one.
+    func check(_ data: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+      do {
+        let parsed = try BeatFiles.parse(data, format: format, path: "f", audioDuration: 30)
+        let times = parsed.beats.map(\.time)
+        #expect(!times.isEmpty, sourceLocation: sourceLocation)
+        #expect(
+          times.allSatisfy { $0.isFinite && $0 >= 0 && $0 < 30 }, "\(times)",
+          sourceLocation: sourceLocation)
+        #expect(
+          zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times)",
+          sourceLocation: sourceLocation)
+        #expect(
+          parsed.beats.allSatisfy { ($0.beatInBar ?? 1) >= 1 && ($0.bar ?? 0) >= 0 },
+          sourceLocation: sourceLocation)
+      } catch let error as BeatFileError {
+        refused += 1
+        #expect(error.category == .badData, sourceLocation: sourceLocation)
+        #expect(
+          error.description.hasPrefix("beat file 'f'"), "\(error)", sourceLocation: sourceLocation)
+        #expect(!error.description.contains("\n"), "\(error)", sourceLocation: sourceLocation)
+      } catch {
+        Issue.record("not a beat-file error: \(error)", sourceLocation: sourceLocation)
+      }
+    }
+    check(bytes)
+    #expect(refused == 0, "the undamaged file parses")
+    check([])
+    #expect(refused == 1, "an empty file is refused")
     let junk = Array("\t ,.-+eE0123456789\"\\<>/{}[]:;&#!?abcSMBL\n\r".utf8)
     for cut in stride(from: 0, through: bytes.count, by: max(1, bytes.count / 60)) {
-      _ = try? BeatFiles.parse(Array(bytes[..<cut]), format: format, path: "f", audioDuration: 30)
+      check(Array(bytes[..<cut]))
     }
     for _ in 0..<400 {
       var damaged = bytes
       for _ in 0..<(1 + next() % 4) where !damaged.isEmpty {
         damaged[next() % damaged.count] = junk[next() % junk.count]
       }
-      _ = try? BeatFiles.parse(damaged, format: format, path: "f", audioDuration: 30)
+      check(damaged)
       _ = BeatFiles.detect(path: "f.txt", data: damaged)
     }
+    #expect(refused > 1, "some damage is refused")
   }
 
   // MARK: Export

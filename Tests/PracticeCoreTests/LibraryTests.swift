@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -36,7 +36,8 @@ import TestSupport
 
   @Test func ambiguousTitlesAreAUsageError() throws {
     let library = try Library(path: dir.file("lib.sqlite"))
-    try FileManager.default.createDirectory(atPath: dir.file("x"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: dir.file("x"), withIntermediateDirectories: true)
     _ = try library.resolve(try makeSong("Tune.wav"))
     _ = try library.resolve(try makeSong("x/tune.wav", frequency: 220))
     let error = try #require(throws: PracticeError.self) { try library.resolve("TUNE") }
@@ -66,6 +67,29 @@ import TestSupport
     #expect(after.id == before.id)
   }
 
+  /// A file rewritten in place with the same size (another take, same length) but a new
+  /// modification time is rescanned: its fingerprint and time follow the new content.
+  @Test func aSameSizeChangeIsRescanned() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = try makeSong("s.wav", seconds: 0.5, frequency: 440)
+    let before = try library.resolve(path)
+    let sizeBefore = try SongScanner.stat(path).size
+    try Synth.write(Synth.sine(frequency: 660, seconds: 0.5), to: path)
+    let later = Date(timeIntervalSince1970: before.modifiedAt + 60)
+    try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: path)
+    let (size, modified) = try SongScanner.stat(path)
+    try #require(size == sizeBefore, "the rewrite must keep the size")
+    let newHash = try SongScanner.contentHash(path, size: size)
+    try #require(newHash != before.contentHash, "the rewrite must change the content")
+
+    let after = try library.resolve("\(before.id!)")
+    #expect(after.id == before.id)
+    #expect(after.contentHash == newHash)
+    #expect(after.modifiedAt == modified)
+    #expect(after.fileSize == size)
+    #expect(try library.songs().map(\.contentHash) == [newHash])
+  }
+
   @Test func removeDeletesTheEntryNotTheFile() throws {
     let library = try Library(path: dir.file("lib.sqlite"))
     let path = try makeSong("r.wav")
@@ -87,6 +111,7 @@ import TestSupport
     #expect(
       Library.defaultPath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"])
         == "/d/practice/library.sqlite")
-    #expect(Library.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/practice/library.sqlite")
+    #expect(
+      Library.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/practice/library.sqlite")
   }
 }

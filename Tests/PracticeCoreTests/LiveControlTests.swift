@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -42,10 +42,12 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
   }
 
   func engine(
-    _ path: String, plan: PlaybackPlan, live: Bool = true, script: @escaping (PlaybackEngine, Int) -> Void
+    _ path: String, plan: PlaybackPlan, live: Bool = true,
+    script: @escaping (PlaybackEngine, Int) -> Void
   ) throws -> (PlaybackEngine, ScriptedSink) {
     let sink = ScriptedSink()
-    let engine = try PlaybackEngine(file: try SoundFile(path: path), plan: plan, sink: sink, live: live)
+    let engine = try PlaybackEngine(
+      file: try SoundFile(path: path), plan: plan, sink: sink, live: live)
     sink.onWrite = { [unowned engine] written in script(engine, written) }
     return (engine, sink)
   }
@@ -166,12 +168,47 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
       if (out[start..<(start + 220)].map(abs).max() ?? 0) <= 0.3 { quiet.append(start) }
       start += 220
     }
-    #expect(quietest > 0.3, "a window after the switch peaks at only \(quietest), at \(quiet.prefix(20)) of \(out.count)")
+    #expect(
+      quietest > 0.3,
+      "a window after the switch peaks at only \(quietest), at \(quiet.prefix(20)) of \(out.count)")
+  }
+
+  /// The trainer's ramp goes on through a key jump: the jump's plan continues the pass
+  /// count (as the player makes it), so the passes after the jump keep the speed reached
+  /// instead of starting the ramp again from its first speed.
+  @Test func aJumpDoesNotRestartTheSpeedTrainer() throws {
+    let (path, _) = try countingSource()
+    // 50 % for the first pass, 100 % from the second: 40000 output frames, then 20000 each.
+    var ramped = plan(0..<20000, passes: .count(3))
+    ramped.speed = Speed(parsing: "50%")!
+    ramped.ramp = PlaybackPlan.Ramp(target: .normal, step: 0.5, every: 1)
+    #expect(ramped.speed(forPass: 1) == .normal)
+    // In the second pass, seek to the range's middle with the two passes left.
+    var jumped = ramped
+    jumped.startOffset = 10000
+    jumped.passes = .count(2)
+    jumped.firstPass = 1
+    #expect(jumped.speed(forPass: 0) == .normal, "the jump's plan continues the ramp")
+    #expect(jumped.trainerSpeeds(limit: 8) == [.normal])
+    var jumpedAt: Int?
+    let (engine, sink) = try engine(path, plan: ramped) { engine, written in
+      if written >= 45000 && jumpedAt == nil {
+        jumpedAt = written
+        engine.jump(to: jumped, kind: .seek)
+      }
+    }
+    _ = try engine.run()
+    // At 100 %: the fade-out, the rest of this pass and one more (at 50 % again, the rest of
+    // this pass alone would take 20000 frames).
+    let expected = try #require(jumpedAt) + fade + 10000 + 20000
+    #expect(abs(sink.samples.count - expected) <= 1500, "\(sink.samples.count) vs \(expected)")
   }
 
   @Test func eventsFollowThePassesAndThePosition() throws {
     let (path, _) = try countingSource()
-    let (engine, _) = try engine(path, plan: plan(10000..<20000, passes: .count(3)), live: false) { _, _ in }
+    let (engine, _) = try engine(path, plan: plan(10000..<20000, passes: .count(3)), live: false) {
+      _, _ in
+    }
     let report = try engine.run()
     #expect(report.passesCompleted == 3)
     var events: [PlaybackEvent] = []

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -92,9 +92,11 @@ func render(
   @Test func onePassAtUnityIsBitExact() throws {
     let (path, samples) = try stereoSource()
     let range: Range<Int64> = 12345..<54321
-    let result = try render(path, plan: {
-      PlaybackPlan(range: range, passes: .count(1), volume: .unity, sampleRate: $0.sampleRate)
-    }, to: dir.file("out.wav"))
+    let result = try render(
+      path,
+      plan: {
+        PlaybackPlan(range: range, passes: .count(1), volume: .unity, sampleRate: $0.sampleRate)
+      }, to: dir.file("out.wav"))
     #expect(result.samples == Array(samples[12345 * 2..<54321 * 2]))
     #expect(result.report.framesWritten == 54321 - 12345)
     #expect(result.report.passesCompleted == 1)
@@ -112,9 +114,12 @@ func render(
     try Synth.write(samples, to: path)
     let length = Int(end - start)
     let passes = 4
-    let result = try render(path, plan: {
-      PlaybackPlan(range: start..<end, passes: .count(passes), volume: .unity, sampleRate: $0.sampleRate)
-    }, to: dir.file("loop-\(start).wav"))
+    let result = try render(
+      path,
+      plan: {
+        PlaybackPlan(
+          range: start..<end, passes: .count(passes), volume: .unity, sampleRate: $0.sampleRate)
+      }, to: dir.file("loop-\(start).wav"))
     #expect(result.samples.count == passes * length)
 
     let range = Array(samples[Int(start)..<Int(end)])
@@ -132,14 +137,69 @@ func render(
     // The first pass starts and the last pass ends exactly as the source does.
     #expect(Array(result.samples.prefix(length / 4)) == Array(range.prefix(length / 4)))
     #expect(Array(result.samples.suffix(length / 4)) == Array(range.suffix(length / 4)))
+
+    // Sample for sample, every pass is the range with its seams crossfaded as the source
+    // continues: a preroll or postroll read a frame off (a repeated sample is still
+    // smooth) is not.
+    let expected = Self.expectedLoop(samples, start: Int(start), end: Int(end), passes: passes)
+    var mismatches: [Int] = []
+    for i in 0..<min(expected.count, result.samples.count)
+    where abs(result.samples[i] - expected[i]) > 1.01 / 32768 {
+      mismatches.append(i)
+    }
+    #expect(
+      mismatches.isEmpty, "\(mismatches.count) samples differ, first at \(mismatches.prefix(5))")
+  }
+
+  /// The rising half of a raised cosine at position `i` of `length` (the seam's fade).
+  static func rise(_ i: Int, _ length: Int) -> Float {
+    Float(0.5 - 0.5 * cos(Double.pi * (Double(i) + 0.5) / Double(length)))
+  }
+
+  /// What `passes` passes of `start..<end` of a mono 16-bit `source` must render to: a
+  /// 5 ms seam (221 frames at 44.1 kHz) blended into the preroll when there is room
+  /// before the range, else out of the postroll, else faded out and in; 16-bit samples.
+  static func expectedLoop(_ source: [Float], start: Int, end: Int, passes: Int) -> [Float] {
+    let length = end - start
+    let n = min(221, length / 2)
+    var out: [Float] = []
+    for pass in 0..<passes {
+      let last = pass == passes - 1
+      for i in 0..<length {
+        var v = source[start + i]
+        if start >= n {
+          if !last && i >= length - n {
+            let j = i - (length - n)
+            let w = rise(j, n)
+            v = v * (1 - w) + source[start - n + j] * w
+          }
+        } else if end + n <= source.count {
+          if pass > 0 && i < n {
+            let w = rise(i, n)
+            v = source[end + i] * (1 - w) + v * w
+          }
+        } else {
+          if pass > 0 && i < n { v *= rise(i, n) }
+          if !last && i >= length - n { v *= 1 - rise(i - (length - n), n) }
+        }
+        out.append(v)
+      }
+    }
+    return Synth.quantized16(out)
   }
 
   @Test func volumeScalesEverySample() throws {
     let (path, samples) = try stereoSource()
-    let result = try render(path, plan: {
-      PlaybackPlan(range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "50%")!, sampleRate: $0.sampleRate)
-    }, to: dir.file("half.wav"))
-    let expected = samples.map { Float((Double($0 * 0.5) * 32768).rounded(.toNearestOrEven) / 32768) }
+    let result = try render(
+      path,
+      plan: {
+        PlaybackPlan(
+          range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "50%")!,
+          sampleRate: $0.sampleRate)
+      }, to: dir.file("half.wav"))
+    let expected = samples.map {
+      Float((Double($0 * 0.5) * 32768).rounded(.toNearestOrEven) / 32768)
+    }
     #expect(result.samples == expected)
   }
 
@@ -147,9 +207,13 @@ func render(
     let samples = Synth.quantized16(Synth.sine(frequency: 100, seconds: 0.2, amplitude: 0.9))
     let path = dir.file("loud.wav")
     try Synth.write(samples, to: path)
-    let result = try render(path, plan: {
-      PlaybackPlan(range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "200%")!, sampleRate: $0.sampleRate)
-    }, to: dir.file("clipped.wav"))
+    let result = try render(
+      path,
+      plan: {
+        PlaybackPlan(
+          range: 0..<$0.frames, passes: .count(1), volume: Volume(parsing: "200%")!,
+          sampleRate: $0.sampleRate)
+      }, to: dir.file("clipped.wav"))
     #expect(result.samples.max()! == Float(32767) / 32768)
     #expect(result.samples.min()! == -1)
     #expect(zip(samples, result.samples).allSatisfy { ($0 >= 0) == ($1 >= 0) || $0 == 0 })
@@ -183,8 +247,10 @@ func render(
     ]
     var output = [Int16](repeating: 99, count: input.count)
     SampleConversion.toInt16(input, &output, count: input.count)
-    #expect(output == [0, 1, -1, 0, 2, -2, 32767, -32768, 32767, -32768, output[10], 32767, -32768, 32767])
-    #expect(output[10] == 32767 || output[10] == -32768, "NaN becomes a bound, never a trap")
+    // NaN becomes a bound, never a trap: Float.maximum(NaN, -32768) is -32768 (IEEE 754
+    // maxNum), and the clamp keeps it.
+    #expect(
+      output == [0, 1, -1, 0, 2, -2, 32767, -32768, 32767, -32768, -32768, 32767, -32768, 32767])
   }
 
   @Test func int32KeepsTwentyFourBitSamplesExact() {
