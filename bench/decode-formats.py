@@ -15,8 +15,10 @@ Opus has). All three are added to one temporary library first.
    file, alternated in the same run; ratio = ffmpeg's median wall time / practice's.
 3. Peak RSS (wait4 ru_maxrss) of those whole-file plays; the M4A's is the target.
 4. That FFmpeg weighs nothing on WAV and FLAC: the FLAC's first frame and peak RSS in this
-   run against the figures of bench/RESULTS.md before FFmpeg was merged (b2cb210), and
-   whether any FFmpeg library is mapped into a `play` of the FLAC.
+   run against the figures of bench/RESULTS.md before FFmpeg was merged (b2cb210), or, with
+   BENCH_BEFORE_BIN set to a binary built without FFmpeg, against that binary played in the
+   same rounds (the fairer test on a busy machine); and whether any FFmpeg library is
+   mapped into a `play` of the FLAC.
 
 BENCH_DECODE_RUNS (first-frame rounds, default 15) and BENCH_DECODE_THROUGHPUT_RUNS
 (whole-file rounds, default 5) shorten it.
@@ -50,6 +52,8 @@ FLAC = "FLAC"
 # measured 2026-11-23 by a binary built from 7ae511a): start-latency and rss.
 BEFORE = {"near start": 12.7, "near end": 12.9, "rss": 26.2}
 BEFORE_SOURCE = "bench/RESULTS.md before FFmpeg (b2cb210^1; binary from 7ae511a)"
+BEFORE_BIN = os.environ.get("BENCH_BEFORE_BIN")
+BEFORE_FLAC = "FLAC, binary without FFmpeg"
 FFMPEG_LIBRARIES = ("libavcodec", "libavformat", "libavutil", "libswresample")
 
 
@@ -113,20 +117,30 @@ def main():
     for label, name, options in FORMATS:
         songs[label] = encoded(name, flac, options)
     b.ensure_tools("ffmpeg")
+    players = {fmt: binary for fmt in songs}
+    if BEFORE_BIN:
+        players[BEFORE_FLAC] = BEFORE_BIN
+    song_of = dict(songs, **{BEFORE_FLAC: flac})
 
-    first = {(f, r): [] for f in songs for r in RANGES}
+    first = {(f, r): [] for f in players for r in RANGES}
     practice_runs = {label: [] for label, _, _ in FORMATS}
     ffmpeg_runs = {label: [] for label, _, _ in FORMATS}
     with b.TempDir() as tmp:
         db = os.path.join(tmp, "library.sqlite")
         b.practice(binary, "add", *songs.values(), db=db, stdout=subprocess.DEVNULL)
+        # The binary without FFmpeg gets its own library (it may not read a newer schema).
+        dbs = {fmt: db for fmt in songs}
+        if BEFORE_BIN:
+            dbs[BEFORE_FLAC] = os.path.join(tmp, "before.sqlite")
+            b.practice(BEFORE_BIN, "add", flac, db=dbs[BEFORE_FLAC], stdout=subprocess.DEVNULL)
 
         # 1. First frame: warm up, then alternate formats and ranges so that noise from the
         # shared machine hits them all alike.
         for i in range(WARMUP + RUNS):
-            for fmt, song in songs.items():
+            for fmt, player in players.items():
                 for r, (start, end) in RANGES.items():
-                    ms = b.traced_play(binary, db, song, "--from", start, "--to", end)[0]
+                    ms = b.traced_play(player, dbs[fmt], song_of[fmt], "--from", start,
+                                       "--to", end)[0]
                     if i >= WARMUP:
                         first[(fmt, r)].append(ms)
 
@@ -138,7 +152,11 @@ def main():
                 if i:
                     practice_runs[label].append(p)
                     ffmpeg_runs[label].append(f)
-        flac_full = [whole_play(binary, db, flac) for _ in range(3)]
+        flac_full, before_full = [], []
+        for _ in range(3):
+            flac_full.append(whole_play(binary, db, flac))
+            if BEFORE_BIN:
+                before_full.append(whole_play(BEFORE_BIN, dbs[BEFORE_FLAC], flac))
 
         # 4. FFmpeg is loaded on first use: never for a FLAC; for an M4A (check of the check).
         mapped = {FLAC: mapped_ffmpeg(binary, db, flac),
@@ -178,23 +196,30 @@ def main():
             f"{label}: peak RSS, whole 60-minute file on `null` (max of {THROUGHPUT_RUNS} runs)",
             f"{peak:.1f} MiB", f"≤ {RSS_TARGET_MIB:.0f} MiB" if is_target else "",
             peak <= RSS_TARGET_MIB if is_target else None))
+    against = "the binary without FFmpeg, same rounds" if BEFORE_BIN else \
+        "bench/RESULTS.md before FFmpeg"
+    before = dict(BEFORE)
+    if BEFORE_BIN:
+        before = {r: b.median(first[(BEFORE_FLAC, r)]) for r in RANGES}
+        before["rss"] = max(c.maxrss_kib for c in before_full) / 1024
     for r, (start, end) in RANGES.items():
         med = b.median(first[(FLAC, r)])
         rows.append(b.row(
-            f"FLAC: first frame, `--from {start} --to {end}` ({r}), same rounds: median "
-            "against before FFmpeg",
-            f"{med:.1f} ms against {BEFORE[r]:.1f} ms ({(med / BEFORE[r] - 1) * 100:+.1f} %)",
-            f"within {SAME_AS_BEFORE * 100:.0f} %", within(med, BEFORE[r])))
+            f"FLAC: first frame, `--from {start} --to {end}` ({r}): median against {against}",
+            f"{med:.1f} ms against {before[r]:.1f} ms ({(med / before[r] - 1) * 100:+.1f} %)",
+            f"within {SAME_AS_BEFORE * 100:.0f} %", within(med, before[r])))
     flac_peak = max(c.maxrss_kib for c in flac_full) / 1024
     rows.append(b.row(
         f"FLAC: peak RSS, whole 60-minute file on `null` (max of {len(flac_full)}) against "
-        "before FFmpeg",
-        f"{flac_peak:.1f} MiB against {BEFORE['rss']:.1f} MiB "
-        f"({(flac_peak / BEFORE['rss'] - 1) * 100:+.1f} %)",
-        f"within {SAME_AS_BEFORE * 100:.0f} %", within(flac_peak, BEFORE["rss"])))
+        f"{against}",
+        f"{flac_peak:.1f} MiB against {before['rss']:.1f} MiB "
+        f"({(flac_peak / before['rss'] - 1) * 100:+.1f} %)",
+        f"within {SAME_AS_BEFORE * 100:.0f} %", within(flac_peak, before["rss"])))
     flac_wall = b.median([c.wall for c in flac_full])
     rows.append(b.row("FLAC: whole-file `play` on `null`: wall time, median",
-                      f"{flac_wall:.2f} s ({3600 / flac_wall:.0f}× real time)"))
+                      f"{flac_wall:.2f} s ({3600 / flac_wall:.0f}× real time)"
+                      + (f"; without FFmpeg {b.median([c.wall for c in before_full]):.2f} s"
+                         if BEFORE_BIN else "")))
     for fmt, libs in mapped.items():
         rows.append(b.row(f"FFmpeg libraries mapped while playing the {fmt}",
                           ", ".join(libs) if libs else "none"))
@@ -215,7 +240,10 @@ def main():
             "warm-up; ratio = ffmpeg's median wall time / practice's (≥ 1 is faster than "
             "ffmpeg).",
             "Peak RSS from wait4() rusage (ru_maxrss) of those whole-file plays, in MiB.",
-            f"Before FFmpeg: {BEFORE_SOURCE}. FFmpeg libraries mapped: /proc/PID/maps of a "
+            "Before FFmpeg: " + (f"`{BEFORE_BIN}` (BENCH_BEFORE_BIN, built "
+                                 f"{b.provenance(BEFORE_BIN)['built']}), played in the same "
+                                 "rounds as the FLAC, with its own library" if BEFORE_BIN
+                                 else BEFORE_SOURCE) + ". FFmpeg libraries mapped: /proc/PID/maps of a "
             "whole-file `play`, read every 20 ms while it runs.",
         ])
 
