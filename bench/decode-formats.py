@@ -52,7 +52,8 @@ FLAC = "FLAC"
 # measured 2026-11-23 by a binary built from 7ae511a): start-latency and rss.
 BEFORE = {"near start": 12.7, "near end": 12.9, "rss": 26.2}
 BEFORE_SOURCE = "bench/RESULTS.md before FFmpeg (b2cb210^1; binary from 7ae511a)"
-BEFORE_BIN = os.environ.get("BENCH_BEFORE_BIN")
+BEFORE_BIN = os.path.abspath(os.environ["BENCH_BEFORE_BIN"]) if os.environ.get(
+    "BENCH_BEFORE_BIN") else None
 BEFORE_FLAC = "FLAC, binary without FFmpeg"
 FFMPEG_LIBRARIES = ("libavcodec", "libavformat", "libavutil", "libswresample")
 
