@@ -27,6 +27,7 @@ RESULTS_DIR = os.path.join(OUT_DIR, "results")
 # command -> Debian package that provides it
 PACKAGES = {
     "sox": "sox",
+    "ffmpeg": "ffmpeg",
     "hyperfine": "hyperfine",
     "/usr/bin/time": "time",
     "aplay": "alsa-utils",

@@ -14,7 +14,7 @@ import benchlib as b  # noqa: E402
 ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k", "beats-1000",
          "bars-10k", "stretch-throughput", "cpu-stretch", "block-times", "key-latency", "beat-detect",
          "beat-corpus",
-         "tuner", "cpu-filters"]
+         "tuner", "cpu-filters", "decode-formats"]
 VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
 
 
