@@ -55,7 +55,9 @@ public struct OutputFormat: Sendable, Equatable {
     guard let rates = sampleRates, !rates.contains(sampleRate) else { return }
     func kHz(_ rate: Int) -> String { String(format: "%g", Double(rate) / 1000) }
     let list = rates.map(kHz)
-    let spoken = list.dropLast().joined(separator: ", ") + " or " + list.last!
+    let spoken =
+      list.count > 1
+      ? list.dropLast().joined(separator: ", ") + " or " + list[list.count - 1] : list.joined()
     throw PracticeError(
       .usage,
       "cannot write '\(path)': \(name) takes \(spoken) kHz and the song is "
