@@ -46,14 +46,21 @@ enum Terminal {
   static func eraseLine() { write("\r\u{1B}[K", to: .standardError) }
 
   /// `text` with every C0 control character, DEL and C1 control character escaped (but tab
-  /// and newline when `keepingLayout`).
+  /// and newline when `keepingLayout`), and a backslash doubled, `\\`, so that what is
+  /// shown is unambiguous: `\x1b` always stands for an ESC, never for the four characters
+  /// `\x1b` in a title. Text the program wrote whole (`keepingLayout`: JSON, beat files)
+  /// keeps its backslashes, which are its own escapes.
   static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
-    guard text.unicodeScalars.contains(where: { isControl($0, keepingLayout: keepingLayout) })
+    guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) })
     else { return text }
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-      guard isControl(scalar, keepingLayout: keepingLayout) else {
+      guard needsEscape(scalar, keepingLayout: keepingLayout) else {
         result.append(scalar)
+        continue
+      }
+      if scalar == "\\" {
+        result.append(contentsOf: "\\\\".unicodeScalars)
         continue
       }
       let hex = String(scalar.value, radix: 16)
@@ -63,9 +70,10 @@ enum Terminal {
     return String(result)
   }
 
-  private static func isControl(_ scalar: Unicode.Scalar, keepingLayout: Bool) -> Bool {
+  private static func needsEscape(_ scalar: Unicode.Scalar, keepingLayout: Bool) -> Bool {
     switch scalar.value {
     case 0x09, 0x0A: return !keepingLayout
+    case 0x5C: return !keepingLayout
     case 0x00..<0x20, 0x7F, 0x80..<0xA0: return true
     default: return false
     }
