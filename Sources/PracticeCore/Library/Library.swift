@@ -92,12 +92,21 @@ public final class Library {
     try read { db in try Song.fetchOne(db, key: id) }
   }
 
-  /// Songs whose title equals `title`, ignoring case.
-  public func songs(titled title: String) throws -> [Song] {
-    try read { db in
-      try Song.filter(sql: "title = ? COLLATE NOCASE", arguments: [title])
-        .order(Song.CodingKeys.id).fetchAll(db)
+  /// The songs `text` names as a title, by id: those whose whole title it is, ignoring case
+  /// (any script, not only ASCII); when none, those whose title holds it, ignoring case.
+  public func songs(matchingTitle text: String) throws -> [Song] {
+    Library.titleMatches(text, among: try songs()).map(\.song)
+  }
+
+  /// Whole-title matches if there are any, else substring matches; pure, for tests.
+  static func titleMatches(_ text: String, among songs: [Song]) -> [(song: Song, wholeTitle: Bool)] {
+    guard !text.isEmpty else { return [] }
+    let whole = songs.filter {
+      $0.title.compare(text, options: [.caseInsensitive]) == .orderedSame
     }
+    if !whole.isEmpty { return whole.map { ($0, true) } }
+    return songs.filter { $0.title.range(of: text, options: [.caseInsensitive]) != nil }
+      .map { ($0, false) }
   }
 
   /// Adds or refreshes songs in one transaction: all of them, or none on error.
@@ -134,7 +143,8 @@ public final class Library {
   }
 
   /// Finds the song a command-line SONG names: an existing file path (added on first
-  /// use), a library id, or a title matching exactly one song, ignoring case. A song
+  /// use), a library id, or a title: the one song whose whole title it is, ignoring case,
+  /// else the one song whose title holds it (several: exit 64 listing them). A song
   /// whose file changed since it was scanned is refreshed.
   public func resolve(_ reference: String) throws -> Song {
     guard !reference.isEmpty else {
@@ -165,7 +175,7 @@ public final class Library {
       }
       return try refreshed(song)
     }
-    let matches = try songs(titled: reference)
+    let matches = try songs(matchingTitle: reference)
     switch matches.count {
     case 1:
       return try refreshed(matches[0])
@@ -179,9 +189,15 @@ public final class Library {
           ? "no such file '\(reference)'; check the path"
           : "no song titled '\(reference)' and no such file; `practice list` shows the library")
     default:
-      let listed = matches.map { "\($0.id ?? 0) (\($0.path))" }.joined(separator: ", ")
+      let shown = 10
+      var listed = matches.prefix(shown).map { song in
+        "\(song.id ?? 0) '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? "")
+      }.joined(separator: ", ")
+      if matches.count > shown { listed += ", and \(matches.count - shown) more" }
       throw PracticeError(
-        .usage, "'\(reference)' matches \(matches.count) songs: \(listed); use the id instead")
+        .usage,
+        "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or more of the title"
+      )
     }
   }
 
