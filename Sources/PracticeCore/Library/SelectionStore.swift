@@ -32,10 +32,37 @@ public struct Selection: Sendable, Equatable {
   }
 }
 
+extension Selection {
+  /// `selections` (of one song) in the order they start in the song: by first source frame
+  /// (selections in bars through `beatMap`), ties by name. Selections in bars that the map
+  /// cannot place (no map, or bars beyond it) come last, by their first bar, then name.
+  public static func inSongOrder(_ selections: [Selection], beatMap: BeatMap?) -> [Selection] {
+    func key(_ selection: Selection) -> (placed: Bool, position: Int64, beat: Int) {
+      if let frames = try? selection.span.frames(beatMap: beatMap) {
+        return (true, frames.lowerBound, 0)
+      }
+      if case .bars(let range) = selection.span {
+        return (false, Int64(range.start.bar), range.start.beat ?? 0)
+      }
+      return (false, 0, 0)
+    }
+    return selections.map { (key: key($0), selection: $0) }
+      .sorted { a, b in
+        if a.key.placed != b.key.placed { return a.key.placed }
+        if a.key.position != b.key.position { return a.key.position < b.key.position }
+        if a.key.beat != b.key.beat { return a.key.beat < b.key.beat }
+        return a.selection.name < b.selection.name
+      }
+      .map(\.selection)
+  }
+}
+
 extension Library {
-  /// Every selection of `song`, or of the whole library when nil; by song, then name.
+  /// Every selection of `song`, or of the whole library when nil: by song id, then in song
+  /// order (`Selection.inSongOrder`, through each song's beat map), the order the player's
+  /// keys `1`–`0` count them in.
   public func selections(of song: Song?) throws -> [Selection] {
-    try read { db in
+    let all = try read { db in
       let rows: [Row]
       if let id = song?.id {
         rows = try Row.fetchAll(
@@ -45,6 +72,20 @@ extension Library {
       }
       return try rows.map(Library.selection(from:))
     }
+    var ordered: [Selection] = []
+    var start = all.startIndex
+    while start < all.endIndex {
+      let songID = all[start].songID
+      let end = all[start...].firstIndex { $0.songID != songID } ?? all.endIndex
+      let group = Array(all[start..<end])
+      // Selections of times need no map; a map that cannot be read places none in bars.
+      let owner = song?.id == songID ? song : try self.song(id: songID)
+      let needsMap = group.contains { if case .bars = $0.span { true } else { false } }
+      let map = needsMap ? owner.flatMap { try? beatMap(for: $0) } : nil
+      ordered += Selection.inSongOrder(group, beatMap: map)
+      start = end
+    }
+    return ordered
   }
 
   /// The selection `name` (any case) of `song`; exit 66 listing the names there are.
