@@ -97,7 +97,7 @@ struct BeatsShow: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "show",
     abstract:
-      "Show the bar table: bar, start time, beats in the bar, tempo in BPM (tab-separated).",
+      "Show the bar table: bar, start time, beats in the bar, tempo in BPM (a table; tab-separated when piped).",
     discussion: """
       Detected maps add a fifth column: the lowest confidence of the bar's beats (0-1), \
       followed by ? when it is below 0.5, so doubtful bars can be checked by ear.
@@ -113,6 +113,7 @@ struct BeatsShow: ParsableCommand {
     let map = try requireBeatMap(library, song)
     let rate = Double(map.sampleRate)
     var lines: [String] = []
+    var rows: [[String]] = []
     var doubtful = 0
     for bar in map.bars {
       let start = Double(map.frames(ofBar: bar.number)?.lowerBound ?? 0) / rate
@@ -136,13 +137,16 @@ struct BeatsShow: ParsableCommand {
         out.raw("}")
         lines.append(out.text)
       } else {
-        let mark = confidence.map { "\t" + String(format: "%.2f", $0) + (low ? "?" : "") } ?? ""
-        lines.append(
-          "\(bar.number)\t\(formatTime(start))\t\(beats)\t\(String(format: "%.1f", bpm))\(mark)")
+        let mark = confidence.map { [String(format: "%.2f", $0) + (low ? "?" : "")] } ?? []
+        rows.append(
+          ["\(bar.number)", formatTime(start), "\(beats)", String(format: "%.1f", bpm)] + mark)
       }
     }
-    Terminal.data(
-      json ? "[" + lines.joined(separator: ",") + "]\n" : lines.map { $0 + "\n" }.joined())
+    if json {
+      Terminal.data("[" + lines.joined(separator: ",") + "]\n")
+    } else {
+      Table.bars(rows, confidence: rows.contains { $0.count > 4 }).print()
+    }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
     }

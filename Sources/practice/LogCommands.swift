@@ -37,7 +37,8 @@ struct Since: ExpressibleByArgument {
 struct LogCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "log",
-    abstract: "List the plays of one song or of all, oldest first (tab-separated).",
+    abstract:
+      "List the plays of one song or of all, oldest first (a table; tab-separated when piped).",
     discussion: """
       Columns: started (local time), song, what was played, passes completed, speed \
       (slowest-fastest), time heard, how it ended (completed, stopped, interrupted, failed).
@@ -89,7 +90,7 @@ struct LogCommand: ParsableCommand {
       Terminal.data(out.text)
       return
     }
-    Terminal.records(
+    Table.plays(
       entries.map { entry in
         let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
           .compactMap { $0 }.joined(separator: " ")
@@ -102,14 +103,15 @@ struct LogCommand: ParsableCommand {
           formatClock(entry.duration),
           entry.outcome.rawValue,
         ]
-      })
+      }
+    ).print()
   }
 }
 
 struct Stats: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "stats",
-    abstract: "Sum the log per song and selection (tab-separated).",
+    abstract: "Sum the log per song and selection (a table; tab-separated when piped).",
     discussion: """
       Columns: song, selection (- for plays that were not of one), plays, passes completed, \
       time heard, highest speed reached, last played (local time).
@@ -147,13 +149,14 @@ struct Stats: ParsableCommand {
       Terminal.data(out.text)
       return
     }
-    Terminal.records(
+    Table.totals(
       totals.map { total in
         [
           total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
           formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
         ]
-      })
+      }
+    ).print()
   }
 }
 

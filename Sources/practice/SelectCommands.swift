@@ -180,7 +180,10 @@ struct SelectAdd: ParsableCommand {
 
 struct SelectList: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "list", abstract: "List selections: song id, name, span, note (tab-separated).")
+    commandName: "list",
+    abstract:
+      "List selections in song order: song id, title, name, span, note (tab-separated when piped)."
+  )
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("Only this song (path, id or title).", valueName: "song")) var song:
     String?
@@ -224,6 +227,8 @@ struct SelectList: ParsableCommand {
         out.string(selection.name)
         out.raw(",\"note\":")
         out.optionalString(selection.note)
+        out.raw(",\"song\":")
+        out.string(song.title)
         out.raw(",\"song_id\":\(selection.songID),\"to\":")
         if let frames {
           out.number(Double(frames.upperBound) / Double(song.sampleRate))
@@ -232,11 +237,12 @@ struct SelectList: ParsableCommand {
         }
         out.raw("}")
       } else {
-        rows.append(["\(selection.songID)", selection.name, text, selection.note ?? ""])
+        rows.append(
+          ["\(selection.songID)", song.title, selection.name, text, selection.note ?? ""])
       }
     }
     out.raw("]\n")
-    if json { Terminal.data(out.text) } else { Terminal.records(rows) }
+    if json { Terminal.data(out.text) } else { Table.selections(rows).print() }
   }
 }
 

@@ -50,7 +50,8 @@ struct Add: ParsableCommand {
 struct List: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
-    abstract: "List the library: ID, title, artist, duration, path (tab-separated).")
+    abstract:
+      "List the library: ID, title, artist, duration, path (a table; tab-separated when piped).")
 
   @OptionGroup var library: LibraryOptions
   @Flag(help: "Print a JSON array of songs instead.") var json = false
@@ -60,10 +61,11 @@ struct List: ParsableCommand {
     if json {
       Terminal.data(SongJSON.array(songs) + "\n")
     } else {
-      Terminal.records(
+      Table.songs(
         songs.map {
           ["\($0.id ?? 0)", $0.title, $0.artist ?? "", formatTime($0.duration), $0.path]
-        })
+        }
+      ).print()
     }
   }
 }
