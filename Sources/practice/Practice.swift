@@ -9,13 +9,26 @@ struct Practice: ParsableCommand {
     abstract: "A music practice player: loop, slow down and drill parts of a recording.",
     discussion: """
       SONG is an audio file path (added to the library on first use), a library id, or \
-      a title matching exactly one song (case-insensitive).
+      a title: the song whose whole title it is, else the one song whose title holds it \
+      (case-insensitive; several such songs exit 64 listing them). At a terminal, lists \
+      are aligned tables with a header line; piped, they are tab-separated records, one a \
+      line. The option --db FILE may also come before the command.
       """,
     version: "0.1.0",
     subcommands: [
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
       LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self,
     ])
+
+  @Flag(name: .customLong("manual-sections"), help: .hidden)
+  var manualSections = false
+
+  /// `practice` alone shows the help; `--manual-sections` prints what `make man` adds to
+  /// the generated page (Manual.swift).
+  mutating func run() throws {
+    guard manualSections else { throw CleanExit.helpRequest(self) }
+    Terminal.data(Manual.mdoc())
+  }
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.
   static func main() {

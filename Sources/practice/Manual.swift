@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+/// The parts of practice(1) that the argument parser's `generate-manual` cannot make from
+/// the command definitions: the player's keys, the exit status, the environment and the
+/// files. `practice --manual-sections` prints them as mdoc, and `scripts/make-man.sh` puts
+/// them into the page `generate-manual` made.
+enum Manual {
+  /// The keys `play` reads at a terminal (LiveSession's key handling), in the README's words.
+  static let keys: [(key: String, action: String)] = [
+    ("space", "Pause / resume (a 5 ms fade each way)."),
+    ("← / →", "Back / forward one beat (without a beat map: one second)."),
+    (
+      "shift-← / shift-→, , / .",
+      "Back / forward one bar, to its first beat (without a beat map: five seconds)."
+    ),
+    ("[ / ], { / }", "Speed −5 / +5 points, −1 / +1 point (ends the speed trainer)."),
+    ("- / +", "Volume −/+ 10 %."),
+    ("m", "Mute / unmute."),
+    ("< / >", "Transpose −/+ 1 semitone."),
+    ("c", "Beat clicks on / off (needs a beat map)."),
+    (
+      "a / b",
+      "Loop from / to the current beat (without a beat map: the current tenth of a second)."
+    ),
+    ("l", "Loop the current bar; again: one bar longer."),
+    (
+      "s",
+      "Save the loop as a selection: type a name on the status line, Enter saves, Esc cancels."
+    ),
+    (
+      "1–9, 0",
+      "Jump to the 1st–9th, 10th selection (in song order, as select list shows them) and loop it."
+    ),
+    ("r", "Restart the loop from its start."),
+    ("F", "Focus: bass, guitar, vocal, drums, treble, then off."),
+    ("C", "Centre cut on / off (stereo only)."),
+    (
+      "L / R / M",
+      "Play the left channel, the right one, or the mono mix; the same key again: both channels."
+    ),
+    ("q, Esc", "Stop (exit 0). Ctrl-C stops with exit 130."),
+    ("?", "Show the keys."),
+  ]
+
+  /// The exit codes (DESIGN.md's table), each from the category that picks it.
+  static let exitStatus: [(code: Int32, meaning: String)] = [
+    (0, "Done."),
+    (ExitStatus.code(for: .other), "Other failure."),
+    (
+      ExitStatus.code(for: .usage),
+      "Bad usage: unknown command or option, a malformed or impossible range, a number out of "
+        + "its range, an ambiguous title, a name or note with a control character."
+    ),
+    (
+      ExitStatus.code(for: .badData),
+      "Bad data: unreadable or corrupt audio, a malformed beat file, a database that is not "
+        + "a practice library or is from a newer practice."
+    ),
+    (
+      ExitStatus.code(for: .missingInput),
+      "Missing input: no such file, song, id or selection; no beat map for --bars."
+    ),
+    (ExitStatus.code(for: .deviceUnavailable), "The audio device is unavailable or was lost."),
+    (ExitStatus.code(for: .cannotCreate), "Cannot create the output file or the library."),
+    (ExitStatus.code(for: .io), "I/O error while reading or writing."),
+    (
+      ExitStatus.code(for: .busy),
+      "The library was busy beyond the 5 s timeout (another practice is writing); retry later."
+    ),
+    (ExitStatus.interrupted, "Interrupted (Ctrl-C, SIGTERM), after a clean stop."),
+  ]
+
+  /// Every variable the program reads.
+  static let environment: [(name: String, meaning: String)] = [
+    ("PRACTICE_DB", "The library, when --db is not given."),
+    (
+      "XDG_DATA_HOME",
+      "Where the library is kept without --db or PRACTICE_DB (default ~/.local/share)."
+    ),
+    ("HOME", "The home directory, for the default library."),
+    ("PRACTICE_DEVICE", "The ALSA playback device when --device is not given (default: default)."),
+    ("PRACTICE_CAPTURE", "The ALSA capture device of tune (default: default)."),
+    (
+      "PRACTICE_TRACE",
+      "When set, play, render and beats tap print timing trace lines on stderr, for the benchmarks."
+    ),
+    (
+      "PRACTICE_BEAT_MODEL",
+      "bar or free: beats detect uses the experimental bar-pointer model."
+    ),
+    (
+      "PRACTICE_BEAT_OBSERVATIONS",
+      "A file the bar-pointer model writes what it hears to, for training its patterns."
+    ),
+    ("COLUMNS", "The width of tables when the terminal's own width cannot be read."),
+    (
+      "NO_COLOR",
+      "Honoured by having nothing to turn off: practice prints no colour (tables, status lines "
+        + "and errors are plain text)."
+    ),
+  ]
+
+  static let files: [(path: String, meaning: String)] = [
+    (
+      "${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite",
+      "The library: songs (paths and fingerprints, never audio), beat maps, selections and the "
+        + "practice log. With its -wal and -shm files while in use."
+    ),
+    (
+      ".NAME.PID-RANDOM.partial",
+      "render -o NAME writes beside its output under this hidden name, created exclusively, and "
+        + "renames it into place when done."
+    ),
+  ]
+
+  /// KEYS, ENVIRONMENT, FILES and EXIT STATUS as mdoc(7).
+  static func mdoc() -> String {
+    func list(_ title: String, _ intro: String?, _ items: [(String, String)], macro: String? = nil)
+      -> [String]
+    {
+      var lines = [".Sh \(title)"]
+      if let intro { lines.append("\\&" + escaped(intro)) }
+      lines.append(".Bl -tag -width 6n")
+      for (head, body) in items {
+        let prefix = macro.map { "\($0) " } ?? ""
+        lines.append(".It " + prefix + quoted(head))
+        lines.append("\\&" + escaped(body))
+      }
+      lines.append(".El")
+      return lines
+    }
+    var lines: [String] = []
+    lines += list(
+      "KEYS", "At a terminal, play reads single keys without stopping the music:",
+      keys.map { ($0.key, $0.action) })
+    lines += list("ENVIRONMENT", nil, environment.map { ($0.name, $0.meaning) }, macro: "Ev")
+    lines += list("FILES", nil, files.map { ($0.path, $0.meaning) }, macro: "Pa")
+    lines += list("EXIT STATUS", nil, exitStatus.map { ("\($0.code)", $0.meaning) })
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Text for a roff line: a backslash as `\e`.
+  private static func escaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\e")
+  }
+
+  /// One macro argument, quoted so that its words are not read as macros or delimiters.
+  private static func quoted(_ text: String) -> String {
+    "\"\\&" + escaped(text).replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}
