@@ -183,7 +183,7 @@ import Testing
     #expect(imported.status == 0, "\(imported.stderr)")
     let list = try cli.run(["select", "list", "2"])
     #expect(!hasRawControl(list.stdout))
-    #expect(list.stdout.contains("2\tVer\\x1b]2;x\\x07se\\x1b[2J\t"), "\(list.stdout)")
+    #expect(list.stdout.contains("\tVer\\x1b]2;x\\x07se\\x1b[2J\t"), "\(list.stdout)")
     let show = try cli.run(["select", "show", "2", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J"])
     #expect(show.status == 0, "\(show.stderr)")
     #expect(!hasRawControl(show.stdout, allowing: ["\n"]))

@@ -42,26 +42,73 @@ public final class Library {
     config.busyMode = .timeout(busyTimeout)
     config.foreignKeysEnabled = true
     do {
-      db = try DatabaseQueue(path: path, configuration: config)
-      try db.writeWithoutTransaction { db in
-        do {
-          try db.inTransaction(.immediate) {
-            try Migrations.bringUpToDate(db, path: path)
-            return .commit
-          }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
-          // A read-only library: readable if its schema is current (writes fail later, 73).
-          try db.inTransaction(.deferred) {
-            try Migrations.bringUpToDate(db, path: path)
-            return .commit
-          }
-          return
-        }
-        try Library.useWAL(db, busyTimeout: busyTimeout)
+      db = try Library.open(path: path, configuration: config, busyTimeout: busyTimeout)
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN
+    {
+      // A WAL library is read through its -shm file, which SQLite must create when it is
+      // missing; in a directory we cannot write, only an immutable reading is possible.
+      let immutable: DatabaseQueue?
+      do {
+        immutable = try Library.openImmutable(path: path, configuration: config)
+      } catch let failure {
+        throw Library.translate(failure, path: path)
       }
+      guard let immutable else { throw Library.translate(error, path: path) }
+      db = immutable
     } catch {
       throw Library.translate(error, path: path)
     }
+  }
+
+  /// Opens the library read-write (read-only if the file cannot be written) and brings its
+  /// schema up to date.
+  private static func open(path: String, configuration: Configuration, busyTimeout: TimeInterval)
+    throws -> DatabaseQueue
+  {
+    let db = try DatabaseQueue(path: path, configuration: configuration)
+    try db.writeWithoutTransaction { db in
+      do {
+        try db.inTransaction(.immediate) {
+          try Migrations.bringUpToDate(db, path: path)
+          return .commit
+        }
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+        // A read-only library: readable if its schema is current (writes fail later, 73).
+        try db.inTransaction(.deferred) {
+          try Migrations.bringUpToDate(db, path: path)
+          return .commit
+        }
+        return
+      }
+      try Library.useWAL(db, busyTimeout: busyTimeout)
+    }
+    return db
+  }
+
+  /// A library that exists, in a directory this process cannot write, with no -wal file
+  /// beside it (everything is in the main file): opened read-only and `immutable` (SQLite's
+  /// URI parameter: no locks and no -shm file), if its schema is current. Any write
+  /// through it fails as read-only (73). Nil in every other case.
+  private static func openImmutable(path: String, configuration: Configuration) throws
+    -> DatabaseQueue?
+  {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    guard FileManager.default.fileExists(atPath: path),
+      !FileManager.default.fileExists(atPath: path + "-wal"),
+      access(directory, W_OK) != 0
+    else { return nil }
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "/-._~")
+    guard
+      let escaped = URL(fileURLWithPath: path).path.addingPercentEncoding(
+        withAllowedCharacters: allowed)
+    else { return nil }
+    var readOnly = configuration
+    readOnly.readonly = true
+    let db = try DatabaseQueue(path: "file:\(escaped)?immutable=1", configuration: readOnly)
+    try db.read { db in try Migrations.bringUpToDate(db, path: path) }
+    return db
   }
 
   /// Switches the journal to WAL (it stays so in the file). Taking the lock for that is not
