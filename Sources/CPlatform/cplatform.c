@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -57,3 +58,5 @@ int practice_terminal_columns(int fd) {
   if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 80;
   return size.ws_col;
 }
+
+int practice_open_path(const char *path) { return open(path, O_PATH | O_CLOEXEC); }

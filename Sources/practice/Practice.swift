@@ -34,7 +34,8 @@ struct Practice: ParsableCommand {
   static func main() {
     SignalGate.install()
     do {
-      let arguments = movingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+      // Read as bytes: a file name that is not UTF-8 is kept (PathBytes), not replaced.
+      let arguments = movingGlobalOptions(Array(PathBytes.arguments().dropFirst()))
       try refuseUnknownCommands(arguments)
       try refuseDashNames(arguments)
       var command = try parseAsRoot(PlaybackOptions.expandingOptionalValues(arguments))

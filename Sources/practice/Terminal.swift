@@ -1,4 +1,5 @@
 import Foundation
+import PracticeCore
 
 /// The one door to the terminal: every text the CLI prints to stdout or stderr goes out
 /// here. Control characters (C0, DEL and C1) in what is printed are shown escaped, `\x1b`
@@ -63,6 +64,11 @@ enum Terminal {
         result.append(contentsOf: "\\\\".unicodeScalars)
         continue
       }
+      if let byte = PathBytes.byte(carriedBy: scalar) {
+        // A byte of a file name that is not UTF-8.
+        result.append(contentsOf: ("\\x" + String(byte, radix: 16)).unicodeScalars)
+        continue
+      }
       let hex = String(scalar.value, radix: 16)
       let escape = scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u00" + hex
       result.append(contentsOf: escape.unicodeScalars)
@@ -73,7 +79,9 @@ enum Terminal {
   private static func needsEscape(_ scalar: Unicode.Scalar, keepingLayout: Bool) -> Bool {
     switch scalar.value {
     case 0x09, 0x0A: return !keepingLayout
-    case 0x5C: return !keepingLayout
+    // A backslash, and a byte of a file name that is not UTF-8: text the program wrote
+    // whole (JSON) has its own escapes and holds them as they are.
+    case 0x5C, 0x10FD80...0x10FDFF: return !keepingLayout
     case 0x00..<0x20, 0x7F, 0x80..<0xA0: return true
     default: return false
     }

@@ -19,4 +19,9 @@ void practice_terminal_restore(void);
 /* The width of the terminal on `fd` (TIOCGWINSZ), or 80 when it cannot tell. */
 int practice_terminal_columns(int fd);
 
+/* Opens `path` (bytes, in any encoding) with O_PATH | O_CLOEXEC: a descriptor that
+   names the file without reading it, so /proc/self/fd/N reaches it by a UTF-8 name.
+   Returns the descriptor, or -1 with errno set. (Swift's Glibc module lacks O_PATH.) */
+int practice_open_path(const char *path);
+
 #endif

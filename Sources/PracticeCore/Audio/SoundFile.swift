@@ -50,11 +50,13 @@ public final class SoundFile {
   public init(path: String) throws {
     try SoundFile.checkReadable(path)
     self.path = path
+    // A name that is not UTF-8 is opened through its descriptor (PathBytes).
+    let reachable = PathBytes.usable(path)
     do {
-      decoder = try SndFileDecoder(path: path)
+      decoder = try SndFileDecoder(path: reachable)
     } catch let sndfileError as SoundFileError where sndfileError.category == .badData {
       do {
-        decoder = try FFmpegDecoder(path: path)
+        decoder = try FFmpegDecoder(path: reachable)
       } catch let ffmpegError as FFmpegError {
         let sndfileReason = sndfileError.reason.trimmingCharacters(
           in: CharacterSet(charactersIn: ". "))
@@ -92,8 +94,9 @@ public final class SoundFile {
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
   /// a library gives a vaguer one.
   static func checkReadable(_ path: String) throws {
+    let reachable = PathBytes.usable(path)
     var status = stat()
-    if stat(path, &status) != 0 && errno == EACCES {
+    if stat(reachable, &status) != 0 && errno == EACCES {
       throw SoundFileError(
         category: .missingInput,
         reason: "permission denied (a directory on the way cannot be searched)",
@@ -101,7 +104,7 @@ public final class SoundFile {
         advice: "make the directories on the path searchable (chmod +x)")
     }
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+    guard FileManager.default.fileExists(atPath: reachable, isDirectory: &isDirectory) else {
       throw SoundFileError(
         category: .missingInput, reason: "no such file", path: path, operation: "open",
         advice: "check the path")
@@ -111,12 +114,13 @@ public final class SoundFile {
         category: .missingInput, reason: "it is a directory", path: path, operation: "open",
         advice: "give the path of an audio file")
     }
-    guard access(path, R_OK) == 0 else {
+    guard access(reachable, R_OK) == 0 else {
       throw SoundFileError(
         category: .missingInput, reason: "permission denied", path: path, operation: "open",
         advice: "make the file readable (chmod +r)")
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    let size =
+      (try? FileManager.default.attributesOfItem(atPath: reachable)[.size] as? Int) ?? nil
     if size == 0 {
       throw SoundFileError(
         category: .badData, reason: "the file is empty (0 bytes)", path: path,

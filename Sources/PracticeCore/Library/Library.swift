@@ -170,7 +170,9 @@ public final class Library {
         }
         let sameContent = try Song.filter(Song.CodingKeys.contentHash == file.contentHash)
           .fetchAll(db)
-        if var moved = sameContent.first(where: { !FileManager.default.fileExists(atPath: $0.path) }
+        if var moved = sameContent.first(where: {
+          !FileManager.default.fileExists(atPath: PathBytes.usable($0.path))
+        }
         ) {
           moved.update(from: file, at: timestamp)
           try moved.update(db)
@@ -199,9 +201,10 @@ public final class Library {
     }
     // A path through a directory that cannot be searched is not "no such file".
     var status = stat()
-    if stat(reference, &status) != 0 && errno == EACCES { try SoundFile.checkReadable(reference) }
+    let reachable = PathBytes.usable(reference)
+    if stat(reachable, &status) != 0 && errno == EACCES { try SoundFile.checkReadable(reference) }
     var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: reference, isDirectory: &isDirectory) {
+    if FileManager.default.fileExists(atPath: reachable, isDirectory: &isDirectory) {
       if isDirectory.boolValue {
         throw PracticeError(
           .missingInput, "'\(reference)' is a directory; give an audio file, a song id or a title")
@@ -250,7 +253,7 @@ public final class Library {
 
   /// Rescans the song's file if its size or modification time changed since the last scan.
   private func refreshed(_ song: Song) throws -> Song {
-    guard FileManager.default.fileExists(atPath: song.path),
+    guard FileManager.default.fileExists(atPath: PathBytes.usable(song.path)),
       let (size, modified) = try? SongScanner.stat(song.path),
       size != song.fileSize || modified != song.modifiedAt
     else { return song }
@@ -373,7 +376,7 @@ extension Song {
   /// Opens the song's audio to play it, with a message that says what to do if the file
   /// has gone or holds no audio.
   public func openAudio() throws -> SoundFile {
-    guard FileManager.default.fileExists(atPath: path) else {
+    guard FileManager.default.fileExists(atPath: PathBytes.usable(path)) else {
       throw PracticeError(
         .missingInput,
         "the file of song \(id ?? 0) '\(title)' is missing: \(path); "

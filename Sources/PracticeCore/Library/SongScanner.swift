@@ -40,12 +40,18 @@ public enum SongScanner {
     func walk(_ directory: String) {
       let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
       guard visited.insert(real).inserted else { return }
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-      for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+      // Names as bytes, so that one that is not UTF-8 is found and kept (PathBytes).
+      let names = PathBytes.entries(of: directory) ?? []
+      for name in names.sorted(by: {
+        PathBytes.bytes($0).lexicographicallyPrecedes(PathBytes.bytes($1))
+      })
       where !name.hasPrefix(".") {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard
+          FileManager.default.fileExists(
+            atPath: PathBytes.usable(path), isDirectory: &isDirectory)
+        else {
           continue  // a dangling link
         }
         if isDirectory.boolValue {
@@ -57,7 +63,8 @@ public enum SongScanner {
     }
     for argument in arguments {
       var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
+      if FileManager.default.fileExists(
+        atPath: PathBytes.usable(argument), isDirectory: &isDirectory),
         isDirectory.boolValue
       {
         walk(argument)
@@ -94,7 +101,7 @@ public enum SongScanner {
   /// Size and modification time, the cheap check for "has this file changed".
   public static func stat(_ path: String) throws -> (size: Int64, modified: Double) {
     do {
-      let attributes = try FileManager.default.attributesOfItem(atPath: path)
+      let attributes = try FileManager.default.attributesOfItem(atPath: PathBytes.usable(path))
       let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
       let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
       return (size, modified)
@@ -110,7 +117,7 @@ public enum SongScanner {
   /// the size and 256 KiB from the start, the middle and the end. It identifies a moved
   /// file; it is not a checksum against tampering.
   public static func contentHash(_ path: String, size: Int64) throws -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
+    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else {
       throw PracticeError(
         .missingInput, "cannot read '\(path)': permission denied; make it readable")
     }
