@@ -145,7 +145,7 @@ import Testing
     let result = try cli.run(["show", "SAME"])
     #expect(result.status == 64)
     #expect(result.stderrLines.count == 1)
-    #expect(result.stderr.contains("matches 2 songs: 1 ("))
+    #expect(result.stderr.contains("matches 2 songs: 1 'Same', 2 'same';"))
     #expect(try cli.snapshot() == snapshot)
   }
 

@@ -110,6 +110,12 @@ public struct CommandResult: Sendable {
   public let stdout: String
   public let stderr: String
 
+  public init(status: Int32, stdout: String, stderr: String) {
+    self.status = status
+    self.stdout = stdout
+    self.stderr = stderr
+  }
+
   /// Stderr's non-empty lines.
   public var stderrLines: [String] {
     stderr.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
