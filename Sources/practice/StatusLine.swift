@@ -23,11 +23,9 @@ struct StatusLine {
   var width: Int { Int(practice_terminal_columns(STDERR_FILENO)) }
 
   mutating func show(_ text: String) {
-    var line = Terminal.escaped(text)
-    let width = self.width
-    if line.count >= width { line = String(line.prefix(max(1, width - 1))) }
+    let line = Terminal.shown(text, width: width)
     guard line != drawn else { return }
-    Terminal.redraw(line)
+    Terminal.redraw(shown: line)
     drawn = line
   }
 

@@ -43,6 +43,19 @@ enum Terminal {
     write("\r" + escaped(line) + "\u{1B}[K", to: .standardError)
   }
 
+  /// `line` escaped as the door shows it and cut to fewer than `width` characters, for
+  /// `redraw(shown:)`: the status line compares and cuts what will be seen.
+  static func shown(_ line: String, width: Int) -> String {
+    let text = escaped(line)
+    return text.count >= width ? String(text.prefix(max(1, width - 1))) : text
+  }
+
+  /// Redraws in place a line `shown` made (already escaped: escaping twice would double
+  /// its backslashes).
+  static func redraw(shown line: String) {
+    write("\r" + line + "\u{1B}[K", to: .standardError)
+  }
+
   /// Erases the line on stderr that `redraw` drew.
   static func eraseLine() { write("\r\u{1B}[K", to: .standardError) }
 
