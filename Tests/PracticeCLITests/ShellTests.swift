@@ -194,6 +194,26 @@ import TestSupport
     #expect(names.allSatisfy { $0[0] == "1" && $0[1] == "Drill" })
   }
 
+  /// The keys `1`–`0` count selections in song order too (the null device: no sound server).
+  @Test func numberKeysJumpToSelectionsInSongOrder() throws {
+    #expect(try cli.run(["add", try copy("clicks-120.wav", as: "Drill.wav")]).status == 0)
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "a-later", "--bars", "5-6"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "z-first", "--bars", "2"]).status == 0)
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start(["play", "1", "--loop", "--device", "null"])
+    _ = try tmux.waitFor { $0.contains("pass 1/∞") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("paused · bar ") }
+    tmux.send("1")
+    _ = try tmux.waitFor { $0.contains("paused · bar 2.1/8") && $0.contains("· 'z-first' ·") }
+    tmux.send("2")
+    _ = try tmux.waitFor { $0.contains("paused · bar 5.1/8") && $0.contains("· 'a-later' ·") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   // MARK: Names as bytes, backslashes
 
   @Test func fileNamesThatAreNotUTF8CanBeAddedAndPlayed() throws {
