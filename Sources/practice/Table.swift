@@ -180,8 +180,10 @@ extension Table {
   /// `beats show`: bar, start, beats, BPM, and for detected maps the lowest confidence.
   static func bars(_ rows: [[String]], confidence: Bool) -> Table {
     Table(
-      columns: [Column("BAR", .right), Column("START", .right), Column("BEATS", .right),
-        Column("BPM", .right)] + (confidence ? [Column("CONFIDENCE", .right)] : []),
+      columns: [
+        Column("BAR", .right), Column("START", .right), Column("BEATS", .right),
+        Column("BPM", .right),
+      ] + (confidence ? [Column("CONFIDENCE", .right)] : []),
       rows: rows)
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `make install` puts the binary, practice(1) and the completions where `man` and the
 /// shells look under a prefix; `make uninstall` takes exactly those away. The debug binary
@@ -66,7 +66,9 @@ import TestSupport
       "/usr/bin/man", ["practice"],
       environment: ["MANPATH": prefix + "/share/man", "MANWIDTH": "100", "MANPAGER": "cat"])
     #expect(page.status == 0, "\(page.stderr)")
-    for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "KEYS", "ENVIRONMENT", "FILES", "EXIT STATUS"] {
+    for section in [
+      "NAME", "SYNOPSIS", "DESCRIPTION", "KEYS", "ENVIRONMENT", "FILES", "EXIT STATUS",
+    ] {
       #expect(page.stdout.contains("\n\(section)\n"), "no \(section) section")
     }
     for text in [

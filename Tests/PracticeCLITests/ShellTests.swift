@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 23, "at home in a shell": tables at a terminal and TSV when piped, finding a song
 /// by title, selections in song order, file names that are not UTF-8, backslashes shown
@@ -183,7 +183,8 @@ import TestSupport
     #expect(try cli.run(["add", try copy("clicks-120.wav", as: "Drill.wav")]).status == 0)
     #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
     for (name, span) in [
-      ("coda", ["--bars", "7-8"]), ("zz-start", ["--bars", "1-2"]), ("middle", ["--from", "5", "--to", "6"]),
+      ("coda", ["--bars", "7-8"]), ("zz-start", ["--bars", "1-2"]),
+      ("middle", ["--from", "5", "--to", "6"]),
       ("a-start", ["--bars", "1"]),
     ] {
       #expect(try cli.run(["select", "add", "1", name] + span).status == 0)

@@ -49,7 +49,8 @@ import Testing
     _ = try library.resolve(path)
     _ = try library.resolve(try song("Autumn in New York", frequency: 220))
     let error = try #require(throws: PracticeError.self) { try library.resolve("autumn") }
-    #expect(error.message.contains("1 'Autumn Leaves' by 'Cannonball Adderley', 2 'Autumn in New York';"))
+    #expect(
+      error.message.contains("1 'Autumn Leaves' by 'Cannonball Adderley', 2 'Autumn in New York';"))
   }
 
   /// Bars of two beats, a beat every 1,000 frames from frame 500: bar k starts at

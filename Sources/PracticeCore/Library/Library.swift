@@ -142,18 +142,17 @@ public final class Library {
   /// The songs `text` names as a title, by id: those whose whole title it is, ignoring case
   /// (any script, not only ASCII); when none, those whose title holds it, ignoring case.
   public func songs(matchingTitle text: String) throws -> [Song] {
-    Library.titleMatches(text, among: try songs()).map(\.song)
+    Library.titleMatches(text, among: try songs())
   }
 
-  /// Whole-title matches if there are any, else substring matches; pure, for tests.
-  static func titleMatches(_ text: String, among songs: [Song]) -> [(song: Song, wholeTitle: Bool)] {
+  /// Whole-title matches if there are any, else substring matches.
+  static func titleMatches(_ text: String, among songs: [Song]) -> [Song] {
     guard !text.isEmpty else { return [] }
     let whole = songs.filter {
       $0.title.compare(text, options: [.caseInsensitive]) == .orderedSame
     }
-    if !whole.isEmpty { return whole.map { ($0, true) } }
+    if !whole.isEmpty { return whole }
     return songs.filter { $0.title.range(of: text, options: [.caseInsensitive]) != nil }
-      .map { ($0, false) }
   }
 
   /// Adds or refreshes songs in one transaction: all of them, or none on error.

@@ -65,7 +65,8 @@ public enum PathBytes {
   public static func arguments() -> [String] {
     (0..<Int(CommandLine.argc)).map { index in
       guard let argument = CommandLine.unsafeArgv[index] else { return "" }
-      return string(UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) })
+      return string(
+        UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) })
     }
   }
 
