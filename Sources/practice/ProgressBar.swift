@@ -4,7 +4,7 @@ import Synchronization
 
 /// The CLI's one progress bar (`add`, `render`, `beats detect`): one line on stderr, only
 /// when stderr is a terminal (never into a pipe or a file), redrawn through `StatusLine` (at
-/// most ten times a second, cut to the terminal's width), and erased when the work ends, when
+/// most ten times a second but always at 100 %, cut to the terminal's width), and erased when the work ends, when
 /// an error line is about to be printed, and when Ctrl-C or SIGTERM ends the process.
 ///
 /// `[##########....................] 33% song.flac` or `[###...] 412/1000 song.flac`; the
@@ -60,6 +60,8 @@ final class ProgressBar: Sendable {
   private func draw(fraction: Double, count: String, label: String) {
     ProgressBar.current.withLock { $0 = self }
     state.withLock { state in
+      // The end (100 %) is always drawn; steps on the way at most ten times a second.
+      if fraction >= 1 { state.line.soon() }
       guard !state.ended, state.line.due() else { return }
       let filled = min(ProgressBar.width, Int(fraction * Double(ProgressBar.width)))
       state.line.show(
