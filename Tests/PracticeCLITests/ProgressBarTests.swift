@@ -9,13 +9,13 @@ import Testing
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   /// A folder of `count` short WAVs, the first one named with an escape sequence.
-  func folder(_ count: Int) throws -> String {
+  func folder(_ count: Int, seconds: Double = 0.3) throws -> String {
     let folder = dir.file("songs")
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     for i in 1...count {
       let name = i == 1 ? "00 \u{1B}]0;owned\u{07}.wav" : String(format: "%02d song.wav", i)
       try Synth.write(
-        Synth.sine(frequency: 200 + 20 * Double(i), seconds: 0.3), to: folder + "/" + name)
+        Synth.sine(frequency: 200 + Double(i), seconds: seconds), to: folder + "/" + name)
     }
     return folder
   }
@@ -34,6 +34,19 @@ import Testing
     // Stdout is the data, as always.
     let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 8)
+  }
+
+  @Test func ctrlCDuringAddErasesTheBarAndStoresNothing() throws {
+    let songs = try folder(500, seconds: 0.1)
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start(["add", songs])
+    _ = try tmux.waitFor { $0.contains("/500 ") }
+    tmux.signalPractice("INT")
+    #expect(try tmux.waitForExit() == 130)
+    let screen = tmux.screen()
+    #expect(!screen.contains("/500 ") && !screen.contains("[#"), "\(screen)")
+    #expect(try cli.run(["list"]).stdout.isEmpty)
   }
 
   @Test func addWritesNoBarIntoAPipe() throws {
