@@ -113,21 +113,21 @@ public final class SoundFile {
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
   /// a library gives a vaguer one.
   static func checkReadable(_ path: String) throws {
+    // One stat(2) answers all but readability.
     var status = stat()
-    if stat(path, &status) != 0 && errno == EACCES {
-      throw SoundFileError(
-        category: .missingInput,
-        reason: "permission denied (a directory on the way cannot be searched)",
-        path: path, operation: "open",
-        advice: "make the directories on the path searchable (chmod +x)")
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+    if stat(path, &status) != 0 {
+      if errno == EACCES {
+        throw SoundFileError(
+          category: .missingInput,
+          reason: "permission denied (a directory on the way cannot be searched)",
+          path: path, operation: "open",
+          advice: "make the directories on the path searchable (chmod +x)")
+      }
       throw SoundFileError(
         category: .missingInput, reason: "no such file", path: path, operation: "open",
         advice: "check the path")
     }
-    if isDirectory.boolValue {
+    if status.st_mode & S_IFMT == S_IFDIR {
       throw SoundFileError(
         category: .missingInput, reason: "it is a directory", path: path, operation: "open",
         advice: "give the path of an audio file")
@@ -137,8 +137,8 @@ public final class SoundFile {
         category: .missingInput, reason: "permission denied", path: path, operation: "open",
         advice: "make the file readable (chmod +r)")
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-    if size == 0 {
+    // A fifo or a device reports 0 too, and is refused here rather than blocking a decoder.
+    if status.st_size == 0 {
       throw SoundFileError(
         category: .badData, reason: "the file is empty (0 bytes)", path: path,
         operation: "read audio from", advice: "the file is damaged or was not fully copied")
