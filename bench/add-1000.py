@@ -235,6 +235,7 @@ def main():
             while f.read(1 << 20):
                 pass
     first, second = [], []
+    load_before = os.getloadavg()[0]
     with b.TempDir() as tmp:
         for run in range(RUNS):
             db = os.path.join(tmp, f"library-{run}.sqlite")
@@ -276,7 +277,11 @@ def main():
             "(warm page cache).",
             f"{RUNS} runs, each into a new library and then again into the same one; "
             "the second add's `song` table is checked equal, row for row, to the first's.",
-            "Wall time of the whole process (wait4), stdout and stderr to files."])
+            "Wall time of the whole process (wait4), stdout and stderr to files.",
+            f"Load average (1 min) {load_before:.1f} before the runs and "
+            f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs"
+            + (": a busy machine, so the figures are lower than it can do."
+               if max(load_before, os.getloadavg()[0]) > 1 else ".")])
 
 
 if __name__ == "__main__":
