@@ -25,6 +25,9 @@ let package = Package(
     .systemLibrary(name: "CAubio"),
     .target(name: "CAubioLoader"),
     .target(name: "CPlatform"),
+    // libmpg123 (inside libsndfile) made quiet: see include/mpg123_quiet.h.
+    .target(
+      name: "CMpg123Quiet", linkerSettings: [.linkedLibrary("mpg123"), .linkedLibrary("dl")]),
     .target(
       name: "PracticeCore",
       dependencies: [
@@ -36,7 +39,7 @@ let package = Package(
     .executableTarget(
       name: "practice",
       dependencies: [
-        "PracticeCore",
+        "PracticeCore", "CMpg123Quiet",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .target(name: "TestSupport", dependencies: ["PracticeCore"], path: "Tests/TestSupport"),

@@ -9,6 +9,7 @@ need_pkgs=()
 # Build dependencies: pkg-config module -> Debian package.
 declare -A libs=(
   [sndfile]=libsndfile1-dev
+  [libmpg123]=libmpg123-dev
   [alsa]=libasound2-dev
   [rubberband]=librubberband-dev
   [aubio]=libaubio-dev

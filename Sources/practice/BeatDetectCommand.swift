@@ -132,28 +132,3 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
   if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
   return found.map
 }
-
-/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
-final class ProgressBar {
-  private var drawn = -1
-
-  init?() {
-    guard isatty(STDERR_FILENO) == 1 else { return nil }
-  }
-
-  func show(_ fraction: Double, _ label: String) {
-    let percent = Int(fraction * 100)
-    guard percent != drawn else { return }
-    drawn = percent
-    let width = 30
-    let filled = min(width, Int(fraction * Double(width)))
-    Terminal.redraw(
-      "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        + "] \(percent)% \(label)")
-  }
-
-  func clear() {
-    if drawn >= 0 { Terminal.eraseLine() }
-    drawn = -1
-  }
-}

@@ -142,7 +142,9 @@ struct Render: ParsableCommand {
     abstract: "Render what `play` would play into a file, as fast as possible.",
     discussion: """
       The format follows the extension of OUT: .wav, .flac, .aiff (the source's bit depth, \
-      16 or 24), .ogg (Vorbis), .opus or .mp3; same rate and channels as the source.
+      16 or 24), .ogg (Vorbis), .opus or .mp3; same rate and channels as the source. \
+      While it works, a progress bar on stderr when stderr is a terminal; at the end one line \
+      on stderr: what was rendered, the output's length and the time it took.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -163,6 +165,7 @@ struct Render: ParsableCommand {
   }
 
   func run() throws {
+    let started = monotonicNanoseconds()
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
@@ -180,13 +183,29 @@ struct Render: ParsableCommand {
       channels: file.info.channels, maxBlockFrames: PlaybackEngine.blockFrames)
     sink.setTags(title: song.title, artist: song.artist, album: song.album)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
-    let report = try Session.run(engine, song: song, file: file)
+    let rate = file.info.sampleRate
+    let progress = ProgressBar().map {
+      Session.Progress(
+        bar: $0,
+        totalFrames: (plan.totalFrames(sampleRate: rate) ?? 0) + (plan.clicks?.countInFrames ?? 0),
+        label: "rendering " + (output as NSString).lastPathComponent)
+    }
+    let report = try Session.run(engine, song: song, file: file, progress: progress)
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
-    let seconds = Double(report.framesWritten) / Double(file.info.sampleRate)
+    let seconds = Double(report.framesWritten) / Double(rate)
+    let took = Double(monotonicNanoseconds() &- started) / 1e9
     Terminal.say(
-      "rendered \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) to '\(output)' "
-        + "(\(report.framesWritten) frames, \(formatTime(seconds)))")
+      "rendered \(describe(plan, of: song, rate: rate, label: playback.rangeLabel)) to '\(output)' "
+        + "(\(report.framesWritten) frames, \(formatTime(seconds))) in \(formatTaken(took))")
   }
+}
+
+/// How long work took, for a person: `0.42 s`, `12.3 s`, `2:05.0`.
+func formatTaken(_ seconds: Double) -> String {
+  guard seconds.isFinite, seconds >= 0 else { return "0 s" }
+  if seconds < 10 { return String(format: "%.2f s", seconds) }
+  if seconds < 60 { return String(format: "%.1f s", seconds) }
+  return formatTime(seconds)
 }
 
 /// "'Title' 0:10.0–0:20.0, 2 passes, volume 80%": what a plan plays, for stderr.

@@ -30,7 +30,9 @@ enum SignalGate {
         if let stop = stopper.withLock({ $0 }) {
           stop()
         } else {
-          // Outside a session: end by the signal, as an unhandled one would.
+          // Outside a session: end by the signal, as an unhandled one would, with the
+          // progress bar (if one is drawn) erased first.
+          ProgressBar.eraseForExit()
           signal(number, SIG_DFL)
           var one = sigset_t()
           sigemptyset(&one)
@@ -71,21 +73,43 @@ enum Session {
     return try body { signalled.load(ordering: .relaxed) }
   }
 
+  /// A progress bar for a run whose output length is known (a render): output frames
+  /// written of `totalFrames`.
+  struct Progress {
+    let bar: ProgressBar
+    let totalFrames: Int64
+    let label: String
+  }
+
+  /// Runs the engine to its end: pass lines from `announcer`, a bar from `progress`, then
+  /// the report's warnings.
   static func run(
-    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil
+    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil,
+    progress: Progress? = nil
   ) throws -> PlaybackReport {
     let report = try withSignals(engine) { _ in
-      guard let announcer else { return try engine.run() }
+      guard announcer != nil || progress != nil else { return try engine.run() }
       engine.start()
       var announced = 0
       func announce() {
+        guard let announcer else { return }
         let started = engine.passesStarted.load(ordering: .acquiring)
         while announced < started {
           announced += 1
           Terminal.say(announcer.line(pass: announced))
         }
       }
-      while !engine.waitForEnd(timeout: .milliseconds(20)) { announce() }
+      func draw() {
+        guard let progress, progress.totalFrames > 0 else { return }
+        let written = engine.framesWritten.load(ordering: .relaxed)
+        progress.bar.show(Double(written) / Double(progress.totalFrames), progress.label)
+      }
+      defer { progress?.bar.clear() }
+      while !engine.waitForEnd(timeout: .milliseconds(20)) {
+        announce()
+        draw()
+      }
+      progress?.bar.clear()
       let report = try engine.wait()
       announce()
       return report

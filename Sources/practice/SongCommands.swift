@@ -10,28 +10,36 @@ struct Add: ParsableCommand {
       A folder adds the audio and video files in it and in its folders, in name order \
       (hidden files and files that are not audio are skipped). A file that cannot be read \
       gets one line on stderr and the others are still added; the exit status is then that \
-      file's (65: not readable audio, 66: missing).
+      file's (65: not readable audio, 66: missing). A file already in the library whose size \
+      and modification time have not changed is not read again, so adding a folder again is \
+      quick and changes nothing. With more than 5 files, a progress bar on stderr when stderr \
+      is a terminal.
       """)
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("Audio files or folders.", valueName: "path")) var files: [String]
 
+  /// More files than this get a progress bar (at a terminal).
+  static let barFrom = 5
+
   func run() throws {
-    var scanned: [ScannedFile] = []
-    var refused: [any PracticeFailure] = []
     let targets = SongScanner.targets(files)
-    for target in targets {
-      do {
-        scanned.append(try SongScanner.scan(target.path))
-      } catch let failure as any PracticeFailure {
-        guard SongScanner.reportsFailure(of: target) else { continue }
+    let library = try library.open()
+    let bar = targets.count > Add.barFrom ? ProgressBar() : nil
+    var refused: [any PracticeFailure] = []
+    let songs = try library.add(
+      targets,
+      progress: { index, target in
+        bar?.show(done: index, of: targets.count, (target.path as NSString).lastPathComponent)
+      },
+      refuse: { _, failure in
         // One file alone fails with its own one line.
         if targets.count == 1 { throw failure }
+        bar?.clear()
         Terminal.error(failure.description)
         refused.append(failure)
-      }
-    }
-    let songs = scanned.isEmpty ? [] : try library.open().add(scanned)
+      })
+    bar?.clear()
     Terminal.records(songs.map { ["\($0.id ?? 0)", $0.title] })
     if let first = refused.first {
       let noun = refused.count == 1 ? "file" : "files"

@@ -25,6 +25,23 @@ import Testing
     #expect(list.stdout.hasPrefix("1\tAlpha\t\t0:00.5\t\(a)\n"))
   }
 
+  @Test func addingAgainChangesNothingButAChangedFileIsReadAgain() throws {
+    let a = try song("a.wav")
+    let b = try song("b.wav")
+    #expect(try cli.run(["add", a, b]).status == 0)
+    let before = try cli.snapshot()
+    // A song written again would show it in updated_at, which counts whole seconds.
+    Thread.sleep(forTimeInterval: 1.1)
+    let again = try cli.run(["add", a, b])
+    #expect(again.status == 0 && again.stdout == "1\ta\n2\tb\n", "\(again.stderr)")
+    #expect(try cli.snapshot() == before)
+    try Synth.write(Synth.sine(frequency: 440, seconds: 0.8), to: b)
+    let changed = try cli.run(["add", a, b])
+    #expect(changed.stdout == "1\ta\n2\tb\n")
+    let list = try cli.run(["list"]).stdout
+    #expect(list.contains("1\ta\t\t0:00.5\t") && list.contains("2\tb\t\t0:00.8\t"), "\(list)")
+  }
+
   @Test func addContinuesPastABadFileAndExitsWithItsCode() throws {
     let good = try song("good.wav")
     let bad = dir.file("bad.m4a")

@@ -216,6 +216,30 @@ public struct CLI: Sendable {
     return RunningCommand(process: process, out: out, err: err)
   }
 
+  /// Runs `practice args…` with stderr on a pseudo-terminal (`script(1)`) and stdout into
+  /// `stdoutFile`; returns the exit status and every byte written to the terminal (escape
+  /// sequences and carriage returns included), from the start of the session to its end.
+  public func runInTerminal(_ arguments: [String], stdoutFile: String) throws -> (
+    status: Int32, terminal: String
+  ) {
+    func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let typescript = stdoutFile + ".typescript"
+    let command = ([CLI.binary] + arguments).map(quoted).joined(separator: " ") + " > "
+      + quoted(stdoutFile)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-q", "-e", "-c", command, typescript]
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: CLI.packageRoot)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let bytes = (try? Data(contentsOf: URL(fileURLWithPath: typescript))) ?? Data()
+    return (process.terminationStatus, String(decoding: bytes, as: UTF8.self))
+  }
+
   /// The library as `list --json` prints it, to check a command left it as it was.
   public func snapshot() throws -> String { try run(["list", "--json"]).stdout }
 }

@@ -62,6 +62,15 @@ public final class SoundFile {
           in: CharacterSet(charactersIn: ". "))
         // At open, a read that fails part-way means the data is not audio FFmpeg can use.
         let category = ffmpegError.category == .io ? .badData : ffmpegError.category
+        if category == .badData, !ffmpegError.notLoaded, SoundFile.looksLikeMPEGAudio(path) {
+          // libsndfile's words for an MPEG stream libmpg123 cannot open ("File does not
+          // exist or is not a regular file") are wrong here: the file is there.
+          throw SoundFileError(
+            category: .badData,
+            reason: "not a readable MP3 stream (FFmpeg: \(ffmpegError.reason))",
+            path: path, operation: "read audio from",
+            advice: "the file is damaged or is not MP3 audio")
+        }
         throw SoundFileError(
           category: category,
           reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
@@ -91,25 +100,37 @@ public final class SoundFile {
   /// The decoding library's message for the last error on this file, if there was one.
   public var lastError: String? { decoder.lastError }
 
+  /// Whether the file claims to be MPEG audio: an `.mp3`/`.mp2`/`.mpga` name, an ID3v2 tag
+  /// at the start, or an MPEG audio frame sync (11 set bits) as its first bytes.
+  static func looksLikeMPEGAudio(_ path: String) -> Bool {
+    let name = (path as NSString).pathExtension.lowercased()
+    if ["mp3", "mp2", "mp1", "mpga", "mpa"].contains(name) { return true }
+    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else { return false }
+    defer { try? handle.close() }
+    let head = [UInt8]((try? handle.read(upToCount: 3)) ?? Data())
+    guard head.count == 3 else { return false }
+    return head == Array("ID3".utf8) || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0)
+  }
+
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
   /// a library gives a vaguer one.
   static func checkReadable(_ path: String) throws {
+    // One stat(2) answers all but readability.
     let reachable = PathBytes.usable(path)
     var status = stat()
-    if stat(reachable, &status) != 0 && errno == EACCES {
-      throw SoundFileError(
-        category: .missingInput,
-        reason: "permission denied (a directory on the way cannot be searched)",
-        path: path, operation: "open",
-        advice: "make the directories on the path searchable (chmod +x)")
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: reachable, isDirectory: &isDirectory) else {
+    if stat(reachable, &status) != 0 {
+      if errno == EACCES {
+        throw SoundFileError(
+          category: .missingInput,
+          reason: "permission denied (a directory on the way cannot be searched)",
+          path: path, operation: "open",
+          advice: "make the directories on the path searchable (chmod +x)")
+      }
       throw SoundFileError(
         category: .missingInput, reason: "no such file", path: path, operation: "open",
         advice: "check the path")
     }
-    if isDirectory.boolValue {
+    if status.st_mode & S_IFMT == S_IFDIR {
       throw SoundFileError(
         category: .missingInput, reason: "it is a directory", path: path, operation: "open",
         advice: "give the path of an audio file")
@@ -119,9 +140,8 @@ public final class SoundFile {
         category: .missingInput, reason: "permission denied", path: path, operation: "open",
         advice: "make the file readable (chmod +r)")
     }
-    let size =
-      (try? FileManager.default.attributesOfItem(atPath: reachable)[.size] as? Int) ?? nil
-    if size == 0 {
+    // A fifo or a device reports 0 too, and is refused here rather than blocking a decoder.
+    if status.st_size == 0 {
       throw SoundFileError(
         category: .badData, reason: "the file is empty (0 bytes)", path: path,
         operation: "read audio from", advice: "the file is damaged or was not fully copied")

@@ -159,16 +159,18 @@ public final class Library {
   /// A path already in the library is updated; a new path whose content matches a song
   /// whose file has gone is taken as that song, moved.
   public func add(_ files: [ScannedFile], now: Date = Date()) throws -> [Song] {
+    guard !files.isEmpty else { return [] }
     let timestamp = Library.timestamp(now)
     return try write { db in
-      try files.map { file in
-        if var song = try Song.filter(Song.CodingKeys.path == file.path).fetchOne(db) {
+      let byPath = try db.cachedStatement(sql: "SELECT * FROM song WHERE path = ?")
+      let byContent = try db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ?")
+      return try files.map { file in
+        if var song = try Song.fetchOne(byPath, arguments: [file.path]) {
           song.update(from: file, at: timestamp)
           try song.update(db)
           return song
         }
-        let sameContent = try Song.filter(Song.CodingKeys.contentHash == file.contentHash)
-          .fetchAll(db)
+        let sameContent = try Song.fetchAll(byContent, arguments: [file.contentHash])
         if var moved = sameContent.first(where: {
           !FileManager.default.fileExists(atPath: PathBytes.usable($0.path))
         }
@@ -182,6 +184,49 @@ public final class Library {
         return song
       }
     }
+  }
+
+  /// Adds the files `SongScanner.targets` found, as `practice add` does, and returns the
+  /// songs in the targets' order. A file the library already holds at that path, with the
+  /// size and modification time it was scanned with, is taken as it is: not read, not
+  /// written, so adding a folder again reads no audio and changes nothing. The others are
+  /// scanned and stored in one transaction. `progress` is told before each target is
+  /// looked at; `refuse` is given each file that cannot be read and is worth a line
+  /// (`SongScanner.reportsFailure`), and may throw to stop before anything is stored.
+  public func add(
+    _ targets: [SongScanner.Target], now: Date = Date(),
+    progress: (_ index: Int, _ target: SongScanner.Target) -> Void = { _, _ in },
+    refuse: (_ target: SongScanner.Target, _ failure: any PracticeFailure) throws -> Void
+  ) throws -> [Song] {
+    let paths = targets.map { $0.path.isEmpty ? "" : SongScanner.absolutePath($0.path) }
+    let known: [String: Song] = try read { db in
+      let byPath = try db.cachedStatement(sql: "SELECT * FROM song WHERE path = ?")
+      var known: [String: Song] = [:]
+      for path in paths where !path.isEmpty && known[path] == nil {
+        if let song = try Song.fetchOne(byPath, arguments: [path]) { known[path] = song }
+      }
+      return known
+    }
+    var songs = [Song?](repeating: nil, count: targets.count)
+    var scanned: [(index: Int, file: ScannedFile)] = []
+    for (index, target) in targets.enumerated() {
+      progress(index, target)
+      if let song = known[paths[index]], let (size, modified) = try? SongScanner.stat(song.path),
+        size == song.fileSize, modified == song.modifiedAt
+      {
+        songs[index] = song
+        continue
+      }
+      do {
+        scanned.append((index, try SongScanner.scan(target.path)))
+      } catch let failure as any PracticeFailure {
+        if SongScanner.reportsFailure(of: target) { try refuse(target, failure) }
+      }
+    }
+    for (stored, index) in zip(try add(scanned.map(\.file), now: now), scanned.map(\.index)) {
+      songs[index] = stored
+    }
+    return songs.compactMap { $0 }
   }
 
   /// Removes the song and everything stored for it; never touches the audio file.

@@ -38,7 +38,9 @@ public enum SongScanner {
     var targets: [Target] = []
     var visited = Set<String>()
     func walk(_ directory: String) {
-      let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+      guard let resolved = realpath(PathBytes.usable(directory), nil) else { return }
+      let real = String(cString: resolved)
+      free(resolved)
       guard visited.insert(real).inserted else { return }
       // Names as bytes, so that one that is not UTF-8 is found and kept (PathBytes).
       let names = PathBytes.entries(of: directory) ?? []
@@ -47,16 +49,12 @@ public enum SongScanner {
       })
       where !name.hasPrefix(".") {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        var isDirectory: ObjCBool = false
-        guard
-          FileManager.default.fileExists(
-            atPath: PathBytes.usable(path), isDirectory: &isDirectory)
-        else {
-          continue  // a dangling link
-        }
-        if isDirectory.boolValue {
+        // stat(2) follows links, as FileManager.fileExists did, and is one call.
+        var status = Glibc.stat()
+        guard statusOf(path, &status) == 0 else { continue }  // a dangling link
+        if status.st_mode & S_IFMT == S_IFDIR {
           walk(path)
-        } else {
+        } else if !otherExtensions.contains((name as NSString).pathExtension.lowercased()) {
           targets.append(Target(path: path, named: false))
         }
       }
@@ -83,6 +81,17 @@ public enum SongScanner {
     "mka", "mkv", "webm", "wma", "wmv", "asf", "avi", "flv", "wv", "ape", "mpc", "dts",
   ]
 
+  /// Extensions of files a music folder holds beside the audio that are never audio
+  /// (pictures, text, playlists, cue sheets, checksums, archives): in a folder they are
+  /// skipped without being opened, which saves the decoders' probing (and FFmpeg's loading).
+  static let otherExtensions: Set<String> = [
+    "jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "svg", "ico", "txt",
+    "md", "rtf", "pdf", "doc", "docx", "odt", "nfo", "log", "cue", "m3u", "m3u8", "pls",
+    "xspf", "sfv", "md5", "sha1", "sha256", "ffp", "json", "xml", "html", "htm", "ini", "db",
+    "lrc", "srt", "vtt", "zip", "rar", "7z", "gz", "tar", "exe", "dll", "sqlite", "xsc", "mid",
+    "midi", "gp", "gp5", "gpx", "musicxml", "mscz", "ly",
+  ]
+
   /// Whether a failure to read `target` is worth a line: it was named, or it looks like audio.
   public static func reportsFailure(of target: Target) -> Bool {
     target.named
@@ -91,6 +100,14 @@ public enum SongScanner {
 
   /// The path made absolute against the working directory, with `.` and `..` resolved.
   public static func absolutePath(_ path: String) -> String {
+    // Already absolute and clean (no `.`, `..` or empty component, no trailing slash): as
+    // it is, without building a URL (most of a large `add`'s paths).
+    if path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/"), !path.hasSuffix("/."),
+      !path.hasSuffix("/.."), !path.contains("//"), !path.contains("/./"),
+      !path.contains("/../")
+    {
+      return path
+    }
     let url =
       path.hasPrefix("/")
       ? URL(fileURLWithPath: path)
@@ -98,16 +115,17 @@ public enum SongScanner {
     return url.standardizedFileURL.path
   }
 
-  /// Size and modification time, the cheap check for "has this file changed".
+  /// Size and modification time, the cheap check for "has this file changed" (`stat(2)`).
+  /// The time goes through `Date` as FileManager's `modificationDate` did, so libraries
+  /// that stored it that way see the same number.
   public static func stat(_ path: String) throws -> (size: Int64, modified: Double) {
-    do {
-      let attributes = try FileManager.default.attributesOfItem(atPath: PathBytes.usable(path))
-      let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-      let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-      return (size, modified)
-    } catch {
-      throw PracticeError(.missingInput, "cannot read '\(path)': \(error.localizedDescription)")
+    var status = Glibc.stat()
+    guard statusOf(path, &status) == 0 else {
+      let reason = String(cString: strerror(errno))
+      throw PracticeError(.missingInput, "cannot read '\(path)': \(reason)")
     }
+    let seconds = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1_000_000_000
+    return (Int64(status.st_size), Date(timeIntervalSince1970: seconds).timeIntervalSince1970)
   }
 
   /// Bytes read from each of the three places a fingerprint samples.
@@ -117,32 +135,48 @@ public enum SongScanner {
   /// the size and 256 KiB from the start, the middle and the end. It identifies a moved
   /// file; it is not a checksum against tampering.
   public static func contentHash(_ path: String, size: Int64) throws -> String {
-    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else {
+    let fd = open(PathBytes.usable(path), O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
       throw PracticeError(
         .missingInput, "cannot read '\(path)': permission denied; make it readable")
     }
-    defer { try? handle.close() }
+    defer { close(fd) }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+    func mix(_ bytes: UnsafeRawBufferPointer) {
+      var h = hash
       for byte in bytes {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x0000_0100_0000_01b3
+        h ^= UInt64(byte)
+        h = h &* 0x0000_0100_0000_01b3
       }
+      hash = h
     }
     withUnsafeBytes(of: size.littleEndian) { mix($0) }
     let sample = Int64(sampleBytes)
     let offsets = size <= 3 * sample ? [0] : [0, size / 2 - sample / 2, size - sample]
     let length = size <= 3 * sample ? Int(size) : sampleBytes
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, length), alignment: 16)
+    defer { buffer.deallocate() }
     for offset in offsets {
-      do {
-        try handle.seek(toOffset: UInt64(offset))
-        let data = try handle.read(upToCount: length) ?? Data()
-        mix(data)
-      } catch {
-        throw PracticeError(.io, "cannot read '\(path)': \(error.localizedDescription)")
+      // The bytes there, up to `length` (fewer if the file shrank meanwhile).
+      var filled = 0
+      while filled < length {
+        let n = pread(fd, buffer + filled, length - filled, off_t(offset) + off_t(filled))
+        if n < 0 && errno == EINTR { continue }
+        guard n >= 0 else {
+          let reason = String(cString: strerror(errno))
+          throw PracticeError(.io, "cannot read '\(path)': \(reason)")
+        }
+        if n == 0 { break }
+        filled += n
       }
+      mix(UnsafeRawBufferPointer(start: buffer, count: filled))
     }
     let hex = String(hash, radix: 16)
     return "fnv1a64s:" + String(repeating: "0", count: 16 - hex.count) + hex
   }
+}
+
+/// `stat(2)`, by a name `SongScanner.stat` does not hide.
+private func statusOf(_ path: String, _ status: inout stat) -> Int32 {
+  stat(PathBytes.usable(path), &status)
 }

@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The progress bar of `add` and `render`: drawn on stderr when it is a terminal (run in a
+/// pseudo-terminal by `script`), never when stderr is a pipe.
+@Suite struct ProgressBarTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// A folder of `count` short WAVs, the first one named with an escape sequence.
+  func folder(_ count: Int, seconds: Double = 0.3) throws -> String {
+    let folder = dir.file("songs")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for i in 1...count {
+      let name = i == 1 ? "00 \u{1B}]0;owned\u{07}.wav" : String(format: "%02d song.wav", i)
+      try Synth.write(
+        Synth.sine(frequency: 200 + Double(i), seconds: seconds), to: folder + "/" + name)
+    }
+    return folder
+  }
+
+  @Test func addDrawsACountingBarAtATerminalAndErasesIt() throws {
+    let songs = try folder(8)
+    let out = dir.file("add.out")
+    let (status, terminal) = try cli.runInTerminal(["add", songs], stdoutFile: out)
+    #expect(status == 0, "\(terminal)")
+    // The bar: redrawn in place, counting files, naming the current one, erased at the end.
+    #expect(terminal.contains("\r[.............................."), "\(terminal)")
+    // The first file's name carries control characters: they go out escaped.
+    #expect(terminal.contains("] 0/8 00 \\x1b]0;owned\\x07.wav\u{1B}[K"), "\(terminal)")
+    #expect(!terminal.contains("\u{1B}]0;owned"))
+    #expect(terminal.contains("\r\u{1B}[K"), "\(terminal)")
+    // Stdout is the data, as always.
+    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count == 8)
+  }
+
+  @Test func ctrlCDuringAddErasesTheBarAndStoresNothing() throws {
+    let songs = try folder(500, seconds: 0.1)
+    let tmux = try Tmux(dir: dir, environment: cli.environment)
+    defer { tmux.kill() }
+    try tmux.start(["add", songs])
+    _ = try tmux.waitFor { $0.contains("/500 ") }
+    tmux.signalPractice("INT")
+    #expect(try tmux.waitForExit() == 130)
+    let screen = tmux.screen()
+    #expect(!screen.contains("/500 ") && !screen.contains("[#"), "\(screen)")
+    #expect(try cli.run(["list"]).stdout.isEmpty)
+  }
+
+  @Test func addWritesNoBarIntoAPipe() throws {
+    let result = try cli.run(["add", try folder(8)])
+    #expect(result.status == 0)
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    #expect(result.stdout.split(separator: "\n").count == 8)
+  }
+
+  @Test func addOfAFewFilesDrawsNoBar() throws {
+    let (status, terminal) = try cli.runInTerminal(
+      ["add", try folder(3)], stdoutFile: dir.file("few.out"))
+    #expect(status == 0)
+    #expect(!terminal.contains("\u{1B}["), "\(terminal)")
+  }
+
+  @Test func renderDrawsAPercentBarAndEndsWithOneLine() throws {
+    let song = dir.file("long.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 30), to: song)
+    let out = dir.file("out.wav")
+    let (status, terminal) = try cli.runInTerminal(
+      ["render", song, "-o", out], stdoutFile: dir.file("render.out"))
+    #expect(status == 0, "\(terminal)")
+    #expect(terminal.contains("% rendering out.wav\u{1B}[K"), "\(terminal)")
+    // Erased, then the one final line: what, the output's length and the time taken.
+    let final = try #require(terminal.range(of: "\r\u{1B}[Krendered 'long'"), "\(terminal)")
+    let rest = terminal[final.upperBound...]
+    #expect(
+      rest.contains(" to '\(out)' (1323000 frames, 0:30.0) in ")
+        && rest.contains(" s\r\n"), "\(rest)")
+    #expect(!rest.contains("\u{1B}["))
+  }
+
+  @Test func renderIntoAPipeSaysOneLineWithoutEscapes() throws {
+    let song = dir.file("short.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 5), to: song)
+    let result = try cli.run(["render", song, "-o", dir.file("short-out.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\r"))
+    let line = result.stderrLines[0]
+    #expect(line.hasPrefix("rendered 'short' "), "\(line)")
+    #expect(line.contains("(220500 frames, 0:05.0) in "), "\(line)")
+    #expect(line.hasSuffix(" s"), "\(line)")
+  }
+}
