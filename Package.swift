@@ -24,12 +24,15 @@ let package = Package(
     // aubio's headers only: the library is loaded on first use by CAubioLoader.
     .systemLibrary(name: "CAubio"),
     .target(name: "CAubioLoader"),
+    // cairo's headers only: the library is loaded on first use by CCairoLoader.
+    .systemLibrary(name: "CCairo"),
+    .target(name: "CCairoLoader"),
     .target(name: "CPlatform"),
     .target(
       name: "PracticeCore",
       dependencies: [
         "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
-        "CPlatform",
+        "CCairo", "CCairoLoader", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
