@@ -65,24 +65,7 @@ struct View: ParsableCommand {
   static let pictureHeightRange = 20...4000
 
   func validate() throws {
-    if let bars {
-      guard BarRange(parsing: bars) != nil else {
-        throw ValidationError(
-          "--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
-      }
-      if from != nil || to != nil {
-        throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-      }
-    }
-    for (flag, text) in [("--from", from), ("--to", to)] {
-      if let text, text.hasPrefix("-") {
-        throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
-      }
-      if let text, parseTime(text) == nil {
-        throw ValidationError(
-          "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
-      }
-    }
+    try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
     if let output {
       guard PictureFormat(path: output) != nil else {
         throw ValidationError(

@@ -85,8 +85,10 @@ public enum OverviewPicture {
         PictureColours.selection(span.colour), x: left + span.start, y: g.waveTop,
         width: max(1, span.end - span.start), height: g.waveHeight, alpha: 0.12)
     }
-    // Bar lines (or time lines) through the ruler and the waveform, labels beside them.
-    for tick in layout.ticks {
+    // Bar lines (or time lines) through the ruler and the waveform, labels beside them;
+    // unlabelled bar lines only while they are at least 4 units apart.
+    let sparse = zip(layout.ticks, layout.ticks.dropFirst()).allSatisfy { $1.x - $0.x >= 4 }
+    for tick in layout.ticks where tick.label != nil || sparse {
       let x = left + tick.x
       canvas.line(
         tick.label != nil ? PictureColours.faint : PictureColours.grid,
