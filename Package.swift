@@ -24,6 +24,9 @@ let package = Package(
     // aubio's headers only: the library is loaded on first use by CAubioLoader.
     .systemLibrary(name: "CAubio"),
     .target(name: "CAubioLoader"),
+    // cairo's headers only: the library is loaded on first use by CCairoLoader.
+    .systemLibrary(name: "CCairo"),
+    .target(name: "CCairoLoader"),
     .target(name: "CPlatform"),
     // libmpg123 (inside libsndfile) made quiet: see include/mpg123_quiet.h.
     .target(
@@ -32,7 +35,7 @@ let package = Package(
       name: "PracticeCore",
       dependencies: [
         "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
-        "CPlatform",
+        "CCairo", "CCairoLoader", "CPlatform",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),

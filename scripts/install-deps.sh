@@ -17,6 +17,7 @@ declare -A libs=(
   [libavcodec]=libavcodec-dev
   [libavutil]=libavutil-dev
   [libswresample]=libswresample-dev
+  [cairo]=libcairo2-dev
 )
 command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
 for mod in "${!libs[@]}"; do
@@ -34,6 +35,8 @@ fi
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 # The tests make their M4A, WebM and video files with the ffmpeg command.
 command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
+# The tests read the PDFs `view -o` and `stats -o` write back with pdftotext.
+command -v pdftotext >/dev/null 2>&1 || need_pkgs+=(poppler-utils)
 
 if [ "${#need_pkgs[@]}" -eq 0 ]; then
   exit 0

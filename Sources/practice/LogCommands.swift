@@ -111,13 +111,27 @@ struct LogCommand: ParsableCommand {
 struct Stats: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "stats",
-    abstract: "Sum the log per song and selection (a table; tab-separated when piped).",
+    abstract:
+      "Sum the log per song and selection (a table; tab-separated when piped), or chart a song's progress.",
     discussion: """
       Columns: song, selection (- for plays that were not of one), plays, passes completed, \
-      time heard, highest speed reached, last played (local time).
+      time heard, highest speed reached, last played (local time). With SONG, only that \
+      song's rows.
+
+      With SONG and -o FILE.png (or .svg, .pdf): a chart of the highest speed of each day \
+      each selection was played (and the plays that were not of a selection), one line \
+      per selection in its colour, as `view -o` draws it.
       """)
 
   @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
+  var song: String?
+  @Option(
+    name: [.customShort("o"), .customLong("output")],
+    help: ArgumentHelp(
+      "Draw the song's speed by day instead: FILE.png, FILE.svg or FILE.pdf (needs SONG).",
+      valueName: "file"))
+  var output: String?
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
@@ -126,8 +140,39 @@ struct Stats: ParsableCommand {
   var since: Since?
   @Flag(help: "Print a JSON array instead.") var json = false
 
+  func validate() throws {
+    if let output {
+      guard song != nil else {
+        throw ValidationError("-o draws one song's progress; name the song: practice stats SONG -o \(output)")
+      }
+      guard PictureFormat(path: output) != nil else {
+        throw ValidationError("-o '\(output)': the picture's name must end in .png, .svg or .pdf")
+      }
+      if json { throw ValidationError("--json and -o cannot be combined; use one") }
+    }
+  }
+
   func run() throws {
-    let totals = try library.open().practiceTotals(since: since?.date)
+    let library = try library.open()
+    let song = try self.song.map { try library.resolve($0) }
+    if let song, let output, let format = PictureFormat(path: output) {
+      try View.checkFolder(of: output)
+      let entries = try library.practiceLog(of: song, since: since?.date)
+      guard !entries.isEmpty else {
+        throw PracticeError(
+          .missingInput,
+          "'\(song.title)' has no plays in the practice log\(since == nil ? "" : " since then"); "
+            + "play it first (`practice play \(song.id ?? 0)`)")
+      }
+      let content = ProgressChartContent(
+        title: song.title, artist: song.artist, entries: entries,
+        selectionNames: try library.selections(of: song).map(\.name))
+      try ProgressChart.write(content, to: output, format: format)
+      Terminal.say("wrote \(output)")
+      return
+    }
+    let totals = try library.practiceTotals(since: since?.date)
+      .filter { song == nil || $0.songID == song?.id }
     if json {
       var out = JSONBuffer()
       out.raw("[")

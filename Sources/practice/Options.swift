@@ -244,6 +244,24 @@ struct PlaybackOptions: ParsableArguments {
     guard transpose.isFinite, PlaybackPlan.transposeRange.contains(transpose) else {
       throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
     }
+    try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
+    if selection != nil && (bars != nil || from != nil || to != nil) {
+      throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
+    }
+    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
+      throw ValidationError(
+        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
+      )
+    }
+    if loop && repeatCount != nil {
+      throw ValidationError("--repeat and --loop cannot be combined; use one")
+    }
+    _ = try partFilter()
+  }
+
+  /// Checks `--bars` and `--from`/`--to` as written (shared with `view`): a bar range, times,
+  /// not both.
+  static func checkRange(bars: String?, from: String?, to: String?) throws {
     for (flag, text) in [("--from", from), ("--to", to)] {
       if let text, text.hasPrefix("-") {
         throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
@@ -263,18 +281,6 @@ struct PlaybackOptions: ParsableArguments {
         throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
       }
     }
-    if selection != nil && (bars != nil || from != nil || to != nil) {
-      throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
-    }
-    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
-      throw ValidationError(
-        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
-      )
-    }
-    if loop && repeatCount != nil {
-      throw ValidationError("--repeat and --loop cannot be combined; use one")
-    }
-    _ = try partFilter()
   }
 
   /// The filters the options ask for; throws a `ValidationError` naming the range.

@@ -38,6 +38,26 @@ enum Terminal {
     write(escaped(text, keepingLayout: true), to: .standardOutput)
   }
 
+  /// A drawing on stdout, line by line: every run's text escaped like any data; when
+  /// `colour` gives an SGR parameter string for a run's style (`1;36`), the run is wrapped
+  /// in that escape sequence and a reset, the program's own. Without `colour` (stdout not a
+  /// terminal, or NO_COLOR), no escape sequence is written at all.
+  static func drawing(_ lines: [[TextRun]], colour: ((TextStyle) -> String?)?) {
+    var text = ""
+    for line in lines {
+      for run in line {
+        let shown = escaped(run.text)
+        if let code = colour?(run.style) {
+          text += "\u{1B}[\(code)m" + shown + "\u{1B}[0m"
+        } else {
+          text += shown
+        }
+      }
+      text += "\n"
+    }
+    write(text, to: .standardOutput)
+  }
+
   /// Redraws the line on stderr in place (`\r`, the text, erase to the end of the line).
   static func redraw(_ line: String) {
     write("\r" + escaped(line) + "\u{1B}[K", to: .standardError)

@@ -97,11 +97,30 @@ enum Migrations {
       // How sure beat detection was of each beat, 0-1; NULL for beats it did not find.
       try db.execute(sql: "ALTER TABLE beat ADD COLUMN confidence REAL")
     }
+    migrator.registerMigration("v6-waveform-summaries") { db in
+      // One loudness envelope per song (WaveformSummary), for `view`: valid while the
+      // song's content hash and the coding are the ones it was computed for.
+      try db.execute(
+        sql: """
+          CREATE TABLE waveform_summary (
+            song_id INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            coding TEXT NOT NULL,
+            sample_rate INTEGER NOT NULL CHECK (sample_rate > 0),
+            frames INTEGER NOT NULL CHECK (frames >= 0),
+            bin_frames INTEGER NOT NULL CHECK (bin_frames > 0),
+            envelope BLOB NOT NULL,
+            computed_at TEXT NOT NULL
+          );
+          """)
+    }
     return migrator.migrations
   }()
 
   /// The tables the migrations create (besides GRDB's `grdb_migrations`).
-  static let tables: Set<String> = ["song", "beat", "selection", "practice_log"]
+  static let tables: Set<String> = [
+    "song", "beat", "selection", "practice_log", "waveform_summary",
+  ]
 
   private struct Registry {
     var migrations: [(identifier: String, body: @Sendable (Database) throws -> Void)] = []

@@ -1,0 +1,183 @@
+import ArgumentParser
+import CPlatform
+import Foundation
+import PracticeCore
+
+struct View: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "view",
+    abstract: "Draw a song: bar ruler, waveform, selections; in the terminal or as a picture.",
+    discussion: """
+      Prints, at the terminal's width: the title, a bar ruler (bar numbers at bar lines, \
+      every bar or every 2, 4, 8, ... bars as space allows; `?` marks a doubtful bar of a \
+      detected map), the waveform (RMS in solid blocks, the peak above it shaded), each \
+      selection as a labelled span (overlapping ones on separate rows), and the times at \
+      both ends. Without a beat map the ruler is in minutes and seconds. Colour when stdout \
+      is a terminal and NO_COLOR is not set; plain characters otherwise.
+
+      The waveform comes from a summary of the song's loudness (peak and RMS every 50 ms) \
+      kept in the library: computed from the file the first time a song is viewed (one \
+      read of the whole file), and again when the file's content changes.
+
+      With -o, the same overview is written as a PNG, SVG or PDF picture, with the title \
+      and artist, for printing or sending.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+
+  @Option(
+    help: ArgumentHelp("Show only these bars, from the beat map: 9-16, 9, or 9.3-12.2.", valueName: "bars"))
+  var bars: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Show from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var from: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Show up to this time, written like --from.", valueName: "time"))
+  var to: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Columns (20-1000; default: the terminal's width, else 80); with -o, the picture's width in pixels (PNG) or points (SVG, PDF), 200-10000.",
+      valueName: "N"))
+  var width: Int?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Rows of waveform (1-40, default 4); with -o, the waveform's height in pixels or points (20-4000).",
+      valueName: "H"))
+  var height: Int?
+
+  @Option(
+    name: [.customShort("o"), .customLong("output")],
+    help: ArgumentHelp("Write a picture instead: FILE.png, FILE.svg or FILE.pdf.", valueName: "file"))
+  var output: String?
+
+  static let columnRange = 20...1000
+  static let rowRange = 1...40
+  static let pictureWidthRange = 200...10_000
+  static let pictureHeightRange = 20...4000
+
+  func validate() throws {
+    try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
+    if let output {
+      guard PictureFormat(path: output) != nil else {
+        throw ValidationError(
+          "-o '\(output)': the picture's name must end in .png, .svg or .pdf")
+      }
+      if let width, !View.pictureWidthRange.contains(width) {
+        throw ValidationError(
+          "--width \(width) is out of range for a picture; use 200 to 10000 pixels or points")
+      }
+      if let height, !View.pictureHeightRange.contains(height) {
+        throw ValidationError(
+          "--height \(height) is out of range for a picture; use 20 to 4000 pixels or points")
+      }
+    } else {
+      if let width, !View.columnRange.contains(width) {
+        throw ValidationError("--width \(width) is out of range; use 20 to 1000 columns")
+      }
+      if let height, !View.rowRange.contains(height) {
+        throw ValidationError("--height \(height) is out of range; use 1 to 40 rows")
+      }
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let beatMap = try library.beatMap(for: song)
+    let window: Range<Int64>
+    if let bars, let range = BarRange(parsing: bars) {
+      guard let beatMap else { throw noBeatMap(song) }
+      window = try beatMap.frames(of: range)
+    } else {
+      window = try resolveTimeRange(
+        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: song.sampleRate,
+        frames: song.frames)
+    }
+    var spans: [OverviewContent.Span] = []
+    for (index, selection) in try library.selections(of: song).enumerated() {
+      do {
+        let frames = try selection.span.frames(beatMap: beatMap)
+        spans.append(.init(name: selection.name, frames: frames, colour: index))
+      } catch let error as PracticeError {
+        Terminal.warning(
+          "selection '\(selection.name)' (\(selection.span)) is not drawn: \(error.message)")
+      }
+    }
+    if let output {
+      try View.checkFolder(of: output)
+    }
+    if try library.storedWaveformSummary(for: song) == nil, isatty(STDERR_FILENO) == 1 {
+      Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
+    }
+    let summary = try library.waveformSummary(for: song).summary
+
+    if let output, let format = PictureFormat(path: output) {
+      let content = OverviewContent(
+        title: song.title, artist: song.artist, summary: summary, beatMap: beatMap,
+        selections: spans, window: window)
+      try OverviewPicture.write(
+        content, to: output, format: format, width: width.map(Double.init),
+        waveHeight: height.map(Double.init))
+      Terminal.say("wrote \(output)")
+      return
+    }
+    // Names are escaped before the layout, so that the columns they take are the ones
+    // printed; the door escapes again, which changes nothing.
+    let content = OverviewContent(
+      title: Terminal.escaped(song.title), artist: song.artist.map { Terminal.escaped($0) },
+      summary: summary, beatMap: beatMap,
+      selections: spans.map { .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour) },
+      window: window)
+    let toTerminal = isatty(STDOUT_FILENO) == 1
+    let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)
+    let overview = TextOverview(
+      content, width: min(View.columnRange.upperBound, max(View.columnRange.lowerBound, columns)),
+      height: height ?? 4)
+    let environment = ProcessInfo.processInfo.environment
+    let colour =
+      toTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    let styles: ((TextStyle) -> String?)? = colour ? { View.sgr($0) } : nil
+    Terminal.drawing(overview.lines, colour: styles)
+  }
+
+  /// Refuses (73) a picture whose folder is not there or cannot be written, before the
+  /// song is read.
+  static func checkFolder(of output: String) throws {
+    let folder = (SongScanner.absolutePath(output) as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
+      isDirectory.boolValue, access(folder, W_OK) == 0
+    else {
+      throw PracticeError(
+        .cannotCreate,
+        "cannot write '\(output)': its folder '\(folder)' does not exist or cannot be written; "
+          + "pick another path")
+    }
+  }
+
+  /// The SGR parameters of each style at a colour terminal.
+  static func sgr(_ style: TextStyle) -> String? {
+    switch style {
+    case .plain: return nil
+    case .title: return "1"
+    case .barNumber: return "1"
+    case .tick: return "2"
+    case .doubtful: return "1;33"
+    case .rms: return "36"
+    case .peak: return "2;36"
+    case .time: return "2"
+    case .selection(let index):
+      let colours = ["33", "35", "31", "32", "93", "34"]
+      return colours[index % colours.count]
+    }
+  }
+}
