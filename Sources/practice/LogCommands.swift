@@ -169,3 +169,50 @@ private func localTime(_ date: Date) -> String {
   formatter.dateFormat = "yyyy-MM-dd HH:mm"
   return formatter.string(from: date)
 }
+
+struct Today: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "today",
+    abstract: "What to practise next: selections whose goal is not reached, as commands to run.",
+    discussion: """
+      One `practice play …` line per selection with a goal (`select set SONG NAME --goal 100%`) \
+      whose highest clean pass has not reached it, least recently practised first (never \
+      practised before all). Song paths and selection names are quoted for a POSIX shell; a \
+      name holding control characters is written in $'…' quotes (bash, zsh, ksh).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+
+  func run() throws {
+    let items = try library.open().practiceAgenda()
+    let db = library.path.map { " --db " + shellQuoted($0) } ?? ""
+    Terminal.lines(
+      items.map { item in
+        "practice play \(shellQuoted(item.song.path)) --select \(shellQuoted(item.selection.name))\(db)"
+      })
+  }
+}
+
+/// `text` as one word for a POSIX shell: in single quotes (a quote inside as '\''); with a
+/// control character, in $'…' with it escaped, since single quotes would keep it raw.
+func shellQuoted(_ text: String) -> String {
+  let plain = text.unicodeScalars.allSatisfy {
+    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/._-+,:=@%".unicodeScalars.contains($0))
+  }
+  if plain && !text.isEmpty { return text }
+  let control = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+  guard control else { return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+  var out = "$'"
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\\": out += "\\\\"
+    case "'": out += "\\'"
+    case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+      out += String(format: "\\x%02x", scalar.value)
+    case _ where (0x80..<0xA0).contains(scalar.value):
+      out += String(format: "\\u%04x", scalar.value)
+    default: out.unicodeScalars.append(scalar)
+    }
+  }
+  return out + "'"
+}
