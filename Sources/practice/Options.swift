@@ -30,6 +30,96 @@ struct LibraryOptions: ParsableArguments {
   }
 }
 
+/// The options a selection can keep as its practice settings (`select set`), shared by
+/// `play`, `render` and `select set`.
+struct SettingsOptions: ParsableArguments {
+  // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Volume: 80%, 0.8 or -6dB, from 0% to 200% (default 100%).", valueName: "volume"),
+    transform: Volume.argument)
+  var volume: Volume?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Speed, pitch kept: 0.75 or 75%, from 25% to 200% (default 100%).", valueName: "speed"),
+    transform: Speed.argument)
+  var speed: Speed?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
+    transform: plainDecimal)
+  var transpose: Double?
+
+  @Option(
+    name: .customLong("count-in"), parsing: .unconditional,
+    help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars")
+  )
+  var countIn: Int?
+
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
+  )
+  var click: Bool?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).",
+      valueName: "duration"))
+  var gap: String?
+
+  @Option(
+    name: .customLong("ramp-to"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"),
+    transform: Speed.argument)
+  var rampTo: Speed?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points")
+  )
+  var step: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"))
+  var every: Int?
+
+  /// The practice settings typed on the command line (nil where an option was not given).
+  var given: PracticeSettings {
+    PracticeSettings(
+      speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
+      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume)
+  }
+
+  func validate() throws {
+    if let gap, PracticeSettings.parseGap(gap) == nil {
+      throw ValidationError(
+        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
+    }
+    if let step, PracticeSettings.parseStep(step) == nil {
+      throw ValidationError(
+        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
+    }
+    if let every, !PlaybackOptions.repeatRange.contains(every) {
+      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
+    }
+    if let countIn, !(0...16).contains(countIn) {
+      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
+    }
+    if let transpose, !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose) {
+      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
+    }
+  }
+}
+
 /// What part of the song to play and how: shared by `play` and `render`.
 struct PlaybackOptions: ParsableArguments {
   @Option(
@@ -69,43 +159,19 @@ struct PlaybackOptions: ParsableArguments {
   @Flag(help: "Loop the range until stopped (Ctrl-C).")
   var loop = false
 
-  // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Volume: 80%, 0.8 or -6dB, from 0% to 200% (default 100%).", valueName: "volume"),
-    transform: Volume.argument)
-  var volume: Volume?
+  @OptionGroup var settings: SettingsOptions
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Speed, pitch kept: 0.75 or 75%, from 25% to 200% (default 100%).", valueName: "speed"),
-    transform: Speed.argument)
-  var speed: Speed?
+  /// The practice settings typed on the command line (nil where an option was not given).
+  var given: PracticeSettings { settings.given }
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
-    transform: plainDecimal)
-  var transpose: Double?
+
+
 
   @Option(
     help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
   var quality: StretchQuality = .finer
 
-  @Option(
-    name: .customLong("count-in"), parsing: .unconditional,
-    help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars")
-  )
-  var countIn: Int?
 
-  @Flag(
-    inversion: .prefixedNo,
-    help: "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
-  )
-  var click: Bool?
 
   @Option(
     name: .customLong("click-volume"), parsing: .unconditional,
@@ -113,12 +179,6 @@ struct PlaybackOptions: ParsableArguments {
     transform: Volume.argument)
   var clickVolume: Volume = .unity
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).",
-      valueName: "duration"))
-  var gap: String?
 
   @Flag(
     name: .customLong("no-detect"),
@@ -126,23 +186,8 @@ struct PlaybackOptions: ParsableArguments {
       "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one."
   )
   var noDetect = false
-  @Option(
-    name: .customLong("ramp-to"), parsing: .unconditional,
-    help: ArgumentHelp(
-      "Speed trainer: raise (or lower) the speed towards this.", valueName: "speed"),
-    transform: Speed.argument)
-  var rampTo: Speed?
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points")
-  )
-  var step: String?
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"))
-  var every: Int?
 
   @Option(
     parsing: .unconditional,
@@ -200,25 +245,11 @@ struct PlaybackOptions: ParsableArguments {
     return result
   }
 
-  /// The practice settings typed on the command line (nil where an option was not given).
-  var given: PracticeSettings {
-    PracticeSettings(
-      speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
-      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume)
-  }
 
   mutating func validate() throws {
-    if let gap, PracticeSettings.parseGap(gap) == nil {
-      throw ValidationError(
-        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
-    }
-    if let step, PracticeSettings.parseStep(step) == nil {
-      throw ValidationError(
-        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
-    }
+    try settings.validate()
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
     if selection == nil, let problem = given.problem { throw ValidationError(problem) }
-    try PlaybackOptions.check(given)
     for (flag, text) in [("--from", from), ("--to", to)] where !(flag == "--to" && text == "end") {
       if let text, text.hasPrefix("-") {
         throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
@@ -250,22 +281,6 @@ struct PlaybackOptions: ParsableArguments {
       throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
     _ = try partFilter()
-  }
-
-  /// Each setting in its range (`validate` for the command line, `select set` for a
-  /// selection's).
-  static func check(_ settings: PracticeSettings) throws {
-    if let every = settings.every, !PlaybackOptions.repeatRange.contains(every) {
-      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
-    }
-    if let countIn = settings.countIn, !(0...16).contains(countIn) {
-      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
-    }
-    if let transpose = settings.transpose,
-      !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose)
-    {
-      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
-    }
   }
 
   /// The filters the options ask for; throws a `ValidationError` naming the range.

@@ -149,7 +149,8 @@ func playSong(
       heard: tracker.heardSeconds(
         written: written, interrupted: true,
         firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-        endNanoseconds: monotonicNanoseconds()))
+        endNanoseconds: monotonicNanoseconds()),
+      written: written, sampleRate: rate)
     remember(
       song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
       completed: passes, finished: false, progress: nil)
@@ -170,7 +171,8 @@ func playSong(
     heard: tracker.heardSeconds(
       written: report.framesWritten, interrupted: report.interrupted,
       firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-      endNanoseconds: report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended))
+      endNanoseconds: report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended),
+    written: report.framesWritten, sampleRate: rate)
   remember(
     song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
     completed: report.passesCompleted, finished: !report.interrupted,
@@ -192,7 +194,7 @@ private func remember(
     finished ? range.upperBound : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
   var passesLeft: Int?
   if case .count(let total) = plan.passes, session?.loopChanged != true {
-    passesLeft = max(1, total - completed)
+    passesLeft = finished ? total : max(1, total - completed)
   }
   let passesStarted = max(1, engine.passesStarted.load(ordering: .relaxed))
   let point = ResumePoint(
@@ -251,13 +253,17 @@ struct PlayLog {
   }
 
   /// Writes the row; a library that cannot take it costs a warning, not the play.
-  func write(to library: Library, outcome: PlayOutcome, passes: Int, heard: Double) {
+  func write(
+    to library: Library, outcome: PlayOutcome, passes: Int, heard: Double, written: Int64,
+    sampleRate: Int
+  ) {
     guard let songID = song.id else { return }
     var entry = PracticeEntry(
       songID: songID, selectionID: selection?.id, selectionName: selection?.name, bars: bars,
       range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
       startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
     entry.passRecords = passRecords
+    entry.played = Double(written) / Double(sampleRate)
     do {
       try library.log(entry)
     } catch let failure as any PracticeFailure {

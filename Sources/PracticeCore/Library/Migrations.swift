@@ -100,7 +100,8 @@ enum Migrations {
     migrator.registerMigration("v7-practice-state") { db in
       // How each selection is practised (every setting optional: NULL is "not set") and its
       // goal; where each song's last play stopped (`sequence` orders them within a second); and each pass of a play, with its speed
-      // and the player's mark (NULL: not marked).
+      // and the player's mark (NULL: not marked). A play's `duration` is from now on the time
+      // heard; `played` is the audio it produced (NULL in older rows).
       try db.execute(
         sql: """
           CREATE TABLE selection_practice (
@@ -135,6 +136,7 @@ enum Migrations {
             sequence INTEGER NOT NULL
           );
           CREATE INDEX resume_point_sequence ON resume_point(sequence);
+          ALTER TABLE practice_log ADD COLUMN played DOUBLE CHECK (played >= 0);
           CREATE TABLE practice_pass (
             log_id INTEGER NOT NULL REFERENCES practice_log(id) ON DELETE CASCADE,
             pass INTEGER NOT NULL CHECK (pass >= 1),

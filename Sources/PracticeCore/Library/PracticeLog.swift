@@ -35,6 +35,9 @@ public struct PracticeEntry: Sendable, Equatable {
   /// than the real time the play took (see `PlayTracker.heardSeconds`).
   public var duration: Double
   public var outcome: PlayOutcome
+  /// Seconds of audio the play produced (output frames; at another speed not the
+  /// source's length); nil in rows logged before it was kept.
+  public var played: Double?
   /// Each pass with its speed and mark (filled in when read back with `passes: true`).
   public var passRecords: [PassRecord] = []
 
@@ -117,14 +120,15 @@ extension Library {
       try db.execute(
         sql: """
           INSERT INTO practice_log (song_id, selection_id, selection_name, bars, start_frame,
-            end_frame, speed_min, speed_max, passes, started_at, ended_at, duration, outcome)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            end_frame, speed_min, speed_max, passes, started_at, ended_at, duration, outcome,
+            played)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           entry.songID, entry.selectionID, entry.selectionName, entry.bars,
           entry.range.lowerBound, entry.range.upperBound, entry.slowest.rate, entry.fastest.rate,
           entry.passes, Library.timestamp(entry.startedAt), Library.timestamp(entry.endedAt),
-          entry.duration, entry.outcome.rawValue,
+          entry.duration, entry.outcome.rawValue, entry.played,
         ])
       let id = db.lastInsertedRowID
       for record in entry.passRecords {
@@ -178,6 +182,7 @@ extension Library {
         entry.songTitle = row["title"]
         entry.sampleRate = row["sample_rate"]
         entry.passRecords = records[row["id"]] ?? []
+        entry.played = row["played"]
         return entry
       }
     }

@@ -37,18 +37,13 @@ public struct PracticeSettings: Sendable, Equatable {
 
   public var isEmpty: Bool { self == .none }
 
-  /// These settings with every one `other` sets taken from `other`. The trainer's three
-  /// values go together: a ramp in `other` replaces this one whole.
+  /// These settings with every one `other` sets taken from `other`.
   public func overridden(by other: PracticeSettings) -> PracticeSettings {
     var result = self
     result.speed = other.speed ?? speed
-    if other.rampTo != nil || other.step != nil {
-      result.rampTo = other.rampTo
-      result.step = other.step
-      result.every = other.every ?? every
-    } else {
-      result.every = other.every ?? every
-    }
+    result.rampTo = other.rampTo ?? rampTo
+    result.step = other.step ?? step
+    result.every = other.every ?? every
     result.countIn = other.countIn ?? countIn
     result.click = other.click ?? click
     result.gap = other.gap ?? gap
