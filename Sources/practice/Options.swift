@@ -411,13 +411,14 @@ struct PlaybackOptions: ParsableArguments {
       settings = settings.overridden(
         by: PracticeSettings(
           speed: resumed.speed, transpose: resumed.transpose, volume: resumed.volume))
-      // A trainer the remembered speed has already passed is done.
-      if given.rampTo == nil, settings.problem != nil {
-        settings.rampTo = nil
-        settings.step = nil
-      }
     }
     settings = settings.overridden(by: given)
+    // A speed (typed, or remembered by a resume) already past the trainer's target plays
+    // without the trainer: there is nothing left to ramp.
+    if given.rampTo == nil, given.step == nil, settings.problem != nil {
+      settings.rampTo = nil
+      settings.step = nil
+    }
     if let problem = settings.problem { throw PracticeError(.usage, problem) }
     let speed = settings.speed ?? .normal
     let countIn = settings.countIn ?? 0
