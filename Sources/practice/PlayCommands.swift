@@ -214,7 +214,9 @@ private func remember(
   }
   if let progress, progress == .json {
     let map = setup.beatMap ?? (try? library.beatMap(for: song)) ?? nil
-    let beat = map?.beatIndex(at: frame).map { map!.beats[$0] }
+    // A finished play: the bar and beat of the last frame heard.
+    let beat = map?.beatIndex(at: finished ? max(range.lowerBound, frame - 1) : frame)
+      .map { map!.beats[$0] }
     var out = JSONBuffer()
     out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
     out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
