@@ -363,18 +363,19 @@ struct PlaybackOptions: ParsableArguments {
       loaded = .some(map)
       return map
     }
-    let resumed = givesRange ? nil : resume
+    // A range typed replaces the remembered loop; the rest of the resume point still holds.
+    let resumedLoop = givesRange ? nil : resume
     var range: Range<Int64>
     var chosen: Selection?
     var label = selection.map { "selection '\($0)'" }
     var barsText: String?
     if let name = selection {
       chosen = try library.selection(named: name, of: song)
-    } else if let name = resumed?.selectionName {
+    } else if let name = resumedLoop?.selectionName {
       // The selection the last play was of, if it is still there.
       chosen = try? library.selection(named: name, of: song)
     }
-    if let resumed {
+    if let resumed = resumedLoop {
       guard resumed.range.upperBound <= info.frames else {
         throw PracticeError(
           .usage,
@@ -407,7 +408,7 @@ struct PlaybackOptions: ParsableArguments {
     }
     var settings = PracticeSettings.none
     if let chosen { settings = try library.practice(of: chosen).settings }
-    if let resumed {
+    if let resumed = resume {
       settings = settings.overridden(
         by: PracticeSettings(
           speed: resumed.speed, transpose: resumed.transpose, volume: resumed.volume))
@@ -427,10 +428,10 @@ struct PlaybackOptions: ParsableArguments {
       loop
       ? .endless
       : repeatCount.map { .count($0) }
-        ?? (resumed.map { $0.passesLeft.map { .count($0) } ?? .endless } ?? .count(1))
+        ?? (resumedLoop.map { $0.passesLeft.map { .count($0) } ?? .endless } ?? .count(1))
     var plan = PlaybackPlan(
       range: range, passes: passes, volume: settings.volume ?? .unity, sampleRate: info.sampleRate)
-    if let resumed { plan.startOffset = resumed.startFrame(in: range) - range.lowerBound }
+    if let resume { plan.startOffset = resume.startFrame(in: range) - range.lowerBound }
     let gapSpec = settings.gap.flatMap(PracticeSettings.parseGap)
     if countIn > 0 || click || gapSpec?.bars != nil {
       let map = try neededBeatMap()

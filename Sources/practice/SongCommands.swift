@@ -223,8 +223,9 @@ func describe(_ point: ResumePoint, song: Song, library: Library) -> String {
     place += " (bar \(map.beats[index].bar).\(map.beats[index].beat))"
   }
   let loop = point.label ?? formatTimeRange(point.range, sampleRate: song.sampleRate)
+  let left = point.finished ? "" : " left"
   let passes =
-    point.passesLeft.map { $0 == 1 ? "1 pass left" : "\($0) passes left" } ?? "looped"
+    point.passesLeft.map { $0 == 1 ? "1 pass\(left)" : "\($0) passes\(left)" } ?? "looped"
   return "\(place) in \(loop)\(point.finished ? " (finished: from its start)" : ""), \(passes), "
     + "speed \(point.speed), transpose \(PracticeSettings.formatSemitones(point.transpose)), "
     + "volume \(point.volume)"
