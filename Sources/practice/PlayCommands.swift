@@ -205,13 +205,7 @@ private func remember(
     passesLeft: passesLeft, speed: session?.speed ?? plan.speed(forPass: passesStarted - 1),
     transpose: session?.transpose ?? plan.transpose, volume: session?.volume ?? plan.volume,
     finished: finished, stoppedAt: Date())
-  do {
-    try library.remember(point)
-  } catch let failure as any PracticeFailure {
-    Terminal.warning("where this play stopped was not remembered: \(failure.description)")
-  } catch {
-    Terminal.warning("where this play stopped was not remembered: \(error)")
-  }
+  bestEffort("where this play stopped was not remembered") { try library.remember(point) }
   if let progress, progress == .json {
     let map = setup.beatMap ?? (try? library.beatMap(for: song)) ?? nil
     // A finished play: the bar and beat of the last frame heard.
@@ -224,6 +218,17 @@ private func remember(
       ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
     )
     Terminal.say(out.text)
+  }
+}
+
+/// Runs `body`; a failure costs a warning (`what: why`), not the play.
+private func bestEffort(_ what: String, _ body: () throws -> Void) {
+  do {
+    try body()
+  } catch let failure as any PracticeFailure {
+    Terminal.warning("\(what): \(failure.description)")
+  } catch {
+    Terminal.warning("\(what): \(error)")
   }
 }
 
@@ -266,13 +271,7 @@ struct PlayLog {
       startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
     entry.passRecords = passRecords
     entry.played = Double(written) / Double(sampleRate)
-    do {
-      try library.log(entry)
-    } catch let failure as any PracticeFailure {
-      Terminal.warning("this play was not logged: \(failure.description)")
-    } catch {
-      Terminal.warning("this play was not logged: \(error)")
-    }
+    bestEffort("this play was not logged") { try library.log(entry) }
   }
 }
 
