@@ -210,7 +210,9 @@ struct Stats: ParsableCommand {
         out.string(iso(total.lastPlayed))
         out.raw(",\"clean_speed\":")
         optionalNumber(total.cleanSpeed?.rate, &out)
-        out.raw(",\"clean_passes\":\(total.cleanPasses),\"flubbed_passes\":\(total.flubbedPasses),\"clean_ratio\":")
+        out.raw(
+          ",\"clean_passes\":\(total.cleanPasses),\"flubbed_passes\":\(total.flubbedPasses),\"clean_ratio\":"
+        )
         optionalNumber(total.cleanRatio.map { ($0 * 1000).rounded() / 1000 }, &out)
         out.raw(",\"goal\":")
         out.optionalString(total.goal?.description)
@@ -233,7 +235,9 @@ struct Stats: ParsableCommand {
           total.cleanPasses + total.flubbedPasses == 0
             ? "-" : "\(total.cleanPasses)/\(total.cleanPasses + total.flubbedPasses)",
           goalText(total.goal, speed: total.goalSpeed),
-          total.distance.map { $0 == 0 ? "reached" : "\(PracticeSettings.formatStep($0).dropLast()) points" } ?? "-",
+          total.distance.map {
+            $0 == 0 ? "reached" : "\(PracticeSettings.formatStep($0).dropLast()) points"
+          } ?? "-",
           "\(total.streakDays)",
         ]
       })
@@ -280,7 +284,9 @@ struct Today: ParsableCommand {
 /// control character, in $'…' with it escaped, since single quotes would keep it raw.
 func shellQuoted(_ text: String) -> String {
   let plain = text.unicodeScalars.allSatisfy {
-    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/._-+,:=@%".unicodeScalars.contains($0))
+    $0.isASCII
+      && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+        || "/._-+,:=@%".unicodeScalars.contains($0))
   }
   if plain && !text.isEmpty { return text }
   let control = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }

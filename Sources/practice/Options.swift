@@ -63,7 +63,8 @@ struct SettingsOptions: ParsableArguments {
 
   @Flag(
     inversion: .prefixedNo,
-    help: "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
+    help:
+      "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
   )
   var click: Bool?
 
@@ -164,14 +165,9 @@ struct PlaybackOptions: ParsableArguments {
   /// The practice settings typed on the command line (nil where an option was not given).
   var given: PracticeSettings { settings.given }
 
-
-
-
   @Option(
     help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
   var quality: StretchQuality = .finer
-
-
 
   @Option(
     name: .customLong("click-volume"), parsing: .unconditional,
@@ -179,15 +175,12 @@ struct PlaybackOptions: ParsableArguments {
     transform: Volume.argument)
   var clickVolume: Volume = .unity
 
-
   @Flag(
     name: .customLong("no-detect"),
     help:
       "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one."
   )
   var noDetect = false
-
-
 
   @Option(
     parsing: .unconditional,
@@ -245,7 +238,6 @@ struct PlaybackOptions: ParsableArguments {
     return result
   }
 
-
   mutating func validate() throws {
     try settings.validate()
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
@@ -263,7 +255,8 @@ struct PlaybackOptions: ParsableArguments {
     if let bars {
       guard BarRangeText(parsing: bars) != nil else {
         throw ValidationError(
-          "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 69- (to the end)")
+          "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 69- (to the end)"
+        )
       }
       if from != nil || to != nil {
         throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
@@ -380,7 +373,8 @@ struct PlaybackOptions: ParsableArguments {
         throw PracticeError(
           .usage,
           "the remembered range \(formatTimeRange(resumed.range, sampleRate: info.sampleRate)) "
-            + "is past the end of '\(song.title)' (\(formatTime(info.duration))); play it with a range")
+            + "is past the end of '\(song.title)' (\(formatTime(info.duration))); play it with a range"
+        )
       }
       range = resumed.range
       label = resumed.label

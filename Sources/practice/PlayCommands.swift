@@ -31,7 +31,9 @@ struct Play: ParsableCommand {
     var point: ResumePoint?
     if resume {
       point = try library.resumePoint(of: song)
-      if point == nil { Terminal.say("'\(song.title)' has not been played yet: playing from the start") }
+      if point == nil {
+        Terminal.say("'\(song.title)' has not been played yet: playing from the start")
+      }
     }
     try playSong(song, library: library, playback: playback, output: output, resume: point)
   }
@@ -57,7 +59,8 @@ struct ResumeCommand: ParsableCommand {
     guard let point = try library.latestResumePoint(), let song = try library.song(id: point.songID)
     else {
       throw PracticeError(
-        .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`")
+        .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`"
+      )
     }
     try playSong(song, library: library, playback: playback, output: output, resume: point)
   }
@@ -101,8 +104,11 @@ func playSong(
     encoding: .lossless(forBitDepth: file.info.bitDepth),
     maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 100)
   let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
-  let from = plan.startOffset > 0 ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
-  Terminal.say("playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
+  let from =
+    plan.startOffset > 0
+    ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
+  Terminal.say(
+    "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
   var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: setup.bars)
   var tracker = PlayTracker(sampleRate: rate, totalFrames: file.info.frames)
   var session: LiveSession?
@@ -136,7 +142,8 @@ func playSong(
         let beat = map?.beatIndex(at: start).map { map!.beats[$0] }
         announcer.firstPassStart = (beat?.bar, beat?.beat, Double(start) / Double(rate))
       }
-      report = try Session.run(engine, song: song, file: file, announcer: announcer, tracker: &tracker)
+      report = try Session.run(
+        engine, song: song, file: file, announcer: announcer, tracker: &tracker)
       ending = report.interrupted ? .interrupted : .completed
       log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
     }
@@ -191,7 +198,9 @@ private func remember(
   let plan = setup.plan
   let range = session?.loopRange ?? plan.range
   let frame =
-    finished ? range.upperBound : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
+    finished
+    ? range.upperBound
+    : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
   var passesLeft: Int?
   if case .count(let total) = plan.passes, session?.loopChanged != true {
     passesLeft = finished ? total : max(1, total - completed)
@@ -306,7 +315,8 @@ struct Render: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
-    try OutputFormat(path: output, bitDepth: 16)?.check(sampleRate: file.info.sampleRate, path: output)
+    try OutputFormat(path: output, bitDepth: 16)?.check(
+      sampleRate: file.info.sampleRate, path: output)
     let setup = try playback.setup(for: song, info: file.info, library: library)
     let plan = setup.plan
     let target = SongScanner.absolutePath(output)
@@ -341,7 +351,8 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = n
   }
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
   let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
-  let transpose = plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
+  let transpose =
+    plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
   let filter = plan.filter.label.map { ", " + $0 } ?? ""
   let span = label.map { "\($0) (\(times))" } ?? times
   return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)\(filter)"

@@ -14,7 +14,8 @@ struct Practice: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
-      ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self, Tone.self, Tuning.self,
+      ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self, Tone.self,
+      Tuning.self,
     ])
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.

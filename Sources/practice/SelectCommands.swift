@@ -317,11 +317,13 @@ struct SelectSet: ParsableCommand {
   func validate() throws {
     if let goal, PracticeGoal(parsing: goal) == nil {
       throw ValidationError(
-        "--goal '\(goal)' is not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)")
+        "--goal '\(goal)' is not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)"
+      )
     }
     if !clear && goal == nil && settings.given.isEmpty {
       throw ValidationError(
-        "say what to set: --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)")
+        "say what to set: --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
+      )
     }
   }
 
@@ -336,12 +338,14 @@ struct SelectSet: ParsableCommand {
         guard let speed = try library.goalSpeed(goal, of: selection) else {
           throw PracticeError(
             .usage,
-            "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)")
+            "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
+          )
         }
         guard Speed.allowed.contains(speed) else {
           throw PracticeError(
             .usage,
-            "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%")
+            "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
+          )
         }
       }
       practice.goal = goal
@@ -351,7 +355,8 @@ struct SelectSet: ParsableCommand {
     Terminal.say(
       "'\(song.title)': selection '\(selection.name)' plays with "
         + (options.isEmpty ? "no settings of its own" : options)
-        + (try practice.goal.map { "; goal \(try describe($0, of: selection, library: library))" } ?? ""))
+        + (try practice.goal.map { "; goal \(try describe($0, of: selection, library: library))" }
+          ?? ""))
   }
 }
 

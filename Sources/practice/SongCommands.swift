@@ -91,7 +91,10 @@ struct Show: ParsableCommand {
       ("sample_rate", "\(song.sampleRate)"), ("channels", "\(song.channels)"),
       ("format", song.format), ("content_hash", song.contentHash),
       ("added_at", song.addedAt), ("updated_at", song.updatedAt),
-      ("resume", try library.resumePoint(of: song).map { describe($0, song: song, library: library) } ?? ""),
+      (
+        "resume",
+        try library.resumePoint(of: song).map { describe($0, song: song, library: library) } ?? ""
+      ),
     ]
     Terminal.lines(fields.map { "\($0.0) \($0.1)" })
   }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Practice across days (issue 25): open ranges, selection settings and goals, the time
 /// heard, `today`. Through ALSA's null PCM; the real-time parts are in
@@ -81,7 +81,8 @@ import TestSupport
     #expect(first.status == 0, "\(first.stderr)")
     #expect(
       first.stderr.contains(
-        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2.0, volume 90% on 'null'"),
+        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2.0, volume 90% on 'null'"
+      ),
       "\(first.stderr)")
     // Typed options win; a speed past the trainer's target plays without it.
     let second = try cli.run([
@@ -99,25 +100,29 @@ import TestSupport
     let passes = try cli.run(["log", "--passes"]).stdout.split(separator: "\n").map {
       $0.split(separator: "\t").map(String.init).suffix(3)
     }
-    #expect(passes.map(Array.init) == [["1", "80%", "-"], ["2", "90%", "-"], ["1", "100%", "-"]])
+    #expect(
+      passes.map(Array.init) == [["1", "80%", "-"], ["2", "90%", "-"], ["1", "100%", "-"]])
 
     // A tempo goal is read through the beat map: 120 BPM is this passage's own tempo.
     #expect(try cli.run(["select", "set", song, "riff", "--goal", "132bpm"]).status == 0)
-    #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
+    #expect(
+      try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
 
     // Bad settings change nothing.
     for (bad, status, message) in [
       (["--ramp-to", "50%"], Int32(64), "moves away from --ramp-to 50%"),
       (["--goal", "fast"], 64, "is not a goal"), (["--goal", "500bpm"], 64, "is not a goal"),
       (["--goal", "300bpm"], 64, "a goal must be 25% to 200%"), ([], 64, "say what to set"),
-      (["--every", "0"], 64, "--every 0 is out of range"), (["--gap", "1 bar"], 64, "is not a duration"),
+      (["--every", "0"], 64, "--every 0 is out of range"),
+      (["--gap", "1 bar"], 64, "is not a duration"),
     ] {
       let result = try cli.run(["select", "set", song, "riff"] + bad)
       #expect(result.status == status, "\(bad): \(result.stderr)")
       #expect(result.stderr.contains(message), "\(bad): \(result.stderr)")
       #expect(result.stderrLines.count == 1, "\(bad): \(result.stderr)")
     }
-    #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
+    #expect(
+      try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
     #expect(try cli.run(["select", "set", song, "nope", "--speed", "50%"]).status == 66)
 
     #expect(try cli.run(["select", "set", song, "riff", "--clear"]).status == 0)
@@ -142,13 +147,15 @@ import TestSupport
     try FileManager.default.copyItem(atPath: song, toPath: odd)
     #expect(try cli.run(["select", "add", song, "riff", "--bars", "2"]).status == 0)
     #expect(try cli.run(["select", "add", song, "plain", "--bars", "3"]).status == 0)
-    #expect(try cli.run(["select", "add", odd, "it's `x`", "--from", "1", "--to", "2"]).status == 0)
+    #expect(
+      try cli.run(["select", "add", odd, "it's `x`", "--from", "1", "--to", "2"]).status == 0)
     #expect(try cli.run(["select", "set", song, "riff", "--goal", "100%"]).status == 0)
     #expect(try cli.run(["select", "set", odd, "it's `x`", "--goal", "90%"]).status == 0)
     // riff was practised (no pass marked clean, so its goal is not reached); the other never.
     #expect(try cli.run(["play", song, "--select", "riff", "--device", "null"]).status == 0)
 
-    let lines = try cli.run(["today", "--db", dir.file("lib.sqlite")]).stdout.split(separator: "\n").map(String.init)
+    let lines = try cli.run(["today", "--db", dir.file("lib.sqlite")]).stdout.split(separator: "\n")
+      .map(String.init)
     try #require(lines.count == 2, "\(lines)")
     #expect(lines[1] == "practice play \(song) --select riff --db \(dir.file("lib.sqlite"))")
     // Run back through bash with `practice` a function that prints its arguments.

@@ -1,7 +1,7 @@
 import Foundation
 import PracticeCore
-import Testing
 import TestSupport
+import Testing
 
 /// Where a play stopped and `--resume`, and passes marked at the keyboard, in real time
 /// on the private sound server (issue 25).
@@ -29,7 +29,8 @@ import TestSupport
   }
 
   /// Mono recording of the sink's monitor while `body` runs.
-  func recording(_ server: SoundServer, _ name: String, _ body: () throws -> Void) throws -> [Float] {
+  func recording(_ server: SoundServer, _ name: String, _ body: () throws -> Void) throws -> [Float]
+  {
     let path = dir.file(name)
     let recorder = Process()
     recorder.executableURL = URL(fileURLWithPath: "/usr/bin/parecord")
@@ -85,7 +86,8 @@ import TestSupport
 
   /// The `stopped` object of `--progress json`.
   func stopped(_ stderr: String) throws -> [String: Any] {
-    let line = try #require(stderr.split(separator: "\n").last { $0.contains(#""event":"stopped""#) })
+    let line = try #require(
+      stderr.split(separator: "\n").last { $0.contains(#""event":"stopped""#) })
     return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
   }
 
@@ -113,7 +115,8 @@ import TestSupport
     #expect(stoppedAt > 1 && stoppedAt < 4, "stopped at \(stoppedAt)")
     // The last sound heard is the chirp where the play says it stopped.
     let last = try #require(heard1.lastIndex { abs($0) > 0.05 })
-    let lastHeard = ResumeAndMarkTests.time(ofChirp: heard1, start: last - 4410, frames: 4410) + 0.05
+    let lastHeard =
+      ResumeAndMarkTests.time(ofChirp: heard1, start: last - 4410, frames: 4410) + 0.05
     #expect(abs(lastHeard - stoppedAt) < 0.15, "heard up to \(lastHeard), stopped at \(stoppedAt)")
 
     // `show` prints it.
@@ -130,15 +133,19 @@ import TestSupport
     #expect(second?.stderr.contains("volume 90%") == true, "\(second?.stderr ?? "")")
     let onset = try #require(heard2.firstIndex { abs($0) > 0.05 }, "the resumed play was not heard")
     let firstHeard = ResumeAndMarkTests.time(ofChirp: heard2, start: onset, frames: 4410) - 0.05
-    #expect(abs(firstHeard - stoppedAt) < 0.15, "resumed at \(firstHeard), had stopped at \(stoppedAt)")
+    #expect(
+      abs(firstHeard - stoppedAt) < 0.15, "resumed at \(firstHeard), had stopped at \(stoppedAt)")
     let again = try #require(try stopped(second?.stderr ?? "")["time"] as? Double)
     #expect(again > stoppedAt + 0.5 && again < stoppedAt + 2.5, "\(stoppedAt) then \(again)")
 
     // `practice resume` continues the song played last.
-    let result = try interrupt(cli, ["resume", "--device", "pulse", "--progress", "json"], after: 0.3)
+    let result = try interrupt(
+      cli, ["resume", "--device", "pulse", "--progress", "json"], after: 0.3)
     #expect(result.status == 130)
-    let pass = try #require(result.stderr.split(separator: "\n").first { $0.contains(#""event":"pass""#) })
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(pass.utf8)) as? [String: Any])
+    let pass = try #require(
+      result.stderr.split(separator: "\n").first { $0.contains(#""event":"pass""#) })
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(pass.utf8)) as? [String: Any])
     #expect(abs((object["time"] as? Double ?? -1) - again) < 0.001, "\(pass) after \(again)")
   }
 
@@ -148,7 +155,9 @@ import TestSupport
     #expect(result.status == 66)
     #expect(result.stderr.contains("nothing was played yet"))
     // A song never played plays from its start.
-    let play = try cli.run(["play", CLI.fixture("clicks-120.wav"), "--resume", "--to", "1", "--device", "null"])
+    let play = try cli.run([
+      "play", CLI.fixture("clicks-120.wav"), "--resume", "--to", "1", "--device", "null",
+    ])
     #expect(play.status == 0, "\(play.stderr)")
     #expect(play.stderr.contains("has not been played yet: playing from the start"))
   }
@@ -163,7 +172,8 @@ import TestSupport
     #expect(try cli.run(["select", "set", song, "riff", "--goal", "120%"]).status == 0)
     let server = try SoundServer(directory: dir.file("sound"))
     defer { server.stop() }
-    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    let tmux = try Tmux(
+      dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
     defer { tmux.kill() }
     // Bar 1 is two seconds; a mark in the first half second of a pass is for the one before.
     // The screen is read late under load, so the pass each key marked is taken from what
@@ -177,12 +187,14 @@ import TestSupport
       usleep(800_000)
       tmux.send(key)
       let screen = try tmux.waitFor { $0.contains(": \(word)") }
-      return try #require(screen.firstMatch(of: #/pass (\d+): (clean|flubbed)/#).flatMap { Int($0.1) })
+      return try #require(
+        screen.firstMatch(of: #/pass (\d+): (clean|flubbed)/#).flatMap { Int($0.1) })
     }
     let first = try mark("g", "clean", after: 0)
     let second = try mark("x", "flubbed", after: first)
     tmux.send("]", "]")
-    let faster = try #require(passShown(try tmux.waitFor { $0.contains("· 110% ·") && passShown($0) != nil }))
+    let faster = try #require(
+      passShown(try tmux.waitFor { $0.contains("· 110% ·") && passShown($0) != nil }))
     let third = try mark("g", "clean", after: max(second, faster) + 1)
     tmux.send("q")
     #expect(try tmux.waitForExit() == 0)
@@ -195,10 +207,15 @@ import TestSupport
     #expect(passes.map { $0[0] } == (1...passes.count).map(String.init), "\(passes)")
     let marked = passes.filter { $0[2] != "-" }
     #expect(
-      marked == [["\(first)", "100%", "clean"], ["\(second)", "100%", "flubbed"], ["\(third)", "110%", "clean"]],
+      marked == [
+        ["\(first)", "100%", "clean"], ["\(second)", "100%", "flubbed"],
+        ["\(third)", "110%", "clean"],
+      ],
       "\(passes)")
     // Faster, unmarked: heard, but not clean.
-    #expect(try cli.run(["play", song, "--select", "riff", "--speed", "150%", "--device", "null"]).status == 0)
+    #expect(
+      try cli.run(["play", song, "--select", "riff", "--speed", "150%", "--device", "null"]).status
+        == 0)
 
     let stats = try cli.run(["stats"]).stdout.split(separator: "\n").map {
       $0.split(separator: "\t").map(String.init)

@@ -15,7 +15,9 @@ import Testing
     #expect(open.closed(lastBar: 72) == BarRange(parsing: "69-72"))
     #expect(BarRangeText(parsing: "9.3-")?.closed(lastBar: 12).description == "9.3-12")
     #expect(BarRangeText(parsing: "9-16")?.closed(lastBar: 40).description == "9-16")
-    for bad in ["-", "69--", "-69", "a-", "9-x", ""] { #expect(BarRangeText(parsing: bad) == nil, "\(bad)") }
+    for bad in ["-", "69--", "-69", "a-", "9-x", ""] {
+      #expect(BarRangeText(parsing: bad) == nil, "\(bad)")
+    }
   }
 
   @Test func settingsLayerAndCheckTheTrainer() throws {
@@ -124,7 +126,9 @@ import Testing
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    func days(_ offsets: [Int]) -> [Date] { offsets.map { now.addingTimeInterval(-Double($0) * 86400) } }
+    func days(_ offsets: [Int]) -> [Date] {
+      offsets.map { now.addingTimeInterval(-Double($0) * 86400) }
+    }
     #expect(Library.streak(days([0, 1, 2, 4]), now: now, calendar: calendar) == 3)
     #expect(Library.streak(days([1, 2]), now: now, calendar: calendar) == 2)
     #expect(Library.streak(days([2, 3]), now: now, calendar: calendar) == 0)

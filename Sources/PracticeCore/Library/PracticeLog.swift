@@ -70,7 +70,8 @@ public struct PracticeTotal: Sendable, Equatable {
   public var flubbedPasses = 0
   /// Clean passes among the marked ones, 0-1; nil when none is marked.
   public var cleanRatio: Double? {
-    cleanPasses + flubbedPasses == 0 ? nil : Double(cleanPasses) / Double(cleanPasses + flubbedPasses)
+    cleanPasses + flubbedPasses == 0
+      ? nil : Double(cleanPasses) / Double(cleanPasses + flubbedPasses)
   }
   /// The selection's goal, and the speed that reaches it (nil for a tempo goal without
   /// a beat map to read the passage's tempo from).
@@ -295,7 +296,8 @@ extension Library {
   }
 
   /// Marked passes (speed, mark) per song and selection, of plays started since `since`.
-  private func markedPasses(since: Date?) throws -> [PracticeKey: [(speed: Speed, mark: PassMark)]] {
+  private func markedPasses(since: Date?) throws -> [PracticeKey: [(speed: Speed, mark: PassMark)]]
+  {
     var sql = """
       SELECT l.song_id, l.selection_name, p.speed, p.mark FROM practice_pass p
       JOIN practice_log l ON l.id = p.log_id WHERE p.mark IS NOT NULL
@@ -331,9 +333,9 @@ extension Library {
   }
 
   /// Every selection with a goal, with the speed that reaches it.
-  private func selectionGoals() throws -> [PracticeKey: (selection: Selection, goal: PracticeGoal, speed: Double?)] {
+  private func selectionGoals() throws -> [PracticeKey: SelectionGoal] {
     let practices = try practiceOfSelections()
-    var result: [PracticeKey: (selection: Selection, goal: PracticeGoal, speed: Double?)] = [:]
+    var result: [PracticeKey: SelectionGoal] = [:]
     for selection in try selections(of: nil) {
       guard let id = selection.id, let goal = practices[id]?.goal else { continue }
       result[PracticeKey(songID: selection.songID, selection: selection.name)] =
@@ -361,6 +363,10 @@ extension Library {
     return count
   }
 }
+
+/// A selection with a goal, and the speed that reaches it (nil: a tempo goal without a
+/// beat map).
+typealias SelectionGoal = (selection: Selection, goal: PracticeGoal, speed: Double?)
 
 /// A song and a selection name (any case; nil for plays of no selection), as the log
 /// groups them.

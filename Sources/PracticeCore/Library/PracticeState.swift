@@ -125,7 +125,8 @@ extension Library {
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: row["step"], every: row["every"], countIn: row["count_in"], click: row["click"],
       gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)))
-    let goal = goalSpeed.map { PracticeGoal.speed(Speed(clamping: $0)) } ?? goalBPM.map { .tempo($0) }
+    let goal =
+      goalSpeed.map { PracticeGoal.speed(Speed(clamping: $0)) } ?? goalBPM.map { .tempo($0) }
     return SelectionPractice(settings: settings, goal: goal)
   }
 

@@ -87,5 +87,7 @@ public struct BarRangeText: Sendable, Equatable, CustomStringConvertible {
     BarRange(start: start, end: end ?? BarPosition(bar: max(lastBar, start.bar)))
   }
 
-  public var description: String { end == nil ? "\(start)-" : "\(BarRange(start: start, end: end!))" }
+  public var description: String {
+    end == nil ? "\(start)-" : "\(BarRange(start: start, end: end!))"
+  }
 }

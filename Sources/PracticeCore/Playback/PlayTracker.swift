@@ -113,11 +113,15 @@ public struct PlayTracker: Sendable {
   public func heardSeconds(
     written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64
   ) -> Double {
-    let output = Double(heardOutputFrames(written: written, interrupted: interrupted))
+    let output =
+      Double(heardOutputFrames(written: written, interrupted: interrupted))
       / Double(clock.sampleRate)
     guard firstFrameNanoseconds > 0, endNanoseconds > firstFrameNanoseconds else { return 0 }
     let paused = pausedNanoseconds + (pausedSince.map { endNanoseconds &- $0 } ?? 0)
-    let wall = Double((endNanoseconds - firstFrameNanoseconds) &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
+    let wall =
+      Double(
+        (endNanoseconds - firstFrameNanoseconds)
+          &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
     return max(0, min(output, wall))
   }
 }
