@@ -25,9 +25,9 @@ final class LiveSession {
   /// The plan last sent (or the first), and how its range is shown.
   private var plan: PlaybackPlan
   private var rangeLabel: String
-  private var speed: Speed
-  private var transpose: Double
-  private var volume: Volume
+  private(set) var speed: Speed
+  private(set) var transpose: Double
+  private(set) var volume: Volume
   private var muted = false
   private var clickOn: Bool
   /// The filters asked for (`F`, `C`, `L`/`R`/`M`), and whether the song is stereo.
@@ -44,11 +44,12 @@ final class LiveSession {
   private var ending = Ending.completed
   /// The last seek's target and when it was asked for.
   private var lastSeek: (frame: Int64, at: UInt64)?
-  private(set) var slowest: Speed
-  private(set) var fastest: Speed
+  /// Whether a key changed the loop (`a`, `b`, `l`, a selection's number).
+  private(set) var loopChanged = false
 
-  /// Recent position events, and what is audible from them.
-  private var clock: AudibleClock
+  /// Position events: what is audible, each pass's speed and mark (`g`, `x`).
+  private(set) var tracker: PlayTracker
+  private var clock: AudibleClock { tracker.clock }
   private var line = StatusLine()
   /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
@@ -65,7 +66,7 @@ final class LiveSession {
     self.beatMap = beatMap
     sampleRate = info.sampleRate
     totalFrames = info.frames
-    clock = AudibleClock(sampleRate: info.sampleRate, totalFrames: info.frames)
+    tracker = PlayTracker(sampleRate: info.sampleRate, totalFrames: info.frames)
     self.keys = keys
     self.status = status
     plan = engine.plan
@@ -77,8 +78,6 @@ final class LiveSession {
     filter = engine.plan.filter
     stereo = info.channels >= 2
     centreCutAmount = engine.plan.filter.centreCut > 0 ? engine.plan.filter.centreCut : 1
-    slowest = engine.plan.speed
-    fastest = engine.plan.speed
     if case .count(let n) = engine.plan.passes { passesTotal = n } else { passesTotal = nil }
   }
 
@@ -110,15 +109,12 @@ final class LiveSession {
   // MARK: Position
 
   private func takeEvents() {
-    while let event = engine.events.pop() {
-      clock.append(event)
-      if !event.inGap && !event.ended && event.pass > 0 {
-        let s = Speed(clamping: event.speed)
-        if s.rate < slowest.rate { slowest = s }
-        if s.rate > fastest.rate { fastest = s }
-      }
-    }
+    while let event = engine.events.pop() { tracker.take(event) }
   }
+
+  /// The loop playing now and its name, for the resume point.
+  var loopRange: Range<Int64> { plan.range }
+  var loopLabel: String { rangeLabel }
 
   /// The event covering what is audible now, and the source frame audible.
   private func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
@@ -167,6 +163,8 @@ final class LiveSession {
     case .char("s"):
       prompt = ""
     case .char("r"): restart()
+    case .char("g"): markPass(.clean)
+    case .char("x"): markPass(.flubbed)
     case .char(let c) where c.isASCII && c.isNumber:
       let digit = c.wholeNumberValue ?? 1
       jumpToSelection(digit == 0 ? 10 : digit)
@@ -181,6 +179,14 @@ final class LiveSession {
       break
     }
     line.soon()
+  }
+
+  /// Marks the pass heard now (or the one just ended) clean or flubbed, for `stats`.
+  private func markPass(_ mark: PassMark) {
+    guard let pass = tracker.mark(mark, range: plan.range) else {
+      return say("no pass to mark yet")
+    }
+    say("pass \(pass): \(mark.rawValue)")
   }
 
   private func say(_ text: String) {
@@ -313,6 +319,7 @@ final class LiveSession {
   /// Loops `range` from here on (playing on if we are inside it).
   private func loop(_ range: Range<Int64>, label: String) {
     guard range.count > 0 else { return }
+    loopChanged = true
     let next = jumpPlan(range: range, offset: 0, passes: .endless)
     plan = next
     rangeLabel = label
@@ -370,6 +377,7 @@ final class LiveSession {
       let range = try selection.span.frames(beatMap: beatMap)
       let next = jumpPlan(range: range, offset: 0, passes: .endless)
       plan = next
+      loopChanged = true
       rangeLabel = "'\(selection.name)'"
       barLoop = nil
       engine.jump(to: next, kind: .seek)
@@ -426,7 +434,7 @@ final class LiveSession {
       keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
             -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
             F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
-            s save loop · 1-9,0 selection · r restart · q/Esc stop · ? keys
+            s save loop · 1-9,0 selection · r restart · g/x pass clean/flubbed · q/Esc stop · ? keys
       """)
   }
 

@@ -41,7 +41,12 @@ struct LogCommand: ParsableCommand {
       "List the plays of one song or of all, oldest first (a table; tab-separated when piped).",
     discussion: """
       Columns: started (local time), song, what was played, passes completed, speed \
-      (slowest-fastest), time heard, how it ended (completed, stopped, interrupted, failed).
+      (slowest-fastest), time heard, how it ended (completed, stopped, interrupted, failed). \
+      Time heard is what played out at the device, never more than the real time the play \
+      took (pauses excluded): a device faster than real time (--device null) is credited \
+      only the time that passed, and a stopped play not what was still queued.
+      With --passes, one line per pass instead: started, song, what was played, pass, \
+      its speed (the slowest heard in it), its mark (clean, flubbed, or - when not marked).
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -54,11 +59,17 @@ struct LogCommand: ParsableCommand {
     transform: Since.argument)
   var since: Since?
   @Flag(help: "Print a JSON array of plays instead.") var json = false
+  @Flag(help: "One line per pass (speed and mark: key g clean, x flubbed) instead of per play.")
+  var passes = false
 
   func run() throws {
     let library = try library.open()
     let song = try self.song.map { try library.resolve($0) }
-    let entries = try library.practiceLog(of: song, since: since?.date)
+    let entries = try library.practiceLog(of: song, since: since?.date, passes: passes)
+    if passes {
+      listPasses(entries)
+      return
+    }
     if json {
       var out = JSONBuffer()
       out.raw("[")
@@ -84,6 +95,8 @@ struct LogCommand: ParsableCommand {
         out.number((entry.duration * 1000).rounded() / 1000)
         out.raw(",\"outcome\":")
         out.string(entry.outcome.rawValue)
+        out.raw(",\"played\":")
+        optionalNumber(entry.played.map { ($0 * 1000).rounded() / 1000 }, &out)
         out.raw("}")
       }
       out.raw("]\n")
@@ -92,13 +105,11 @@ struct LogCommand: ParsableCommand {
     }
     Table.plays(
       entries.map { entry in
-        let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
-          .compactMap { $0 }.joined(separator: " ")
         let speeds =
           entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)"
         return [
           localTime(entry.startedAt), entry.songTitle,
-          what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what,
+          what(entry),
           "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds,
           formatClock(entry.duration),
           entry.outcome.rawValue,
@@ -108,6 +119,55 @@ struct LogCommand: ParsableCommand {
   }
 }
 
+extension LogCommand {
+  /// `log --passes`: every pass of the plays, tab-separated or as JSON.
+  private func listPasses(_ entries: [PracticeEntry]) {
+    if json {
+      var out = JSONBuffer()
+      out.raw("[")
+      var first = true
+      for entry in entries {
+        for record in entry.passRecords {
+          if !first { out.raw(",") }
+          first = false
+          out.raw("{\"log_id\":\(entry.id ?? 0),\"song_id\":\(entry.songID),\"song\":")
+          out.string(entry.songTitle)
+          out.raw(",\"selection\":")
+          out.optionalString(entry.selectionName)
+          out.raw(",\"bars\":")
+          out.optionalString(entry.bars)
+          out.raw(",\"started_at\":")
+          out.string(iso(entry.startedAt))
+          out.raw(",\"pass\":\(record.pass),\"speed\":")
+          out.number(record.speed.rate)
+          out.raw(",\"mark\":")
+          out.optionalString(record.mark?.rawValue)
+          out.raw("}")
+        }
+      }
+      out.raw("]\n")
+      Terminal.data(out.text)
+      return
+    }
+    Terminal.records(
+      entries.flatMap { entry in
+        entry.passRecords.map { record in
+          [
+            localTime(entry.startedAt), entry.songTitle, what(entry), "\(record.pass)",
+            "\(record.speed)", record.mark?.rawValue ?? "-",
+          ]
+        }
+      })
+  }
+}
+
+/// "bars 9-16 'solo'", or the times: what a play played, for `log`.
+private func what(_ entry: PracticeEntry) -> String {
+  let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
+    .compactMap { $0 }.joined(separator: " ")
+  return what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what
+}
+
 struct Stats: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "stats",
@@ -115,8 +175,15 @@ struct Stats: ParsableCommand {
       "Sum the log per song and selection (a table; tab-separated when piped), or chart a song's progress.",
     discussion: """
       Columns: song, selection (- for plays that were not of one), plays, passes completed, \
-      time heard, highest speed reached, last played (local time). With SONG, only that \
-      song's rows.
+      time heard, highest speed reached, last played (local time); then the highest speed of \
+      a pass marked clean (key g while playing; unmarked passes do not count), clean passes \
+      out of those marked, the selection's goal (`select set --goal`), how far the clean top \
+      speed is from it (points, or `reached`), and the days in a row it was practised (back \
+      from today, or from yesterday while today has none). - where there is nothing to show.
+      Time heard counts only what was audible at the device: --device null, which takes \
+      audio faster than real time, is credited the real time that passed; render is not \
+      practice and is not logged. With SONG, \
+      only that song's rows.
 
       With SONG and -o FILE.png (or .svg, .pdf): a chart of the highest speed of each day \
       each selection was played (and the plays that were not of a selection), one line \
@@ -188,7 +255,19 @@ struct Stats: ParsableCommand {
         out.number(total.fastest.rate)
         out.raw(",\"last_played\":")
         out.string(iso(total.lastPlayed))
-        out.raw("}")
+        out.raw(",\"clean_speed\":")
+        optionalNumber(total.cleanSpeed?.rate, &out)
+        out.raw(
+          ",\"clean_passes\":\(total.cleanPasses),\"flubbed_passes\":\(total.flubbedPasses),\"clean_ratio\":"
+        )
+        optionalNumber(total.cleanRatio.map { ($0 * 1000).rounded() / 1000 }, &out)
+        out.raw(",\"goal\":")
+        out.optionalString(total.goal?.description)
+        out.raw(",\"goal_speed\":")
+        optionalNumber(total.goalSpeed.map { ($0 * 1000).rounded() / 1000 }, &out)
+        out.raw(",\"distance\":")
+        optionalNumber(total.distance.map { ($0 * 1000).rounded() / 1000 }, &out)
+        out.raw(",\"goal_reached\":\(total.goalReached),\"streak_days\":\(total.streakDays)}")
       }
       out.raw("]\n")
       Terminal.data(out.text)
@@ -199,6 +278,14 @@ struct Stats: ParsableCommand {
         [
           total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
           formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
+          total.cleanSpeed.map { "\($0)" } ?? "-",
+          total.cleanPasses + total.flubbedPasses == 0
+            ? "-" : "\(total.cleanPasses)/\(total.cleanPasses + total.flubbedPasses)",
+          goalText(total.goal, speed: total.goalSpeed),
+          total.distance.map {
+            $0 == 0 ? "reached" : "\(PracticeSettings.formatStep($0).dropLast()) points"
+          } ?? "-",
+          "\(total.streakDays)",
         ]
       }
     ).print()
@@ -216,4 +303,64 @@ private func localTime(_ date: Date) -> String {
   formatter.locale = Locale(identifier: "en_US_POSIX")
   formatter.dateFormat = "yyyy-MM-dd HH:mm"
   return formatter.string(from: date)
+}
+
+struct Today: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "today",
+    abstract: "What to practise next: selections whose goal is not reached, as commands to run.",
+    discussion: """
+      One `practice play …` line per selection with a goal (`select set SONG NAME --goal 100%`) \
+      whose highest clean pass has not reached it, least recently practised first (never \
+      practised before all). Song paths and selection names are quoted for a POSIX shell; a \
+      name holding control characters is written in $'…' quotes (bash, zsh, ksh).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+
+  func run() throws {
+    let items = try library.open().practiceAgenda()
+    let db = library.path.map { " --db " + shellQuoted($0) } ?? ""
+    Terminal.lines(
+      items.map { item in
+        "practice play \(shellQuoted(item.song.path)) --select \(shellQuoted(item.selection.name))\(db)"
+      })
+  }
+}
+
+/// `text` as one word for a POSIX shell: in single quotes (a quote inside as '\''); with a
+/// control character, in $'…' with it escaped, since single quotes would keep it raw.
+func shellQuoted(_ text: String) -> String {
+  let plain = text.unicodeScalars.allSatisfy {
+    $0.isASCII
+      && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+        || "/._-+,:=@%".unicodeScalars.contains($0))
+  }
+  if plain && !text.isEmpty { return text }
+  let control = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+  guard control else { return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+  var out = "$'"
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\\": out += "\\\\"
+    case "'": out += "\\'"
+    case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+      out += String(format: "\\x%02x", scalar.value)
+    case _ where (0x80..<0xA0).contains(scalar.value):
+      out += String(format: "\\u%04x", scalar.value)
+    default: out.unicodeScalars.append(scalar)
+    }
+  }
+  return out + "'"
+}
+
+private func optionalNumber(_ value: Double?, _ out: inout JSONBuffer) {
+  if let value { out.number(value) } else { out.raw("null") }
+}
+
+/// `100%`, or `120bpm (96%)` with the speed that reaches a tempo goal; `-` without a goal.
+private func goalText(_ goal: PracticeGoal?, speed: Double?) -> String {
+  guard let goal else { return "-" }
+  if case .tempo = goal, let speed { return "\(goal) (\(Speed(clamping: speed)))" }
+  return "\(goal)"
 }

@@ -30,79 +30,43 @@ struct LibraryOptions: ParsableArguments {
   }
 }
 
-/// What part of the song to play and how: shared by `play` and `render`.
-struct PlaybackOptions: ParsableArguments {
-  @Option(
-    help: ArgumentHelp(
-      "Bars to play, from the beat map: 9-16, 9, or 9.3-12.2 (beat 3 of bar 9 through beat 2 of bar 12).",
-      valueName: "bars"))
-  var bars: String?
-
-  @Option(
-    name: .customLong("select"),
-    help: ArgumentHelp("A named selection of the song (see `practice select`).", valueName: "name"))
-  var selection: String?
-
-  // Unconditional here and below, so a negative value is read (and refused with its
-  // range) rather than taken for a flag.
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var from: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("End time (exclusive), written like --from.", valueName: "time"))
-  var to: String?
-
-  @Option(
-    name: .customLong("repeat"), parsing: .unconditional,
-    help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
-  var repeatCount: Int?
-  /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
-  static let repeatRange = 1...9999
-
-  @Flag(help: "Loop the range until stopped (Ctrl-C).")
-  var loop = false
-
+/// The options a selection can keep as its practice settings (`select set`), shared by
+/// `play`, `render` and `select set`.
+struct SettingsOptions: ParsableArguments {
   // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Volume: 80%, 0.8 or -6dB, from 0% to 200%.", valueName: "volume"),
+    help: ArgumentHelp(
+      "Volume: 80%, 0.8 or -6dB, from 0% to 200% (default 100%).", valueName: "volume"),
     transform: Volume.argument)
-  var volume: Volume = .unity
+  var volume: Volume?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
+    help: ArgumentHelp(
+      "Speed, pitch kept: 0.75 or 75%, from 25% to 200% (default 100%).", valueName: "speed"),
     transform: Speed.argument)
-  var speed: Speed = .normal
+  var speed: Speed?
 
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
       "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
     transform: plainDecimal)
-  var transpose: Double = 0
-
-  @Option(
-    help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
-  var quality: StretchQuality = .finer
+  var transpose: Double?
 
   @Option(
     name: .customLong("count-in"), parsing: .unconditional,
     help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars")
   )
-  var countIn: Int = 0
+  var countIn: Int?
 
-  @Flag(help: "Click on every beat of the beat map, accented on downbeats.")
-  var click = false
-
-  @Option(
-    name: .customLong("click-volume"), parsing: .unconditional,
-    help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"),
-    transform: Volume.argument)
-  var clickVolume: Volume = .unity
+  @Flag(
+    inversion: .prefixedNo,
+    help:
+      "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
+  )
+  var click: Bool?
 
   @Option(
     parsing: .unconditional,
@@ -111,12 +75,6 @@ struct PlaybackOptions: ParsableArguments {
       valueName: "duration"))
   var gap: String?
 
-  @Flag(
-    name: .customLong("no-detect"),
-    help:
-      "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one."
-  )
-  var noDetect = false
   @Option(
     name: .customLong("ramp-to"), parsing: .unconditional,
     help: ArgumentHelp(
@@ -133,7 +91,96 @@ struct PlaybackOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"))
-  var every: Int = 1
+  var every: Int?
+
+  /// The practice settings typed on the command line (nil where an option was not given).
+  var given: PracticeSettings {
+    PracticeSettings(
+      speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
+      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume)
+  }
+
+  func validate() throws {
+    if let gap, PracticeSettings.parseGap(gap) == nil {
+      throw ValidationError(
+        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
+    }
+    if let step, PracticeSettings.parseStep(step) == nil {
+      throw ValidationError(
+        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
+    }
+    if let every, !PlaybackOptions.repeatRange.contains(every) {
+      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
+    }
+    if let countIn, !(0...16).contains(countIn) {
+      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
+    }
+    if let transpose, !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose) {
+      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
+    }
+  }
+}
+
+/// What part of the song to play and how: shared by `play` and `render`.
+struct PlaybackOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Bars to play, from the beat map: 9-16, 9, 9.3-12.2 (beat 3 of bar 9 through beat 2 of bar 12), or 69- (to the end).",
+      valueName: "bars"))
+  var bars: String?
+
+  @Option(
+    name: .customLong("select"),
+    help: ArgumentHelp(
+      "A named selection of the song (see `practice select`), played with its settings (`select set`); options given here override them.",
+      valueName: "name"))
+  var selection: String?
+
+  // Unconditional here and below, so a negative value is read (and refused with its
+  // range) rather than taken for a flag.
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Start time: 83.5, 1:23.5 or 1:02:03.5 (alone: to the end).", valueName: "time"))
+  var from: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "End time (exclusive), written like --from, or `end` (the default).", valueName: "time"))
+  var to: String?
+
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
+  var repeatCount: Int?
+  /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
+  static let repeatRange = 1...9999
+
+  @Flag(help: "Loop the range until stopped (Ctrl-C).")
+  var loop = false
+
+  @OptionGroup var settings: SettingsOptions
+
+  /// The practice settings typed on the command line (nil where an option was not given).
+  var given: PracticeSettings { settings.given }
+
+  @Option(
+    help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
+  var quality: StretchQuality = .finer
+
+  @Option(
+    name: .customLong("click-volume"), parsing: .unconditional,
+    help: ArgumentHelp("Click volume: 80%, 0.8 or -6dB.", valueName: "volume"),
+    transform: Volume.argument)
+  var clickVolume: Volume = .unity
+
+  @Flag(
+    name: .customLong("no-detect"),
+    help:
+      "Without a beat map, refuse --bars, --count-in, --click and --gap in bars (exit 66) instead of detecting one."
+  )
+  var noDetect = false
 
   @Option(
     parsing: .unconditional,
@@ -191,59 +238,10 @@ struct PlaybackOptions: ParsableArguments {
     return result
   }
 
-  /// `2s` → seconds, `1bar`/`2bars` → bars; nil if malformed.
-  static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
-    if text.hasSuffix("bars") || text.hasSuffix("bar") {
-      let number = text.hasSuffix("bars") ? text.dropLast(4) : text.dropLast(3)
-      guard number.allSatisfy(\.isASCII), let bars = Int(number), (1...16).contains(bars) else {
-        return nil
-      }
-      return (nil, bars)
-    }
-    guard text.hasSuffix("s"), let seconds = parseDecimal(text.dropLast()), seconds > 0,
-      seconds <= 60
-    else { return nil }
-    return (seconds, nil)
-  }
-
-  /// `5%` or `0.05`; nil if malformed or zero.
-  static func parseStep(_ text: String) -> Double? {
-    let percent = text.hasSuffix("%")
-    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)), value != 0,
-      abs(value) <= (percent ? 175 : 1.75)
-    else { return nil }
-    return percent ? value / 100 : value
-  }
-
   mutating func validate() throws {
-    if let gap, PlaybackOptions.parseGap(gap) == nil {
-      throw ValidationError(
-        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
-    }
-    if let step, PlaybackOptions.parseStep(step) == nil {
-      throw ValidationError(
-        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
-    }
-    if (rampTo == nil) != (step == nil) {
-      throw ValidationError(
-        "--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%")
-    }
-    if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep),
-      (rampTo.rate - speed.rate) * step < 0
-    {
-      throw ValidationError(
-        "--step \(self.step ?? "") moves away from --ramp-to \(rampTo); use a \(step > 0 ? "negative" : "positive") step"
-      )
-    }
-    if !PlaybackOptions.repeatRange.contains(every) {
-      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
-    }
-    guard (0...16).contains(countIn) else {
-      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
-    }
-    guard transpose.isFinite, PlaybackPlan.transposeRange.contains(transpose) else {
-      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
-    }
+    try settings.validate()
+    // With a selection its settings may complete (or set off) the trainer: checked in setup.
+    if selection == nil, let problem = given.problem { throw ValidationError(problem) }
     try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
@@ -259,10 +257,10 @@ struct PlaybackOptions: ParsableArguments {
     _ = try partFilter()
   }
 
-  /// Checks `--bars` and `--from`/`--to` as written (shared with `view`): a bar range, times,
-  /// not both.
+  /// Checks `--bars` and `--from`/`--to` as written (shared with `view`): a bar range (open
+  /// ones too: `69-`), times (`--to end`), not both.
   static func checkRange(bars: String?, from: String?, to: String?) throws {
-    for (flag, text) in [("--from", from), ("--to", to)] {
+    for (flag, text) in [("--from", from), ("--to", to)] where !(flag == "--to" && text == "end") {
       if let text, text.hasPrefix("-") {
         throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
       }
@@ -273,9 +271,10 @@ struct PlaybackOptions: ParsableArguments {
       }
     }
     if let bars {
-      guard BarRange(parsing: bars) != nil else {
+      guard BarRangeText(parsing: bars) != nil else {
         throw ValidationError(
-          "--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
+          "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 69- (to the end)"
+        )
       }
       if from != nil || to != nil {
         throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
@@ -324,30 +323,31 @@ struct PlaybackOptions: ParsableArguments {
     return filter
   }
 
-  /// How the user named the range, for the status line: "bars 9-16", "selection 'solo'".
-  var rangeLabel: String? {
-    if let selection { return "selection '\(selection)'" }
-    return bars.map { "bars \($0)" }
-  }
+  /// Whether a range was typed (`--select`, `--bars`, `--from`, `--to`).
+  var givesRange: Bool { selection != nil || bars != nil || from != nil || to != nil }
 
-  /// The plan for `song` whose audio is `info`: the range checked against its length,
-  /// bars resolved through the song's beat map.
-  func plan(for song: Song, info: SoundFileInfo, library: Library) throws -> PlaybackPlan {
-    try setup(for: song, info: info, library: library).plan
-  }
-
-  /// What a play needs besides the plan: the beat map if it was read, the selection.
+  /// What a play needs besides the plan: the beat map if it was read, the selection, how
+  /// the range is named.
   struct Setup {
     var plan: PlaybackPlan
     var beatMap: BeatMap?
     var selection: Selection?
+    /// "bars 9-16", "selection 'solo'", for the status line; nil for plain times.
+    var label: String?
+    /// The bars played when the range came from bars (`9-16`), for the log.
+    var bars: String?
   }
 
   /// The plan, the song's beat map if the plan needed it (read at most once; always for
   /// `live`, whose keys move by beats and can switch clicks on), and the selection played.
-  func setup(for song: Song, info: SoundFileInfo, library: Library, live: Bool = false) throws
-    -> Setup
-  {
+  ///
+  /// Settings are layered: the defaults, then the selection's (`select set`), then, with
+  /// `resume`, how the last play was playing (its loop, position, speed, transpose and
+  /// volume), then the options typed.
+  func setup(
+    for song: Song, info: SoundFileInfo, library: Library, live: Bool = false,
+    resume: ResumePoint? = nil
+  ) throws -> Setup {
     var loaded: BeatMap??
     func beatMap() throws -> BeatMap? {
       if let loaded { return loaded }
@@ -362,11 +362,30 @@ struct PlaybackOptions: ParsableArguments {
       loaded = .some(map)
       return map
     }
-    let range: Range<Int64>
+    // A range typed replaces the remembered loop; the rest of the resume point still holds.
+    let resumedLoop = givesRange ? nil : resume
+    var range: Range<Int64>
     var chosen: Selection?
+    var label = selection.map { "selection '\($0)'" }
+    var barsText: String?
     if let name = selection {
-      let selection = try library.selection(named: name, of: song)
-      chosen = selection
+      chosen = try library.selection(named: name, of: song)
+    } else if let name = resumedLoop?.selectionName {
+      // The selection the last play was of, if it is still there.
+      chosen = try? library.selection(named: name, of: song)
+    }
+    if let resumed = resumedLoop {
+      guard resumed.range.upperBound <= info.frames else {
+        throw PracticeError(
+          .usage,
+          "the remembered range \(formatTimeRange(resumed.range, sampleRate: info.sampleRate)) "
+            + "is past the end of '\(song.title)' (\(formatTime(info.duration))); play it with a range"
+        )
+      }
+      range = resumed.range
+      label = resumed.label
+      barsText = resumed.bars
+    } else if selection != nil, let selection = chosen {
       let map = try beatMap()
       do {
         range = try selection.span.frames(beatMap: map)
@@ -375,17 +394,45 @@ struct PlaybackOptions: ParsableArguments {
           .usage,
           "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
       }
-    } else if let bars, let barRange = BarRange(parsing: bars) {
-      range = try neededBeatMap().frames(of: barRange)
+      if case .bars(let bars) = selection.span { barsText = "\(bars)" }
+    } else if let bars, let text = BarRangeText(parsing: bars) {
+      let map = try neededBeatMap()
+      let closed = text.closed(lastBar: map.lastBar)
+      range = try map.frames(of: closed)
+      label = "bars \(closed)"
+      barsText = "\(closed)"
     } else {
       range = try resolveTimeRange(
-        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: info.sampleRate,
-        frames: info.frames)
+        from: from.flatMap(parseTime), to: to.flatMap { $0 == "end" ? nil : parseTime($0) },
+        sampleRate: info.sampleRate, frames: info.frames)
     }
-    let passes: Passes = loop ? .endless : .count(repeatCount ?? 1)
+    var settings = PracticeSettings.none
+    if let chosen { settings = try library.practice(of: chosen).settings }
+    if let resumed = resume {
+      settings = settings.overridden(
+        by: PracticeSettings(
+          speed: resumed.speed, transpose: resumed.transpose, volume: resumed.volume))
+    }
+    settings = settings.overridden(by: given)
+    // A speed (typed, or remembered by a resume) already past the trainer's target plays
+    // without the trainer: there is nothing left to ramp.
+    if given.rampTo == nil, given.step == nil, settings.problem != nil {
+      settings.rampTo = nil
+      settings.step = nil
+    }
+    if let problem = settings.problem { throw PracticeError(.usage, problem) }
+    let speed = settings.speed ?? .normal
+    let countIn = settings.countIn ?? 0
+    let click = settings.click ?? false
+    let passes: Passes =
+      loop
+      ? .endless
+      : repeatCount.map { .count($0) }
+        ?? (resumedLoop.map { $0.passesLeft.map { .count($0) } ?? .endless } ?? .count(1))
     var plan = PlaybackPlan(
-      range: range, passes: passes, volume: volume, sampleRate: info.sampleRate)
-    let gapSpec = gap.flatMap(PlaybackOptions.parseGap)
+      range: range, passes: passes, volume: settings.volume ?? .unity, sampleRate: info.sampleRate)
+    if let resume { plan.startOffset = resume.startFrame(in: range) - range.lowerBound }
+    let gapSpec = settings.gap.flatMap(PracticeSettings.parseGap)
     if countIn > 0 || click || gapSpec?.bars != nil {
       let map = try neededBeatMap()
       if countIn > 0 || click || live {
@@ -398,15 +445,15 @@ struct PlaybackOptions: ParsableArguments {
       }
     }
     if let seconds = gapSpec?.seconds { plan.gap = .seconds(seconds) }
-    if let rampTo, let step = step.flatMap(PlaybackOptions.parseStep) {
-      plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: every)
+    if let rampTo = settings.rampTo, let step = settings.step {
+      plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: settings.every ?? 1)
     }
     if live, !(countIn > 0 || click || gapSpec?.bars != nil), let map = try beatMap() {
       plan.clicks = ClickPlan(
         beatMap: map, range: range, speed: speed, countInBars: 0, click: false, volume: clickVolume)
     }
     plan.speed = speed
-    plan.transpose = transpose
+    plan.transpose = settings.transpose ?? 0
     plan.quality = quality
     plan.filter = try partFilter()
     if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
@@ -414,7 +461,8 @@ struct PlaybackOptions: ParsableArguments {
       plan.filter.channel = .both
       plan.filter.centreCut = 0
     }
-    return Setup(plan: plan, beatMap: loaded ?? nil, selection: chosen)
+    return Setup(
+      plan: plan, beatMap: loaded ?? nil, selection: chosen, label: label, bars: barsText)
   }
 }
 

@@ -7,82 +7,237 @@ struct Play: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "play",
     abstract: "Play a song, or part of it, through an ALSA device.",
-    discussion: "Ctrl-C stops cleanly (exit 130).")
+    discussion: """
+      Ctrl-C stops cleanly (exit 130). Every play remembers where it stopped (the position \
+      heard, its loop, speed, transpose and volume); --resume continues there.
+      """)
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
   @OptionGroup var playback: PlaybackOptions
+  @OptionGroup var output: PlayOutputOptions
+
+  @Flag(
+    help: ArgumentHelp(
+      "Continue where the last play of the song stopped, in its loop, at its speed, transpose and volume.",
+      discussion:
+        "Options given override what is remembered; a range given replaces the loop (the position is kept when it lies in it). A play that ran to its end starts its range again."
+    ))
+  var resume = false
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    var point: ResumePoint?
+    if resume {
+      point = try library.resumePoint(of: song)
+      if point == nil {
+        Terminal.say("'\(song.title)' has not been played yet: playing from the start")
+      }
+    }
+    try playSong(song, library: library, playback: playback, output: output, resume: point)
+  }
+}
+
+/// `practice resume`: the most recent play of any song, continued.
+struct ResumeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "resume",
+    abstract: "Continue the most recent play of any song where it stopped.",
+    discussion: """
+      Like `practice play SONG --resume` for the song played last: its loop, position, speed, \
+      transpose and volume, with options given overriding them. Exit 66 when nothing was \
+      played yet.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @OptionGroup var playback: PlaybackOptions
+  @OptionGroup var output: PlayOutputOptions
+
+  func run() throws {
+    let library = try library.open()
+    guard let point = try library.latestResumePoint(), let song = try library.song(id: point.songID)
+    else {
+      throw PracticeError(
+        .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`"
+      )
+    }
+    try playSong(song, library: library, playback: playback, output: output, resume: point)
+  }
+}
+
+/// Where and how `play` and `resume` sound: the device, pass announcements, keys.
+struct PlayOutputOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
 
-  @Option(help: ArgumentHelp("Pass announcements on stderr: text or json (one object per line).", valueName: "format"))
+  @Option(
+    help: ArgumentHelp(
+      "Pass announcements on stderr: text or json (one object per line; with json, a `stopped` object at the end says where the sound stopped).",
+      valueName: "format"))
   var progress: ProgressFormat = .text
 
   @Flag(help: "Read no keys even at a terminal (the status line still shows).")
   var noKeys = false
+}
 
-  func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    let file = try song.openAudio()
-    // Keys when stdin is a terminal, a status line when stderr is one.
-    let keys = !noKeys && isatty(STDIN_FILENO) == 1
-    let status = isatty(STDERR_FILENO) == 1
-    let setup = try playback.setup(for: song, info: file.info, library: library, live: keys || status)
-    let plan = setup.plan
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
-    // Keys must be heard within 100 ms: a shorter device buffer when they are read.
-    let sink = try PCMDevice(
-      name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
-      encoding: .lossless(forBitDepth: file.info.bitDepth),
-      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 100)
-    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
-    Terminal.say("playing \(describe(plan, of: song, rate: file.info.sampleRate, label: playback.rangeLabel)) on '\(name)'")
-    var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: playback.bars)
-    let report: PlaybackReport
-    let ending: LiveSession.Ending
-    do {
-      if keys || status {
-        let session = LiveSession(
-          engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
-          label: playback.rangeLabel, keys: keys, status: status)
-        (report, ending) = try session.run()
-        log.slowest = session.slowest
-        log.fastest = session.fastest
-        Session.report(report, engine: engine, song: song, file: file)
-      } else {
-        let rate = Double(file.info.sampleRate)
-        // Bar and beat at the range start, for JSON progress; the beat map is read only if
-        // the plan did not already need it.
-        let map = progress == .json && setup.beatMap == nil ? try library.beatMap(for: song) : setup.beatMap
-        let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
-        let announcer = PassAnnouncer(
-          plan: plan, format: progress,
-          label: playback.rangeLabel
-            ?? formatTimeRange(plan.range, sampleRate: file.info.sampleRate),
-          bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / rate)
-        report = try Session.run(engine, song: song, file: file, announcer: announcer)
-        ending = report.interrupted ? .interrupted : .completed
-        log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
+/// Plays `song` as `playback` says (continuing `resume` when given), logs the play with
+/// its passes, and remembers where it stopped.
+func playSong(
+  _ song: Song, library: Library, playback: PlaybackOptions, output: PlayOutputOptions,
+  resume: ResumePoint?
+) throws {
+  let file = try song.openAudio()
+  // Keys when stdin is a terminal, a status line when stderr is one.
+  let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
+  let status = isatty(STDERR_FILENO) == 1
+  let setup = try playback.setup(
+    for: song, info: file.info, library: library, live: keys || status, resume: resume)
+  let plan = setup.plan
+  let rate = file.info.sampleRate
+  let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+  // Keys must be heard within 100 ms: a shorter device buffer when they are read.
+  let sink = try PCMDevice(
+    name: name, sampleRate: rate, channels: file.info.channels,
+    encoding: .lossless(forBitDepth: file.info.bitDepth),
+    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 100)
+  let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
+  let from =
+    plan.startOffset > 0
+    ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
+  Terminal.say(
+    "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
+  var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: setup.bars)
+  var tracker = PlayTracker(sampleRate: rate, totalFrames: file.info.frames)
+  var session: LiveSession?
+  let report: PlaybackReport
+  let ending: LiveSession.Ending
+  do {
+    if keys || status {
+      let live = LiveSession(
+        engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
+        label: setup.label, keys: keys, status: status)
+      session = live
+      (report, ending) = try live.run()
+      tracker = live.tracker
+      log.slowest = tracker.slowest ?? plan.speed
+      log.fastest = tracker.fastest ?? plan.speed
+      Session.report(report, engine: engine, song: song, file: file)
+    } else {
+      // Bar and beat at the range start, for JSON progress; the beat map is read only if
+      // the plan did not already need it.
+      let map =
+        output.progress == .json && setup.beatMap == nil
+        ? try library.beatMap(for: song) : setup.beatMap
+      let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
+      var announcer = PassAnnouncer(
+        plan: plan, format: output.progress,
+        label: setup.label ?? formatTimeRange(plan.range, sampleRate: rate),
+        bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / Double(rate))
+      if plan.startOffset > 0 {
+        // A resumed play: the bar and beat sounding where it starts.
+        let start = plan.range.lowerBound + plan.startOffset
+        let beat = map?.beatIndex(at: start).map { map!.beats[$0] }
+        announcer.firstPassStart = (beat?.bar, beat?.beat, Double(start) / Double(rate))
       }
-    } catch {
-      log.write(
-        to: library, outcome: .failed, passes: engine.passesEnded.load(ordering: .relaxed),
-        frames: engine.framesWritten.load(ordering: .relaxed), sampleRate: file.info.sampleRate)
-      throw error
+      report = try Session.run(
+        engine, song: song, file: file, announcer: announcer, tracker: &tracker)
+      ending = report.interrupted ? .interrupted : .completed
+      log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
     }
-    let outcome: PlayOutcome =
-      switch ending {
-      case .completed: .completed
-      case .stopped: .stopped
-      case .interrupted: .interrupted
-      }
+  } catch {
+    let passes = engine.passesEnded.load(ordering: .relaxed)
+    let written = engine.framesWritten.load(ordering: .relaxed)
+    log.passRecords = tracker.passes(completed: passes) { plan.speed(forPass: $0 - 1) }
     log.write(
-      to: library, outcome: outcome, passes: report.passesCompleted, frames: report.framesWritten,
-      sampleRate: file.info.sampleRate)
-    if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
+      to: library, outcome: .failed, passes: passes,
+      heard: tracker.heardSeconds(
+        written: written, interrupted: true,
+        firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+        endNanoseconds: monotonicNanoseconds()),
+      written: written, sampleRate: rate)
+    remember(
+      song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
+      completed: passes, finished: false, progress: nil)
+    throw error
+  }
+  let ended = monotonicNanoseconds()
+  let outcome: PlayOutcome =
+    switch ending {
+    case .completed: .completed
+    case .stopped: .stopped
+    case .interrupted: .interrupted
+    }
+  log.passRecords = tracker.passes(completed: report.passesCompleted) {
+    session?.speed ?? plan.speed(forPass: $0 - 1)
+  }
+  log.write(
+    to: library, outcome: outcome, passes: report.passesCompleted,
+    heard: tracker.heardSeconds(
+      written: report.framesWritten, interrupted: report.interrupted,
+      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+      endNanoseconds: report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended),
+    written: report.framesWritten, sampleRate: rate)
+  remember(
+    song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
+    completed: report.passesCompleted, finished: !report.interrupted,
+    progress: output.progress == .json && !keys && !status ? output.progress : nil)
+  if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
+}
+
+/// Remembers where the play stopped, for `--resume` (a warning if the library cannot take
+/// it); with `--progress json`, says so on stderr as a `stopped` object.
+private func remember(
+  _ song: Song, library: Library, setup: PlaybackOptions.Setup, tracker: PlayTracker,
+  session: LiveSession?, engine: PlaybackEngine, completed: Int, finished: Bool,
+  progress: ProgressFormat?
+) {
+  guard let songID = song.id else { return }
+  let plan = setup.plan
+  let range = session?.loopRange ?? plan.range
+  let frame =
+    finished
+    ? range.upperBound
+    : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
+  var passesLeft: Int?
+  if case .count(let total) = plan.passes, session?.loopChanged != true {
+    passesLeft = finished ? total : max(1, total - completed)
+  }
+  let passesStarted = max(1, engine.passesStarted.load(ordering: .relaxed))
+  let point = ResumePoint(
+    songID: songID, frame: frame, range: range,
+    label: session.map { $0.loopChanged ? $0.loopLabel : setup.label } ?? setup.label,
+    bars: session?.loopChanged == true ? nil : setup.bars,
+    selectionName: session?.loopChanged == true ? nil : setup.selection?.name,
+    passesLeft: passesLeft, speed: session?.speed ?? plan.speed(forPass: passesStarted - 1),
+    transpose: session?.transpose ?? plan.transpose, volume: session?.volume ?? plan.volume,
+    finished: finished, stoppedAt: Date())
+  bestEffort("where this play stopped was not remembered") { try library.remember(point) }
+  if let progress, progress == .json {
+    let map = setup.beatMap ?? (try? library.beatMap(for: song)) ?? nil
+    // A finished play: the bar and beat of the last frame heard.
+    let beat = map?.beatIndex(at: finished ? max(range.lowerBound, frame - 1) : frame)
+      .map { map!.beats[$0] }
+    var out = JSONBuffer()
+    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
+    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
+    out.raw(
+      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
+    )
+    Terminal.say(out.text)
+  }
+}
+
+/// Runs `body`; a failure costs a warning (`what: why`), not the play.
+private func bestEffort(_ what: String, _ body: () throws -> Void) {
+  do {
+    try body()
+  } catch let failure as any PracticeFailure {
+    Terminal.warning("\(what): \(failure.description)")
+  } catch {
+    Terminal.warning("\(what): \(error)")
   }
 }
 
@@ -95,18 +250,13 @@ struct PlayLog {
   let started = Date()
   var slowest: Speed
   var fastest: Speed
+  var passRecords: [PassRecord] = []
 
   init(song: Song, plan: PlaybackPlan, selection: Selection?, bars: String?) {
     self.song = song
     self.plan = plan
     self.selection = selection
-    if let bars {
-      self.bars = bars
-    } else if case .bars(let range)? = selection?.span {
-      self.bars = "\(range)"
-    } else {
-      self.bars = nil
-    }
+    self.bars = bars
     slowest = plan.speed
     fastest = plan.speed
   }
@@ -119,20 +269,18 @@ struct PlayLog {
   }
 
   /// Writes the row; a library that cannot take it costs a warning, not the play.
-  func write(to library: Library, outcome: PlayOutcome, passes: Int, frames: Int64, sampleRate: Int) {
+  func write(
+    to library: Library, outcome: PlayOutcome, passes: Int, heard: Double, written: Int64,
+    sampleRate: Int
+  ) {
     guard let songID = song.id else { return }
-    let entry = PracticeEntry(
+    var entry = PracticeEntry(
       songID: songID, selectionID: selection?.id, selectionName: selection?.name, bars: bars,
       range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
-      startedAt: started, endedAt: Date(), duration: Double(frames) / Double(sampleRate),
-      outcome: outcome)
-    do {
-      try library.log(entry)
-    } catch let failure as any PracticeFailure {
-      Terminal.warning("this play was not logged: \(failure.description)")
-    } catch {
-      Terminal.warning("this play was not logged: \(error)")
-    }
+      startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
+    entry.passRecords = passRecords
+    entry.played = Double(written) / Double(sampleRate)
+    bestEffort("this play was not logged") { try library.log(entry) }
   }
 }
 
@@ -162,6 +310,7 @@ struct Render: ParsableCommand {
     if playback.loop {
       throw ValidationError("render cannot --loop forever; use --repeat N")
     }
+
   }
 
   func run() throws {
@@ -169,8 +318,10 @@ struct Render: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let file = try song.openAudio()
-    try OutputFormat(path: output, bitDepth: 16)?.check(sampleRate: file.info.sampleRate, path: output)
-    let plan = try playback.plan(for: song, info: file.info, library: library)
+    try OutputFormat(path: output, bitDepth: 16)?.check(
+      sampleRate: file.info.sampleRate, path: output)
+    let setup = try playback.setup(for: song, info: file.info, library: library)
+    let plan = setup.plan
     let target = SongScanner.absolutePath(output)
     if target == song.path {
       throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")
@@ -195,7 +346,7 @@ struct Render: ParsableCommand {
     let seconds = Double(report.framesWritten) / Double(rate)
     let took = Double(monotonicNanoseconds() &- started) / 1e9
     Terminal.say(
-      "rendered \(describe(plan, of: song, rate: rate, label: playback.rangeLabel)) to '\(output)' "
+      "rendered \(describe(plan, of: song, rate: rate, label: setup.label)) to '\(output)' "
         + "(\(report.framesWritten) frames, \(formatTime(seconds))) in \(formatTaken(took))")
   }
 }
@@ -219,7 +370,8 @@ func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = n
   }
   let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
   let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
-  let transpose = plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
+  let transpose =
+    plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
   let filter = plan.filter.label.map { ", " + $0 } ?? ""
   let span = label.map { "\($0) (\(times))" } ?? times
   return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)\(filter)"

@@ -17,7 +17,8 @@ struct Practice: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
-      View.self, LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self,
+      View.self, ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self,
+      Tone.self, Tuning.self,
     ])
 
   @Flag(name: .customLong("manual-sections"), help: .hidden)

@@ -6,9 +6,10 @@ struct Select: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "select",
     abstract:
-      "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, move, halve, double, rm.",
+      "Named selections of a song (\"verse\", \"solo\"): add, list, show, edit, set, move, halve, double, rm.",
     subcommands: [
-      SelectAdd.self, SelectList.self, SelectShow.self, SelectEdit.self, SelectRemove.self,
+      SelectAdd.self, SelectList.self, SelectShow.self, SelectEdit.self, SelectSet.self,
+      SelectRemove.self,
       SelectMove.self, SelectHalve.self, SelectDouble.self,
     ])
 }
@@ -260,7 +261,12 @@ struct SelectShow: ParsableCommand {
       ("span", describe(selection, song: song, map: map).text), ("note", selection.note ?? ""),
       ("created_at", selection.createdAt), ("updated_at", selection.updatedAt),
     ]
-    Terminal.lines(fields.map { "\($0.0) \($0.1)" })
+    let practice = try library.practice(of: selection)
+    Terminal.lines(
+      fields.map { "\($0.0) \($0.1)" } + [
+        "settings \(practice.settings.options.joined(separator: " "))",
+        "goal \(try practice.goal.map { try describe($0, of: selection, library: library) } ?? "")",
+      ])
   }
 }
 
@@ -291,6 +297,80 @@ struct SelectEdit: ParsableCommand {
       "'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)"
     )
   }
+}
+
+struct SelectSet: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "set",
+    abstract: "Set how a selection is practised: its play settings and its goal.",
+    discussion: """
+      `play SONG --select NAME` plays with these settings; options typed on its command line \
+      override them for that play. Settings given here are added to (or replace) those the \
+      selection has; --clear removes them all, and the goal, first. --goal is a speed \
+      (100%) or, with a beat map, a tempo (120bpm): the selection is learned when a pass \
+      marked clean (key g while playing) reaches it (`practice stats`, `practice today`).
+      """)
+  @OptionGroup var target: SelectionTarget
+  @OptionGroup var settings: SettingsOptions
+  @Option(
+    help: ArgumentHelp(
+      "When the selection counts as learned: a clean pass at this speed (100%) or tempo (120bpm).",
+      valueName: "speed|bpm"))
+  var goal: String?
+  @Flag(help: "Remove the selection's settings and goal (before setting any given here).")
+  var clear = false
+
+  func validate() throws {
+    if let goal, PracticeGoal(parsing: goal) == nil {
+      throw ValidationError(
+        "--goal '\(goal)' is not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)"
+      )
+    }
+    if !clear && goal == nil && settings.given.isEmpty {
+      throw ValidationError(
+        "say what to set: --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
+      )
+    }
+  }
+
+  func run() throws {
+    let (library, song, selection) = try target.resolve()
+    var practice = clear ? SelectionPractice() : try library.practice(of: selection)
+    practice.settings = practice.settings.overridden(by: settings.given)
+    if let problem = practice.settings.problem { throw PracticeError(.usage, problem) }
+    if let text = goal, let goal = PracticeGoal(parsing: text) {
+      if case .tempo = goal {
+        guard try library.beatMap(for: song) != nil else { throw noBeatMap(song) }
+        guard let speed = try library.goalSpeed(goal, of: selection) else {
+          throw PracticeError(
+            .usage,
+            "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
+          )
+        }
+        guard Speed.allowed.contains(speed) else {
+          throw PracticeError(
+            .usage,
+            "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
+          )
+        }
+      }
+      practice.goal = goal
+    }
+    try library.setPractice(practice, of: selection)
+    let options = practice.settings.options.joined(separator: " ")
+    Terminal.say(
+      "'\(song.title)': selection '\(selection.name)' plays with "
+        + (options.isEmpty ? "no settings of its own" : options)
+        + (try practice.goal.map { "; goal \(try describe($0, of: selection, library: library))" }
+          ?? ""))
+  }
+}
+
+/// `100%`, or `120bpm (96%)` with the speed that reaches it.
+func describe(_ goal: PracticeGoal, of selection: Selection, library: Library) throws -> String {
+  guard case .tempo = goal else { return "\(goal)" }
+  return try library.goalSpeed(goal, of: selection).map { "\(goal) (\(Speed(clamping: $0)))" }
+    ?? "\(goal)"
 }
 
 struct SelectRemove: ParsableCommand {

@@ -87,11 +87,22 @@ enum Session {
     _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil,
     progress: Progress? = nil
   ) throws -> PlaybackReport {
+    var tracker = PlayTracker(sampleRate: file.info.sampleRate, totalFrames: file.info.frames)
+    return try run(
+      engine, song: song, file: file, announcer: announcer, progress: progress, tracker: &tracker)
+  }
+
+  /// Runs the engine to its end, announcing passes and drawing `progress`, with its position
+  /// reports taken by `tracker` (what was heard, and where it stopped).
+  static func run(
+    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer?,
+    progress: Progress? = nil, tracker: inout PlayTracker
+  ) throws -> PlaybackReport {
     let report = try withSignals(engine) { _ in
-      guard announcer != nil || progress != nil else { return try engine.run() }
       engine.start()
       var announced = 0
       func announce() {
+        while let event = engine.events.pop() { tracker.take(event) }
         guard let announcer else { return }
         let started = engine.passesStarted.load(ordering: .acquiring)
         while announced < started {
@@ -162,6 +173,9 @@ struct PassAnnouncer {
   let beat: Int?
   /// Range start in seconds of the source.
   let time: Double
+  /// Where the first pass starts when not at the range start (a resumed play): its bar,
+  /// beat and time.
+  var firstPassStart: (bar: Int?, beat: Int?, time: Double)? = nil
 
   func line(pass: Int) -> String {
     let speed = plan.speed(forPass: pass - 1)
@@ -176,10 +190,12 @@ struct PassAnnouncer {
         "{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":"
       )
       out.number(speed.rate)
+      let here: (bar: Int?, beat: Int?, time: Double) = (bar, beat, time)
+      let start = pass == 1 ? firstPassStart ?? here : here
       out.raw(
-        ",\"bar\":\(bar.map(String.init) ?? "null"),\"beat\":\(beat.map(String.init) ?? "null"),\"time\":"
+        ",\"bar\":\(start.bar.map(String.init) ?? "null"),\"beat\":\(start.beat.map(String.init) ?? "null"),\"time\":"
       )
-      out.number((time * 1_000_000).rounded() / 1_000_000)
+      out.number((start.time * 1_000_000).rounded() / 1_000_000)
       out.raw("}")
       return out.text
     }

@@ -88,7 +88,8 @@ struct Show: ParsableCommand {
   @Flag(help: "Print a JSON object instead.") var json = false
 
   func run() throws {
-    let song = try library.open().resolve(song)
+    let library = try library.open()
+    let song = try library.resolve(song)
     if json {
       Terminal.data(SongJSON.object(song) + "\n")
       return
@@ -100,6 +101,10 @@ struct Show: ParsableCommand {
       ("sample_rate", "\(song.sampleRate)"), ("channels", "\(song.channels)"),
       ("format", song.format), ("content_hash", song.contentHash),
       ("added_at", song.addedAt), ("updated_at", song.updatedAt),
+      (
+        "resume",
+        try library.resumePoint(of: song).map { describe($0, song: song, library: library) } ?? ""
+      ),
     ]
     Terminal.lines(fields.map { "\($0.0) \($0.1)" })
   }
@@ -219,4 +224,22 @@ struct JSONBuffer {
     if value == value.rounded(), abs(value) < 1e15 { return raw("\(Int64(value))") }
     raw("\(value)")
   }
+}
+
+/// Where `play --resume` continues: `0:41.2 (bar 12.3) in bars 9-16, 3 passes left, speed 75%,
+/// transpose -2, volume 80%`; a play that ran to its end: `start of bars 9-16 (finished), …`.
+func describe(_ point: ResumePoint, song: Song, library: Library) -> String {
+  let rate = Double(song.sampleRate)
+  let frame = point.startFrame(in: point.range)
+  var place = formatTime(Double(frame) / rate)
+  if let map = try? library.beatMap(for: song), let index = map.beatIndex(at: frame) {
+    place += " (bar \(map.beats[index].bar).\(map.beats[index].beat))"
+  }
+  let loop = point.label ?? formatTimeRange(point.range, sampleRate: song.sampleRate)
+  let left = point.finished ? "" : " left"
+  let passes =
+    point.passesLeft.map { $0 == 1 ? "1 pass\(left)" : "\($0) passes\(left)" } ?? "looped"
+  return "\(place) in \(loop)\(point.finished ? " (finished: from its start)" : ""), \(passes), "
+    + "speed \(point.speed), transpose \(PracticeSettings.formatSemitones(point.transpose)), "
+    + "volume \(point.volume)"
 }

@@ -94,9 +94,9 @@ struct View: ParsableCommand {
     let song = try library.resolve(song)
     let beatMap = try library.beatMap(for: song)
     let window: Range<Int64>
-    if let bars, let range = BarRange(parsing: bars) {
+    if let bars, let range = BarRangeText(parsing: bars) {
       guard let beatMap else { throw noBeatMap(song) }
-      window = try beatMap.frames(of: range)
+      window = try beatMap.frames(of: range.closed(lastBar: beatMap.lastBar))
     } else {
       window = try resolveTimeRange(
         from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: song.sampleRate,

@@ -102,9 +102,13 @@ import Testing
     let json = try cli.run([
       "play", "1", "--bars", "2", "--repeat", "2", "--progress", "json", "--device", "null",
     ])
-    let objects = try json.stderrLines.dropFirst().map {
+    var objects = try json.stderrLines.dropFirst().map {
       try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
+    // The last says where the sound stopped: here, at the end of the range.
+    let stopped = objects.removeLast()
+    #expect(stopped["event"] as? String == "stopped" && stopped["finished"] as? Bool == true)
+    #expect(stopped["frame"] as? Int == 198_450 && stopped["bar"] as? Int == 2)
     #expect(objects.count == 2)
     #expect(Set(objects[0].keys) == ["event", "pass", "passes", "speed", "bar", "beat", "time"])
     #expect(

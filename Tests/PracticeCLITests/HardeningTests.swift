@@ -300,7 +300,7 @@ import Testing
     try expectFailure(
       ["list", "--db", newer], status: 65, message: "newer practice (schema v9-setlists)")
     let result = try CLI(database: newer).run(["list"])
-    #expect(result.stderr.contains("v6-waveform-summaries"), "\(result.stderr)")
+    #expect(result.stderr.contains("v7-practice-state"), "\(result.stderr)")
   }
 
   @Test func emptyDatabasePathIsRefused() throws {

@@ -114,12 +114,62 @@ enum Migrations {
           );
           """)
     }
+    migrator.registerMigration("v7-practice-state") { db in
+      // How each selection is practised (every setting optional: NULL is "not set") and its
+      // goal; where each song's last play stopped (`sequence` orders them within a second); and each pass of a play, with its speed
+      // and the player's mark (NULL: not marked). A play's `duration` is from now on the time
+      // heard; `played` is the audio it produced (NULL in older rows).
+      try db.execute(
+        sql: """
+          CREATE TABLE selection_practice (
+            selection_id INTEGER PRIMARY KEY REFERENCES selection(id) ON DELETE CASCADE,
+            speed DOUBLE,
+            ramp_to DOUBLE,
+            step DOUBLE,
+            every INTEGER,
+            count_in INTEGER,
+            click INTEGER,
+            gap TEXT,
+            transpose DOUBLE,
+            volume DOUBLE,
+            goal_speed DOUBLE CHECK (goal_speed > 0),
+            goal_bpm DOUBLE CHECK (goal_bpm > 0),
+            CHECK (goal_speed IS NULL OR goal_bpm IS NULL)
+          );
+          CREATE TABLE resume_point (
+            song_id INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+            frame INTEGER NOT NULL CHECK (frame >= 0),
+            start_frame INTEGER NOT NULL CHECK (start_frame >= 0),
+            end_frame INTEGER NOT NULL CHECK (end_frame > start_frame),
+            label TEXT,
+            bars TEXT,
+            selection_name TEXT,
+            passes_left INTEGER CHECK (passes_left >= 1),
+            speed DOUBLE NOT NULL CHECK (speed > 0),
+            transpose DOUBLE NOT NULL,
+            volume DOUBLE NOT NULL CHECK (volume >= 0),
+            finished INTEGER NOT NULL,
+            stopped_at TEXT NOT NULL,
+            sequence INTEGER NOT NULL
+          );
+          CREATE INDEX resume_point_sequence ON resume_point(sequence);
+          ALTER TABLE practice_log ADD COLUMN played DOUBLE CHECK (played >= 0);
+          CREATE TABLE practice_pass (
+            log_id INTEGER NOT NULL REFERENCES practice_log(id) ON DELETE CASCADE,
+            pass INTEGER NOT NULL CHECK (pass >= 1),
+            speed DOUBLE NOT NULL CHECK (speed > 0),
+            mark TEXT CHECK (mark IN ('clean', 'flubbed')),
+            PRIMARY KEY (log_id, pass)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator.migrations
   }()
 
   /// The tables the migrations create (besides GRDB's `grdb_migrations`).
   static let tables: Set<String> = [
-    "song", "beat", "selection", "practice_log", "waveform_summary",
+    "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
+    "resume_point", "practice_pass",
   ]
 
   private struct Registry {

@@ -31,9 +31,15 @@ public struct PracticeEntry: Sendable, Equatable {
   public var passes: Int
   public var startedAt: Date
   public var endedAt: Date
-  /// Seconds of audio heard (pauses excluded).
+  /// Seconds of audio heard (pauses excluded): what played out at the device, never more
+  /// than the real time the play took (see `PlayTracker.heardSeconds`).
   public var duration: Double
   public var outcome: PlayOutcome
+  /// Seconds of audio the play produced (output frames; at another speed not the
+  /// source's length); nil in rows logged before it was kept.
+  public var played: Double?
+  /// Each pass with its speed and mark (filled in when read back with `passes: true`).
+  public var passRecords: [PassRecord] = []
 
   public init(
     songID: Int64, selectionID: Int64?, selectionName: String?, bars: String?,
@@ -57,6 +63,31 @@ public struct PracticeEntry: Sendable, Equatable {
 
 /// Time and passes practised, per song and selection (`practice stats`).
 public struct PracticeTotal: Sendable, Equatable {
+  /// The highest speed of a pass marked clean; nil without one. Unmarked passes do not
+  /// count: only the player can say a pass was clean.
+  public var cleanSpeed: Speed?
+  public var cleanPasses = 0
+  public var flubbedPasses = 0
+  /// Clean passes among the marked ones, 0-1; nil when none is marked.
+  public var cleanRatio: Double? {
+    cleanPasses + flubbedPasses == 0
+      ? nil : Double(cleanPasses) / Double(cleanPasses + flubbedPasses)
+  }
+  /// The selection's goal, and the speed that reaches it (nil for a tempo goal without
+  /// a beat map to read the passage's tempo from).
+  public var goal: PracticeGoal?
+  public var goalSpeed: Double?
+  /// How far the clean top speed is below the goal (rate; 0 when reached); nil without a
+  /// goal speed or a clean pass.
+  public var distance: Double? {
+    guard let goalSpeed, let cleanSpeed else { return nil }
+    return max(0, ((goalSpeed - cleanSpeed.rate) * 1e9).rounded() / 1e9)
+  }
+  public var goalReached: Bool { distance == 0 }
+  /// Days in a row (local calendar days) with a play of it heard, back from today, or from
+  /// yesterday while today has none yet; 0 when the last was before yesterday.
+  public var streakDays = 0
+
   public var songID: Int64
   public var songTitle: String
   /// nil: plays that were not of a selection.
@@ -67,6 +98,20 @@ public struct PracticeTotal: Sendable, Equatable {
   /// The highest speed reached in a play of this selection (or song part).
   public var fastest: Speed
   public var lastPlayed: Date
+
+  public init(
+    songID: Int64, songTitle: String, selectionName: String?, plays: Int, passes: Int,
+    seconds: Double, fastest: Speed, lastPlayed: Date
+  ) {
+    self.songID = songID
+    self.songTitle = songTitle
+    self.selectionName = selectionName
+    self.plays = plays
+    self.passes = passes
+    self.seconds = seconds
+    self.fastest = fastest
+    self.lastPlayed = lastPlayed
+  }
 }
 
 extension Library {
@@ -76,20 +121,29 @@ extension Library {
       try db.execute(
         sql: """
           INSERT INTO practice_log (song_id, selection_id, selection_name, bars, start_frame,
-            end_frame, speed_min, speed_max, passes, started_at, ended_at, duration, outcome)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            end_frame, speed_min, speed_max, passes, started_at, ended_at, duration, outcome,
+            played)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           entry.songID, entry.selectionID, entry.selectionName, entry.bars,
           entry.range.lowerBound, entry.range.upperBound, entry.slowest.rate, entry.fastest.rate,
           entry.passes, Library.timestamp(entry.startedAt), Library.timestamp(entry.endedAt),
-          entry.duration, entry.outcome.rawValue,
+          entry.duration, entry.outcome.rawValue, entry.played,
         ])
+      let id = db.lastInsertedRowID
+      for record in entry.passRecords {
+        try db.execute(
+          sql: "INSERT INTO practice_pass (log_id, pass, speed, mark) VALUES (?, ?, ?, ?)",
+          arguments: [id, record.pass, record.speed.rate, record.mark?.rawValue])
+      }
     }
   }
 
   /// Log rows, oldest first: of `song` (or all songs), started at or after `since`.
-  public func practiceLog(of song: Song?, since: Date?) throws -> [PracticeEntry] {
+  public func practiceLog(of song: Song?, since: Date?, passes: Bool = false) throws
+    -> [PracticeEntry]
+  {
     var sql = """
       SELECT l.*, s.title, s.sample_rate FROM practice_log l JOIN song s ON s.id = l.song_id WHERE 1
       """
@@ -104,7 +158,19 @@ extension Library {
     }
     sql += " ORDER BY l.started_at, l.id"
     return try read { db in
-      try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+      var records: [Int64: [PassRecord]] = [:]
+      if passes {
+        for row in try Row.fetchAll(
+          db, sql: "SELECT * FROM practice_pass ORDER BY log_id, pass")
+        {
+          let mark: String? = row["mark"]
+          records[row["log_id"], default: []].append(
+            PassRecord(
+              pass: row["pass"], speed: Speed(clamping: row["speed"]),
+              mark: mark.flatMap(PassMark.init(rawValue:))))
+        }
+      }
+      return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
         var entry = PracticeEntry(
           songID: row["song_id"], selectionID: row["selection_id"],
           selectionName: row["selection_name"], bars: row["bars"],
@@ -116,13 +182,19 @@ extension Library {
         entry.id = row["id"]
         entry.songTitle = row["title"]
         entry.sampleRate = row["sample_rate"]
+        entry.passRecords = records[row["id"]] ?? []
+        entry.played = row["played"]
         return entry
       }
     }
   }
 
-  /// Sums of the log per song and selection, by song title then selection name.
-  public func practiceTotals(since: Date?) throws -> [PracticeTotal] {
+  /// Sums of the log per song and selection, by song title then selection name: plays,
+  /// passes, time heard, top speeds, clean passes, the selection's goal and the days in a
+  /// row it was practised (counted over the whole log; the rest since `since`).
+  public func practiceTotals(since: Date?, now: Date = Date(), calendar: Calendar = .current)
+    throws -> [PracticeTotal]
+  {
     var sql = """
       SELECT l.song_id, s.title, l.selection_name, COUNT(*) AS plays, SUM(l.passes) AS passes,
         SUM(l.duration) AS seconds, MAX(l.speed_max) AS fastest, MAX(l.started_at) AS last
@@ -139,7 +211,7 @@ extension Library {
       ORDER BY s.title COLLATE NOCASE, l.song_id, l.selection_name IS NOT NULL,
         l.selection_name COLLATE NOCASE
       """
-    return try read { db in
+    var totals = try read { db in
       try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
         PracticeTotal(
           songID: row["song_id"], songTitle: row["title"], selectionName: row["selection_name"],
@@ -147,5 +219,175 @@ extension Library {
           fastest: Speed(clamping: row["fastest"]), lastPlayed: Library.date(row["last"]))
       }
     }
+    let marked = try markedPasses(since: since)
+    let days = try practiceDays()
+    let goals = try selectionGoals()
+    for index in totals.indices {
+      let key = PracticeKey(songID: totals[index].songID, selection: totals[index].selectionName)
+      for (speed, mark) in marked[key] ?? [] {
+        switch mark {
+        case .clean:
+          totals[index].cleanPasses += 1
+          if speed.rate > (totals[index].cleanSpeed?.rate ?? 0) { totals[index].cleanSpeed = speed }
+        case .flubbed:
+          totals[index].flubbedPasses += 1
+        }
+      }
+      totals[index].streakDays = Library.streak(days[key] ?? [], now: now, calendar: calendar)
+      if let goal = goals[key] {
+        totals[index].goal = goal.goal
+        totals[index].goalSpeed = goal.speed
+      }
+    }
+    return totals
   }
+
+  /// What to practise next (`practice today`): each selection with a goal whose clean top
+  /// speed (over the whole log) has not reached it, least recently practised first (never
+  /// practised before all), then by song title and name.
+  public func practiceAgenda() throws -> [AgendaItem] {
+    let marked = try markedPasses(since: nil)
+    let goals = try selectionGoals()
+    let last: [PracticeKey: Date] = try read { db in
+      var result: [PracticeKey: Date] = [:]
+      for row in try Row.fetchAll(
+        db,
+        sql: """
+          SELECT song_id, selection_name, MAX(started_at) AS last FROM practice_log
+          WHERE selection_name IS NOT NULL GROUP BY song_id, selection_name COLLATE NOCASE
+          """)
+      {
+        result[PracticeKey(songID: row["song_id"], selection: row["selection_name"])] =
+          Library.date(row["last"])
+      }
+      return result
+    }
+    var items: [AgendaItem] = []
+    for (key, goal) in goals {
+      let clean = (marked[key] ?? []).filter { $0.mark == .clean }.map(\.speed.rate).max()
+      if let clean, let speed = goal.speed, clean >= speed - 1e-9 { continue }
+      guard let song = try song(id: key.songID) else { continue }
+      items.append(
+        AgendaItem(
+          song: song, selection: goal.selection, goal: goal.goal, goalSpeed: goal.speed,
+          cleanSpeed: clean.map(Speed.init(clamping:)), lastPractised: last[key]))
+    }
+    return items.sorted { a, b in
+      switch (a.lastPractised, b.lastPractised) {
+      case (nil, .some): return true
+      case (.some, nil): return false
+      case (.some(let x), .some(let y)) where x != y: return x < y
+      default:
+        let titles = a.song.title.localizedCaseInsensitiveCompare(b.song.title)
+        if titles != .orderedSame { return titles == .orderedAscending }
+        return a.selection.name.lowercased() < b.selection.name.lowercased()
+      }
+    }
+  }
+
+  /// The speed that reaches `goal` for `selection`: a speed goal's own, a tempo goal's
+  /// divided by the passage's median tempo from the song's beat map (nil without one).
+  public func goalSpeed(_ goal: PracticeGoal, of selection: Selection) throws -> Double? {
+    if case .speed(let speed) = goal { return speed.rate }
+    guard let song = try song(id: selection.songID), let map = try beatMap(for: song),
+      let frames = try? selection.span.frames(beatMap: map)
+    else { return nil }
+    return goal.speed(passageBPM: map.medianBPM(in: frames))
+  }
+
+  /// Marked passes (speed, mark) per song and selection, of plays started since `since`.
+  private func markedPasses(since: Date?) throws -> [PracticeKey: [(speed: Speed, mark: PassMark)]]
+  {
+    var sql = """
+      SELECT l.song_id, l.selection_name, p.speed, p.mark FROM practice_pass p
+      JOIN practice_log l ON l.id = p.log_id WHERE p.mark IS NOT NULL
+      """
+    var arguments: StatementArguments = []
+    if let since {
+      sql += " AND l.started_at >= ?"
+      arguments += [Library.timestamp(since)]
+    }
+    return try read { db in
+      var result: [PracticeKey: [(speed: Speed, mark: PassMark)]] = [:]
+      for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+        guard let mark = PassMark(rawValue: row["mark"]) else { continue }
+        result[PracticeKey(songID: row["song_id"], selection: row["selection_name"]), default: []]
+          .append((Speed(clamping: row["speed"]), mark))
+      }
+      return result
+    }
+  }
+
+  /// When each song and selection was practised (plays with time heard), whole log.
+  private func practiceDays() throws -> [PracticeKey: [Date]] {
+    try read { db in
+      var result: [PracticeKey: [Date]] = [:]
+      for row in try Row.fetchAll(
+        db, sql: "SELECT song_id, selection_name, started_at FROM practice_log WHERE duration > 0")
+      {
+        result[PracticeKey(songID: row["song_id"], selection: row["selection_name"]), default: []]
+          .append(Library.date(row["started_at"]))
+      }
+      return result
+    }
+  }
+
+  /// Every selection with a goal, with the speed that reaches it.
+  private func selectionGoals() throws -> [PracticeKey: SelectionGoal] {
+    let practices = try practiceOfSelections()
+    var result: [PracticeKey: SelectionGoal] = [:]
+    for selection in try selections(of: nil) {
+      guard let id = selection.id, let goal = practices[id]?.goal else { continue }
+      result[PracticeKey(songID: selection.songID, selection: selection.name)] =
+        (selection, goal, try goalSpeed(goal, of: selection))
+    }
+    return result
+  }
+
+  /// Days in a row with a play, back from today (or yesterday).
+  static func streak(_ dates: [Date], now: Date, calendar: Calendar) -> Int {
+    let days = Set(dates.map { calendar.startOfDay(for: $0) })
+    var day = calendar.startOfDay(for: now)
+    if !days.contains(day) {
+      guard let yesterday = calendar.date(byAdding: .day, value: -1, to: day),
+        days.contains(yesterday)
+      else { return 0 }
+      day = yesterday
+    }
+    var count = 0
+    while days.contains(day) {
+      count += 1
+      guard let previous = calendar.date(byAdding: .day, value: -1, to: day) else { break }
+      day = previous
+    }
+    return count
+  }
+}
+
+/// A selection with a goal, and the speed that reaches it (nil: a tempo goal without a
+/// beat map).
+typealias SelectionGoal = (selection: Selection, goal: PracticeGoal, speed: Double?)
+
+/// A song and a selection name (any case; nil for plays of no selection), as the log
+/// groups them.
+struct PracticeKey: Hashable {
+  let songID: Int64
+  let selection: String?
+
+  init(songID: Int64, selection: String?) {
+    self.songID = songID
+    self.selection = selection?.lowercased()
+  }
+}
+
+/// A selection whose goal is not reached yet (`practice today`).
+public struct AgendaItem: Sendable {
+  public var song: Song
+  public var selection: Selection
+  public var goal: PracticeGoal
+  /// nil: a tempo goal and no beat map to read the passage's tempo from.
+  public var goalSpeed: Double?
+  public var cleanSpeed: Speed?
+  /// nil: never practised.
+  public var lastPractised: Date?
 }

@@ -59,3 +59,35 @@ public struct BarRange: Sendable, Equatable, CustomStringConvertible {
 
   public var description: String { start == end ? "\(start)" : "\(start)-\(end)" }
 }
+
+/// `--bars` as typed for a play: a closed `BarRange`, or `A-` (with `bar.beat` for A), open
+/// to the end of the song's last bar.
+public struct BarRangeText: Sendable, Equatable, CustomStringConvertible {
+  public var start: BarPosition
+  /// nil: through the last bar of the beat map.
+  public var end: BarPosition?
+
+  /// Parses `A`, `A-B` or `A-`; nil if malformed.
+  public init?(parsing text: String) {
+    if text.hasSuffix("-"), !text.dropLast().contains("-"),
+      let start = BarPosition(parsing: text.dropLast())
+    {
+      self.start = start
+      end = nil
+    } else if let closed = BarRange(parsing: text) {
+      start = closed.start
+      end = closed.end
+    } else {
+      return nil
+    }
+  }
+
+  /// The closed range, an open end taken as `lastBar` (the beat map's).
+  public func closed(lastBar: Int) -> BarRange {
+    BarRange(start: start, end: end ?? BarPosition(bar: max(lastBar, start.bar)))
+  }
+
+  public var description: String {
+    end == nil ? "\(start)-" : "\(BarRange(start: start, end: end!))"
+  }
+}

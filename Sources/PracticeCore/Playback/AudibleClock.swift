@@ -26,6 +26,16 @@ public struct AudibleClock: Sendable {
   /// moment are not used to extrapolate from, so a key read a little before the latest
   /// reports were taken is still placed at the moment it was read.
   public func audible(at nanoseconds: UInt64 = monotonicNanoseconds()) -> (event: PlaybackEvent, frame: Int64)? {
+    guard let first = events.first, let output = audibleOutput(at: nanoseconds) else { return nil }
+    let event = events.last { $0.outputFrame <= output } ?? first
+    let frame = min(max(0, event.sourceFrame(atOutput: output)), max(0, totalFrames - 1))
+    return (event, frame)
+  }
+
+  /// The output frame audible at `nanoseconds`: the last report before then, less what the
+  /// device still held, plus what it has played since (at most that). nil before the first
+  /// report.
+  public func audibleOutput(at nanoseconds: UInt64 = monotonicNanoseconds()) -> Int64? {
     guard let first = events.first else { return nil }
     let base = events.last { $0.nanoseconds <= nanoseconds } ?? first
     var output = base.outputFrame - Int64(base.delayFrames)
@@ -34,8 +44,6 @@ public struct AudibleClock: Sendable {
         ? Int64(Double(nanoseconds - base.nanoseconds) * Double(sampleRate) / 1e9) : 0
       output += min(elapsed, Int64(base.delayFrames))
     }
-    let event = events.last { $0.outputFrame <= output } ?? first
-    let frame = min(max(0, event.sourceFrame(atOutput: output)), max(0, totalFrames - 1))
-    return (event, frame)
+    return output
   }
 }

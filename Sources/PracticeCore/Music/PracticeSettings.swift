@@ -1,0 +1,174 @@
+/// How a passage is practised: the play options a selection can carry (`select set`), or a
+/// play remembers for `--resume`. Each is optional: what is not set is left to the next
+/// layer (the command line over a resume point over the selection over the defaults).
+public struct PracticeSettings: Sendable, Equatable {
+  public var speed: Speed?
+  /// The speed trainer: towards `rampTo` by `step` (a rate, 0.05 = five points) every
+  /// `every` passes.
+  public var rampTo: Speed?
+  public var step: Double?
+  public var every: Int?
+  /// Bars of count-in, 0-16.
+  public var countIn: Int?
+  public var click: Bool?
+  /// Silence between passes, as written: `2s`, `1bar` (see `PracticeSettings.parseGap`).
+  public var gap: String?
+  /// Semitones, -12 to 12.
+  public var transpose: Double?
+  public var volume: Volume?
+
+  public init(
+    speed: Speed? = nil, rampTo: Speed? = nil, step: Double? = nil, every: Int? = nil,
+    countIn: Int? = nil, click: Bool? = nil, gap: String? = nil, transpose: Double? = nil,
+    volume: Volume? = nil
+  ) {
+    self.speed = speed
+    self.rampTo = rampTo
+    self.step = step
+    self.every = every
+    self.countIn = countIn
+    self.click = click
+    self.gap = gap
+    self.transpose = transpose
+    self.volume = volume
+  }
+
+  public static let none = PracticeSettings()
+
+  public var isEmpty: Bool { self == .none }
+
+  /// These settings with every one `other` sets taken from `other`.
+  public func overridden(by other: PracticeSettings) -> PracticeSettings {
+    var result = self
+    result.speed = other.speed ?? speed
+    result.rampTo = other.rampTo ?? rampTo
+    result.step = other.step ?? step
+    result.every = other.every ?? every
+    result.countIn = other.countIn ?? countIn
+    result.click = other.click ?? click
+    result.gap = other.gap ?? gap
+    result.transpose = other.transpose ?? transpose
+    result.volume = other.volume ?? volume
+    return result
+  }
+
+  /// What is wrong with the settings taken together, or nil: the trainer needs both its
+  /// target and its step, and a step that moves towards the target.
+  public var problem: String? {
+    if (rampTo == nil) != (step == nil) {
+      return "--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%"
+    }
+    if let rampTo, let step, (rampTo.rate - (speed ?? .normal).rate) * step < 0 {
+      return "--step \(PracticeSettings.formatStep(step)) moves away from --ramp-to \(rampTo) "
+        + "(from \(speed ?? .normal)); use a \(step > 0 ? "negative" : "positive") step"
+    }
+    return nil
+  }
+
+  /// `--speed 70% --ramp-to 100% …`: the settings as the options that give them, in the
+  /// order `select set` takes them.
+  public var options: [String] {
+    var words: [String] = []
+    if let speed { words += ["--speed", "\(speed)"] }
+    if let rampTo { words += ["--ramp-to", "\(rampTo)"] }
+    if let step { words += ["--step", PracticeSettings.formatStep(step)] }
+    if let every { words += ["--every", "\(every)"] }
+    if let countIn { words += ["--count-in", "\(countIn)"] }
+    if let click { words.append(click ? "--click" : "--no-click") }
+    if let gap { words += ["--gap", gap] }
+    if let transpose { words += ["--transpose", PracticeSettings.formatSemitones(transpose)] }
+    if let volume { words += ["--volume", "\(volume)"] }
+    return words
+  }
+
+  /// `2s`, `1.5s` (up to 60 s) → seconds; `1bar`, `2bars` (up to 16) → bars; nil if malformed.
+  public static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
+    if text.hasSuffix("bars") || text.hasSuffix("bar") {
+      let number = text.hasSuffix("bars") ? text.dropLast(4) : text.dropLast(3)
+      guard number.allSatisfy(\.isASCII), let bars = Int(number), (1...16).contains(bars) else {
+        return nil
+      }
+      return (nil, bars)
+    }
+    guard text.hasSuffix("s"), let seconds = parseDecimal(text.dropLast()), seconds > 0,
+      seconds <= 60
+    else { return nil }
+    return (seconds, nil)
+  }
+
+  /// `5%` or `0.05` → a rate step; nil if malformed, zero or beyond ±175 points.
+  public static func parseStep(_ text: String) -> Double? {
+    let percent = text.hasSuffix("%")
+    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)), value != 0,
+      abs(value) <= (percent ? 175 : 1.75)
+    else { return nil }
+    return percent ? value / 100 : value
+  }
+
+  /// A step as points: `5%`, `-2.5%`.
+  public static func formatStep(_ step: Double) -> String {
+    let points = (step * 1000).rounded() / 10
+    return points == points.rounded() ? "\(Int(points))%" : "\(points)%"
+  }
+
+  /// Semitones with a sign: `+2`, `-0.5`, `0`.
+  public static func formatSemitones(_ value: Double) -> String {
+    let text = value == value.rounded() ? "\(Int(value))" : "\(value)"
+    return value > 0 ? "+" + text : text
+  }
+}
+
+/// When a passage counts as learned: a clean pass at a speed (`100%`) or, with a beat map,
+/// at a tempo (`120bpm`).
+public enum PracticeGoal: Sendable, Equatable, CustomStringConvertible {
+  case speed(Speed)
+  case tempo(Double)
+
+  /// Parses `100%`, `0.9` or `120bpm`; nil if malformed (a tempo from 20 to 400 BPM).
+  public init?(parsing text: String) {
+    let lower = text.lowercased()
+    if lower.hasSuffix("bpm") {
+      guard let bpm = parseDecimal(lower.dropLast(3)), (20...400).contains(bpm) else {
+        return nil
+      }
+      self = .tempo(bpm)
+    } else if let speed = Speed(parsing: text) {
+      self = .speed(speed)
+    } else {
+      return nil
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .speed(let speed): return "\(speed)"
+    case .tempo(let bpm):
+      return bpm == bpm.rounded() ? "\(Int(bpm))bpm" : "\((bpm * 10).rounded() / 10)bpm"
+    }
+  }
+
+  /// The speed that reaches the goal, given the passage's own tempo at 100 % (BPM; needed
+  /// for a tempo goal). nil when a tempo goal has no tempo to divide by.
+  public func speed(passageBPM: Double?) -> Double? {
+    switch self {
+    case .speed(let speed): return speed.rate
+    case .tempo(let bpm):
+      guard let passageBPM, passageBPM > 0 else { return nil }
+      return bpm / passageBPM
+    }
+  }
+}
+
+extension BeatMap {
+  /// The median tempo (BPM) of the beats in `frames`, from the intervals between them; nil
+  /// with fewer than two beats there.
+  public func medianBPM(in frames: Range<Int64>) -> Double? {
+    let inside = beats.filter { frames.contains($0.frame) }.map(\.frame)
+    let intervals = zip(inside.dropFirst(), inside).map { Double($0 - $1) }.sorted()
+    guard !intervals.isEmpty else { return nil }
+    let middle = intervals.count / 2
+    let median =
+      intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
+    return 60 * Double(sampleRate) / median
+  }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Practice across days (issue 25): open ranges, selection settings and goals, the time
+/// heard, `today`. Through ALSA's null PCM; the real-time parts are in
+/// `ResumeAndMarkTests`.
+@Suite struct PracticeDaysTests {
+  let dir = TemporaryDirectory()
+  let song = CLI.fixture("clicks-120.wav")
+
+  /// clicks-120: clicks every 0.5 s from 0.5 s (120 BPM, 4/4, bars 1-8), 16.5 s long.
+  func library() throws -> CLI {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    try #require(cli.run(["beats", "import", song, CLI.fixture("clicks-120.beats")]).status == 0)
+    return cli
+  }
+
+  func log(_ cli: CLI) throws -> [[String: Any]] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+  }
+
+  @Test func openRangesRunToTheEnd() throws {
+    let cli = try library()
+    for range in [["--bars", "6-"], ["--from", "14"], ["--from", "0:02", "--to", "end"]] {
+      let result = try cli.run(["play", song, "--device", "null"] + range)
+      #expect(result.status == 0, "\(range): \(result.stderr)")
+    }
+    let rows = try log(cli)
+    try #require(rows.count == 3)
+    #expect(rows[0]["bars"] as? String == "6-8")
+    #expect(rows[0]["start_frame"] as? Int == 463_050 && rows[0]["end_frame"] as? Int == 727_650)
+    #expect(rows[1]["start_frame"] as? Int == 617_400 && rows[1]["end_frame"] as? Int == 727_650)
+    #expect(rows[2]["start_frame"] as? Int == 88_200 && rows[2]["end_frame"] as? Int == 727_650)
+
+    for (bad, message) in [
+      (["--bars", "9-"], "bar 9 is not in this song"), (["--bars", "6--"], "is not a bar range"),
+      (["--from", "end"], "is not a time"),
+    ] {
+      let result = try cli.run(["play", song, "--device", "null"] + bad)
+      #expect(result.status == 64, "\(bad): \(result.stderr)")
+      #expect(result.stderr.contains(message), "\(bad): \(result.stderr)")
+    }
+    #expect(try log(cli).count == 3)
+  }
+
+  /// The time heard of a play on a device faster than real time is the real time that
+  /// passed, not the length of what was played.
+  @Test func aNullDevicePlayIsCreditedOnlyTheTimeThatPassed() throws {
+    let cli = try library()
+    let clock = ContinuousClock()
+    let started = clock.now
+    #expect(try cli.run(["play", song, "--bars", "1-8", "--device", "null"]).status == 0)
+    let wall = clock.now - started
+    let row = try #require(try log(cli).first)
+    #expect(abs((row["played"] as? Double ?? 0) - 16) < 0.001)
+    let heard = try #require(row["duration"] as? Double)
+    #expect(heard >= 0 && Duration.seconds(heard) <= wall, "\(heard) s heard in \(wall)")
+    #expect(heard < 8, "credited \(heard) s of 16 s played in \(wall)")
+  }
+
+  @Test func aSelectionPlaysWithItsSettingsAndTypedOptionsOverrideThem() throws {
+    let cli = try library()
+    #expect(try cli.run(["select", "add", song, "riff", "--bars", "2"]).status == 0)
+    let set = try cli.run([
+      "select", "set", song, "riff", "--speed", "80%", "--ramp-to", "90%", "--step", "10%",
+      "--count-in", "1", "--click", "--gap", "1bar", "--transpose", "-2", "--volume", "90%",
+      "--goal", "100%",
+    ])
+    #expect(set.status == 0, "\(set.stderr)")
+    let show = try cli.run(["select", "show", song, "riff"]).stdout
+    #expect(
+      show.contains(
+        "\nsettings --speed 80% --ramp-to 90% --step 10% --count-in 1 --click --gap 1bar --transpose -2 --volume 90%\n"
+      ), "\(show)")
+    #expect(show.hasSuffix("\ngoal 100%\n"), "\(show)")
+
+    let first = try cli.run(["play", song, "--select", "riff", "--repeat", "2", "--device", "null"])
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(
+      first.stderr.contains(
+        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2.0, volume 90% on 'null'"
+      ),
+      "\(first.stderr)")
+    // Typed options win; a speed past the trainer's target plays without it.
+    let second = try cli.run([
+      "play", song, "--select", "riff", "--speed", "100%", "--transpose", "0", "--no-click",
+      "--device", "null",
+    ])
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(
+      second.stderr.contains("selection 'riff' (0:02.5–0:04.5), once, volume 90% on 'null'"),
+      "\(second.stderr)")
+    let rows = try log(cli)
+    #expect(rows.map { $0["speed_min"] as? Double } == [0.8, 1])
+    #expect(rows.map { $0["speed_max"] as? Double } == [0.9, 1])
+    // Each pass is logged with its speed; none was marked.
+    let passes = try cli.run(["log", "--passes"]).stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init).suffix(3)
+    }
+    #expect(
+      passes.map(Array.init) == [["1", "80%", "-"], ["2", "90%", "-"], ["1", "100%", "-"]])
+
+    // A tempo goal is read through the beat map: 120 BPM is this passage's own tempo.
+    #expect(try cli.run(["select", "set", song, "riff", "--goal", "132bpm"]).status == 0)
+    #expect(
+      try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
+
+    // Bad settings change nothing.
+    for (bad, status, message) in [
+      (["--ramp-to", "50%"], Int32(64), "moves away from --ramp-to 50%"),
+      (["--goal", "fast"], 64, "is not a goal"), (["--goal", "500bpm"], 64, "is not a goal"),
+      (["--goal", "300bpm"], 64, "a goal must be 25% to 200%"), ([], 64, "say what to set"),
+      (["--every", "0"], 64, "--every 0 is out of range"),
+      (["--gap", "1 bar"], 64, "is not a duration"),
+    ] {
+      let result = try cli.run(["select", "set", song, "riff"] + bad)
+      #expect(result.status == status, "\(bad): \(result.stderr)")
+      #expect(result.stderr.contains(message), "\(bad): \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(bad): \(result.stderr)")
+    }
+    #expect(
+      try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\ngoal 132bpm (110%)\n"))
+    #expect(try cli.run(["select", "set", song, "nope", "--speed", "50%"]).status == 66)
+
+    #expect(try cli.run(["select", "set", song, "riff", "--clear"]).status == 0)
+    #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\nsettings \ngoal \n"))
+  }
+
+  @Test func aTempoGoalNeedsABeatMap() throws {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    let tone = CLI.fixture("sine-440.wav")
+    #expect(try cli.run(["select", "add", tone, "all", "--from", "0", "--to", "1"]).status == 0)
+    let result = try cli.run(["select", "set", tone, "all", "--goal", "100bpm"])
+    #expect(result.status == 66, "\(result.stderr)")
+    #expect(result.stderr.contains("has no beat map"), "\(result.stderr)")
+    #expect(try cli.run(["select", "set", tone, "all", "--goal", "90%"]).status == 0)
+  }
+
+  /// `today` lists the selections whose goal is not reached, least recently practised
+  /// first, as lines a shell runs back into the same arguments.
+  @Test func todayPrintsCommandsAShellCanRun() throws {
+    let cli = try library()
+    let odd = dir.file("it's \"odd\" $HOME.wav")
+    try FileManager.default.copyItem(atPath: song, toPath: odd)
+    #expect(try cli.run(["select", "add", song, "riff", "--bars", "2"]).status == 0)
+    #expect(try cli.run(["select", "add", song, "plain", "--bars", "3"]).status == 0)
+    #expect(
+      try cli.run(["select", "add", odd, "it's `x`", "--from", "1", "--to", "2"]).status == 0)
+    #expect(try cli.run(["select", "set", song, "riff", "--goal", "100%"]).status == 0)
+    #expect(try cli.run(["select", "set", odd, "it's `x`", "--goal", "90%"]).status == 0)
+    // riff was practised (no pass marked clean, so its goal is not reached); the other never.
+    #expect(try cli.run(["play", song, "--select", "riff", "--device", "null"]).status == 0)
+
+    let lines = try cli.run(["today", "--db", dir.file("lib.sqlite")]).stdout.split(separator: "\n")
+      .map(String.init)
+    try #require(lines.count == 2, "\(lines)")
+    #expect(lines[1] == "practice play \(song) --select riff --db \(dir.file("lib.sqlite"))")
+    // Run back through bash with `practice` a function that prints its arguments.
+    let words = try Shell.run(
+      #"practice() { printf '%s\n' "$@"; }; eval "$1""#, arguments: [lines[0]],
+      environment: ["PATH": "/usr/bin:/bin"], directory: dir.path)
+    #expect(
+      words.split(separator: "\n").map(String.init)
+        == ["play", odd, "--select", "it's `x`", "--db", dir.file("lib.sqlite")], "\(words)")
+  }
+}
