@@ -14,7 +14,8 @@ struct Practice: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
-      LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self,
+      LogCommand.self, Stats.self, Tune.self, Tone.self, Tuning.self, SetDetails.self,
+      SetlistCommand.self, Export.self, Import.self,
     ])
 
   /// Parses, runs, and turns every failure into one stderr line and its exit code.

@@ -135,7 +135,7 @@ import Testing
     let rows = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
     #expect(rows.count == 2)
     #expect(
-      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
+      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 8 })
     #expect(rows.last?.contains("Art\\x09ist") == true)
     let show = try cli.run(["show", "2"])
     #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
