@@ -13,7 +13,7 @@ struct SetlistCommand: ParsableCommand {
       """,
     subcommands: [
       SetlistNew.self, SetlistAdd.self, SetlistMove.self, SetlistRemove.self, SetlistList.self,
-      SetlistShow.self, SetlistRename.self, SetlistDelete.self,
+      SetlistShow.self, SetlistRename.self, SetlistDelete.self, SetlistPrint.self,
     ])
 }
 
@@ -279,5 +279,83 @@ struct SetlistDelete: ParsableCommand {
     let found = try library.setlist(named: setlist.name)
     try library.deleteSetlist(found.name)
     Terminal.say("deleted setlist '\(found.name)' (\(found.entries.count) entries)")
+  }
+}
+
+struct SetlistPrint: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "print",
+    abstract: "Write a setlist to read from a music stand: .txt or .md.",
+    discussion: """
+      One song a line: position, title, key, tempo and notes. The key is the entry's or \
+      the song's; the tempo is the song's (set with `practice set --bpm`, else its beat \
+      map's) times the entry's speed; the notes are the entry's and the song's.
+      """)
+  @OptionGroup var setlist: SetlistName
+  @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: .txt or .md.", valueName: "file"))
+  var output: String
+
+  func validate() throws {
+    let kind = (output as NSString).pathExtension.lowercased()
+    guard ["txt", "md"].contains(kind) else {
+      throw ValidationError("-o '\(output)': write a .txt or .md file")
+    }
+  }
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let found = try library.setlist(named: setlist.name)
+    let details = try library.allDetails()
+    var lines: [StandLine] = []
+    for (index, entry) in found.entries.enumerated() {
+      guard let song = try library.song(id: entry.songID) else { continue }
+      let own = details[entry.songID] ?? SongDetails()
+      let base = try own.bpm ?? library.beatMap(for: song)?.medianTempo
+      let tempo = base.map { "\(Int(($0 * (entry.speed ?? 1)).rounded())) BPM" } ?? ""
+      let title = song.title + (entry.selection.map { " (\($0))" } ?? "")
+      let notes = [entry.note, own.note].compactMap { $0 }.filter { !$0.isEmpty }
+      lines.append(
+        StandLine(
+          position: "\(index + 1).", title: Terminal.escaped(title),
+          key: (entry.key ?? own.key)?.description ?? "", tempo: tempo,
+          notes: Terminal.escaped(notes.joined(separator: "; "))))
+    }
+    let markdown = (output as NSString).pathExtension.lowercased() == "md"
+    let text = markdown ? StandLine.markdown(found.name, lines) : StandLine.text(found.name, lines)
+    try writeAtomically(Data(text.utf8), to: output)
+    Terminal.say("wrote setlist '\(found.name)' (\(lines.count == 1 ? "1 entry" : "\(lines.count) entries")) to \(output)")
+  }
+}
+
+/// A setlist's line on paper.
+struct StandLine {
+  var position, title, key, tempo, notes: String
+
+  /// Columns padded to their widest cell.
+  static func text(_ name: String, _ lines: [StandLine]) -> String {
+    func width(_ cell: (StandLine) -> String) -> Int { lines.map { cell($0).count }.max() ?? 0 }
+    let widths = [width(\.position), width(\.title), width(\.key), width(\.tempo)]
+    func pad(_ text: String, _ width: Int) -> String {
+      text + String(repeating: " ", count: max(0, width - text.count))
+    }
+    var out = Terminal.escaped(name).uppercased() + "\n\n"
+    for line in lines {
+      let cells = [
+        pad(line.position, widths[0]), pad(line.title, widths[1]), pad(line.key, widths[2]),
+        pad(line.tempo, widths[3]), line.notes,
+      ]
+      out += cells.joined(separator: "   ").trimmingCharacters(in: .whitespaces) + "\n"
+    }
+    return out
+  }
+
+  static func markdown(_ name: String, _ lines: [StandLine]) -> String {
+    func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    var out = "# \(cell(Terminal.escaped(name)))\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
+    for line in lines {
+      out += "| " + [line.position.dropLast().description, line.title, line.key, line.tempo, line.notes]
+        .map(cell).joined(separator: " | ") + " |\n"
+    }
+    return out
   }
 }

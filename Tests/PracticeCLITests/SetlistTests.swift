@@ -145,6 +145,30 @@ import TestSupport
     #expect(try cli.run(["setlist", "list"]).stdout.split(separator: "\n").count == 1)
   }
 
+  @Test func setlistPrintsForTheMusicStand() throws {
+    try song("One.wav", in: cli)
+    try song("Two | Three.wav", in: cli)
+    try grid("2", in: cli)
+    _ = try cli.run(["set", "1", "--key", "Am", "--bpm", "96", "--note", "capo 2"])
+    _ = try cli.run(["setlist", "new", "friday"])
+    _ = try cli.run(["setlist", "add", "friday", "2", "--speed", "50%", "--note", "count in slow"])
+    _ = try cli.run(["setlist", "add", "friday", "1", "--key", "Bm"])
+    let text = dir.file("gig.txt")
+    let printed = try cli.run(["setlist", "print", "friday", "-o", text])
+    #expect(printed.status == 0, "\(printed.stderr)")
+    #expect(
+      try String(contentsOfFile: text, encoding: .utf8)
+        == "FRIDAY\n\n1.   Two | Three        60 BPM   count in slow\n2.   One           Bm   96 BPM   capo 2\n")
+    let markdown = dir.file("gig.md")
+    #expect(try cli.run(["setlist", "print", "friday", "-o", markdown]).status == 0)
+    #expect(
+      try String(contentsOfFile: markdown, encoding: .utf8)
+        == "# friday\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
+        + "| 1 | Two \\| Three |  | 60 BPM | count in slow |\n| 2 | One | Bm | 96 BPM | capo 2 |\n")
+    let refused = try cli.run(["setlist", "print", "friday", "-o", dir.file("gig.doc")])
+    #expect(refused.status == 64 && refused.stderr.contains("write a .txt or .md file"))
+  }
+
   // MARK: Sharing
 
   /// Library A: two songs with beat maps, selections (in bars and in time), details and a
