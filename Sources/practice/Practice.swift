@@ -18,7 +18,7 @@ struct Practice: ParsableCommand {
     subcommands: [
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
       View.self, ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self,
-      Tone.self, Tuning.self,
+      Tone.self, Tuning.self, SetDetails.self, SetlistCommand.self, Export.self, Import.self,
     ])
 
   @Flag(name: .customLong("manual-sections"), help: .hidden)

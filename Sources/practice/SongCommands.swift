@@ -59,19 +59,36 @@ struct List: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
     abstract:
-      "List the library: ID, title, artist, duration, path (a table; tab-separated when piped).")
+      "List the library: ID, title, artist, duration, path, key, bpm, tags (a table; tab-separated when piped).",
+    discussion: """
+      The bpm column is the tempo set with `practice set`; empty when none was set. Tags are \
+      separated by commas.
+      """)
 
   @OptionGroup var library: LibraryOptions
+  @Option(help: ArgumentHelp("Only songs with this tag (any case).", valueName: "tag")) var tag:
+    String?
   @Flag(help: "Print a JSON array of songs instead.") var json = false
 
   func run() throws {
-    let songs = try library.open().songs()
+    let library = try library.open()
+    var songs = try library.songs()
+    if let tag {
+      let tagged = try library.songIDs(tagged: tag)
+      songs = songs.filter { tagged.contains($0.id ?? 0) }
+    }
+    let details = try library.allDetails()
     if json {
-      Terminal.data(SongJSON.array(songs) + "\n")
+      Terminal.data(SongJSON.array(songs, details: details) + "\n")
     } else {
       Table.songs(
         songs.map {
-          ["\($0.id ?? 0)", $0.title, $0.artist ?? "", formatTime($0.duration), $0.path]
+          let own = details[$0.id ?? 0] ?? SongDetails()
+          return [
+            "\($0.id ?? 0)", $0.title, $0.artist ?? "", formatTime($0.duration), $0.path,
+            own.key?.description ?? "", own.bpm.map(formatNumber) ?? "",
+            own.tags.joined(separator: ","),
+          ]
         }
       ).print()
     }
@@ -90,8 +107,9 @@ struct Show: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
+    let details = try library.details(of: song)
     if json {
-      Terminal.data(SongJSON.object(song) + "\n")
+      Terminal.data(SongJSON.object(song, details: details) + "\n")
       return
     }
     let fields: [(String, String)] = [
@@ -106,7 +124,8 @@ struct Show: ParsableCommand {
         try library.resumePoint(of: song).map { describe($0, song: song, library: library) } ?? ""
       ),
     ]
-    Terminal.lines(fields.map { "\($0.0) \($0.1)" })
+    Terminal.lines(
+      fields.map { "\($0.0) \($0.1)" } + (try detailLines(details, song: song, library: library)))
   }
 }
 
@@ -130,41 +149,52 @@ struct Remove: ParsableCommand {
 /// present (absent tags are `null`), keys in sorted order. Written by hand into one byte
 /// buffer: JSONEncoder took most of the time of listing a large library.
 enum SongJSON {
-  static func append(_ song: Song, to out: inout JSONBuffer) {
+  static func append(_ song: Song, details: SongDetails, to out: inout JSONBuffer) {
     out.raw("{\"added_at\":")
     out.string(song.addedAt)
     out.raw(",\"album\":")
     out.optionalString(song.album)
     out.raw(",\"artist\":")
     out.optionalString(song.artist)
+    out.raw(",\"bpm\":")
+    if let bpm = details.bpm { out.number(bpm) } else { out.raw("null") }
     out.raw(",\"channels\":\(song.channels),\"content_hash\":")
     out.string(song.contentHash)
     out.raw(",\"duration\":")
     out.number(song.duration)
     out.raw(",\"format\":")
     out.string(song.format)
-    out.raw(",\"frames\":\(song.frames),\"id\":\(song.id ?? 0),\"path\":")
+    out.raw(",\"frames\":\(song.frames),\"id\":\(song.id ?? 0),\"key\":")
+    out.optionalString(details.key?.description)
+    out.raw(",\"note\":")
+    out.optionalString(details.note)
+    out.raw(",\"path\":")
     out.string(song.path)
-    out.raw(",\"sample_rate\":\(song.sampleRate),\"title\":")
+    out.raw(",\"sample_rate\":\(song.sampleRate),\"tags\":[")
+    for (i, tag) in details.tags.enumerated() {
+      if i > 0 { out.raw(",") }
+      out.string(tag)
+    }
+    out.raw("],\"title\":")
     out.string(song.title)
     out.raw(",\"updated_at\":")
     out.string(song.updatedAt)
     out.raw("}")
   }
 
-  static func object(_ song: Song) -> String {
+  static func object(_ song: Song, details: SongDetails) -> String {
     var out = JSONBuffer()
-    append(song, to: &out)
+    append(song, details: details, to: &out)
     return out.text
   }
 
-  static func array(_ songs: [Song]) -> String {
+  static func array(_ songs: [Song], details: [Int64: SongDetails]) -> String {
     var out = JSONBuffer()
     out.bytes.reserveCapacity(songs.count * 400)
     out.raw("[")
     for (i, song) in songs.enumerated() {
       if i > 0 { out.raw(",") }
-      append(song, to: &out)
+      append(song, details: details[song.id ?? 0] ?? SongDetails(), to: &out)
     }
     out.raw("]")
     return out.text

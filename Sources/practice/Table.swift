@@ -140,12 +140,13 @@ enum DisplayWidth {
 
 /// The columns of each list the CLI prints (their tab-separated order).
 extension Table {
-  /// `list`: id, title, artist, duration, path.
+  /// `list`: id, title, artist, duration, path, key, bpm, tags.
   static func songs(_ rows: [[String]]) -> Table {
     Table(
       columns: [
         Column("ID", .right), Column("TITLE", cut: .end), Column("ARTIST", cut: .end),
-        Column("LENGTH", .right), Column("PATH", cut: .start),
+        Column("LENGTH", .right), Column("PATH", cut: .start), Column("KEY"),
+        Column("BPM", .right), Column("TAGS", cut: .end),
       ], rows: rows)
   }
 
@@ -158,13 +159,15 @@ extension Table {
       ], rows: rows)
   }
 
-  /// `stats`: song, selection, plays, passes, time heard, fastest, last played.
+  /// `stats`: song, selection, plays, passes, time heard, fastest, last played, clean top
+  /// speed, clean passes of the marked, goal, distance to it, days in a row.
   static func totals(_ rows: [[String]]) -> Table {
     Table(
       columns: [
         Column("SONG", cut: .end), Column("SELECTION", cut: .end), Column("PLAYS", .right),
         Column("PASSES", .right), Column("HEARD", .right), Column("FASTEST", .right),
-        Column("LAST PLAYED"),
+        Column("LAST PLAYED"), Column("CLEAN", .right), Column("MARKED", .right),
+        Column("GOAL"), Column("TO GOAL"), Column("DAYS", .right),
       ], rows: rows)
   }
 

@@ -135,7 +135,7 @@ import Testing
     let rows = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
     #expect(rows.count == 2)
     #expect(
-      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
+      rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 8 })
     #expect(rows.last?.contains("Art\\x09ist") == true)
     let show = try cli.run(["show", "2"])
     #expect(!hasRawControl(show.stdout, allowing: ["\n"]))
@@ -300,7 +300,7 @@ import Testing
     try expectFailure(
       ["list", "--db", newer], status: 65, message: "newer practice (schema v9-setlists)")
     let result = try CLI(database: newer).run(["list"])
-    #expect(result.stderr.contains("v7-practice-state"), "\(result.stderr)")
+    #expect(result.stderr.contains("v8-setlists"), "\(result.stderr)")
   }
 
   @Test func emptyDatabasePathIsRefused() throws {

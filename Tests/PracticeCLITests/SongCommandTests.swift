@@ -22,7 +22,7 @@ import Testing
     #expect(again.stdout == "1\tAlpha\n")
     let list = try cli.run(["list"])
     #expect(list.stdout.split(separator: "\n").count == 2)
-    #expect(list.stdout.hasPrefix("1\tAlpha\t\t0:00.5\t\(a)\n"))
+    #expect(list.stdout.hasPrefix("1\tAlpha\t\t0:00.5\t\(a)\t\t\t\n"))
   }
 
   @Test func addingAgainChangesNothingButAChangedFileIsReadAgain() throws {
@@ -121,7 +121,7 @@ import Testing
     #expect(
       Set(object.keys) == [
         "id", "title", "artist", "album", "path", "duration", "frames", "sample_rate", "channels",
-        "format", "content_hash", "added_at", "updated_at",
+        "format", "content_hash", "added_at", "updated_at", "key", "bpm", "note", "tags",
       ])
     #expect(object["artist"] is NSNull)
     #expect(object["frames"] as? Int == 22050)

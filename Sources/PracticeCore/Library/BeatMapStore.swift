@@ -68,7 +68,7 @@ extension Library {
   /// Inserts beats with multi-row statements (one execution per 200 beats) bound through
   /// SQLite's C interface: building GRDB's StatementArguments for 4,000 beats took longer
   /// than SQLite's own work (bench/beats-1000.py).
-  private func insertBeats(_ beats: [Beat], song id: Int64, _ db: Database) throws {
+  func insertBeats(_ beats: [Beat], song id: Int64, _ db: Database) throws {
     guard let connection = db.sqliteConnection else {
       throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the library's connection is closed")
     }

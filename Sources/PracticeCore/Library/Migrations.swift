@@ -163,13 +163,52 @@ enum Migrations {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v8-setlists") { db in
+      // What a band writes beside a song (key, tempo, notes, tags), and setlists: ordered
+      // entries, each a song (optionally one selection) with overrides for that setlist only.
+      // Positions order the entries (a removed song may leave a gap); they are shown as 1...n.
+      try db.execute(
+        sql: """
+          CREATE TABLE song_detail (
+            song_id INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+            key TEXT,
+            bpm DOUBLE CHECK (bpm IS NULL OR bpm > 0),
+            note TEXT
+          );
+          CREATE TABLE song_tag (
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL COLLATE NOCASE,
+            PRIMARY KEY (song_id, tag)
+          ) WITHOUT ROWID;
+          CREATE INDEX song_tag_tag ON song_tag(tag);
+          CREATE TABLE setlist (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+          );
+          CREATE TABLE setlist_entry (
+            setlist_id INTEGER NOT NULL REFERENCES setlist(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL CHECK (position >= 1),
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            selection_name TEXT,
+            key TEXT,
+            transpose INTEGER,
+            speed DOUBLE CHECK (speed IS NULL OR speed > 0),
+            repeats INTEGER CHECK (repeats IS NULL OR repeats >= 1),
+            note TEXT,
+            PRIMARY KEY (setlist_id, position)
+          ) WITHOUT ROWID;
+          CREATE INDEX setlist_entry_song ON setlist_entry(song_id);
+          """)
+    }
     return migrator.migrations
   }()
 
   /// The tables the migrations create (besides GRDB's `grdb_migrations`).
   static let tables: Set<String> = [
     "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
-    "resume_point", "practice_pass",
+    "resume_point", "practice_pass", "song_detail", "song_tag", "setlist", "setlist_entry",
   ]
 
   private struct Registry {

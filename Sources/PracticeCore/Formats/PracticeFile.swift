@@ -1,0 +1,299 @@
+import Foundation
+
+/// The `.practice` sharing file: songs' metadata, beat maps, selections and setlists as one
+/// JSON document, never the audio. What a band member or a teacher imports into their own
+/// library, where the songs are found again by content hash, then by title, artist and
+/// duration. The README documents it; `version` changes when a reader of an older version
+/// could misread a file.
+public struct PracticeFile: Codable, Sendable, Equatable {
+  public static let formatName = "practice"
+  public static let currentVersion = 1
+
+  public var format: String
+  public var version: Int
+  public var exportedAt: String
+  public var songs: [SharedSong]
+  public var setlists: [SharedSetlist]
+
+  enum CodingKeys: String, CodingKey {
+    case format, version, songs, setlists
+    case exportedAt = "exported_at"
+  }
+
+  public struct SharedSong: Codable, Sendable, Equatable {
+    /// The number setlist entries in this file use for the song.
+    public var ref: Int
+    public var title: String
+    public var artist: String?
+    public var album: String?
+    /// Seconds.
+    public var duration: Double
+    public var frames: Int64
+    public var sampleRate: Int
+    public var contentHash: String
+    public var key: String?
+    public var bpm: Double?
+    public var note: String?
+    public var tags: [String]
+    public var beatMap: SharedBeatMap?
+    public var selections: [SharedSelection]
+
+    enum CodingKeys: String, CodingKey {
+      case ref, title, artist, album, duration, frames, key, bpm, note, tags, selections
+      case sampleRate = "sample_rate"
+      case contentHash = "content_hash"
+      case beatMap = "beat_map"
+    }
+  }
+
+  /// A beat map in columns: `frames` (one per beat, in the song's sample rate), where the
+  /// first beat sits (`first_bar`, `first_beat`), how many beats each bar has as runs of
+  /// `[bars, beats per bar]`, the beats' sources as runs of `[source, count]`, and each
+  /// beat's detection confidence to three decimals (null where there is none). A map whose
+  /// numbering the runs cannot say carries `positions`, `[bar, beat]` per beat, instead.
+  public struct SharedBeatMap: Codable, Sendable, Equatable {
+    public var frames: [Int64]
+    public var firstBar: Int
+    public var firstBeat: Int
+    public var barLengths: [[Int]]?
+    public var positions: [[Int]]?
+    public var sources: [SourceRun]
+    public var confidence: [Double?]?
+
+    enum CodingKeys: String, CodingKey {
+      case frames, positions, sources, confidence
+      case firstBar = "first_bar"
+      case firstBeat = "first_beat"
+      case barLengths = "bar_lengths"
+    }
+  }
+
+  /// `["detected", 412]`: that many beats in a row from one source.
+  public struct SourceRun: Codable, Sendable, Equatable {
+    public var source: String
+    public var count: Int
+
+    public init(source: String, count: Int) {
+      self.source = source
+      self.count = count
+    }
+
+    public init(from decoder: any Decoder) throws {
+      var container = try decoder.unkeyedContainer()
+      source = try container.decode(String.self)
+      count = try container.decode(Int.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.unkeyedContainer()
+      try container.encode(source)
+      try container.encode(count)
+    }
+  }
+
+  /// A selection: `bars` (`9-16`, following the beat map) or `start_frame`/`end_frame`.
+  public struct SharedSelection: Codable, Sendable, Equatable {
+    public var name: String
+    public var bars: String?
+    public var startFrame: Int64?
+    public var endFrame: Int64?
+    public var note: String?
+
+    enum CodingKeys: String, CodingKey {
+      case name, bars, note
+      case startFrame = "start_frame"
+      case endFrame = "end_frame"
+    }
+  }
+
+  public struct SharedSetlist: Codable, Sendable, Equatable {
+    public var name: String
+    public var entries: [SharedEntry]
+  }
+
+  public struct SharedEntry: Codable, Sendable, Equatable {
+    /// The `ref` of a song in this file.
+    public var song: Int
+    public var selection: String?
+    public var key: String?
+    public var transpose: Int?
+    public var speed: Double?
+    public var repeats: Int?
+    public var note: String?
+  }
+}
+
+// MARK: Beat maps in columns
+
+extension PracticeFile.SharedBeatMap {
+  public init(_ beats: [Beat]) {
+    frames = beats.map(\.frame)
+    firstBar = beats.first?.bar ?? 1
+    firstBeat = beats.first?.beat ?? 1
+    var sources: [PracticeFile.SourceRun] = []
+    for beat in beats {
+      if sources.last?.source == beat.source.rawValue {
+        sources[sources.count - 1].count += 1
+      } else {
+        sources.append(.init(source: beat.source.rawValue, count: 1))
+      }
+    }
+    self.sources = sources
+    let rounded = beats.map { beat -> Beat in
+      var beat = beat
+      beat.confidence = beat.confidence.map { ($0 * 1000).rounded() / 1000 }
+      return beat
+    }
+    confidence = beats.contains { $0.confidence != nil } ? rounded.map(\.confidence) : nil
+    // Bar lengths: the highest beat number of each bar, as runs.
+    var runs: [[Int]] = []
+    var index = 0
+    while index < beats.count {
+      let bar = beats[index].bar
+      var length = beats[index].beat
+      while index < beats.count && beats[index].bar == bar {
+        length = beats[index].beat
+        index += 1
+      }
+      if let last = runs.last, last[1] == length {
+        runs[runs.count - 1][0] += 1
+      } else {
+        runs.append([1, length])
+      }
+    }
+    barLengths = runs
+    positions = nil
+    // A numbering the runs cannot reproduce (beats skipped inside a bar) is written out.
+    if (try? self.beats()) != rounded {
+      barLengths = nil
+      positions = beats.map { [$0.bar, $0.beat] }
+    }
+  }
+
+  /// The beats this map describes; a `PracticeError(.badData)` saying what is wrong when
+  /// the columns disagree.
+  public func beats() throws -> [Beat] {
+    let count = frames.count
+    func bad(_ what: String) -> PracticeError { PracticeError(.badData, "its beat map \(what)") }
+    guard count > 0 else { throw bad("has no beats") }
+    let runs = sources.compactMap { run in
+      BeatSource(rawValue: run.source).map { (source: $0, count: run.count) }
+    }
+    guard runs.count == sources.count, runs.allSatisfy({ (1...count).contains($0.count) }),
+      runs.reduce(0, { $0 + $1.count }) == count
+    else { throw bad("has sources that do not match its \(count) beats") }
+    if let confidence, confidence.count != count {
+      throw bad("has \(confidence.count) confidences for \(count) beats")
+    }
+    var sourceList: [BeatSource] = []
+    sourceList.reserveCapacity(count)
+    for run in runs { sourceList += repeatElement(run.source, count: run.count) }
+    var numbers: [(bar: Int, beat: Int)] = []
+    numbers.reserveCapacity(count)
+    if let positions {
+      guard positions.count == count, positions.allSatisfy({ $0.count == 2 }) else {
+        throw bad("has positions that do not match its \(count) beats")
+      }
+      numbers = positions.map { ($0[0], $0[1]) }
+    } else if let barLengths {
+      guard barLengths.allSatisfy({ $0.count == 2 && $0[0] > 0 && (1...64).contains($0[1]) })
+      else { throw bad("has malformed bar lengths") }
+      var run = 0
+      var left = barLengths.first?[0] ?? 0
+      var bar = firstBar
+      var beat = firstBeat
+      for _ in 0..<count {
+        guard run < barLengths.count, beat >= 1, beat <= barLengths[run][1] else {
+          throw bad("has bar lengths that do not cover its beats")
+        }
+        numbers.append((bar, beat))
+        if beat == barLengths[run][1] {
+          bar += 1
+          beat = 1
+          left -= 1
+          if left == 0 {
+            run += 1
+            left = run < barLengths.count ? barLengths[run][0] : 0
+          }
+        } else {
+          beat += 1
+        }
+      }
+    } else {
+      throw bad("has neither bar lengths nor positions")
+    }
+    return (0..<count).map { i in
+      Beat(
+        frame: frames[i], bar: numbers[i].bar, beat: numbers[i].beat, source: sourceList[i],
+        confidence: confidence?[i])
+    }
+  }
+}
+
+// MARK: Reading and writing
+
+extension PracticeFile {
+  public func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(self)
+  }
+
+  /// Reads a `.practice` file; exit 65 naming the file and what is wrong.
+  public static func read(_ path: String) throws -> PracticeFile {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      let missing = !FileManager.default.fileExists(atPath: path)
+      throw PracticeError(
+        missing ? .missingInput : .io,
+        missing ? "no such file '\(path)'; check the path" : "cannot read '\(path)'")
+    }
+    return try decode(data, path: path)
+  }
+
+  public static func decode(_ data: Data, path: String) throws -> PracticeFile {
+    // The format and version first, so that a newer file says so instead of failing on a key.
+    struct Header: Decodable {
+      var format: String?
+      var version: Int?
+    }
+    guard let header = try? JSONDecoder().decode(Header.self, from: data),
+      header.format == formatName, let version = header.version
+    else {
+      throw PracticeError(
+        .badData, "'\(path)' is not a .practice file (no \"format\": \"practice\" object at its top)")
+    }
+    guard version <= currentVersion else {
+      throw PracticeError(
+        .badData,
+        "'\(path)' is a .practice file of version \(version); this practice reads up to version "
+          + "\(currentVersion): use a newer practice")
+    }
+    do {
+      return try JSONDecoder().decode(PracticeFile.self, from: data)
+    } catch let DecodingError.keyNotFound(key, context) {
+      throw PracticeError(
+        .badData, "'\(path)': \(where_(context.codingPath + [key])) is missing; the file is damaged")
+    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+      throw PracticeError(
+        .badData, "'\(path)': \(where_(context.codingPath)) has the wrong type; the file is damaged")
+    } catch {
+      throw PracticeError(.badData, "'\(path)' is not valid JSON; the file is damaged")
+    }
+  }
+
+  /// `songs[3].beat_map.frames` from a decoding path.
+  private static func where_(_ path: [any CodingKey]) -> String {
+    var text = ""
+    for key in path {
+      if let index = key.intValue {
+        text += "[\(index)]"
+      } else {
+        text += (text.isEmpty ? "" : ".") + key.stringValue
+      }
+    }
+    return text.isEmpty ? "the top" : text
+  }
+}

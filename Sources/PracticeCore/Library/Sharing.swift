@@ -1,0 +1,353 @@
+import Foundation
+import GRDB
+
+/// What `import` did, for its report.
+public struct ImportReport: Sendable {
+  /// Each song of the file found in this library, with the song it was found as.
+  public var found: [(shared: PracticeFile.SharedSong, song: Song)] = []
+  public var missing: [PracticeFile.SharedSong] = []
+  public var mapsStored = 0
+  /// Beat maps not stored because the song has one (`--replace` stores them).
+  public var mapsKept = 0
+  public var selectionsStored = 0
+  /// Selections not stored because one of that name differs (`--replace` stores them).
+  public var selectionsKept: [String] = []
+  public var setlistsStored: [String] = []
+  public var setlistsKept: [String] = []
+
+  /// True when importing changed nothing (the same file imported again).
+  public var changedNothing: Bool {
+    mapsStored == 0 && selectionsStored == 0 && setlistsStored.isEmpty && detailsChanged == 0
+  }
+  public var detailsChanged = 0
+}
+
+extension Library {
+  // MARK: Export
+
+  /// The `.practice` document for `songs` and `setlists` (every song a setlist names must
+  /// be among `songs`; `sharedSongs(for:)` gives them).
+  public func export(songs: [Song], setlists: [Setlist], now: Date = Date()) throws -> PracticeFile {
+    var refs: [Int64: Int] = [:]
+    let shared = try read { db in
+      try songs.enumerated().map { index, song -> PracticeFile.SharedSong in
+        guard let id = song.id else { throw PracticeError(.other, "song has no id") }
+        refs[id] = index + 1
+        let details = try Library.details(songID: id, db)
+        let beats = try Row.fetchAll(
+          db,
+          sql: "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
+          arguments: [id]
+        ).map {
+          Beat(
+            frame: $0[0], bar: $0[1], beat: $0[2], source: BeatSource(rawValue: $0[3]) ?? .imported,
+            confidence: $0[4])
+        }
+        let selections = try Row.fetchAll(
+          db, sql: "SELECT * FROM selection WHERE song_id = ? ORDER BY name", arguments: [id]
+        ).map {
+          PracticeFile.SharedSelection(
+            name: $0["name"], bars: $0["bars"], startFrame: $0["start_frame"],
+            endFrame: $0["end_frame"], note: $0["note"])
+        }
+        return PracticeFile.SharedSong(
+          ref: index + 1, title: song.title, artist: song.artist, album: song.album,
+          duration: song.duration, frames: song.frames, sampleRate: song.sampleRate,
+          contentHash: song.contentHash, key: details.key?.description, bpm: details.bpm,
+          note: details.note, tags: details.tags,
+          beatMap: beats.isEmpty ? nil : PracticeFile.SharedBeatMap(beats),
+          selections: selections)
+      }
+    }
+    let sharedSetlists = try setlists.map { setlist in
+      PracticeFile.SharedSetlist(
+        name: setlist.name,
+        entries: try setlist.entries.map { entry in
+          guard let ref = refs[entry.songID] else {
+            throw PracticeError(.other, "setlist '\(setlist.name)' names a song not exported")
+          }
+          return PracticeFile.SharedEntry(
+            song: ref, selection: entry.selection, key: entry.key?.description,
+            transpose: entry.transpose, speed: entry.speed, repeats: entry.repeats,
+            note: entry.note)
+        })
+    }
+    return PracticeFile(
+      format: PracticeFile.formatName, version: PracticeFile.currentVersion,
+      exportedAt: Library.timestamp(now), songs: shared, setlists: sharedSetlists)
+  }
+
+  /// The songs `setlists` name, in the order they first appear.
+  public func songs(of setlists: [Setlist]) throws -> [Song] {
+    var seen: Set<Int64> = []
+    var songs: [Song] = []
+    for entry in setlists.flatMap(\.entries) where seen.insert(entry.songID).inserted {
+      if let song = try song(id: entry.songID) { songs.append(song) }
+    }
+    return songs
+  }
+
+  // MARK: Import
+
+  /// Finds the file's songs in this library (by content hash, then by title, artist and
+  /// duration within a second) and stores what the file holds for them, in one
+  /// transaction: beat maps (a song's own map is kept unless `replace`), selections (one
+  /// of the same name that differs is kept unless `replace`), key, tempo and note where
+  /// the song has none (all of them with `replace`), tags (added), and setlists (one of the
+  /// same name that differs is kept unless `replace`). Songs it cannot find are an error
+  /// (66, nothing stored) unless `partial`. Importing the same file again changes nothing.
+  public func importFile(
+    _ file: PracticeFile, path: String, partial: Bool, replace: Bool, now: Date = Date()
+  ) throws -> ImportReport {
+    try Library.check(file, path: path)
+    let timestamp = Library.timestamp(now)
+    return try write { db in
+      var report = ImportReport()
+      var songsByRef: [Int: Song] = [:]
+      for shared in file.songs {
+        if let song = try Library.find(shared, db) {
+          report.found.append((shared, song))
+          songsByRef[shared.ref] = song
+        } else {
+          report.missing.append(shared)
+        }
+      }
+      if !report.missing.isEmpty && !partial {
+        let named = report.missing.prefix(10).map { Library.describe($0) }.joined(separator: "; ")
+        let more = report.missing.count > 10 ? "; and \(report.missing.count - 10) more" : ""
+        throw PracticeError(
+          .missingInput,
+          "\(report.missing.count) of the \(file.songs.count) songs in '\(path)' are not in the "
+            + "library: \(named)\(more); add their files with `practice add`, or import the rest "
+            + "with --partial (nothing was imported)")
+      }
+      for (shared, song) in report.found {
+        try importSong(shared, into: song, replace: replace, timestamp: timestamp, &report, db)
+      }
+      for setlist in file.setlists {
+        let entries = setlist.entries.compactMap { entry -> SetlistEntry? in
+          guard let song = songsByRef[entry.song], let id = song.id else { return nil }
+          return SetlistEntry(
+            songID: id, selection: entry.selection,
+            key: entry.key.flatMap(MusicalKey.init(parsing:)), transpose: entry.transpose,
+            speed: entry.speed, repeats: entry.repeats, note: entry.note)
+        }
+        let existing = try Int64.fetchOne(
+          db, sql: "SELECT id FROM setlist WHERE name = ?", arguments: [setlist.name])
+        if existing != nil {
+          let current = try Row.fetchAll(
+            db,
+            sql: """
+              SELECT song_id, selection_name, key, transpose, speed, repeats, note FROM setlist_entry
+              WHERE setlist_id = ? ORDER BY position
+              """, arguments: [existing]
+          ).map {
+            SetlistEntry(
+              songID: $0[0], selection: $0[1], key: ($0[2] as String?).flatMap(MusicalKey.init(parsing:)),
+              transpose: $0[3], speed: $0[4], repeats: $0[5], note: $0[6])
+          }
+          if current == entries { continue }
+          guard replace else {
+            report.setlistsKept.append(setlist.name)
+            continue
+          }
+        }
+        try Library.storeSetlist(named: setlist.name, entries: entries, timestamp: timestamp, db)
+        report.setlistsStored.append(setlist.name)
+      }
+      return report
+    }
+  }
+
+  private func importSong(
+    _ shared: PracticeFile.SharedSong, into song: Song, replace: Bool, timestamp: String,
+    _ report: inout ImportReport, _ db: Database
+  ) throws {
+    guard let id = song.id else { return }
+    // Frames are the file's sample rate; a copy of the song at another rate gets them scaled.
+    let scale = Double(song.sampleRate) / Double(shared.sampleRate)
+    func frame(_ value: Int64) -> Int64 {
+      scale == 1 ? value : Int64((Double(value) * scale).rounded())
+    }
+    // Details: what the song lacks (everything with replace); tags are added.
+    let details = try Library.details(songID: id, db)
+    var change = SongDetailsChange()
+    if let key = shared.key.flatMap(MusicalKey.init(parsing:)), replace || details.key == nil,
+      details.key != key
+    {
+      change.key = .some(key)
+    }
+    if let bpm = shared.bpm, replace || details.bpm == nil, details.bpm != bpm {
+      change.bpm = .some(bpm)
+    }
+    if let note = shared.note, replace || details.note == nil, details.note != note {
+      change.note = .some(note)
+    }
+    let have = Set(details.tags.map { $0.lowercased() })
+    change.addTags = shared.tags.filter { !have.contains($0.lowercased()) }
+    if change.key != nil || change.bpm != nil || change.note != nil || !change.addTags.isEmpty {
+      try Library.changeDetails(songID: id, change, db)
+      report.detailsChanged += 1
+    }
+    // The beat map.
+    if let sharedMap = shared.beatMap {
+      let hasMap =
+        try Bool.fetchOne(
+          db, sql: "SELECT EXISTS (SELECT 1 FROM beat WHERE song_id = ?)", arguments: [id]) ?? false
+      if hasMap && !replace {
+        report.mapsKept += 1
+      } else {
+        let beats = try sharedMap.beats().map { beat -> Beat in
+          var beat = beat
+          beat.frame = frame(beat.frame)
+          return beat
+        }.filter { $0.frame < song.frames }
+        do {
+          _ = try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+        } catch let error as PracticeError {
+          throw PracticeError(
+            .badData, "the beat map of '\(shared.title)' does not fit its song: \(error.message)")
+        }
+        let stored = try Row.fetchAll(
+          db, sql: "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
+          arguments: [id]
+        ).map {
+          Beat(
+            frame: $0[0], bar: $0[1], beat: $0[2], source: BeatSource(rawValue: $0[3]) ?? .imported,
+            confidence: $0[4])
+        }
+        if stored != beats {
+          try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
+          try insertBeats(beats, song: id, db)
+          report.mapsStored += 1
+        }
+      }
+    }
+    // Selections, by name.
+    for selection in shared.selections {
+      let span: SelectionSpan
+      if let bars = selection.bars, let range = BarRange(parsing: bars) {
+        span = .bars(range)
+      } else if let start = selection.startFrame, let end = selection.endFrame {
+        span = .frames(frame(start)..<max(frame(start) + 1, frame(end)))
+      } else {
+        continue  // checked before the transaction
+      }
+      let existing = try Row.fetchOne(
+        db, sql: "SELECT id, bars, start_frame, end_frame, note FROM selection WHERE song_id = ? AND name = ?",
+        arguments: [id, selection.name])
+      if let existing {
+        let same =
+          (existing["bars"] as String?).flatMap(BarRange.init(parsing:)).map(SelectionSpan.bars)
+          ?? (existing["start_frame"] as Int64?).flatMap { start in
+            (existing["end_frame"] as Int64?).map { SelectionSpan.frames(start..<$0) }
+          }
+        if same == span && (existing["note"] as String?) == selection.note { continue }
+        guard replace else {
+          report.selectionsKept.append("'\(selection.name)' of '\(song.title)'")
+          continue
+        }
+        try db.execute(
+          sql: "DELETE FROM selection WHERE id = ?", arguments: [existing["id"] as Int64])
+      }
+      var stored = Selection(
+        id: nil, songID: id, name: selection.name, span: span, note: selection.note,
+        createdAt: timestamp, updatedAt: timestamp)
+      try Library.insert(&stored, db)
+      report.selectionsStored += 1
+    }
+  }
+
+  /// The song `shared` stands for: same content, else same title and artist (any case)
+  /// and duration within a second. The lowest id wins among equals.
+  private static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
+    if let song = try Song.fetchOne(
+      db, sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id LIMIT 1",
+      arguments: [shared.contentHash])
+    {
+      return song
+    }
+    return try Song.fetchOne(
+      db,
+      sql: """
+        SELECT * FROM song WHERE title = ? COLLATE NOCASE
+          AND coalesce(artist, '') = ? COLLATE NOCASE AND abs(duration - ?) <= 1
+        ORDER BY abs(duration - ?), id LIMIT 1
+        """,
+      arguments: [shared.title, shared.artist ?? "", shared.duration, shared.duration])
+  }
+
+  /// `'Title' by Artist (3:05)`.
+  static func describe(_ shared: PracticeFile.SharedSong) -> String {
+    "'\(shared.title)'" + (shared.artist.map { " by \($0)" } ?? "")
+      + " (\(formatTime(shared.duration)))"
+  }
+
+  /// Everything in the file that could fail half-way is checked before anything is stored:
+  /// names and notes are one line of text, beat maps decode, spans parse, setlist entries
+  /// name songs of the file.
+  private static func check(_ file: PracticeFile, path: String) throws {
+    func bad(_ what: String) -> PracticeError {
+      PracticeError(.badData, "'\(path)': \(what); the file is damaged or was edited by hand")
+    }
+    var refs: Set<Int> = []
+    for (index, song) in file.songs.enumerated() {
+      let label = "song \(index + 1) ('\(song.title)')"
+      guard refs.insert(song.ref).inserted else { throw bad("\(label) repeats ref \(song.ref)") }
+      guard song.sampleRate > 0, song.frames >= 0, song.duration.isFinite else {
+        throw bad("\(label) has an impossible length or sample rate")
+      }
+      if let key = song.key, MusicalKey(parsing: key) == nil {
+        throw bad("\(label) has the key '\(key)', which is not a key")
+      }
+      if let bpm = song.bpm, !SongDetails.bpmRange.contains(bpm) {
+        throw bad("\(label) has a tempo of \(bpm) BPM")
+      }
+      for text in [song.note].compactMap({ $0 }) + song.tags {
+        if let problem = Selection.typedTextProblem(text) { throw bad("\(label): a note or tag \(problem)") }
+      }
+      if let map = song.beatMap {
+        do { _ = try map.beats() } catch let error as PracticeError {
+          throw bad("\(label): \(error.message)")
+        }
+      }
+      for selection in song.selections {
+        if let problem = Selection.typedTextProblem(selection.name) ?? selection.note.flatMap(Selection.typedTextProblem)
+        {
+          throw bad("\(label): selection '\(selection.name)' \(problem)")
+        }
+        let valid: Bool
+        if let bars = selection.bars {
+          valid = BarRange(parsing: bars) != nil
+        } else if let start = selection.startFrame, let end = selection.endFrame {
+          valid = start >= 0 && end > start
+        } else {
+          valid = false
+        }
+        guard valid, !selection.name.isEmpty else {
+          throw bad("\(label): selection '\(selection.name)' has no valid span")
+        }
+      }
+    }
+    for setlist in file.setlists {
+      guard !setlist.name.isEmpty else { throw bad("a setlist has no name") }
+      if let problem = Selection.typedTextProblem(setlist.name) {
+        throw bad("setlist '\(setlist.name)' \(problem)")
+      }
+      for (index, entry) in setlist.entries.enumerated() {
+        guard refs.contains(entry.song) else {
+          throw bad("entry \(index + 1) of setlist '\(setlist.name)' names song \(entry.song), which the file does not hold")
+        }
+        if let speed = entry.speed, !Speed.allowed.contains(speed) {
+          throw bad("entry \(index + 1) of setlist '\(setlist.name)' has speed \(speed)")
+        }
+        if let transpose = entry.transpose, !(-12...12).contains(transpose) {
+          throw bad("entry \(index + 1) of setlist '\(setlist.name)' transposes by \(transpose)")
+        }
+        if let repeats = entry.repeats, !SetlistEntry.repeatRange.contains(repeats) {
+          throw bad("entry \(index + 1) of setlist '\(setlist.name)' repeats \(repeats) times")
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+
+/// What a band keeps beside a song: its key, tempo, a note ("capo 2, drop D") and tags.
+public struct SongDetails: Sendable, Equatable {
+  public var key: MusicalKey?
+  /// Beats per minute as set by the musician; nil when not set (the beat map's median
+  /// tempo then stands in, see `Library.tempo(of:)`).
+  public var bpm: Double?
+  public var note: String?
+  /// Sorted, case kept as first typed.
+  public var tags: [String]
+
+  public init(key: MusicalKey? = nil, bpm: Double? = nil, note: String? = nil, tags: [String] = []) {
+    self.key = key
+    self.bpm = bpm
+    self.note = note
+    self.tags = tags
+  }
+
+  /// The range `--bpm` accepts.
+  public static let bpmRange: ClosedRange<Double> = 10...400
+}
+
+/// A change to a song's details: each field is left alone, set, or cleared.
+public struct SongDetailsChange: Sendable {
+  public var key: MusicalKey??
+  public var bpm: Double??
+  public var note: String??
+  public var addTags: [String] = []
+  public var removeTags: [String] = []
+  public var clearTags = false
+
+  public init() {}
+}
+
+extension Library {
+  /// The song's details (empty when none were set).
+  public func details(of song: Song) throws -> SongDetails {
+    guard let id = song.id else { return SongDetails() }
+    return try read { db in try Library.details(songID: id, db) }
+  }
+
+  static func details(songID id: Int64, _ db: Database) throws -> SongDetails {
+    var details = SongDetails()
+    if let row = try Row.fetchOne(
+      db, sql: "SELECT key, bpm, note FROM song_detail WHERE song_id = ?", arguments: [id])
+    {
+      details.key = (row["key"] as String?).flatMap(MusicalKey.init(parsing:))
+      details.bpm = row["bpm"]
+      details.note = row["note"]
+    }
+    details.tags = try String.fetchAll(
+      db, sql: "SELECT tag FROM song_tag WHERE song_id = ? ORDER BY tag COLLATE NOCASE",
+      arguments: [id])
+    return details
+  }
+
+  /// Every song's details, by song id (for `list`; one query per table).
+  public func allDetails() throws -> [Int64: SongDetails] {
+    try read { db in
+      var all: [Int64: SongDetails] = [:]
+      for row in try Row.fetchAll(db, sql: "SELECT song_id, key, bpm, note FROM song_detail") {
+        all[row["song_id"]] = SongDetails(
+          key: (row["key"] as String?).flatMap(MusicalKey.init(parsing:)), bpm: row["bpm"],
+          note: row["note"])
+      }
+      for row in try Row.fetchAll(
+        db, sql: "SELECT song_id, tag FROM song_tag ORDER BY song_id, tag COLLATE NOCASE")
+      {
+        all[row["song_id"], default: SongDetails()].tags.append(row["tag"])
+      }
+      return all
+    }
+  }
+
+  /// Applies `change` in one transaction and returns the details as they now are.
+  @discardableResult
+  public func changeDetails(of song: Song, _ change: SongDetailsChange) throws -> SongDetails {
+    guard let id = song.id else { return SongDetails() }
+    return try write { db in
+      try Library.changeDetails(songID: id, change, db)
+      return try Library.details(songID: id, db)
+    }
+  }
+
+  static func changeDetails(songID id: Int64, _ change: SongDetailsChange, _ db: Database) throws {
+    var details = try details(songID: id, db)
+    if let key = change.key { details.key = key }
+    if let bpm = change.bpm { details.bpm = bpm }
+    if let note = change.note { details.note = note }
+    if details.key == nil && details.bpm == nil && details.note == nil {
+      try db.execute(sql: "DELETE FROM song_detail WHERE song_id = ?", arguments: [id])
+    } else {
+      try db.execute(
+        sql: """
+          INSERT INTO song_detail (song_id, key, bpm, note) VALUES (?, ?, ?, ?)
+          ON CONFLICT (song_id) DO UPDATE SET key = excluded.key, bpm = excluded.bpm,
+            note = excluded.note
+          """,
+        arguments: [id, details.key?.description, details.bpm, details.note])
+    }
+    if change.clearTags {
+      try db.execute(sql: "DELETE FROM song_tag WHERE song_id = ?", arguments: [id])
+    }
+    for tag in change.removeTags {
+      try db.execute(
+        sql: "DELETE FROM song_tag WHERE song_id = ? AND tag = ?", arguments: [id, tag])
+    }
+    for tag in change.addTags {
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO song_tag (song_id, tag) VALUES (?, ?)", arguments: [id, tag])
+    }
+  }
+
+  /// Ids of the songs tagged `tag` (any case).
+  public func songIDs(tagged tag: String) throws -> Set<Int64> {
+    try read { db in
+      Set(try Int64.fetchAll(db, sql: "SELECT song_id FROM song_tag WHERE tag = ?", arguments: [tag]))
+    }
+  }
+}
+
+extension BeatMap {
+  /// The median tempo of the map's beats in BPM (nil with fewer than two beats): what a
+  /// song's tempo is taken to be when the musician has not set one.
+  public var medianTempo: Double? {
+    guard beats.count >= 2 else { return nil }
+    let intervals = zip(beats.dropFirst(), beats).map { Double($0.frame - $1.frame) }.sorted()
+    let middle = intervals.count / 2
+    let median =
+      intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
+    return median > 0 ? 60 * Double(sampleRate) / median : nil
+  }
+}

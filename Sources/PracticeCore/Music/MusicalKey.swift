@@ -1,0 +1,53 @@
+/// A song's key as a band writes it on a setlist: a tonic and a mode (`Am`, `F#`, `Bb minor`).
+public struct MusicalKey: Sendable, Equatable, CustomStringConvertible {
+  /// Pitch class of the tonic, 0 (C) to 11 (B).
+  public let tonic: Int
+  public let minor: Bool
+  /// The tonic as it was written (`Bb`, `A#`), so that a key reads back as typed.
+  public let spelling: String
+
+  private static let letters: [Character: Int] = [
+    "C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11,
+  ]
+
+  /// Parses `Am`, `A minor`, `Amin`, `C`, `C major`, `Cmaj`, `F#m`, `Bb`, `E♭m`: a letter,
+  /// at most two sharps or flats, then nothing (major), `m`/`min`/`minor` or `maj`/`major`.
+  public init?(parsing text: String) {
+    var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+    guard let first = rest.first, let letter = MusicalKey.letters[Character(first.uppercased())]
+    else { return nil }
+    var spelling = first.uppercased()
+    rest = rest.dropFirst()
+    var shift = 0
+    while let c = rest.first, "#♯b♭".contains(c), abs(shift) < 2 {
+      shift += (c == "#" || c == "♯") ? 1 : -1
+      spelling.append((c == "#" || c == "♯") ? "#" : "b")
+      rest = rest.dropFirst()
+    }
+    let mode = rest.trimmingCharacters(in: .whitespaces)
+    switch mode {
+    case "", "M": minor = false  // `AM` is A major, as some charts write it
+    case "m": minor = true
+    default:
+      switch mode.lowercased() {
+      case "min", "minor": minor = true
+      case "maj", "major": minor = false
+      default: return nil
+      }
+    }
+    tonic = ((letter + shift) % 12 + 12) % 12
+    self.spelling = spelling
+  }
+
+  /// `Am`, `F#`, `Bb`.
+  public var description: String { spelling + (minor ? "m" : "") }
+
+  /// The transposition in semitones that takes this key to `target`, the nearest way
+  /// (-5 to +6; a tritone goes up). Nil when the modes differ: a minor song is not played
+  /// "in C" without saying which way is meant.
+  public func semitones(to target: MusicalKey) -> Int? {
+    guard minor == target.minor else { return nil }
+    let up = ((target.tonic - tonic) % 12 + 12) % 12
+    return up > 6 ? up - 12 : up
+  }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+/// Refuses typed text (a tag, a note, a name) that is not one line of plain text.
+func refuseTypedText(_ what: String, _ texts: [String]) throws {
+  for text in texts {
+    if text.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("\(what) is empty")
+    }
+    if let problem = Selection.typedTextProblem(text) {
+      throw ValidationError("\(what) '\(text)' \(problem)")
+    }
+  }
+}
+
+/// `--key Am`: a key, or a usage error saying how to write one.
+func parseKey(_ text: String, option: String = "--key") throws -> MusicalKey {
+  guard let key = MusicalKey(parsing: text) else {
+    throw ValidationError(
+      "\(option) '\(text)' is not a key; write a letter, # or b, and m for minor: Am, F#, Bb, C#m")
+  }
+  return key
+}
+
+struct SetDetails: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "set",
+    abstract: "Set what a band keeps with a song: key, tempo, a note, tags.",
+    discussion: """
+      Prints the song's details as `key value` lines afterwards. Without --bpm, the tempo \
+      shown by `show` and `list` is the beat map's median tempo. Tags are matched \
+      ignoring case; `list --tag gig` lists the songs tagged gig.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("The song's key: Am, F#, Bb, C#m.", valueName: "key")) var key: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("The song's tempo in beats per minute (10-400).", valueName: "bpm"),
+    transform: plainDecimal)
+  var bpm: Double?
+  @Option(help: ArgumentHelp("A note: \"capo 2, drop D\".", valueName: "text")) var note: String?
+  @Option(help: ArgumentHelp("Add a tag (repeat for several).", valueName: "tag")) var tag: [String] =
+    []
+  @Option(help: ArgumentHelp("Remove a tag (repeat for several).", valueName: "tag")) var untag:
+    [String] = []
+  @Flag(name: .customLong("clear-key"), help: "Forget the key.") var clearKey = false
+  @Flag(name: .customLong("clear-bpm"), help: "Forget the tempo (the beat map's is shown again).")
+  var clearBPM = false
+  @Flag(name: .customLong("clear-note"), help: "Forget the note.") var clearNote = false
+  @Flag(name: .customLong("clear-tags"), help: "Remove every tag.") var clearTags = false
+
+  func validate() throws {
+    if let key { _ = try parseKey(key) }
+    if let bpm, !SongDetails.bpmRange.contains(bpm) {
+      throw ValidationError(
+        "--bpm \(formatNumber(bpm)): must be \(Int(SongDetails.bpmRange.lowerBound))-\(Int(SongDetails.bpmRange.upperBound)) beats per minute"
+      )
+    }
+    try refuseTypedText("the note", note.map { [$0] } ?? [])
+    try refuseTypedText("the tag", tag + untag)
+    for (given, clear, name) in [
+      (key != nil, clearKey, "key"), (bpm != nil, clearBPM, "bpm"), (note != nil, clearNote, "note"),
+      (!tag.isEmpty, clearTags, "tags"),
+    ] where given && clear {
+      throw ValidationError("--\(name == "tags" ? "tag" : name) and --clear-\(name) cannot be combined; use one")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    var change = SongDetailsChange()
+    if let key { change.key = .some(try parseKey(key)) } else if clearKey { change.key = .some(nil) }
+    if let bpm { change.bpm = .some(bpm) } else if clearBPM { change.bpm = .some(nil) }
+    if let note { change.note = .some(note) } else if clearNote { change.note = .some(nil) }
+    change.addTags = tag
+    change.removeTags = untag
+    change.clearTags = clearTags
+    let details = try library.changeDetails(of: song, change)
+    Terminal.lines(try detailLines(details, song: song, library: library))
+  }
+}
+
+/// `key Am`, `bpm 96` (or `bpm 95.8 (beat map)`), `note …`, `tags gig, jazz`: what `set`
+/// and `show` print.
+func detailLines(_ details: SongDetails, song: Song, library: Library) throws -> [String] {
+  [
+    "key \(details.key?.description ?? "")",
+    "bpm \(try tempoText(details, song: song, library: library))",
+    "note \(details.note ?? "")",
+    "tags \(details.tags.joined(separator: ", "))",
+  ]
+}
+
+/// The tempo as set, else the beat map's median marked as such, else empty.
+func tempoText(_ details: SongDetails, song: Song, library: Library) throws -> String {
+  if let bpm = details.bpm { return formatNumber(bpm) }
+  guard let tempo = try library.beatMap(for: song)?.medianTempo else { return "" }
+  return formatNumber((tempo * 10).rounded() / 10) + " (beat map)"
+}
+
+/// `96`, `95.5`: a number without a needless fraction.
+func formatNumber(_ value: Double) -> String {
+  value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+}

@@ -1,0 +1,361 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct SetlistCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "setlist",
+    abstract: "Setlists and routines: ordered songs and drills for a gig, a rehearsal or tonight.",
+    discussion: """
+      An entry is a song, or one of its selections, with what this setlist changes for it \
+      (key, speed, repeats, a note); the song keeps its own. Entries are numbered from 1 \
+      as `setlist show` prints them.
+      """,
+    subcommands: [
+      SetlistNew.self, SetlistAdd.self, SetlistMove.self, SetlistRemove.self, SetlistList.self,
+      SetlistShow.self, SetlistRename.self, SetlistDelete.self, SetlistPrint.self,
+    ])
+}
+
+/// A setlist's name as typed: one line of plain text.
+struct SetlistName: ParsableArguments {
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("Setlist name.", valueName: "setlist")) var name: String
+
+  func validate() throws { try refuseTypedText("the setlist name", [name]) }
+}
+
+struct SetlistNew: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "new", abstract: "Make an empty setlist.")
+  @OptionGroup var setlist: SetlistName
+
+  func run() throws {
+    let made = try setlist.library.open().createSetlist(named: setlist.name)
+    Terminal.say("made setlist '\(made.name)'; add songs with `practice setlist add`")
+  }
+}
+
+struct SetlistAdd: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "add",
+    abstract: "Add a song (or one of its selections) to a setlist.",
+    discussion: """
+      --key plays the entry in another key: it becomes a transposition from the song's key \
+      (set with `practice set SONG --key`), the nearest way (-5 to +6 semitones); the modes \
+      must match. The overrides apply to this setlist only.
+      """)
+  @OptionGroup var setlist: SetlistName
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(
+    name: .customLong("select"),
+    help: ArgumentHelp("One of the song's selections instead of the whole song.", valueName: "name"))
+  var selection: String?
+  @Option(help: ArgumentHelp("Play it in this key: Bm, F#.", valueName: "key")) var key: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Pitch shift in whole semitones, -12 to 12.", valueName: "semitones"))
+  var transpose: Int?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Speed: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
+    transform: Speed.argument)
+  var speed: Speed?
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: ArgumentHelp("Play it N times (1-999).", valueName: "N"))
+  var repeats: Int?
+  @Option(help: ArgumentHelp("A note for this entry.", valueName: "text")) var note: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Insert at this position (default: at the end).", valueName: "position"))
+  var at: Int?
+
+  func validate() throws {
+    if let key { _ = try parseKey(key) }
+    if key != nil && transpose != nil {
+      throw ValidationError("--key and --transpose cannot be combined; use one")
+    }
+    if let transpose, !(-12...12).contains(transpose) {
+      throw ValidationError("--transpose \(transpose): must be -12 to 12 semitones")
+    }
+    if let repeats, !SetlistEntry.repeatRange.contains(repeats) {
+      throw ValidationError(
+        "--repeat \(repeats): must be 1 to \(SetlistEntry.repeatRange.upperBound) passes")
+    }
+    if let at, at < 1 { throw ValidationError("--at \(at): positions count from 1") }
+    try refuseTypedText("the note", note.map { [$0] } ?? [])
+  }
+
+  func run() throws {
+    let library = try setlist.library.open()
+    _ = try library.setlist(named: setlist.name)
+    let song = try library.resolve(self.song)
+    guard let songID = song.id else { return }
+    let selectionName = try selection.map { try library.selection(named: $0, of: song).name }
+    var entry = SetlistEntry(
+      songID: songID, selection: selectionName, transpose: transpose, speed: speed?.rate,
+      repeats: repeats, note: note)
+    if let key {
+      let target = try parseKey(key)
+      guard let own = try library.details(of: song).key else {
+        throw PracticeError(
+          .usage,
+          "--key \(target): '\(song.title)' has no key to transpose from; set it with "
+            + "`practice set \(song.id ?? 0) --key KEY`, or give --transpose")
+      }
+      guard let semitones = own.semitones(to: target) else {
+        throw PracticeError(
+          .usage,
+          "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
+            + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
+      }
+      entry.key = target
+      entry.transpose = semitones
+    }
+    let position = try library.addEntry(entry, to: setlist.name, at: at)
+    Terminal.say(
+      "setlist '\(try library.setlist(named: setlist.name).name)': \(position). "
+        + entryDescription(entry, song: song))
+  }
+}
+
+struct SetlistMove: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "move", abstract: "Move an entry to another position.")
+  @OptionGroup var setlist: SetlistName
+  @Argument(help: ArgumentHelp("Its position now.", valueName: "from")) var from: Int
+  @Argument(help: ArgumentHelp("Its new position.", valueName: "to")) var to: Int
+
+  func run() throws {
+    let library = try setlist.library.open()
+    try library.moveEntry(of: setlist.name, from: from, to: to)
+    Terminal.say("setlist '\(try library.setlist(named: setlist.name).name)': moved \(from) to \(to)")
+  }
+}
+
+struct SetlistRemove: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rm", abstract: "Remove the entry at a position (the song stays in the library).")
+  @OptionGroup var setlist: SetlistName
+  @Argument(help: ArgumentHelp("Its position.", valueName: "position")) var position: Int
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let removed = try library.removeEntry(of: setlist.name, at: position)
+    let title = try library.song(id: removed.songID)?.title ?? "song \(removed.songID)"
+    Terminal.say("setlist '\(setlist.name)': removed \(position). '\(title)'")
+  }
+}
+
+struct SetlistList: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List setlists: name, entries, last changed (tab-separated).")
+  @OptionGroup var library: LibraryOptions
+
+  func run() throws {
+    Terminal.records(
+      try library.open().setlists().map { [$0.name, "\($0.entries.count)", $0.updatedAt] })
+  }
+}
+
+struct SetlistShow: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "show",
+    abstract:
+      "Show a setlist: position, song id, title, selection, key, transpose, speed, repeats, note (tab-separated).",
+    discussion: """
+      The key is the entry's (--key) or else the song's; the tempo column is not \
+      printed here (see `practice show`).
+      """)
+  @OptionGroup var setlist: SetlistName
+  @Flag(help: "Print a JSON object instead.") var json = false
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let found = try library.setlist(named: setlist.name)
+    let details = try library.allDetails()
+    var songs: [Int64: Song] = [:]
+    for entry in found.entries where songs[entry.songID] == nil {
+      songs[entry.songID] = try library.song(id: entry.songID)
+    }
+    let rows = found.entries.enumerated().map { index, entry -> SetlistRow in
+      SetlistRow(
+        position: index + 1, entry: entry, song: songs[entry.songID],
+        key: entry.key ?? details[entry.songID]?.key)
+    }
+    if json {
+      Terminal.data(SetlistRow.json(name: found.name, rows) + "\n")
+    } else {
+      Terminal.records(rows.map(\.fields))
+    }
+  }
+}
+
+/// One printed line of `setlist show`.
+struct SetlistRow {
+  var position: Int
+  var entry: SetlistEntry
+  var song: Song?
+  var key: MusicalKey?
+
+  var fields: [String] {
+    [
+      "\(position)", "\(entry.songID)", song?.title ?? "", entry.selection ?? "",
+      key?.description ?? "", entry.transpose.map(signed) ?? "",
+      entry.speed.map { Speed(clamping: $0).description } ?? "",
+      entry.repeats.map { "\($0)" } ?? "", entry.note ?? "",
+    ]
+  }
+
+  static func json(name: String, _ rows: [SetlistRow]) -> String {
+    var out = JSONBuffer()
+    out.raw("{\"entries\":[")
+    for (i, row) in rows.enumerated() {
+      if i > 0 { out.raw(",") }
+      out.raw("{\"artist\":")
+      out.optionalString(row.song?.artist)
+      out.raw(",\"key\":")
+      out.optionalString(row.key?.description)
+      out.raw(",\"note\":")
+      out.optionalString(row.entry.note)
+      out.raw(",\"position\":\(row.position),\"repeat\":")
+      out.raw(row.entry.repeats.map { "\($0)" } ?? "null")
+      out.raw(",\"selection\":")
+      out.optionalString(row.entry.selection)
+      out.raw(",\"song_id\":\(row.entry.songID),\"speed\":")
+      if let speed = row.entry.speed { out.number(speed) } else { out.raw("null") }
+      out.raw(",\"title\":")
+      out.optionalString(row.song?.title)
+      out.raw(",\"transpose\":")
+      out.raw(row.entry.transpose.map { "\($0)" } ?? "null")
+      out.raw("}")
+    }
+    out.raw("],\"name\":")
+    out.string(name)
+    out.raw("}")
+    return out.text
+  }
+}
+
+/// `+2`, `-3`, `0`.
+func signed(_ value: Int) -> String { value > 0 ? "+\(value)" : "\(value)" }
+
+/// `'Title' (selection solo, in Bm: +2 semitones, 80%, 2 times)`.
+func entryDescription(_ entry: SetlistEntry, song: Song) -> String {
+  var parts: [String] = []
+  if let selection = entry.selection { parts.append("selection '\(selection)'") }
+  if let key = entry.key, let transpose = entry.transpose {
+    parts.append("in \(key): \(signed(transpose)) semitones")
+  } else if let transpose = entry.transpose {
+    parts.append("\(signed(transpose)) semitones")
+  }
+  if let speed = entry.speed { parts.append(Speed(clamping: speed).description) }
+  if let repeats = entry.repeats { parts.append(repeats == 1 ? "once" : "\(repeats) times") }
+  return "'\(song.title)'" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+}
+
+struct SetlistRename: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rename", abstract: "Rename a setlist.")
+  @OptionGroup var setlist: SetlistName
+  @Argument(help: ArgumentHelp("New name.", valueName: "new-name")) var newName: String
+
+  func validate() throws { try refuseTypedText("the new name", [newName]) }
+
+  func run() throws {
+    try setlist.library.open().renameSetlist(setlist.name, to: newName)
+    Terminal.say("renamed setlist '\(setlist.name)' to '\(newName)'")
+  }
+}
+
+struct SetlistDelete: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "delete", abstract: "Delete a setlist (its songs stay in the library).")
+  @OptionGroup var setlist: SetlistName
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let found = try library.setlist(named: setlist.name)
+    try library.deleteSetlist(found.name)
+    Terminal.say("deleted setlist '\(found.name)' (\(found.entries.count) entries)")
+  }
+}
+
+struct SetlistPrint: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "print",
+    abstract: "Write a setlist to read from a music stand: .txt or .md.",
+    discussion: """
+      One song a line: position, title, key, tempo and notes. The key is the entry's or \
+      the song's; the tempo is the song's (set with `practice set --bpm`, else its beat \
+      map's) times the entry's speed; the notes are the entry's and the song's.
+      """)
+  @OptionGroup var setlist: SetlistName
+  @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: .txt or .md.", valueName: "file"))
+  var output: String
+
+  func validate() throws {
+    let kind = (output as NSString).pathExtension.lowercased()
+    guard ["txt", "md"].contains(kind) else {
+      throw ValidationError("-o '\(output)': write a .txt or .md file")
+    }
+  }
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let found = try library.setlist(named: setlist.name)
+    let details = try library.allDetails()
+    var lines: [StandLine] = []
+    for (index, entry) in found.entries.enumerated() {
+      guard let song = try library.song(id: entry.songID) else { continue }
+      let own = details[entry.songID] ?? SongDetails()
+      let base = try own.bpm ?? library.beatMap(for: song)?.medianTempo
+      let tempo = base.map { "\(Int(($0 * (entry.speed ?? 1)).rounded())) BPM" } ?? ""
+      let title = song.title + (entry.selection.map { " (\($0))" } ?? "")
+      let notes = [entry.note, own.note].compactMap { $0 }.filter { !$0.isEmpty }
+      lines.append(
+        StandLine(
+          position: "\(index + 1).", title: Terminal.escaped(title),
+          key: (entry.key ?? own.key)?.description ?? "", tempo: tempo,
+          notes: Terminal.escaped(notes.joined(separator: "; "))))
+    }
+    let markdown = (output as NSString).pathExtension.lowercased() == "md"
+    let text = markdown ? StandLine.markdown(found.name, lines) : StandLine.text(found.name, lines)
+    try writeAtomically(Data(text.utf8), to: output)
+    Terminal.say("wrote setlist '\(found.name)' (\(lines.count == 1 ? "1 entry" : "\(lines.count) entries")) to \(output)")
+  }
+}
+
+/// A setlist's line on paper.
+struct StandLine {
+  var position, title, key, tempo, notes: String
+
+  /// Columns padded to their widest cell.
+  static func text(_ name: String, _ lines: [StandLine]) -> String {
+    func width(_ cell: (StandLine) -> String) -> Int { lines.map { cell($0).count }.max() ?? 0 }
+    let widths = [width(\.position), width(\.title), width(\.key), width(\.tempo)]
+    func pad(_ text: String, _ width: Int) -> String {
+      text + String(repeating: " ", count: max(0, width - text.count))
+    }
+    var out = Terminal.escaped(name).uppercased() + "\n\n"
+    for line in lines {
+      let cells = [
+        pad(line.position, widths[0]), pad(line.title, widths[1]), pad(line.key, widths[2]),
+        pad(line.tempo, widths[3]), line.notes,
+      ]
+      out += cells.joined(separator: "   ").trimmingCharacters(in: .whitespaces) + "\n"
+    }
+    return out
+  }
+
+  static func markdown(_ name: String, _ lines: [StandLine]) -> String {
+    func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    var out = "# \(cell(Terminal.escaped(name)))\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
+    for line in lines {
+      out += "| " + [line.position.dropLast().description, line.title, line.key, line.tempo, line.notes]
+        .map(cell).joined(separator: " | ") + " |\n"
+    }
+    return out
+  }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct Export: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Write songs' beat maps, selections, details and setlists to a .practice file.",
+    discussion: """
+      The file is JSON (the README documents it) and never holds audio: the receiver \
+      imports it into a library holding the same recordings, found again by content \
+      hash, then by title, artist and duration. --setlist exports a setlist with its songs; \
+      --all the whole library with every setlist (a backup).
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("Songs to export (path, id or title).", valueName: "song"))
+  var songs: [String] = []
+  @Option(help: ArgumentHelp("Export this setlist and its songs (repeatable).", valueName: "setlist"))
+  var setlist: [String] = []
+  @Flag(help: "Export every song and every setlist.") var all = false
+  @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
+  var output: String
+
+  func validate() throws {
+    if all && !(songs.isEmpty && setlist.isEmpty) {
+      throw ValidationError("--all exports everything; give it without songs or --setlist")
+    }
+    if !all && songs.isEmpty && setlist.isEmpty {
+      throw ValidationError("say what to export: songs, --setlist NAME, or --all")
+    }
+    if output.isEmpty { throw ValidationError("-o: the file name is empty") }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let setlists = try all ? library.setlists() : setlist.map { try library.setlist(named: $0) }
+    var chosen = try all ? library.songs() : songs.map { try library.resolve($0) }
+    var seen = Set(chosen.compactMap(\.id))
+    for song in try library.songs(of: setlists) where seen.insert(song.id ?? 0).inserted {
+      chosen.append(song)
+    }
+    let file = try library.export(songs: chosen, setlists: setlists)
+    try writeAtomically(try file.encoded(), to: output)
+    let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }
+    let selections = file.songs.reduce(0) { $0 + $1.selections.count }
+    Terminal.say(
+      "exported \(counted(file.songs.count, "song")) (\(counted(beats, "beat")), "
+        + "\(counted(selections, "selection"))) and \(counted(file.setlists.count, "setlist")) to \(output)"
+    )
+  }
+}
+
+struct Import: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Read a .practice file: beat maps, selections, details and setlists of known songs.",
+    discussion: """
+      Each song is found in this library by content hash, then by title, artist and \
+      duration (within 1 s). If any is missing, nothing is imported and the missing ones \
+      are listed (exit 66), unless --partial. A song's own beat map, a selection of the same \
+      name and a setlist of the same name are kept unless --replace; key, tempo and note \
+      are filled in where the song has none; tags are added. Importing the same file \
+      again changes nothing.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("The .practice file.", valueName: "file")) var file: String
+  @Flag(help: "Import what is found even when some songs are missing.") var partial = false
+  @Flag(help: "Replace beat maps, selections and setlists this library already has.")
+  var replace = false
+
+  func run() throws {
+    let shared = try PracticeFile.read(file)
+    let library = try library.open()
+    let report = try library.importFile(shared, path: file, partial: partial, replace: replace)
+    for missing in report.missing {
+      Terminal.warning(
+        "not in the library: '\(missing.title)'" + (missing.artist.map { " by \($0)" } ?? "")
+          + " (\(formatTime(missing.duration))); add its file and import again")
+    }
+    Terminal.records(report.found.map { ["\($0.song.id ?? 0)", $0.song.title] })
+    var parts = ["found \(report.found.count) of \(counted(shared.songs.count, "song"))"]
+    parts.append("\(counted(report.mapsStored, "beat map")) stored")
+    if report.mapsKept > 0 {
+      parts.append("\(report.mapsKept) kept (--replace stores the file's)")
+    }
+    parts.append("\(counted(report.selectionsStored, "selection")) stored")
+    if !report.selectionsKept.isEmpty {
+      parts.append(
+        "\(report.selectionsKept.count) kept as they were: "
+          + report.selectionsKept.prefix(5).joined(separator: ", "))
+    }
+    if !report.setlistsStored.isEmpty {
+      parts.append("setlists stored: " + report.setlistsStored.map { "'\($0)'" }.joined(separator: ", "))
+    }
+    if !report.setlistsKept.isEmpty {
+      parts.append(
+        "setlists kept as they were: " + report.setlistsKept.map { "'\($0)'" }.joined(separator: ", "))
+    }
+    Terminal.say(
+      "imported \(file): " + parts.joined(separator: "; ")
+        + (report.changedNothing ? " (nothing changed)" : ""))
+  }
+}
+
+/// `1 song`, `3 songs`.
+func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+/// Writes `data` to a new file beside `path` and renames it over `path`, so a reader never
+/// sees half a file and a failed write leaves what was there.
+func writeAtomically(_ data: Data, to path: String) throws {
+  let directory = (path as NSString).deletingLastPathComponent
+  var isDirectory: ObjCBool = false
+  if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+    throw PracticeError(.cannotCreate, "'\(path)' is a directory; give a file name with -o")
+  }
+  let partial =
+    (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).partial"
+  let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+  guard descriptor >= 0 else {
+    let reason = String(cString: strerror(errno))
+    throw PracticeError(
+      .cannotCreate, "cannot create '\(path)' (\(reason)); check the folder exists and is writable")
+  }
+  let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+  do {
+    try handle.write(contentsOf: data)
+    try handle.synchronize()
+    try handle.close()
+    guard rename(partial, path) == 0 else {
+      throw PracticeError(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
+    }
+  } catch {
+    unlink(partial)
+    if let failure = error as? any PracticeFailure { throw failure }
+    throw PracticeError(.io, "cannot write '\(path)': \(error.localizedDescription); check the disk")
+  }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Song details (`set`), setlists, and sharing them as `.practice` files.
+@Suite struct SetlistTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  /// A 17 s sine named `name` (its title), its pitch taken from the name so that songs of
+  /// different names differ in content; with `copyTo`, a copy of it in that folder.
+  @discardableResult
+  func song(_ name: String, in cli: CLI, copyTo folder: String? = nil) throws -> String {
+    let original = dir.file(name)
+    if !FileManager.default.fileExists(atPath: original) {
+      let pitch = 200 + Double(name.unicodeScalars.reduce(0) { $0 + Int($1.value) } % 60) * 10
+      try Synth.write(Synth.sine(frequency: pitch, seconds: 17, amplitude: 0.3), to: original)
+    }
+    var path = original
+    if let folder {
+      path = folder + "/" + name
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      if !FileManager.default.fileExists(atPath: path) {
+        try FileManager.default.copyItem(atPath: original, toPath: path)
+      }
+    }
+    let added = try cli.run(["add", path])
+    #expect(added.status == 0, "\(added.stderr)")
+    return path
+  }
+
+  func grid(_ id: String, in cli: CLI) throws {
+    let result = try cli.run(["beats", "grid", id, "--bpm", "120", "--start", "0.5"])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  // MARK: Song details
+
+  @Test func setStoresKeyTempoNoteAndTags() throws {
+    try song("Blue.wav", in: cli)
+    let set = try cli.run([
+      "set", "1", "--key", "Am", "--bpm", "96", "--note", "capo 2, drop D", "--tag", "gig",
+      "--tag", "Jazz",
+    ])
+    #expect(set.status == 0, "\(set.stderr)")
+    #expect(set.stdout == "key Am\nbpm 96\nnote capo 2, drop D\ntags gig, Jazz\n")
+    let show = try cli.run(["show", "Blue"]).stdout
+    #expect(show.hasSuffix("key Am\nbpm 96\nnote capo 2, drop D\ntags gig, Jazz\n"))
+    #expect(try cli.run(["list"]).stdout.hasSuffix("\tAm\t96\tgig,Jazz\n"))
+    #expect(try cli.run(["list", "--tag", "GIG"]).stdout.hasPrefix("1\tBlue\t"))
+    #expect(try cli.run(["list", "--tag", "rock"]).stdout.isEmpty)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["show", "1", "--json"]).stdout.utf8))
+        as? [String: Any])
+    #expect(json["key"] as? String == "Am" && json["bpm"] as? Double == 96)
+    #expect(json["tags"] as? [String] == ["gig", "Jazz"])
+    // Cleared, the tempo falls back to the beat map's.
+    try grid("1", in: cli)
+    let cleared = try cli.run(["set", "1", "--clear-bpm", "--clear-note", "--untag", "jazz"])
+    #expect(cleared.stdout == "key Am\nbpm 120 (beat map)\nnote \ntags gig\n")
+  }
+
+  @Test func setRefusesBadValuesAndLeavesTheSong() throws {
+    try song("Blue.wav", in: cli)
+    _ = try cli.run(["set", "1", "--key", "Am"])
+    let before = try cli.run(["show", "1"]).stdout
+    for (arguments, says) in [
+      (["--key", "H"], "--key 'H' is not a key"),
+      (["--bpm", "0"], "--bpm 0: must be 10-400"),
+      (["--bpm", "1e3"], "--bpm"),
+      (["--tag", "a\tb"], "a tab"),
+      (["--key", "C", "--clear-key"], "cannot be combined"),
+    ] {
+      let result = try cli.run(["set", "1"] + arguments)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(result.stderr.hasPrefix("practice: ") && result.stderr.contains(says), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+    #expect(try cli.run(["show", "1"]).stdout == before)
+  }
+
+  // MARK: Setlists
+
+  @Test func setlistEntriesAreOrderedMovedAndRemoved() throws {
+    try song("One.wav", in: cli)
+    try song("Two.wav", in: cli)
+    try grid("1", in: cli)
+    #expect(try cli.run(["select", "add", "1", "solo", "--bars", "5-8"]).status == 0)
+    _ = try cli.run(["set", "1", "--key", "Am"])
+    #expect(try cli.run(["setlist", "new", "Gig"]).status == 0)
+    let add = try cli.run(["setlist", "add", "gig", "One", "--select", "SOLO", "--key", "Bm", "--speed", "80%", "--repeat", "2"])
+    #expect(add.status == 0, "\(add.stderr)")
+    #expect(add.stderr == "setlist 'Gig': 1. 'One' (selection 'solo', in Bm: +2 semitones, 80%, 2 times)\n")
+    #expect(try cli.run(["setlist", "add", "gig", "2", "--note", "segue"]).status == 0)
+    #expect(try cli.run(["setlist", "add", "gig", "2", "--transpose", "-3", "--at", "1"]).status == 0)
+    #expect(
+      try cli.run(["setlist", "show", "gig"]).stdout
+        == "1\t2\tTwo\t\t\t-3\t\t\t\n2\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n3\t2\tTwo\t\t\t\t\t\tsegue\n")
+    #expect(try cli.run(["setlist", "move", "gig", "3", "1"]).status == 0)
+    #expect(try cli.run(["setlist", "rm", "gig", "2"]).status == 0)
+    #expect(
+      try cli.run(["setlist", "show", "gig"]).stdout
+        == "1\t2\tTwo\t\t\t\t\t\tsegue\n2\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["setlist", "show", "gig", "--json"]).stdout.utf8))
+        as? [String: Any])
+    let entries = try #require(json["entries"] as? [[String: Any]])
+    #expect(json["name"] as? String == "Gig" && entries.count == 2)
+    #expect(entries[1]["transpose"] as? Int == 2 && entries[1]["speed"] as? Double == 0.8)
+    #expect(entries[1]["selection"] as? String == "solo" && entries[0]["repeat"] is NSNull)
+    #expect(try cli.run(["setlist", "list"]).stdout.hasPrefix("Gig\t2\t"))
+    #expect(try cli.run(["setlist", "rename", "gig", "Friday"]).status == 0)
+    // Removing a song takes its entries with it; the others keep their order.
+    #expect(try cli.run(["rm", "2"]).status == 0)
+    #expect(try cli.run(["setlist", "show", "friday"]).stdout == "1\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n")
+    #expect(try cli.run(["setlist", "delete", "Friday"]).status == 0)
+    #expect(try cli.run(["setlist", "list"]).stdout.isEmpty)
+  }
+
+  @Test func setlistMistakesAreOneLineAndChangeNothing() throws {
+    try song("One.wav", in: cli)
+    _ = try cli.run(["set", "1", "--key", "Am"])
+    _ = try cli.run(["setlist", "new", "gig"])
+    _ = try cli.run(["setlist", "add", "gig", "1"])
+    let before = try cli.run(["setlist", "show", "gig"]).stdout
+    for (arguments, status, says) in [
+      (["setlist", "show", "nope"], 66, "no setlist named 'nope'; there are: gig"),
+      (["setlist", "new", "GIG"], 64, "there is already a setlist named 'gig'"),
+      (["setlist", "add", "gig", "1", "--key", "C"], 64, "is in Am"),
+      (["setlist", "add", "gig", "1", "--key", "Bm", "--transpose", "2"], 64, "cannot be combined"),
+      (["setlist", "add", "gig", "1", "--select", "solo"], 66, "has no selection 'solo'"),
+      (["setlist", "add", "gig", "1", "--speed", "300%"], 64, "--speed 300%"),
+      (["setlist", "add", "gig", "1", "--at", "0"], 64, "positions count from 1"),
+      (["setlist", "move", "gig", "1", "5"], 64, "its entries are 1-1"),
+      (["setlist", "rm", "gig", "2"], 64, "has no entry 2"),
+      (["setlist", "new", "a\nb"], 64, "a line break"),
+      (["setlist", "add", "nope", "1"], 66, "no setlist named 'nope'"),
+    ] {
+      let result = try cli.run(arguments)
+      #expect(result.status == status, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+    #expect(try cli.run(["setlist", "show", "gig"]).stdout == before)
+    #expect(try cli.run(["setlist", "list"]).stdout.split(separator: "\n").count == 1)
+  }
+
+  @Test func setlistPrintsForTheMusicStand() throws {
+    try song("One.wav", in: cli)
+    try song("Two | Three.wav", in: cli)
+    try grid("2", in: cli)
+    _ = try cli.run(["set", "1", "--key", "Am", "--bpm", "96", "--note", "capo 2"])
+    _ = try cli.run(["setlist", "new", "friday"])
+    _ = try cli.run(["setlist", "add", "friday", "2", "--speed", "50%", "--note", "count in slow"])
+    _ = try cli.run(["setlist", "add", "friday", "1", "--key", "Bm"])
+    let text = dir.file("gig.txt")
+    let printed = try cli.run(["setlist", "print", "friday", "-o", text])
+    #expect(printed.status == 0, "\(printed.stderr)")
+    #expect(
+      try String(contentsOfFile: text, encoding: .utf8)
+        == "FRIDAY\n\n1.   Two | Three        60 BPM   count in slow\n2.   One           Bm   96 BPM   capo 2\n")
+    let markdown = dir.file("gig.md")
+    #expect(try cli.run(["setlist", "print", "friday", "-o", markdown]).status == 0)
+    #expect(
+      try String(contentsOfFile: markdown, encoding: .utf8)
+        == "# friday\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
+        + "| 1 | Two \\| Three |  | 60 BPM | count in slow |\n| 2 | One | Bm | 96 BPM | capo 2 |\n")
+    let refused = try cli.run(["setlist", "print", "friday", "-o", dir.file("gig.doc")])
+    #expect(refused.status == 64 && refused.stderr.contains("write a .txt or .md file"))
+  }
+
+  // MARK: Sharing
+
+  /// Library A: two songs with beat maps, selections (in bars and in time), details and a
+  /// setlist; exported, then imported into B where the files sit elsewhere.
+  @Test func exportImportCarriesMapsSelectionsAndSetlists() throws {
+    let a = cli
+    try song("Alpha.wav", in: a)
+    try song("Beta.wav", in: a)
+    try grid("1", in: a)
+    #expect(try a.run(["beats", "grid", "2", "--bpm", "90", "--start", "0.25", "--meter", "3/4"]).status == 0)
+    #expect(try a.run(["select", "add", "1", "solo", "--bars", "5-8", "--note", "slow first"]).status == 0)
+    #expect(try a.run(["select", "add", "2", "intro", "--from", "0", "--to", "1.5"]).status == 0)
+    _ = try a.run(["set", "1", "--key", "Am", "--bpm", "120", "--tag", "gig"])
+    _ = try a.run(["setlist", "new", "gig"])
+    _ = try a.run(["setlist", "add", "gig", "2", "--speed", "75%"])
+    _ = try a.run(["setlist", "add", "gig", "1", "--select", "solo", "--key", "Em"])
+    let file = dir.file("gig.practice")
+    let export = try a.run(["export", "--setlist", "gig", "-o", file])
+    #expect(export.status == 0, "\(export.stderr)")
+    #expect(export.stderr.contains("exported 2 songs"))
+
+    let b = CLI(database: dir.file("other.sqlite"))
+    let elsewhere = dir.file("elsewhere")
+    try song("Beta.wav", in: b, copyTo: elsewhere)
+    try song("Alpha.wav", in: b, copyTo: elsewhere)  // ids swapped: Beta is 1 here
+    let imported = try b.run(["import", file])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    #expect(imported.stdout == "1\tBeta\n2\tAlpha\n")  // in the file's order: the setlist's
+    for (idA, idB) in [("1", "2"), ("2", "1")] {
+      let mapA = try a.run(["beats", "show", idA]).stdout
+      #expect(!mapA.isEmpty)
+      #expect(try b.run(["beats", "show", idB]).stdout == mapA)
+      #expect(
+        try b.run(["select", "list", idB]).stdout.split(separator: "\t").dropFirst()
+          == a.run(["select", "list", idA]).stdout.split(separator: "\t").dropFirst())
+    }
+    #expect(try b.run(["show", "Alpha"]).stdout.hasSuffix("key Am\nbpm 120\nnote \ntags gig\n"))
+    #expect(
+      try b.run(["setlist", "show", "gig"]).stdout
+        == "1\t1\tBeta\t\t\t\t75%\t\t\n2\t2\tAlpha\tsolo\tEm\t-5\t\t\t\n")
+    // Again: nothing changes.
+    let snapshot = try b.run(["list", "--json"]).stdout + b.run(["setlist", "show", "gig"]).stdout
+    let again = try b.run(["import", file])
+    #expect(again.status == 0)
+    #expect(again.stderr.contains("(nothing changed)"), "\(again.stderr)")
+    #expect(try b.run(["list", "--json"]).stdout + b.run(["setlist", "show", "gig"]).stdout == snapshot)
+  }
+
+  @Test func importRefusesMissingSongsUnlessPartial() throws {
+    try song("Alpha.wav", in: cli)
+    try song("Beta.wav", in: cli)
+    try grid("1", in: cli)
+    try grid("2", in: cli)
+    let file = dir.file("all.practice")
+    #expect(try cli.run(["export", "--all", "-o", file]).status == 0)
+    let b = CLI(database: dir.file("other.sqlite"))
+    try song("Alpha.wav", in: b, copyTo: dir.file("b"))
+    let before = try b.run(["beats", "show", "1"])
+    let refused = try b.run(["import", file])
+    #expect(refused.status == 66)
+    #expect(refused.stderr.contains("1 of the 2 songs"))
+    #expect(refused.stderr.contains("'Beta'"))
+    #expect(refused.stderr.contains("nothing was imported"))
+    #expect(try b.run(["beats", "show", "1"]).stdout == before.stdout)
+    let partial = try b.run(["import", file, "--partial"])
+    #expect(partial.status == 0, "\(partial.stderr)")
+    #expect(partial.stderr.contains("warning: not in the library: 'Beta'"))
+    #expect(try b.run(["beats", "show", "1"]).stdout == cli.run(["beats", "show", "1"]).stdout)
+  }
+
+  /// A copy at another sample rate (not the same bytes) is found by title, artist and
+  /// duration, and gets the beats at the same times.
+  @Test func importFindsACopyAtAnotherRateByTitle() throws {
+    try song("Alpha.wav", in: cli)
+    try grid("1", in: cli)
+    let file = dir.file("a.practice")
+    #expect(try cli.run(["export", "1", "-o", file]).status == 0)
+    let resampled = dir.file("b/Alpha.flac")
+    try FileManager.default.createDirectory(atPath: dir.file("b"), withIntermediateDirectories: true)
+    let ffmpeg = try Process.run(
+      URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+      arguments: ["-v", "error", "-i", dir.file("Alpha.wav"), "-ar", "48000", resampled])
+    ffmpeg.waitUntilExit()
+    #expect(ffmpeg.terminationStatus == 0)
+    let b = CLI(database: dir.file("other.sqlite"))
+    #expect(try b.run(["add", resampled]).status == 0)
+    let imported = try b.run(["import", file])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let bars = try b.run(["beats", "show", "1"]).stdout
+    #expect(bars.hasPrefix("1\t0:00.5\t"), "\(bars)")
+    #expect(bars == (try cli.run(["beats", "show", "1"]).stdout))
+  }
+
+  @Test func damagedOrNewerFilesAreRefusedInOneLine() throws {
+    try song("Alpha.wav", in: cli)
+    let before = try cli.run(["list", "--json"]).stdout
+    for (text, says) in [
+      ("not json at all", "is not a .practice file"),
+      ("{\"format\":\"practice\",\"version\":99,\"songs\":[]}", "version 99"),
+      ("{\"format\":\"practice\",\"version\":1,\"exported_at\":\"x\",\"songs\":[{\"ref\":1}],\"setlists\":[]}",
+       "songs[0].title is missing"),
+      ("{\"format\":\"practice\",\"version\":1,\"exported_at\":\"x\",\"songs\":[],\"setlists\":[{\"name\":\"s\",\"entries\":[{\"song\":7}]}]}",
+       "names song 7"),
+    ] {
+      let file = dir.file("bad.practice")
+      try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+      let result = try cli.run(["import", file])
+      #expect(result.status == 65, "\(text): \(result.stderr)")
+      #expect(result.stderr.contains(says), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+    #expect(try cli.run(["import", dir.file("none.practice")]).status == 66)
+    #expect(try cli.run(["list", "--json"]).stdout == before)
+  }
+}
