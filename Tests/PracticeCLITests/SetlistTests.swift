@@ -181,6 +181,8 @@ import TestSupport
     #expect(try a.run(["beats", "grid", "2", "--bpm", "90", "--start", "0.25", "--meter", "3/4"]).status == 0)
     #expect(try a.run(["select", "add", "1", "solo", "--bars", "5-8", "--note", "slow first"]).status == 0)
     #expect(try a.run(["select", "add", "2", "intro", "--from", "0", "--to", "1.5"]).status == 0)
+    let settings = try a.run(["select", "set", "1", "solo", "--speed", "70%", "--ramp-to", "90%", "--step", "5%", "--count-in", "1", "--goal", "100%"])
+    #expect(settings.status == 0, "\(settings.stderr)")
     _ = try a.run(["set", "1", "--key", "Am", "--bpm", "120", "--tag", "gig"])
     _ = try a.run(["setlist", "new", "gig"])
     _ = try a.run(["setlist", "add", "gig", "2", "--speed", "75%"])
@@ -206,6 +208,14 @@ import TestSupport
           == a.run(["select", "list", idA]).stdout.split(separator: "\t").dropFirst())
     }
     #expect(try b.run(["show", "Alpha"]).stdout.hasSuffix("key Am\nbpm 120\nnote \ntags gig\n"))
+    func practice(_ cli: CLI, _ song: String) throws -> [Substring] {
+      try cli.run(["select", "show", song, "solo"]).stdout.split(separator: "\n").filter {
+        ["span ", "settings ", "goal ", "note "].contains { prefix in $0.hasPrefix(prefix) }
+      }
+    }
+    let shown = try practice(a, "1")
+    #expect(shown.count == 4 && shown.joined().contains("70%"), "\(shown)")
+    #expect(try practice(b, "2") == shown)
     #expect(
       try b.run(["setlist", "show", "gig"]).stdout
         == "1\t1\tBeta\t\t\t\t75%\t\t\n2\t2\tAlpha\tsolo\tEm\t-5\t\t\t\n")

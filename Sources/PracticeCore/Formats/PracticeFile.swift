@@ -91,18 +91,41 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     }
   }
 
-  /// A selection: `bars` (`9-16`, following the beat map) or `start_frame`/`end_frame`.
+  /// A selection: `bars` (`9-16`, following the beat map) or `start_frame`/`end_frame`,
+  /// and how it is practised (`select set`), absent when nothing was set.
   public struct SharedSelection: Codable, Sendable, Equatable {
     public var name: String
     public var bars: String?
     public var startFrame: Int64?
     public var endFrame: Int64?
     public var note: String?
+    public var practice: SharedPractice?
 
     enum CodingKeys: String, CodingKey {
-      case name, bars, note
+      case name, bars, note, practice
       case startFrame = "start_frame"
       case endFrame = "end_frame"
+    }
+  }
+
+  /// A selection's practice settings and goal: speeds and the step as rates (0.7), the gap
+  /// as written (`1bar`, `2s`), the goal as written (`100%`, `120bpm`); null where not set.
+  public struct SharedPractice: Codable, Sendable, Equatable {
+    public var speed: Double?
+    public var rampTo: Double?
+    public var step: Double?
+    public var every: Int?
+    public var countIn: Int?
+    public var click: Bool?
+    public var gap: String?
+    public var transpose: Double?
+    public var volume: Double?
+    public var goal: String?
+
+    enum CodingKeys: String, CodingKey {
+      case speed, step, every, click, gap, transpose, volume, goal
+      case rampTo = "ramp_to"
+      case countIn = "count_in"
     }
   }
 
@@ -295,5 +318,44 @@ extension PracticeFile {
       }
     }
     return text.isEmpty ? "the top" : text
+  }
+}
+
+// MARK: Selection practice
+
+extension PracticeFile.SharedPractice {
+  init?(_ practice: SelectionPractice) {
+    guard !practice.isEmpty else { return nil }
+    let s = practice.settings
+    self.init(
+      speed: s.speed?.rate, rampTo: s.rampTo?.rate, step: s.step, every: s.every,
+      countIn: s.countIn, click: s.click, gap: s.gap, transpose: s.transpose,
+      volume: s.volume?.gain, goal: practice.goal?.description)
+  }
+
+  /// The settings and goal, or a reason they cannot be (a value out of its range).
+  func selectionPractice() -> Result<SelectionPractice, PracticeError> {
+    func bad(_ what: String) -> Result<SelectionPractice, PracticeError> {
+      .failure(PracticeError(.badData, "its practice settings have \(what)"))
+    }
+    for (name, value) in [("speed", speed), ("ramp_to", rampTo)] {
+      if let value, !Speed.allowed.contains(value) { return bad("\(name) \(value)") }
+    }
+    if let step, step == 0 || abs(step) > 1.75 { return bad("step \(step)") }
+    if let every, !(1...9999).contains(every) { return bad("every \(every)") }
+    if let countIn, !(0...16).contains(countIn) { return bad("count_in \(countIn)") }
+    if let gap, PracticeSettings.parseGap(gap) == nil { return bad("gap '\(gap)'") }
+    if let transpose, !PlaybackPlan.transposeRange.contains(transpose) {
+      return bad("transpose \(transpose)")
+    }
+    if let volume, !Volume.allowed.contains(volume) { return bad("volume \(volume)") }
+    let parsedGoal = goal.flatMap(PracticeGoal.init(parsing:))
+    if let goal, parsedGoal == nil { return bad("goal '\(goal)'") }
+    let settings = PracticeSettings(
+      speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
+      step: step, every: every, countIn: countIn, click: click, gap: gap, transpose: transpose,
+      volume: volume.map(Volume.init(clamping:)))
+    if let problem = settings.problem { return bad(problem) }
+    return .success(SelectionPractice(settings: settings, goal: parsedGoal))
   }
 }

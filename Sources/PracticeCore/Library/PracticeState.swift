@@ -91,31 +91,43 @@ extension Library {
   /// the row.
   public func setPractice(_ practice: SelectionPractice, of selection: Selection) throws {
     guard let id = selection.id else { throw PracticeError(.other, "selection has no id") }
-    try write { db in
-      try db.execute(sql: "DELETE FROM selection_practice WHERE selection_id = ?", arguments: [id])
-      guard !practice.isEmpty else { return }
-      let s = practice.settings
-      var goalSpeed: Double?
-      var goalBPM: Double?
-      switch practice.goal {
-      case .speed(let speed)?: goalSpeed = speed.rate
-      case .tempo(let bpm)?: goalBPM = bpm
-      case nil: break
-      }
-      try db.execute(
-        sql: """
-          INSERT INTO selection_practice (selection_id, speed, ramp_to, step, every, count_in,
-            click, gap, transpose, volume, goal_speed, goal_bpm)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [
-          id, s.speed?.rate, s.rampTo?.rate, s.step, s.every, s.countIn, s.click, s.gap,
-          s.transpose, s.volume?.gain, goalSpeed, goalBPM,
-        ])
-    }
+    try write { db in try Library.storePractice(practice, selectionID: id, db) }
   }
 
-  private static func selectionPractice(from row: Row) -> SelectionPractice {
+  /// Replaces the settings and goal of selection `id` inside the caller's transaction.
+  static func storePractice(_ practice: SelectionPractice, selectionID id: Int64, _ db: Database)
+    throws
+  {
+    try db.execute(sql: "DELETE FROM selection_practice WHERE selection_id = ?", arguments: [id])
+    guard !practice.isEmpty else { return }
+    let s = practice.settings
+    var goalSpeed: Double?
+    var goalBPM: Double?
+    switch practice.goal {
+    case .speed(let speed)?: goalSpeed = speed.rate
+    case .tempo(let bpm)?: goalBPM = bpm
+    case nil: break
+    }
+    try db.execute(
+      sql: """
+        INSERT INTO selection_practice (selection_id, speed, ramp_to, step, every, count_in,
+          click, gap, transpose, volume, goal_speed, goal_bpm)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        id, s.speed?.rate, s.rampTo?.rate, s.step, s.every, s.countIn, s.click, s.gap,
+        s.transpose, s.volume?.gain, goalSpeed, goalBPM,
+      ])
+  }
+
+  /// The settings and goal of selection `id` inside the caller's transaction.
+  static func storedPractice(selectionID id: Int64, _ db: Database) throws -> SelectionPractice {
+    try Row.fetchOne(
+      db, sql: "SELECT * FROM selection_practice WHERE selection_id = ?", arguments: [id]
+    ).map(selectionPractice(from:)) ?? SelectionPractice()
+  }
+
+  static func selectionPractice(from row: Row) -> SelectionPractice {
     let speed: Double? = row["speed"]
     let rampTo: Double? = row["ramp_to"]
     let volume: Double? = row["volume"]

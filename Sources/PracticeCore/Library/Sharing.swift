@@ -48,7 +48,9 @@ extension Library {
         ).map {
           PracticeFile.SharedSelection(
             name: $0["name"], bars: $0["bars"], startFrame: $0["start_frame"],
-            endFrame: $0["end_frame"], note: $0["note"])
+            endFrame: $0["end_frame"], note: $0["note"],
+            practice: PracticeFile.SharedPractice(
+              try Library.storedPractice(selectionID: $0["id"], db)))
         }
         return PracticeFile.SharedSong(
           ref: index + 1, title: song.title, artist: song.artist, album: song.album,
@@ -236,13 +238,19 @@ extension Library {
       let existing = try Row.fetchOne(
         db, sql: "SELECT id, bars, start_frame, end_frame, note FROM selection WHERE song_id = ? AND name = ?",
         arguments: [id, selection.name])
+      let practice = try selection.practice?.selectionPractice().get() ?? SelectionPractice()
       if let existing {
         let same =
           (existing["bars"] as String?).flatMap(BarRange.init(parsing:)).map(SelectionSpan.bars)
           ?? (existing["start_frame"] as Int64?).flatMap { start in
             (existing["end_frame"] as Int64?).map { SelectionSpan.frames(start..<$0) }
           }
-        if same == span && (existing["note"] as String?) == selection.note { continue }
+        let existingPractice = try Library.storedPractice(selectionID: existing["id"], db)
+        if same == span && (existing["note"] as String?) == selection.note
+          && existingPractice == practice
+        {
+          continue
+        }
         guard replace else {
           report.selectionsKept.append("'\(selection.name)' of '\(song.title)'")
           continue
@@ -254,6 +262,9 @@ extension Library {
         id: nil, songID: id, name: selection.name, span: span, note: selection.note,
         createdAt: timestamp, updatedAt: timestamp)
       try Library.insert(&stored, db)
+      if let storedID = stored.id, !practice.isEmpty {
+        try Library.storePractice(practice, selectionID: storedID, db)
+      }
       report.selectionsStored += 1
     }
   }
@@ -326,6 +337,9 @@ extension Library {
         }
         guard valid, !selection.name.isEmpty else {
           throw bad("\(label): selection '\(selection.name)' has no valid span")
+        }
+        if case .failure(let error) = selection.practice?.selectionPractice() {
+          throw bad("\(label): selection '\(selection.name)': \(error.message)")
         }
       }
     }
