@@ -16,7 +16,7 @@ enum Manual {
       "Back / forward one bar, to its first beat (without a beat map: five seconds)."
     ),
     ("[ / ], { / }", "Speed −5 / +5 points, −1 / +1 point (ends the speed trainer)."),
-    ("- / +", "Volume −/+ 10 %."),
+    ("- / +", "Volume −/+ 10 % (_ and = too)."),
     ("m", "Mute / unmute."),
     ("< / >", "Transpose −/+ 1 semitone."),
     ("c", "Beat clicks on / off (needs a beat map)."),

@@ -98,6 +98,7 @@ enum DisplayWidth {
 
   static func of(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
+    if value >= 0x20 && value < 0x7F { return 1 }  // printable ASCII, most of any list
     switch scalar.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format: return 0
     default: break
@@ -119,12 +120,20 @@ enum DisplayWidth {
   ]
 
   /// Columns `text` takes once the door has escaped it.
-  static func shown(_ text: String) -> Int { of(Terminal.escaped(text)) }
+  static func shown(_ text: String) -> Int {
+    // Printable ASCII without a backslash is shown as it is, a column a byte.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) { return text.utf8.count }
+    return of(Terminal.escaped(text))
+  }
 
   /// `text` if it takes at most `width` columns once shown, else cut to fit with `…` where
   /// it was cut, at whole characters, so a wide character or an escape is never split.
   static func fit(_ text: String, width: Int, cut: Table.Column.Cut) -> String {
     guard cut != .never, width > 0, shown(text) > width else { return text }
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) {
+      // Printable ASCII: a character a column.
+      return cut == .end ? text.prefix(width - 1) + "…" : "…" + text.suffix(width - 1)
+    }
     var kept: [Character] = []
     var used = 1  // the ellipsis
     let characters = cut == .end ? Array(text) : Array(text.reversed())

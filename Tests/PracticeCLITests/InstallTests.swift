@@ -11,24 +11,10 @@ import Testing
   func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:])
     throws -> CommandResult
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.currentDirectoryURL = URL(fileURLWithPath: CLI.packageRoot)
-    let out = dir.file("\(UUID().uuidString).out")
-    let err = dir.file("\(UUID().uuidString).err")
-    FileManager.default.createFile(atPath: out, contents: nil)
-    FileManager.default.createFile(atPath: err, contents: nil)
-    process.standardOutput = FileHandle(forWritingAtPath: out)
-    process.standardError = FileHandle(forWritingAtPath: err)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return CommandResult(
-      status: process.terminationStatus,
-      stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    try runProgram(
+      executable, arguments,
+      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+      directory: CLI.packageRoot, scratch: dir.path)
   }
 
   /// Every regular file under `root`, relative to it, sorted.

@@ -12,26 +12,11 @@ import Testing
   /// Runs a bash script with `$1…` the arguments and the CLI's environment (PRACTICE_BIN is
   /// the binary); what it printed and its status.
   func bash(_ script: String, _ arguments: [String] = []) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", script, "bash"] + arguments
     var environment = cli.environment
     environment["PRACTICE_BIN"] = CLI.binary
-    process.environment = environment
-    process.currentDirectoryURL = URL(fileURLWithPath: dir.path)
-    let out = dir.file("bash-\(UUID().uuidString).out")
-    let err = dir.file("bash-\(UUID().uuidString).err")
-    FileManager.default.createFile(atPath: out, contents: nil)
-    FileManager.default.createFile(atPath: err, contents: nil)
-    process.standardOutput = FileHandle(forWritingAtPath: out)
-    process.standardError = FileHandle(forWritingAtPath: err)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return CommandResult(
-      status: process.terminationStatus,
-      stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    return try runProgram(
+      "/bin/bash", ["-c", script, "bash"] + arguments, environment: environment,
+      directory: dir.path, scratch: dir.path)
   }
 
   /// Runs `practice args…` in a pseudo-terminal `width` columns wide (util-linux `script`);

@@ -244,3 +244,32 @@ public struct CLI: Sendable {
   public func snapshot() throws -> String { try run(["list", "--json"]).stdout }
 }
 
+/// Runs `executable` to completion in `directory`, stdin from /dev/null, stdout and stderr
+/// captured through files in `scratch` (so that a full pipe never blocks it).
+public func runProgram(
+  _ executable: String, _ arguments: [String], environment: [String: String],
+  directory: String, scratch: String
+) throws -> CommandResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  process.environment = environment
+  process.currentDirectoryURL = URL(fileURLWithPath: directory)
+  let out = scratch + "/run-\(UUID().uuidString).out"
+  let err = scratch + "/run-\(UUID().uuidString).err"
+  FileManager.default.createFile(atPath: out, contents: nil)
+  FileManager.default.createFile(atPath: err, contents: nil)
+  process.standardOutput = FileHandle(forWritingAtPath: out)
+  process.standardError = FileHandle(forWritingAtPath: err)
+  process.standardInput = FileHandle.nullDevice
+  try process.run()
+  process.waitUntilExit()
+  defer {
+    try? FileManager.default.removeItem(atPath: out)
+    try? FileManager.default.removeItem(atPath: err)
+  }
+  return CommandResult(
+    status: process.terminationStatus,
+    stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+    stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+}
