@@ -129,6 +129,22 @@ import Testing
     #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\nsettings \ngoal \n"))
   }
 
+  /// The last pass of a trainer's play counts even when the stretcher's steering put its
+  /// end a frame past the last output frame (it was logged as one pass of two).
+  @Test func everyPassOfATrainedPlayIsLogged() throws {
+    let cli = try library()
+    let result = try cli.run([
+      "play", song, "--bars", "2-3", "--repeat", "2", "--speed", "70%", "--ramp-to", "100%",
+      "--step", "10%", "--device", "null",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try log(cli).first?["passes"] as? Int == 2)
+    let passes = try cli.run(["log", "--passes"]).stdout.split(separator: "\n").map {
+      Array($0.split(separator: "\t").map(String.init).suffix(3))
+    }
+    #expect(passes == [["1", "70%", "-"], ["2", "80%", "-"]], "\(passes)")
+  }
+
   @Test func aTempoGoalNeedsABeatMap() throws {
     let cli = CLI(database: dir.file("lib.sqlite"))
     let tone = CLI.fixture("sine-440.wav")

@@ -409,6 +409,9 @@ extension PlaybackEngine {
         if pauseNow { try pauseUntilResumed() }
       }
       lastFrameNanoseconds.store(monotonicNanoseconds(), ordering: .relaxed)
+      // Played to its end: a mark placed a frame or so past the last output (the last
+      // pass's end, after the stretcher's steering) was reached too.
+      if !interrupted { reachOutput(Int64.max / 2) }
       publish(written: framesWritten.load(ordering: .relaxed), ended: true)
       if interrupted { sink.abort() } else { try sink.finish() }
     } catch {
