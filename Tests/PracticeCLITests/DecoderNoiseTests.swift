@@ -2,24 +2,27 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Damaged MP3s, made at test time by the `ffmpeg` command from a synthetic sine and then
-/// cut or overwritten: libmpg123 (inside libsndfile) must not write its own notes to stderr,
-/// and one that cannot be decoded is one line that says so.
-@Suite struct DamagedMP3Tests {
+/// Damaged MP3s and M4As, made at test time by the `ffmpeg` command from a synthetic sine and
+/// then cut or overwritten: neither libmpg123 (inside libsndfile) nor FFmpeg may write its own
+/// notes to stderr, and a file that cannot be decoded is one line that says so.
+@Suite struct DecoderNoiseTests {
   let dir = TemporaryDirectory()
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   /// A 3-second stereo MP3 of a sine (LAME, with the ID3v2 tag and Xing header ffmpeg writes).
   func mp3(_ name: String) throws -> String {
+    try encoded(name, ["-c:a", "libmp3lame", "-b:a", "128k"])
+  }
+
+  /// `name` encoded by ffmpeg with `codec` from a 3-second stereo sine, titled "Sine".
+  func encoded(_ name: String, _ codec: [String]) throws -> String {
     let wav = dir.file(name + ".wav")
     try Synth.write(Synth.sine(frequency: 440, seconds: 3, channels: 2), to: wav, channels: 2)
     let path = dir.file(name)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    process.arguments = [
-      "-v", "error", "-nostdin", "-y", "-i", wav, "-c:a", "libmp3lame", "-b:a", "128k",
-      "-metadata", "title=Sine", path,
-    ]
+    process.arguments =
+      ["-v", "error", "-nostdin", "-y", "-i", wav] + codec + ["-metadata", "title=Sine", path]
     try process.run()
     process.waitUntilExit()
     try #require(process.terminationStatus == 0)
@@ -130,5 +133,32 @@ import Testing
     #expect(result.stderrLines.count == 2, "\(result.stderr)")
     #expect(result.stderrLines.first?.contains("2 broken.mp3': not a readable MP3 stream") == true)
     #expect(result.stderrLines.last == "practice: added 2, refused 1 file (see above)")
+  }
+
+  @Test func damagedM4AsAreTalkedAboutOnlyByPractice() throws {
+    // The moov atom first, so a cut or damaged mdat still opens.
+    let whole = try bytes(try encoded("whole.m4a", ["-c:a", "aac", "-movflags", "+faststart"]))
+    let mdat = try #require(
+      (0..<(whole.count - 4)).first { Array(whole[$0..<($0 + 4)]) == Array("mdat".utf8) })
+    var damaged = whole
+    let junk = noise(whole.count, seed: 3)
+    for i in stride(from: mdat + 2000, to: whole.count, by: 61) { damaged[i] = junk[i] }
+    let paths = [dir.file("damaged.m4a"), dir.file("cut.m4a")]
+    try write(damaged, paths[0])
+    try write(Array(whole[0..<(mdat + 6000)]), paths[1])
+    for path in paths {
+      let rendered = try cli.run(["render", path, "-o", path + ".wav"])
+      #expect(rendered.status == 0, "\(rendered.stderr)")
+      expectNoLibraryNoise(rendered.stderr)
+      // The warning that says how far it decoded, then the summary.
+      #expect(rendered.stderrLines.count == 2, "\(rendered.stderr)")
+    }
+    // Without its moov atom (cut before it), it is one line and exit 65.
+    let headless = dir.file("headless.m4a")
+    try write(Array(whole[(mdat - 8)...]), headless)
+    let refused = try cli.run(["add", headless])
+    #expect(refused.status == 65, "\(refused.stderr)")
+    #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+    expectNoLibraryNoise(refused.stderr)
   }
 }
