@@ -24,6 +24,7 @@ CPU_RUNS = 15
 def main():
     binary = b.practice_bin()
     song = b.long_flac()
+    load = os.getloadavg()[0]
     with b.TempDir() as tmp:
         db = os.path.join(tmp, "library.sqlite")
         b.practice(binary, "add", song, db=db, stdout=subprocess.DEVNULL)
@@ -71,7 +72,9 @@ def main():
         "view-60min", "24. `practice view` of a 60-minute song", rows,
         notes=["60-minute stereo 44.1 kHz FLAC of pink noise (bench/out/long-60min.flac), a "
                "120 BPM grid of 1,800 bars, 3 selections; the text view is 120 columns, "
-               f"{lines} lines; output to /dev/null.",
+               f"{lines} lines; output to /dev/null. Load average when it started: {load:.1f} on "
+               f"{len(os.sched_getaffinity(0))} cores (a busy machine makes wall times "
+               "several times the CPU times).",
                f"hyperfine -N, {WARMUP} warm-ups, {RUNS} runs; pass/fail on the median of the "
                "text views (the PNG is for information). `list` and `beats show` show what starting, "
                "opening the library and loading the 1,800-bar beat map cost on the same machine "

@@ -94,7 +94,10 @@ public enum OverviewPicture {
         tick.label != nil ? PictureColours.faint : PictureColours.grid,
         from: (x, g.rulerTop + (tick.label != nil ? 0 : 0.8 * f)), to: (x, g.waveTop + g.waveHeight),
         width: max(0.5, f / 14))
-      if let label = tick.label {
+      // A label that would run off the picture is left out.
+      if let label = tick.label,
+        tick.x + 0.2 * f + canvas.textWidth(label, size: f) <= plotWidth + left * 0.8
+      {
         canvas.text(
           label, x: x + 0.2 * f, y: g.rulerTop + 1.05 * f, size: f, colour: PictureColours.ink)
       }
@@ -116,11 +119,22 @@ public enum OverviewPicture {
       canvas.fill(
         PictureColours.selection(span.colour), x: left + span.start, y: y, width: width,
         height: 0.8 * g.rowHeight)
-      let name = canvas.fitted(span.name, width: width - 0.6 * f, size: 0.95 * f, bold: true)
-      if !name.isEmpty {
+      let size = 0.95 * f
+      if canvas.textWidth(span.name, size: size, bold: true) <= width - 0.6 * f {
         canvas.text(
-          name, x: left + span.start + 0.3 * f, y: y + 0.55 * g.rowHeight, size: 0.95 * f,
+          span.name, x: left + span.start + 0.3 * f, y: y + 0.55 * g.rowHeight, size: size,
           colour: PictureColours.background, bold: true)
+      } else {
+        // Too narrow for its name: the name goes after the bar, in its colour, as far as the
+        // next selection on the row (or the edge) allows.
+        let next =
+          layout.spans.filter { $0.row == span.row && $0.start >= span.end }.map(\.start).min()
+          ?? (plotWidth + left * 0.8)
+        let name = canvas.fitted(
+          span.name, width: next - span.end - 0.6 * f, size: size, bold: true)
+        canvas.text(
+          name, x: left + span.end + 0.3 * f, y: y + 0.55 * g.rowHeight, size: size,
+          colour: PictureColours.selection(span.colour), bold: true)
       }
     }
     canvas.text(
