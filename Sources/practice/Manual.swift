@@ -97,8 +97,8 @@ enum Manual {
     ("COLUMNS", "The width of tables when the terminal's own width cannot be read."),
     (
       "NO_COLOR",
-      "Honoured by having nothing to turn off: practice prints no colour (tables, status lines "
-        + "and errors are plain text)."
+      "When set (to anything), `view` draws without colour at a terminal too; nothing else "
+        + "is coloured (tables, status lines and errors are plain text)."
     ),
   ]
 

@@ -183,7 +183,7 @@ struct SelectList: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
     abstract:
-      "List selections in song order: song id, title, name, span, note (tab-separated when piped)."
+      "List selections in song order: song id, name, span, note, song title (tab-separated when piped)."
   )
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("Only this song (path, id or title).", valueName: "song")) var song:
@@ -239,7 +239,7 @@ struct SelectList: ParsableCommand {
         out.raw("}")
       } else {
         rows.append(
-          ["\(selection.songID)", song.title, selection.name, text, selection.note ?? ""])
+          ["\(selection.songID)", selection.name, text, selection.note ?? "", song.title])
       }
     }
     out.raw("]\n")

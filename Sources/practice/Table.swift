@@ -180,12 +180,13 @@ extension Table {
       ], rows: rows)
   }
 
-  /// `select list`: song id, song title, name, span, note.
+  /// `select list`: song id, name, span, note, song title (last, so that scripts reading
+  /// the first four columns, as they did before it was shown, keep working).
   static func selections(_ rows: [[String]]) -> Table {
     Table(
       columns: [
-        Column("SONG", .right), Column("TITLE", cut: .end), Column("NAME", cut: .end),
-        Column("SPAN", cut: .end), Column("NOTE", cut: .end),
+        Column("SONG", .right), Column("NAME", cut: .end), Column("SPAN", cut: .end),
+        Column("NOTE", cut: .end), Column("TITLE", cut: .end),
       ], rows: rows)
   }
 

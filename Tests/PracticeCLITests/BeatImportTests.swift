@@ -86,7 +86,7 @@ import TestSupport
     // In song order, not the alphabet's.
     #expect(
       selections
-        == "1\tpractice-song\tVerse\t0:00.5–0:02.5\t\n1\tpractice-song\tSolo, take 2\t0:02.5–0:04.0\t\n1\tpractice-song\tloop 4\t0:04.0–0:04.5\t\n")
+        == "1\tVerse\t0:00.5–0:02.5\t\tpractice-song\n1\tSolo, take 2\t0:02.5–0:04.0\t\tpractice-song\n1\tloop 4\t0:04.0–0:04.5\t\tpractice-song\n")
     // Importing again keeps the selections the musician may have edited, and says so.
     let again = try cli.run(["beats", "import", "1", CLI.fixture("beats/song.xsc")])
     #expect(again.status == 0)

@@ -19,7 +19,7 @@ import TestSupport
     let list = try cli.run(["select", "list"])
     #expect(
       list.stdout
-        == "1\tclicks-120\tintro\t0:00.0–0:02.5\t\n1\tclicks-120\tverse\tbars 1-4 (0:00.5–0:08.5)\twatch bar 3\n")
+        == "1\tintro\t0:00.0–0:02.5\t\tclicks-120\n1\tverse\tbars 1-4 (0:00.5–0:08.5)\twatch bar 3\tclicks-120\n")
     let json = try cli.run(["select", "list", "1", "--json"])
     let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
     #expect(array.count == 2)
@@ -44,7 +44,7 @@ import TestSupport
     #expect(again.stderr.contains("use --replace"))
     #expect(try cli.run(["select", "list"]).stdout == before)
     #expect(try cli.run(["select", "add", "1", "Solo", "--bars", "1", "--replace"]).status == 0)
-    #expect(try cli.run(["select", "list"]).stdout == "1\tclicks-120\tSolo\tbars 1 (0:00.5–0:02.5)\t\n")
+    #expect(try cli.run(["select", "list"]).stdout == "1\tSolo\tbars 1 (0:00.5–0:02.5)\t\tclicks-120\n")
   }
 
   /// The `span` line of `select show 1 NAME`.
@@ -135,7 +135,7 @@ import TestSupport
       warning == "practice: warning: selection 'b' of 'clicks-120' (bars 3-4) now plays 0:03.5–0:06.5, "
         + "not 0:04.5–0:08.5; to keep that passage, `practice select edit 1 'b' --from 4.500 --to 8.500`")
     #expect(try cli.run(["select", "edit", "1", "b", "--from", "4.500", "--to", "8.500"]).status == 0)
-    #expect(try cli.run(["select", "list"]).stdout == "1\tclicks-120\tb\t0:04.5–0:08.5\t\n")
+    #expect(try cli.run(["select", "list"]).stdout == "1\tb\t0:04.5–0:08.5\t\tclicks-120\n")
     _ = try cli.run(["select", "add", "1", "c", "--bars", "2"])
     let shift = try cli.run(["beats", "shift", "1", "--by", "0.01"])
     #expect(shift.status == 0 && shift.stderrLines.count == 1, "\(shift.stderr)")
@@ -149,7 +149,7 @@ import TestSupport
     _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5", "--meter", "8/4"])
     let list = try cli.run(["select", "list"])
     // One that no longer fits comes after those that do.
-    #expect(list.stdout.hasSuffix("1\tclicks-120\tend\tbars 7-8\t\n"))
+    #expect(list.stdout.hasSuffix("1\tend\tbars 7-8\t\tclicks-120\n"))
     #expect(list.stderrLines.count == 1)
     #expect(list.stderr.contains("selection 'end' of 'clicks-120' (bars 7-8) no longer fits the beat map (bars 1-4)"))
     let play = try cli.run(["play", "1", "--select", "end", "--device", "null"])
@@ -159,7 +159,7 @@ import TestSupport
     _ = try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.75"])
     #expect(
       try cli.run(["select", "list"]).stdout
-        == "1\tclicks-120\tfixed\t0:01.0–0:02.0\t\n1\tclicks-120\tend\tbars 7-8 (0:12.8–0:16.5)\t\n")
+        == "1\tfixed\t0:01.0–0:02.0\t\tclicks-120\n1\tend\tbars 7-8 (0:12.8–0:16.5)\t\tclicks-120\n")
     #expect(try cli.run(["select", "list"]).stderr.isEmpty)
   }
 

@@ -209,8 +209,8 @@ import TestSupport
     }
     #expect(try b.run(["show", "Alpha"]).stdout.hasSuffix("key Am\nbpm 120\nnote \ntags gig\n"))
     func practice(_ cli: CLI, _ song: String) throws -> [Substring] {
-      try cli.run(["select", "show", song, "solo"]).stdout.split(separator: "\n").filter {
-        ["span ", "settings ", "goal ", "note "].contains { prefix in $0.hasPrefix(prefix) }
+      try cli.run(["select", "show", song, "solo"]).stdout.split(separator: "\n").filter { line in
+        ["span ", "settings ", "goal ", "note "].contains { line.hasPrefix($0) }
       }
     }
     let shown = try practice(a, "1")
