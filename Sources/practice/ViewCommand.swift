@@ -27,7 +27,8 @@ struct View: ParsableCommand {
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
 
   @Option(
-    help: ArgumentHelp("Show only these bars, from the beat map: 9-16, 9, or 9.3-12.2.", valueName: "bars"))
+    help: ArgumentHelp(
+      "Show only these bars, from the beat map: 9-16, 9, or 9.3-12.2.", valueName: "bars"))
   var bars: String?
 
   @Option(
@@ -56,7 +57,8 @@ struct View: ParsableCommand {
 
   @Option(
     name: [.customShort("o"), .customLong("output")],
-    help: ArgumentHelp("Write a picture instead: FILE.png, FILE.svg or FILE.pdf.", valueName: "file"))
+    help: ArgumentHelp(
+      "Write a picture instead: FILE.png, FILE.svg or FILE.pdf.", valueName: "file"))
   var output: String?
 
   static let columnRange = 20...1000
@@ -135,7 +137,9 @@ struct View: ParsableCommand {
     let content = OverviewContent(
       title: Terminal.escaped(song.title), artist: song.artist.map { Terminal.escaped($0) },
       summary: summary, beatMap: beatMap,
-      selections: spans.map { .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour) },
+      selections: spans.map {
+        .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
+      },
       window: window)
     let toTerminal = isatty(STDOUT_FILENO) == 1
     let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)

@@ -1,7 +1,7 @@
 import Foundation
 import PracticeCore
-import Testing
 import TestSupport
+import Testing
 
 /// `practice view` and the pictures (`view -o`, `stats SONG -o`), run as the built binary.
 @Suite struct ViewTests {
@@ -32,7 +32,8 @@ import TestSupport
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty)
     #expect(!result.stdout.contains("\u{1B}"))  // never an escape sequence into a pipe
-    let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
     #expect(lines.count == 10 && lines[9].isEmpty)
     #expect(lines[0] == "Étude — Anon")
     #expect(lines[1].hasPrefix("1   2   3   4   5   6   7   8   9   10  11  12"))
@@ -125,7 +126,8 @@ import TestSupport
       let result = try cli.run(arguments)
       #expect(result.status == status, "\(arguments): \(result.stderr)")
       #expect(result.stdout.isEmpty)
-      #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("practice: "), "\(result.stderr)")
+      #expect(
+        result.stderrLines.count == 1 && result.stderr.hasPrefix("practice: "), "\(result.stderr)")
       #expect(result.stderr.contains(message), "\(result.stderr)")
       #expect(try cli.snapshot() == before)
     }
@@ -220,7 +222,9 @@ import TestSupport
     let solo = try library.selection(named: "solo", of: try #require(try library.song(id: 1)))
     let noon = Calendar.current.startOfDay(for: Date()).addingTimeInterval(12 * 3600 - 3 * 86_400)
     // solo: day 0 at 60 % then 70 % (70 counts), day 2 at 85 %; a play of no selection on day 1.
-    for (day, speed, selection) in [(0, 0.6, true), (0, 0.7, true), (2, 0.85, true), (1, 0.9, false)] {
+    for (day, speed, selection) in [
+      (0, 0.6, true), (0, 0.7, true), (2, 0.85, true), (1, 0.9, false),
+    ] {
       let start = noon.addingTimeInterval(Double(day) * 86_400 + speed)
       try library.log(
         PracticeEntry(

@@ -117,7 +117,8 @@ struct Fixture {
       .init(name: "solo", frames: Fixture.bars(9, 12), colour: 1),
       .init(name: "overlap", frames: Fixture.bars(11, 14), colour: 2),
     ]
-    let overview = TextOverview(try content(map: Fixture.beatMap(), selections: spans), width: 64, height: 4)
+    let overview = TextOverview(
+      try content(map: Fixture.beatMap(), selections: spans), width: 64, height: 4)
     let lines = overview.plainText
     #expect(lines.count == 1 + 2 + 4 + 2 + 1)
     #expect(lines[0] == "Étude — Anon")
@@ -185,13 +186,16 @@ struct Fixture {
   @Test func withoutABeatMapTheRulerIsInTime() throws {
     let layout = OverviewLayout(try content(map: nil), width: 64) { Double($0.count + 1) }
     #expect(layout.barStep == nil && layout.timeStep == 5)
-    #expect(layout.ticks.compactMap(\.label) == ["0:00", "0:05", "0:10", "0:15", "0:20", "0:25", "0:30"])
+    #expect(
+      layout.ticks.compactMap(\.label) == ["0:00", "0:05", "0:10", "0:15", "0:20", "0:25", "0:30"])
     let text = TextOverview(try content(map: nil), width: 64, height: 4).plainText
     #expect(text[1].hasPrefix("0:00 ") && text[1].contains("0:05"))
   }
 
   @Test func aSelectionReachingOutOfViewIsClipped() throws {
-    let spans: [OverviewContent.Span] = [.init(name: "solo", frames: Fixture.bars(8, 13), colour: 0)]
+    let spans: [OverviewContent.Span] = [
+      .init(name: "solo", frames: Fixture.bars(8, 13), colour: 0)
+    ]
     let text = TextOverview(
       try content(map: Fixture.beatMap(), selections: spans, window: Fixture.bars(9, 12)),
       width: 32, height: 1

@@ -116,7 +116,9 @@ public struct WaveformSummary: Sendable, Equatable {
     var read: Int64 = 0
     while read < info.frames {
       let wanted = Int(min(Int64(block), info.frames - read))
-      let n = buffer.withUnsafeMutableBufferPointer { file.read(into: $0.baseAddress!, frames: wanted) }
+      let n = buffer.withUnsafeMutableBufferPointer {
+        file.read(into: $0.baseAddress!, frames: wanted)
+      }
       if n <= 0 { break }
       buffer.withUnsafeBufferPointer { samples in
         var frame = 0

@@ -117,7 +117,9 @@ final class Canvas {
     guard !finished else { return }
     finished = true
     let drawn = cairo_status(cr)
-    guard drawn == CAIRO_STATUS_SUCCESS else { throw Canvas.failure(drawn, path: path, writing: false) }
+    guard drawn == CAIRO_STATUS_SUCCESS else {
+      throw Canvas.failure(drawn, path: path, writing: false)
+    }
     if format == .png {
       cairo_surface_flush(surface)
       let status = cairo_surface_write_to_png(surface, path)
@@ -143,7 +145,8 @@ final class Canvas {
           + "check that its folder exists and can be written")
     }
     return PictureError(
-      category: .other, message: "cannot draw '\(path)': cairo error \(status.rawValue) (\(reason))")
+      category: .other, message: "cannot draw '\(path)': cairo error \(status.rawValue) (\(reason))"
+    )
   }
 
   // MARK: Drawing

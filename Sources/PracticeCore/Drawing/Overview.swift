@@ -167,7 +167,9 @@ public struct OverviewLayout: Sendable {
     var rowsEnd: [Int64] = []
     var spans: [Span] = []
     let visible = content.selections.filter { $0.frames.overlaps(window) }
-      .sorted { ($0.frames.lowerBound, $0.frames.upperBound) < ($1.frames.lowerBound, $1.frames.upperBound) }
+      .sorted {
+        ($0.frames.lowerBound, $0.frames.upperBound) < ($1.frames.lowerBound, $1.frames.upperBound)
+      }
     for selection in visible {
       let lower = max(selection.frames.lowerBound, window.lowerBound)
       let upper = min(selection.frames.upperBound, window.upperBound)

@@ -92,7 +92,8 @@ public enum OverviewPicture {
       let x = left + tick.x
       canvas.line(
         tick.label != nil ? PictureColours.faint : PictureColours.grid,
-        from: (x, g.rulerTop + (tick.label != nil ? 0 : 0.8 * f)), to: (x, g.waveTop + g.waveHeight),
+        from: (x, g.rulerTop + (tick.label != nil ? 0 : 0.8 * f)),
+        to: (x, g.waveTop + g.waveHeight),
         width: max(0.5, f / 14))
       // A label that would run off the picture is left out.
       if let label = tick.label,

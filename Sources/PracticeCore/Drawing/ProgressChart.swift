@@ -62,7 +62,9 @@ public struct ProgressChartContent: Sendable, Equatable {
           colours[name.lowercased()] = nextColour
           nextColour += 1
         }
-        if names[colour] == nil { names[colour] = selectionNames.first { $0.lowercased() == name.lowercased() } ?? name }
+        if names[colour] == nil {
+          names[colour] = selectionNames.first { $0.lowercased() == name.lowercased() } ?? name
+        }
       } else {
         colour = -1
         names[-1] = "other plays"
@@ -74,7 +76,8 @@ public struct ProgressChartContent: Sendable, Equatable {
     series = best.keys.sorted { ($0 < 0 ? Int.max : $0) < ($1 < 0 ? Int.max : $1) }.map { colour in
       Series(
         name: names[colour] ?? "", colour: colour,
-        points: best[colour]!.sorted { $0.key < $1.key }.map { Point(day: $0.key, speed: $0.value) })
+        points: best[colour]!.sorted { $0.key < $1.key }.map { Point(day: $0.key, speed: $0.value) }
+      )
     }
   }
 }
@@ -144,7 +147,8 @@ public enum ProgressChart {
     return placed
   }
 
-  static func legendRowCount(_ content: ProgressChartContent, width: Double, fontSize: Double) -> Int
+  static func legendRowCount(_ content: ProgressChartContent, width: Double, fontSize: Double)
+    -> Int
   {
     (legend(content, width: width, fontSize: fontSize).map(\.1).max() ?? -1) + 1
   }
@@ -187,11 +191,14 @@ public enum ProgressChart {
     }
     // Days: a label every 1, 2, 7, 14, … days as space allows.
     let dayWidth = (g.plotRight - g.plotLeft) / Double(max(1, g.days))
-    let labelStep = [1, 2, 7, 14, 28, 56, 112, 365, 730].first { Double($0) * dayWidth >= 4.2 * f } ?? 1461
+    let labelStep =
+      [1, 2, 7, 14, 28, 56, 112, 365, 730].first { Double($0) * dayWidth >= 4.2 * f } ?? 1461
     var calendar = Calendar.current
     calendar.timeZone = .current
     for day in stride(from: 0, to: g.days, by: labelStep) {
-      guard let date = calendar.date(byAdding: .day, value: day, to: content.firstDay) else { continue }
+      guard let date = calendar.date(byAdding: .day, value: day, to: content.firstDay) else {
+        continue
+      }
       let parts = calendar.dateComponents([.month, .day], from: date)
       let label = String(format: "%02d-%02d", parts.month ?? 0, parts.day ?? 0)
       let x = g.x(day: day)
@@ -205,7 +212,8 @@ public enum ProgressChart {
     for series in content.series {
       let colour = PictureColours.selection(series.colour)
       canvas.polyline(
-        colour, series.points.map { (g.x(day: $0.day), g.y(speed: $0.speed)) }, width: max(1, f / 6))
+        colour, series.points.map { (g.x(day: $0.day), g.y(speed: $0.speed)) }, width: max(1, f / 6)
+      )
       for point in series.points {
         canvas.dot(colour, x: g.x(day: point.day), y: g.y(speed: point.speed), radius: 0.4 * f)
       }

@@ -64,8 +64,10 @@ public struct TextOverview: Sendable {
         nextFree = column + label.count + 1
       }
     }
-    let sparse = layout.ticks.count < 2 || zip(layout.ticks, layout.ticks.dropFirst())
-      .allSatisfy { $1.x - $0.x >= 2 }
+    let sparse =
+      layout.ticks.count < 2
+      || zip(layout.ticks, layout.ticks.dropFirst())
+        .allSatisfy { $1.x - $0.x >= 2 }
     for tick in layout.ticks where tick.label != nil || sparse || tick.doubtful {
       let column = min(width - 1, Int(tick.x))
       if tick.doubtful {
@@ -116,7 +118,9 @@ public struct TextOverview: Sendable {
         if room > 0 {
           let name =
             span.name.count <= room
-            ? span.name : (room >= 2 ? String(span.name.prefix(room - 1)) + "…" : String(span.name.prefix(room)))
+            ? span.name
+            : (room >= 2
+              ? String(span.name.prefix(room - 1)) + "…" : String(span.name.prefix(room)))
           cells.put(name, at: first + 1, style: style)
         }
       }
@@ -162,7 +166,9 @@ struct Cells {
   }
 
   mutating func put(_ text: String, at column: Int, style: TextStyle) {
-    for (offset, character) in text.enumerated() { put(character, at: column + offset, style: style) }
+    for (offset, character) in text.enumerated() {
+      put(character, at: column + offset, style: style)
+    }
   }
 
   /// Runs of one style; spaces are plain, and trailing spaces are dropped.

@@ -18,18 +18,42 @@ extension Library {
 
   /// The song's beats as stored, in order, not checked against its audio (which may have
   /// changed since); nil if it has none. Enough to tell what kind of map it is.
+  /// Read through SQLite's C interface rather than a GRDB `Row` per beat: for an hour's
+  /// 7,200 beats, CPU per `view` went from 30.8 to 19.7 ms and per `beats show` from 42.0
+  /// to 24.3 ms (bench/view-60min.py, a busy machine; `list` 16.6 and 13.8 ms).
   public func storedBeats(for song: Song) throws -> [Beat]? {
     guard let id = song.id else { return nil }
-    let beats = try read { db in
-      try Row.fetchAll(
-        db,
-        sql: "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
-        arguments: [id]
-      ).map { row in
-        Beat(
-          frame: row[0], bar: row[1], beat: row[2],
-          source: BeatSource(rawValue: row[3]) ?? .imported, confidence: row[4])
+    let beats = try read { db -> [Beat] in
+      guard let connection = db.sqliteConnection else {
+        throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the library's connection is closed")
       }
+      func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(
+          resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+      }
+      var statement: OpaquePointer?
+      let prepared = sqlite3_prepare_v2(
+        connection,
+        "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
+        -1, &statement, nil)
+      defer { sqlite3_finalize(statement) }
+      guard prepared == SQLITE_OK else { throw failure(prepared) }
+      sqlite3_bind_int64(statement, 1, id)
+      var beats: [Beat] = []
+      while true {
+        let step = sqlite3_step(statement)
+        if step == SQLITE_DONE { break }
+        guard step == SQLITE_ROW else { throw failure(step) }
+        let source = sqlite3_column_text(statement, 3).map { String(cString: $0) } ?? ""
+        beats.append(
+          Beat(
+            frame: sqlite3_column_int64(statement, 0), bar: Int(sqlite3_column_int64(statement, 1)),
+            beat: Int(sqlite3_column_int64(statement, 2)),
+            source: BeatSource(rawValue: source) ?? .imported,
+            confidence: sqlite3_column_type(statement, 4) == SQLITE_NULL
+              ? nil : sqlite3_column_double(statement, 4)))
+      }
+      return beats
     }
     return beats.isEmpty ? nil : beats
   }
