@@ -25,6 +25,61 @@ import Testing
     #expect(first[0].contentHash.hasPrefix("fnv1a64s:"))
   }
 
+  /// The fingerprint stored by earlier versions must come out the same, or moved songs are
+  /// not found again: FNV-1a 64 over the size (8 bytes, little-endian), then the whole file,
+  /// or for a file over 768 KiB, 256 KiB at the start, the middle and the end.
+  @Test func theContentHashIsTheDocumentedFNV1a() throws {
+    func reference(_ bytes: [UInt8]) -> String {
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      func mix(_ byte: UInt8) {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01b3
+      }
+      withUnsafeBytes(of: Int64(bytes.count).littleEndian) { $0.forEach(mix) }
+      let sample = 256 * 1024
+      if bytes.count <= 3 * sample {
+        bytes.forEach(mix)
+      } else {
+        let middle = bytes.count / 2 - sample / 2
+        for start in [0, middle, bytes.count - sample] { bytes[start..<(start + sample)].forEach(mix) }
+      }
+      let hex = String(hash, radix: 16)
+      return "fnv1a64s:" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+    var state: UInt32 = 1
+    for size in [0, 1, 1000, 3 * 256 * 1024, 3 * 256 * 1024 + 1, 2_000_003] {
+      let bytes = (0..<size).map { _ -> UInt8 in
+        state = state &* 1_664_525 &+ 1_013_904_223
+        return UInt8(truncatingIfNeeded: state >> 24)
+      }
+      let path = dir.file("bytes-\(size)")
+      try Data(bytes).write(to: URL(fileURLWithPath: path))
+      #expect(
+        try SongScanner.contentHash(path, size: Int64(size)) == reference(bytes), "\(size) bytes")
+    }
+  }
+
+  /// `stat` gives the modification time FileManager gave (what older libraries stored), so
+  /// an unchanged file is not taken for a changed one.
+  @Test func theModificationTimeIsFileManagers() throws {
+    let path = try makeSong("t.wav")
+    // Times with nanoseconds, which a Double cannot hold exactly.
+    let stamps = [
+      (1_700_000_000, 123_456_789), (1_750_123_456, 500), (1_234_567_890, 987_654_321),
+      (1_764_115_200, 123_456_500), (1_600_000_000, 999_999_999), (1_764_115_200, 0),
+    ]
+    for (seconds, nanoseconds) in stamps {
+      var times = [timespec](
+        repeating: timespec(tv_sec: seconds, tv_nsec: nanoseconds), count: 2)
+      #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+      let attributes = try FileManager.default.attributesOfItem(atPath: path)
+      let expected = try #require(attributes[.modificationDate] as? Date).timeIntervalSince1970
+      let (size, modified) = try SongScanner.stat(path)
+      #expect(modified == expected, "\(seconds).\(nanoseconds)")
+      #expect(size == (attributes[.size] as? NSNumber)?.int64Value)
+    }
+  }
+
   @Test func resolvesPathIdAndTitle() throws {
     let library = try Library(path: dir.file("lib.sqlite"))
     let path = try makeSong("Blue Bossa.wav")

@@ -116,16 +116,21 @@ public enum SongScanner {
   }
 
   /// Size and modification time, the cheap check for "has this file changed" (`stat(2)`).
-  /// The time goes through `Date` as FileManager's `modificationDate` did, so libraries
-  /// that stored it that way see the same number.
+  /// The time is computed as FileManager's `modificationDate` computes it (seconds since
+  /// 2001 plus the nanoseconds, as a `Date`), to the last bit, so that libraries that
+  /// stored it that way see their files unchanged.
   public static func stat(_ path: String) throws -> (size: Int64, modified: Double) {
     var status = Glibc.stat()
     guard statusOf(path, &status) == 0 else {
       let reason = String(cString: strerror(errno))
       throw PracticeError(.missingInput, "cannot read '\(path)': \(reason)")
     }
-    let seconds = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1_000_000_000
-    return (Int64(status.st_size), Date(timeIntervalSince1970: seconds).timeIntervalSince1970)
+    let sinceReference =
+      Double(status.st_mtim.tv_sec) - Date.timeIntervalBetween1970AndReferenceDate
+      + Double(status.st_mtim.tv_nsec) / 1_000_000_000
+    return (
+      Int64(status.st_size), Date(timeIntervalSinceReferenceDate: sinceReference).timeIntervalSince1970
+    )
   }
 
   /// Bytes read from each of the three places a fingerprint samples.
