@@ -44,6 +44,7 @@ static struct {
   void(*cairo_set_font_size)(cairo_t *cr, double size);
   void(*cairo_show_text)(cairo_t *cr, const char *utf8);
   void(*cairo_text_extents)(cairo_t *cr, const char *utf8, cairo_text_extents_t *extents);
+  void(*cairo_show_page)(cairo_t *cr);
 } real;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -97,6 +98,7 @@ static void load(void) {
   RESOLVE(cairo_set_font_size)
   RESOLVE(cairo_show_text)
   RESOLVE(cairo_text_extents)
+  RESOLVE(cairo_show_page)
 #undef RESOLVE
 }
 
@@ -148,3 +150,4 @@ void cairo_select_font_face(cairo_t *cr, const char *family, cairo_font_slant_t 
 void cairo_set_font_size(cairo_t *cr, double size) { real.cairo_set_font_size(cr, size); }
 void cairo_show_text(cairo_t *cr, const char *utf8) { real.cairo_show_text(cr, utf8); }
 void cairo_text_extents(cairo_t *cr, const char *utf8, cairo_text_extents_t *extents) { real.cairo_text_extents(cr, utf8, extents); }
+void cairo_show_page(cairo_t *cr) { real.cairo_show_page(cr); }

@@ -285,20 +285,25 @@ struct SetlistDelete: ParsableCommand {
 struct SetlistPrint: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "print",
-    abstract: "Write a setlist to read from a music stand: .txt or .md.",
+    abstract: "Write a setlist to read from a music stand: .pdf, .txt or .md.",
     discussion: """
       One song a line: position, title, key, tempo and notes. The key is the entry's or \
       the song's; the tempo is the song's (set with `practice set --bpm`, else its beat \
-      map's) times the entry's speed; the notes are the entry's and the song's.
+      map's) times the entry's speed; the notes are the entry's and the song's. A PDF is \
+      drawn with cairo in large type on A4 or Letter paper (--paper), as many pages as it \
+      takes.
       """)
   @OptionGroup var setlist: SetlistName
-  @Option(name: .shortAndLong, help: ArgumentHelp("The file to write: .txt or .md.", valueName: "file"))
+  @Option(
+    name: .shortAndLong, help: ArgumentHelp("The file to write: .pdf, .txt or .md.", valueName: "file"))
   var output: String
+  @Option(help: ArgumentHelp("Paper for a PDF: a4 or letter.", valueName: "paper"))
+  var paper: SetlistSheet.Paper = .a4
 
   func validate() throws {
     let kind = (output as NSString).pathExtension.lowercased()
-    guard ["txt", "md"].contains(kind) else {
-      throw ValidationError("-o '\(output)': write a .txt or .md file")
+    guard ["pdf", "txt", "md"].contains(kind) else {
+      throw ValidationError("-o '\(output)': write a .pdf, .txt or .md file")
     }
   }
 
@@ -320,9 +325,21 @@ struct SetlistPrint: ParsableCommand {
           key: (entry.key ?? own.key)?.description ?? "", tempo: tempo,
           notes: Terminal.escaped(notes.joined(separator: "; "))))
     }
-    let markdown = (output as NSString).pathExtension.lowercased() == "md"
-    let text = markdown ? StandLine.markdown(found.name, lines) : StandLine.text(found.name, lines)
-    try writeAtomically(Data(text.utf8), to: output)
+    switch (output as NSString).pathExtension.lowercased() {
+    case "pdf":
+      try View.checkFolder(of: output)
+      try SetlistSheet(
+        name: found.name,
+        lines: lines.map {
+          SetlistSheet.Line(
+            position: $0.position, title: $0.title, key: $0.key, tempo: $0.tempo, notes: $0.notes)
+        }
+      ).writePDF(to: output, paper: paper)
+    case "md":
+      try writeAtomically(Data(StandLine.markdown(found.name, lines).utf8), to: output)
+    default:
+      try writeAtomically(Data(StandLine.text(found.name, lines).utf8), to: output)
+    }
     Terminal.say("wrote setlist '\(found.name)' (\(lines.count == 1 ? "1 entry" : "\(lines.count) entries")) to \(output)")
   }
 }
@@ -359,3 +376,5 @@ struct StandLine {
     return out
   }
 }
+
+extension SetlistSheet.Paper: ExpressibleByArgument {}

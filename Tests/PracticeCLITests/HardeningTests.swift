@@ -255,7 +255,7 @@ import Testing
     }
     let listed = try fresh.run(["list"]).stdout.split(separator: "\n")
     #expect(listed.count == 20)
-    for song in songs { #expect(listed.contains { $0.hasSuffix("\t" + song) }, "\(song)") }
+    for song in songs { #expect(listed.contains { $0.contains("\t" + song + "\t") }, "\(song)") }
   }
 
   // MARK: 4. Someone else's database

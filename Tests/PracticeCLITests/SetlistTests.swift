@@ -165,8 +165,17 @@ import TestSupport
       try String(contentsOfFile: markdown, encoding: .utf8)
         == "# friday\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
         + "| 1 | Two \\| Three |  | 60 BPM | count in slow |\n| 2 | One | Bm | 96 BPM | capo 2 |\n")
+    let pdf = dir.file("gig.pdf")
+    let drawn = try cli.run(["setlist", "print", "friday", "-o", pdf, "--paper", "letter"])
+    #expect(drawn.status == 0, "\(drawn.stderr)")
+    let pdftotext = try Process.run(
+      URL(fileURLWithPath: "/usr/bin/pdftotext"), arguments: ["-layout", pdf, dir.file("gig-pdf.txt")])
+    pdftotext.waitUntilExit()
+    let read = try String(contentsOfFile: dir.file("gig-pdf.txt"), encoding: .utf8)
+    let words = read.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(words.hasPrefix("friday 1 Two | Three 60 BPM count in slow 2 One Bm 96 BPM capo 2"), "\(words)")
     let refused = try cli.run(["setlist", "print", "friday", "-o", dir.file("gig.doc")])
-    #expect(refused.status == 64 && refused.stderr.contains("write a .txt or .md file"))
+    #expect(refused.status == 64 && refused.stderr.contains("write a .pdf, .txt or .md file"))
   }
 
   // MARK: Sharing

@@ -106,6 +106,12 @@ final class Canvas {
     fill(PictureColours.background, x: 0, y: 0, width: width, height: height)
   }
 
+  /// Ends the page and starts a blank one (PDF: a new page; PNG and SVG have one page).
+  func newPage() {
+    cairo_show_page(cr)
+    fill(PictureColours.background, x: 0, y: 0, width: width, height: height)
+  }
+
   deinit {
     cairo_destroy(cr)
     cairo_surface_destroy(surface)
