@@ -18,7 +18,7 @@ struct BeatsDetect: ParsableCommand {
     [String] = []
   @Option(
     help: ArgumentHelp(
-      "auto (2, 3 or 4 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
+      "auto (2, 3, 4 or 5 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
       valueName: "auto|N/D"))
   var meter: String = "auto"
   @Option(

@@ -99,6 +99,20 @@ import TestSupport
     expectSteadyTempo(found, 112)
   }
 
+  /// Bars of five are counted in fives (5/4), their downbeats where the chords change; the
+  /// 4/4 and 3/4 pieces here are not (a bar of five must be marked clearly more strongly).
+  @Test func barsOfFiveAreCountedInFives() throws {
+    var piece = BeatSynth.Piece()
+    piece.beatsPerBar = 5
+    piece.bars = 16
+    piece.startBPM = 120
+    piece.endBPM = 120
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples)
+    #expect(found.meter == Meter(parsing: "5/4"))
+    expectAccurate(found, truth)
+  }
+
   @Test func chordsWithARitardandoIn34() throws {
     var piece = BeatSynth.Piece()
     piece.beatsPerBar = 3

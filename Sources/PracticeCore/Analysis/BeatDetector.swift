@@ -14,7 +14,7 @@ public struct BeatDetectionError: PracticeFailure, Equatable {
 
 /// What `BeatDetector` is asked for.
 public struct BeatDetectionOptions: Sendable, Equatable {
-  /// Nil: choose 2, 3 or 4 beats a bar. A meter fixes the bar length and only the
+  /// Nil: choose 2, 3, 4 or 5 beats a bar. A meter fixes the bar length and only the
   /// downbeats are found; compound meters (6/8, 9/8, 12/8) count dotted quarters.
   public var meter: Meter?
   public var minBPM: Double

@@ -11,12 +11,14 @@ import Foundation
 ///   which beat is loud depends on the style (a samba's surdo on 2, a one-drop's kick on
 ///   3, a backbeat's snare on 2 and 4). On the evaluation set harmony picks the right
 ///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
+/// - Five beats a bar when the cues mark that period more strongly than two, three and four
+///   by `longBarMargin`.
 /// - Three beats a bar when the cues mark that period more strongly than two and than
 ///   four, each cue at its own best phase, so a loud beat 2 (samba) counts for bars of
 ///   two, not against them. (Against two alone, a 4/4 swing whose walking bass changes
 ///   note on every beat was counted in threes in two of its five versions.)
 /// - The phase is the best-scoring one. Four beats a bar wins over two when the bar's
-///   first beat outscores its third by a quarter of the two-beat contrast.
+///   first beat outscores its third by half the two-beat contrast (`fourOverTwo`).
 /// - Without a given meter, a bar of another length (two beats dropped or added once) may
 ///   change the phase where the downbeats after it score higher by more than
 ///   `oddBarCost`.
@@ -39,8 +41,20 @@ enum DownbeatFinder {
   /// (bench/beats/oddbars.py).
   static let oddBarCost = 30.0
 
+  /// How much more strongly the cues must mark a bar of five beats than one of two, three or
+  /// four for 5/4 to be chosen. On the development corpus's tuning half, at 1.25 seven of
+  /// its ten 5/4 pieces are counted in fives (downbeat F 0.31 to 0.76) and no piece of
+  /// another meter is (bench/beats/README.md); at 1.0 a waltz and a 6/8 are.
+  static let longBarMargin = 1.25
+
+  /// How far a bar's first beat must outscore its third, as a share of the two-beat
+  /// contrast, for bars of four rather than two: 0.5 on the development corpus's tuning
+  /// half (downbeat F 0.756 to 0.762; 2/4 0.66 to 0.70, 4/4 0.863 to 0.868), 0.25 before;
+  /// at 1.0 12/8 fell to 0.59 (bench/beats/README.md).
+  static let fourOverTwo = 0.5
+
   /// `beatsPerBar` fixes the bar length and the phase (only the phase is chosen); nil
-  /// chooses 2, 3 or 4, and allows bars of other lengths where they pay `oddBarCost`.
+  /// chooses 2, 3, 4 or 5, and allows bars of other lengths where they pay `oddBarCost`.
   static func place(beats: [Int], features: OnsetFeatures, period: [Double], beatsPerBar: Int?)
     -> Placement
   {
@@ -53,7 +67,7 @@ enum DownbeatFinder {
     let indices = Array(0..<count)
     // Scores for bars of m beats: harmonic change is measured over windows a bar long.
     var scores: [Int: [Double]] = [:]
-    for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4] { scores[m] = cues.scores(window: m) }
+    for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4, 5] { scores[m] = cues.scores(window: m) }
     func contrast(_ m: Int, _ phase: Int) -> Double {
       guard let score = scores[m] else { return -.infinity }
       return contrastOf(score, m, phase)
@@ -105,6 +119,12 @@ enum DownbeatFinder {
       let m = max(1, beatsPerBar)
       return Placement(beatsPerBar: m, positions: bars(m, oddBars: false))
     }
+    // Five beats a bar only when the cues mark that period clearly more strongly than any
+    // of two, three or four: a 4/4 song's cues repeat every four beats, not five.
+    let shorter = max(periodicity(2), periodicity(3), periodicity(4))
+    if periodicity(5) > max(shorter, longBarMargin * shorter) {
+      return Placement(beatsPerBar: 5, positions: bars(5, oddBars: true))
+    }
     if periodicity(3) > max(periodicity(2), periodicity(4)) {
       return Placement(beatsPerBar: 3, positions: bars(3, oddBars: true))
     }
@@ -113,7 +133,7 @@ enum DownbeatFinder {
     // different chords at the two, as a four-chord loop passes).
     let four = bars(4, oddBars: true)
     let firstOverThird = positionMean(2, four, 0) - positionMean(2, four, 2)
-    if firstOverThird > 0.25 * contrast(2, bestPhase(2)) {
+    if firstOverThird > fourOverTwo * contrast(2, bestPhase(2)) {
       return Placement(beatsPerBar: 4, positions: four)
     }
     return Placement(beatsPerBar: 2, positions: bars(2, oddBars: true))
