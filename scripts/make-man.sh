@@ -37,6 +37,9 @@ match = re.search(r"^\.Sh \"?EXIT STATUS\"?\n(.*?)(?=^\.Sh |\Z)", text, re.M | r
 if match is None:
     sys.exit("make-man: the generated page has no EXIT STATUS section to replace")
 text = text[:match.start()] + extra + text[match.end():]
+# A blank line in a command's discussion is a paragraph break: mdoc's .Pp (a blank line
+# is an mdoc error).
+text = re.sub(r"\n[ \t]*\n", "\n.Pp\n", text)
 text = "".join(c if ord(c) < 128 else "\\[u%04X]" % ord(c) for c in text)
 open(target, "w", encoding="ascii").write(text)
 EOF

@@ -321,10 +321,12 @@ struct Today: ParsableCommand {
   func run() throws {
     let items = try library.open().practiceAgenda()
     let db = library.path.map { " --db " + shellQuoted($0) } ?? ""
-    Terminal.lines(
+    // Written whole: the quoting already shows every control character, and a backslash
+    // in a name is the shell's to read, not to be doubled.
+    Terminal.data(
       items.map { item in
-        "practice play \(shellQuoted(item.song.path)) --select \(shellQuoted(item.selection.name))\(db)"
-      })
+        "practice play \(shellQuoted(item.song.path)) --select \(shellQuoted(item.selection.name))\(db)\n"
+      }.joined())
   }
 }
 

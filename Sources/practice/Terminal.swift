@@ -46,7 +46,8 @@ enum Terminal {
     var text = ""
     for line in lines {
       for run in line {
-        let shown = escaped(run.text)
+        // The caller escaped the names (to measure them); only what it could not is left.
+        let shown = escaped(run.text, keepingLayout: true)
         if let code = colour?(run.style) {
           text += "\u{1B}[\(code)m" + shown + "\u{1B}[0m"
         } else {

@@ -63,7 +63,7 @@ import Testing
     let piped = try cli.run(["list"]).stdout.split(separator: "\n")
       .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     #expect(piped.count == 2)
-    #expect(piped.first == ["1", long, "", "0:02.0", longPath])
+    #expect(piped.first == ["1", long, "", "0:02.0", longPath, "", "", ""])
     #expect(piped.last.map { [$0[0], $0[1], $0[2], $0[4]] } == ["2", wide, "", widePath])
 
     // A narrow terminal: a header, columns aligned by display width, long cells cut.
@@ -218,7 +218,7 @@ import Testing
     let named = try bash(#""$PRACTICE_BIN" add "$(printf 'na\357ve.wav')""#)
     #expect(named.status == 0, "\(named.stderr)")
     #expect(named.stdout == "2\tna\\xefve\n")
-    #expect(try cli.run(["list"]).stdout.contains("\t\(dir.file("latin"))/caf\\xe9.wav\n"))
+    #expect(try cli.run(["list"]).stdout.contains("\t\(dir.file("latin"))/caf\\xe9.wav\t"))
     // The stored name reaches the file again: played by id, by title, by its bytes.
     let played = try cli.run(["play", "1", "--to", "0.2", "--device", "null"])
     #expect(played.status == 0, "\(played.stderr)")

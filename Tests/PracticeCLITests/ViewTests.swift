@@ -113,7 +113,7 @@ import Testing
     }
     let coloured = try inTerminal([:])
     #expect(coloured.contains("\u{1B}[36m█"))  // the RMS in cyan
-    #expect(coloured.contains("\u{1B}[33m├solo"))  // the first selection's colour
+    #expect(coloured.contains("\u{1B}[35m├solo"))  // the second selection's colour (verse is first in song order)
     let plain = try inTerminal(["NO_COLOR": "1"])
     #expect(!plain.contains("\u{1B}"))
     #expect(plain.contains("├solo"))
@@ -172,8 +172,9 @@ import Testing
     let unit = Double(geometry.plotWidth) / 16
     let y = Int(geometry.spansTop + 0.15 * geometry.rowHeight)
     func x(bar: Double) -> Int { Int(geometry.plotLeft + (bar - 1) * unit) }
-    #expect(image.pixel(x: x(bar: 10.5), y: y, is: PictureColours.selection(0)))
-    #expect(image.pixel(x: x(bar: 2.5), y: y, is: PictureColours.selection(1)))
+    // Colours in song order: verse (bars 1-4) first, solo (bars 9-12) second.
+    #expect(image.pixel(x: x(bar: 10.5), y: y, is: PictureColours.selection(1)))
+    #expect(image.pixel(x: x(bar: 2.5), y: y, is: PictureColours.selection(0)))
     // Between them (bars 5-8) and after (bars 13-16): background.
     for bar in [5.5, 6.5, 7.5, 14.5] {
       #expect(image.pixel(x: x(bar: bar), y: y, is: PictureColours.background), "bar \(bar)")
@@ -239,7 +240,7 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     let content = ProgressChartContent(
       title: "Étude", artist: "Anon", entries: try library.practiceLog(of: nil, since: nil),
-      selectionNames: ["solo", "verse"])
+      selectionNames: ["verse", "solo"])  // song order, as `stats -o` takes them
     #expect(content.days == 3)
     #expect(content.series.map(\.name) == ["solo", "other plays"])
     #expect(content.series[0].points == [.init(day: 0, speed: 0.7), .init(day: 2, speed: 0.85)])
@@ -252,8 +253,8 @@ import Testing
     let (x0, y0) = at(0, 0.7)
     let (x2, y2) = at(2, 0.85)
     let (x1, y1) = at(1, 0.9)
-    #expect(image.pixel(x: x0, y: y0, is: PictureColours.selection(0)))
-    #expect(image.pixel(x: x2, y: y2, is: PictureColours.selection(0)))
+    #expect(image.pixel(x: x0, y: y0, is: PictureColours.selection(1)))
+    #expect(image.pixel(x: x2, y: y2, is: PictureColours.selection(1)))
     #expect(image.pixel(x: x1, y: y1, is: PictureColours.otherPlays))
     // Where nothing was played: background (day 0 at 95 %, day 2 at 55 %).
     let (xa, ya) = at(0, 0.95)
