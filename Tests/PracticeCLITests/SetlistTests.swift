@@ -173,7 +173,7 @@ import TestSupport
     pdftotext.waitUntilExit()
     let read = try String(contentsOfFile: dir.file("gig-pdf.txt"), encoding: .utf8)
     let words = read.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    #expect(words.hasPrefix("friday 1 Two | Three 60 BPM count in slow 2 One Bm 96 BPM capo 2"), "\(words)")
+    #expect(words.hasPrefix("friday 1. Two | Three 60 BPM count in slow 2. One Bm 96 BPM capo 2"), "\(words)")
     let refused = try cli.run(["setlist", "print", "friday", "-o", dir.file("gig.doc")])
     #expect(refused.status == 64 && refused.stderr.contains("write a .pdf, .txt or .md file"))
   }
