@@ -314,13 +314,33 @@ struct Today: ParsableCommand {
       whose highest clean pass has not reached it, least recently practised first (never \
       practised before all). Song paths and selection names are quoted for a POSIX shell; a \
       name holding control characters is written in $'…' quotes (bash, zsh, ksh).
+
+      --save NAME also stores them, in that order, as the setlist NAME (a routine; one of \
+      that name is replaced), for `practice setlist show` and `setlist print`.
       """)
 
   @OptionGroup var library: LibraryOptions
+  @Option(
+    help: ArgumentHelp("Also store the list as this setlist (replacing one of that name).", valueName: "setlist"))
+  var save: String?
+
+  func validate() throws {
+    if let save { try refuseTypedText("the setlist name", [save]) }
+  }
 
   func run() throws {
-    let items = try library.open().practiceAgenda()
-    let db = library.path.map { " --db " + shellQuoted($0) } ?? ""
+    let library = try library.open()
+    let items = try library.practiceAgenda()
+    if let save {
+      try library.storeSetlist(
+        named: save,
+        entries: items.compactMap { item in
+          item.song.id.map { SetlistEntry(songID: $0, selection: item.selection.name) }
+        })
+      Terminal.say(
+        "saved \(items.count == 1 ? "1 drill" : "\(items.count) drills") as setlist '\(save)'")
+    }
+    let db = self.library.path.map { " --db " + shellQuoted($0) } ?? ""
     // Written whole: the quoting already shows every control character, and a backslash
     // in a name is the shell's to read, not to be doubled.
     Terminal.data(

@@ -174,10 +174,12 @@ struct SetlistShow: ParsableCommand {
   func run() throws {
     let library = try setlist.library.open()
     let found = try library.setlist(named: setlist.name)
-    let details = try library.allDetails()
     var songs: [Int64: Song] = [:]
+    var details: [Int64: SongDetails] = [:]
     for entry in found.entries where songs[entry.songID] == nil {
-      songs[entry.songID] = try library.song(id: entry.songID)
+      guard let song = try library.song(id: entry.songID) else { continue }
+      songs[entry.songID] = song
+      details[entry.songID] = try library.details(of: song)
     }
     let rows = found.entries.enumerated().map { index, entry -> SetlistRow in
       SetlistRow(

@@ -181,5 +181,13 @@ import Testing
     #expect(
       words.split(separator: "\n").map(String.init)
         == ["play", odd, "--select", "it's `x`", "--db", dir.file("lib.sqlite")], "\(words)")
+    // --save keeps the same drills, in the same order, as a setlist (a routine).
+    let saved = try cli.run(["today", "--save", "tonight"])
+    #expect(saved.status == 0 && saved.stderr == "saved 2 drills as setlist 'tonight'\n", "\(saved.stderr)")
+    let routine = try cli.run(["setlist", "show", "tonight"]).stdout.split(separator: "\n")
+      .map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+    #expect(routine.map { String($0[3]) } == ["it's `x`", "riff"], "\(routine)")
+    #expect(try cli.run(["today", "--save", "tonight"]).status == 0)
+    #expect(try cli.run(["setlist", "list"]).stdout.split(separator: "\n").count == 1)
   }
 }
