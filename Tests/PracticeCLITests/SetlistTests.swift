@@ -281,6 +281,17 @@ import TestSupport
     #expect(bars == (try cli.run(["beats", "show", "1"]).stdout))
   }
 
+  /// A file of one song at 48 kHz with one beat, as a hostile or damaged file might say it.
+  func shared(frames: String, beat: String, firstBar: String, selection: String? = nil) -> String {
+    let selections = selection.map { "[{\"name\":\"s\",\($0)}]" } ?? "[]"
+    return """
+      {"format":"practice","version":1,"exported_at":"x","setlists":[],"songs":[{"ref":1,\
+      "title":"Alpha","duration":1,"frames":\(frames),"sample_rate":48000,"content_hash":"h",\
+      "tags":[],"selections":\(selections),"beat_map":{"frames":\(beat),"first_bar":\(firstBar),\
+      "first_beat":1,"bar_lengths":[[1,4]],"sources":[["grid",1]]}}]}
+      """
+  }
+
   @Test func damagedOrNewerFilesAreRefusedInOneLine() throws {
     try song("Alpha.wav", in: cli)
     let before = try cli.run(["list", "--json"]).stdout
@@ -291,6 +302,15 @@ import TestSupport
        "songs[0].title is missing"),
       ("{\"format\":\"practice\",\"version\":1,\"exported_at\":\"x\",\"songs\":[],\"setlists\":[{\"name\":\"s\",\"entries\":[{\"song\":7}]}]}",
        "names song 7"),
+      // Numbers at the edge of Int64 (or of a Double) are refused, never computed with.
+      (shared(frames: "44100", beat: "[100]", firstBar: "1").replacingOccurrences(
+        of: "\"duration\":1", with: "\"duration\":1e300"), "impossible length"),
+      (shared(frames: "9223372036854775807", beat: "[9223372036854775806]", firstBar: "1"),
+       "impossible length"),
+      (shared(frames: "44100", beat: "[100]", firstBar: "9223372036854775807"),
+       "malformed bar lengths"),
+      (shared(frames: "44100", beat: "[100]", firstBar: "1", selection: "\"start_frame\":0,\"end_frame\":9223372036854775807"),
+       "no valid span"),
     ] {
       let file = dir.file("bad.practice")
       try Data(text.utf8).write(to: URL(fileURLWithPath: file))

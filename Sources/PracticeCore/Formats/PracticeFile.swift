@@ -219,7 +219,8 @@ extension PracticeFile.SharedBeatMap {
       }
       numbers = positions.map { ($0[0], $0[1]) }
     } else if let barLengths {
-      guard barLengths.allSatisfy({ $0.count == 2 && $0[0] > 0 && (1...64).contains($0[1]) })
+      guard barLengths.allSatisfy({ $0.count == 2 && $0[0] > 0 && (1...64).contains($0[1]) }),
+        (0...1_000_000).contains(firstBar), (1...64).contains(firstBeat)
       else { throw bad("has malformed bar lengths") }
       var run = 0
       var left = barLengths.first?[0] ?? 0

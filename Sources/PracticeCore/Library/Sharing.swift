@@ -288,6 +288,10 @@ extension Library {
       arguments: [shared.title, shared.artist ?? "", shared.duration, shared.duration])
   }
 
+  /// The largest frame position and bar number a shared file may hold (see `check`).
+  static let framesLimit: Int64 = 768_000 * 86_400 * 7
+  static let barsLimit = 1_000_000
+
   /// `'Title' by Artist (3:05)`.
   static func describe(_ shared: PracticeFile.SharedSong) -> String {
     "'\(shared.title)'" + (shared.artist.map { " by \($0)" } ?? "")
@@ -305,7 +309,11 @@ extension Library {
     for (index, song) in file.songs.enumerated() {
       let label = "song \(index + 1) ('\(song.title)')"
       guard refs.insert(song.ref).inserted else { throw bad("\(label) repeats ref \(song.ref)") }
-      guard song.sampleRate > 0, song.frames >= 0, song.duration.isFinite else {
+      // Bounds that keep every sum and every scaling to another sample rate in range: a
+      // week of audio at 768 kHz, and bars and beats as no beat map has them.
+      guard (1...768_000).contains(song.sampleRate), (0...Library.framesLimit).contains(song.frames),
+        (0...Double(Library.framesLimit)).contains(song.duration)
+      else {
         throw bad("\(label) has an impossible length or sample rate")
       }
       if let key = song.key, MusicalKey(parsing: key) == nil {
@@ -318,9 +326,16 @@ extension Library {
         if let problem = Selection.typedTextProblem(text) { throw bad("\(label): a note or tag \(problem)") }
       }
       if let map = song.beatMap {
-        do { _ = try map.beats() } catch let error as PracticeError {
+        let beats: [Beat]
+        do { beats = try map.beats() } catch let error as PracticeError {
           throw bad("\(label): \(error.message)")
         }
+        guard
+          beats.allSatisfy({
+            (0...Library.framesLimit).contains($0.frame) && (0...Library.barsLimit).contains($0.bar)
+              && (1...64).contains($0.beat)
+          })
+        else { throw bad("\(label): its beat map has a beat out of range") }
       }
       for selection in song.selections {
         if let problem = Selection.typedTextProblem(selection.name) ?? selection.note.flatMap(Selection.typedTextProblem)
@@ -331,7 +346,7 @@ extension Library {
         if let bars = selection.bars {
           valid = BarRange(parsing: bars) != nil
         } else if let start = selection.startFrame, let end = selection.endFrame {
-          valid = start >= 0 && end > start
+          valid = start >= 0 && end > start && end <= Library.framesLimit
         } else {
           valid = false
         }

@@ -24,7 +24,9 @@ public func parseTime(_ text: String) -> Double? {
 
 /// Formats seconds as `m:ss.s` (or `h:mm:ss.s` past an hour), the way times are shown.
 public func formatTime(_ seconds: Double) -> String {
-  let tenths = Int((max(0, seconds) * 10).rounded())
+  // Clamped (to 31,000 years), so that no number read from a file can trap the conversion.
+  let shown = seconds.isFinite ? min(max(0, seconds), 1e12) : 0
+  let tenths = Int((shown * 10).rounded())
   let hours = tenths / 36000
   let minutes = (tenths / 600) % 60
   let secs = (tenths / 10) % 60
