@@ -111,9 +111,11 @@ func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count 
 /// sees half a file and a failed write leaves what was there.
 func writeAtomically(_ data: Data, to path: String) throws {
   let directory = (path as NSString).deletingLastPathComponent
-  var isDirectory: ObjCBool = false
-  if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-    throw PracticeError(.cannotCreate, "'\(path)' is a directory; give a file name with -o")
+  // Only a regular file is replaced: never a directory, a device or a link (`/dev/stdout`).
+  var status = stat()
+  if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+    let what = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+    throw PracticeError(.cannotCreate, "'\(path)' is \(what); give a new file name with -o")
   }
   let partial =
     (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).partial"

@@ -243,6 +243,10 @@ import TestSupport
     try grid("2", in: cli)
     let file = dir.file("all.practice")
     #expect(try cli.run(["export", "--all", "-o", file]).status == 0)
+    for target in [dir.path, "/dev/null"] {
+      let refused = try cli.run(["export", "--all", "-o", target])
+      #expect(refused.status == 73 && refused.stderr.contains("give a new file name"), "\(refused.stderr)")
+    }
     let b = CLI(database: dir.file("other.sqlite"))
     try song("Alpha.wav", in: b, copyTo: dir.file("b"))
     let before = try b.run(["beats", "show", "1"])
@@ -320,6 +324,12 @@ import TestSupport
       #expect(result.stderr.split(separator: "\n").count == 1)
     }
     #expect(try cli.run(["import", dir.file("none.practice")]).status == 66)
+    // Not files to read whole: a directory, a device that never ends, a fifo.
+    #expect(try cli.run(["import", dir.path]).status == 66)
+    let endless = try cli.run(["import", "/dev/urandom"])
+    #expect(endless.status == 65 && endless.stderr.split(separator: "\n").count == 1, "\(endless.stderr)")
+    #expect(mkfifo(dir.file("fifo"), 0o600) == 0)
+    #expect(try cli.run(["import", dir.file("fifo")]).status == 65)
     #expect(try cli.run(["list", "--json"]).stdout == before)
   }
 }

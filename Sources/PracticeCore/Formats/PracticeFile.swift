@@ -267,7 +267,12 @@ extension PracticeFile {
   public static func read(_ path: String) throws -> PracticeFile {
     let data: Data
     do {
+      // A directory, a fifo or a device (which report no size) is refused before reading.
+      try SoundFile.checkReadable(path)
       data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch let error as SoundFileError {
+      throw PracticeError(
+        error.category, "cannot read '\(path)': \(error.reason); give a .practice file")
     } catch {
       let missing = !FileManager.default.fileExists(atPath: path)
       throw PracticeError(
