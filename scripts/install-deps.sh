@@ -37,6 +37,8 @@ command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
 # The tests read the PDFs `view -o` and `stats -o` write back with pdftotext.
 command -v pdftotext >/dev/null 2>&1 || need_pkgs+=(poppler-utils)
+# The install test reads the man page back with man (and groff, which man-db brings).
+command -v man >/dev/null 2>&1 || need_pkgs+=(man-db)
 
 if [ "${#need_pkgs[@]}" -eq 0 ]; then
   exit 0
