@@ -318,7 +318,17 @@ final class Tmux: @unchecked Sendable {
     }
   }
 
-  func kill() { _ = try? tmux(["kill-server"]) }
+  /// Ends the pane's programs and the server. The pane's shell leads its own process group
+  /// (tmux makes a session per pane), so killing the group takes `practice` and the
+  /// `sleep` with it: a test that failed half-way leaves no player running.
+  func kill() {
+    if let text = try? String(contentsOfFile: file("shell.pid"), encoding: .utf8),
+      let shell = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), shell > 1
+    {
+      _ = Glibc.kill(-shell, SIGKILL)
+    }
+    _ = try? tmux(["kill-server"])
+  }
 
   @discardableResult
   private func tmux(_ arguments: [String]) throws -> String {
