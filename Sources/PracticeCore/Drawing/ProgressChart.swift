@@ -73,12 +73,12 @@ public struct ProgressChartContent: Sendable, Equatable {
       best[colour, default: [:]][day] = max(best[colour]?[day] ?? 0, entry.fastest.rate)
     }
     days = (starts.map(dayIndex).max() ?? 0) + 1
-    series = best.keys.sorted { ($0 < 0 ? Int.max : $0) < ($1 < 0 ? Int.max : $1) }.map { colour in
-      Series(
-        name: names[colour] ?? "", colour: colour,
-        points: best[colour]!.sorted { $0.key < $1.key }.map { Point(day: $0.key, speed: $0.value) }
-      )
-    }
+    series = best.sorted { ($0.key < 0 ? Int.max : $0.key) < ($1.key < 0 ? Int.max : $1.key) }
+      .map { colour, days in
+        Series(
+          name: names[colour] ?? "", colour: colour,
+          points: days.sorted { $0.key < $1.key }.map { Point(day: $0.key, speed: $0.value) })
+      }
   }
 }
 
