@@ -131,7 +131,9 @@ import Testing
     let started = try cli.start([
       "play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "null",
     ])
-    usleep(600_000)
+    // Signalled once the session runs (its second pass announced), not after a fixed
+    // time that a loaded machine may not have reached it in.
+    #expect(started.wait { started.stderrSoFar.contains("pass 2 ") })
     kill(started.process.processIdentifier, SIGINT)
     #expect(started.finish().status == 130)
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tinterrupted\n"))

@@ -120,6 +120,14 @@ import Testing
     #expect(viaEnv.stderr.contains("on 'null'"))
   }
 
+  /// The size of the largest partial file a render is writing in `dir`.
+  private func partialBytes() -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+    return names.filter { $0.hasSuffix(".partial") }.compactMap {
+      (try? FileManager.default.attributesOfItem(atPath: dir.file($0)))?[.size] as? Int
+    }.max() ?? 0
+  }
+
   @Test func ctrlCStopsAnEndlessLoopCleanly() throws {
     for command in [
       ["play", "--loop", "--device", "null"],
@@ -127,7 +135,12 @@ import Testing
     ] {
       let started = try cli.start(
         [command[0], CLI.fixture("demo.wav"), "--from", "1", "--to", "2"] + command.dropFirst())
-      usleep(700_000)
+      // Signalled once the session runs: a play has announced its second pass, a render
+      // has written audio to its partial file.
+      #expect(
+        started.wait {
+          started.stderrSoFar.contains("pass 2 ") || partialBytes() > 65536
+        }, "\(command[0]) never got going: \(started.stderrSoFar)")
       kill(started.process.processIdentifier, SIGINT)
       let result = started.finish()
       #expect(result.status == 130, "\(command[0]): \(result.stderr)")

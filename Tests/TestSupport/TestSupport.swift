@@ -127,7 +127,8 @@ public final class RunningCommand: @unchecked Sendable {
   public let process: Process
   private let out: Pipe
   private let err: Pipe
-  private var errData = Data()  // written by the reader thread before `errDone`
+  private let errLock = NSLock()
+  private var errData = Data()  // appended by the reader thread under `errLock`
   private let errDone = DispatchSemaphore(value: 0)
 
   init(process: Process, out: Pipe, err: Pipe) {
@@ -136,9 +137,31 @@ public final class RunningCommand: @unchecked Sendable {
     self.err = err
     // Read stderr on its own thread so a full pipe never blocks the child.
     Thread { [self] in
-      errData = err.fileHandleForReading.readDataToEndOfFile()
+      let handle = err.fileHandleForReading
+      while true {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        errLock.withLock { errData.append(chunk) }
+      }
       errDone.signal()
     }.start()
+  }
+
+  /// What the process has written to stderr so far.
+  public var stderrSoFar: String {
+    errLock.withLock { String(decoding: errData, as: UTF8.self) }
+  }
+
+  /// Polls `condition` every 20 ms until it holds (true) or `timeout` seconds pass (false):
+  /// for a test that must act only once the process has reached a point it can see, however
+  /// slowly a loaded machine got it there.
+  public func wait(timeout: Double = 30, until condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(20_000)
+    }
+    return condition()
   }
 
   /// Waits for the process to exit and returns what it printed.
@@ -149,7 +172,7 @@ public final class RunningCommand: @unchecked Sendable {
     return CommandResult(
       status: process.terminationStatus,
       stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData, as: UTF8.self))
+      stderr: stderrSoFar)
   }
 }
 
