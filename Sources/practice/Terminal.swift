@@ -64,11 +64,23 @@ enum Terminal {
     write("\r" + escaped(line) + "\u{1B}[K", to: .standardError)
   }
 
-  /// `line` escaped as the door shows it and cut to fewer than `width` characters, for
-  /// `redraw(shown:)`: the status line compares and cuts what will be seen.
+  /// `line` escaped as the door shows it and cut to fewer than `width` terminal columns
+  /// (a wide character takes two, a combining mark none), for `redraw(shown:)`: the status
+  /// line compares and cuts what will be seen. The last column stays free, so a terminal
+  /// never wraps the line.
   static func shown(_ line: String, width: Int) -> String {
     let text = escaped(line)
-    return text.count >= width ? String(text.prefix(max(1, width - 1))) : text
+    guard DisplayWidth.of(text) >= width else { return text }
+    let room = max(1, width - 1)
+    var kept = ""
+    var used = 0
+    for character in text {
+      let size = DisplayWidth.of(String(character))
+      guard used + size <= room else { break }
+      kept.append(character)
+      used += size
+    }
+    return kept
   }
 
   /// Redraws in place a line `shown` made (already escaped: escaping twice would double

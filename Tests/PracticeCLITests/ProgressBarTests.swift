@@ -36,6 +36,30 @@ import Testing
     #expect(lines.count == 8)
   }
 
+  @Test func aBarWithWideCharactersFitsTheTerminalsColumns() throws {
+    // Names of 60 CJK characters: 120 columns, though 60 characters. The pty is 80 wide.
+    let folder = dir.file("wide")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for i in 1...8 {
+      try Synth.write(
+        Synth.sine(frequency: 200 + Double(i), seconds: 0.2),
+        to: folder + "/\(i) " + String(repeating: "練習曲", count: 20) + ".wav")
+    }
+    let (status, terminal) = try cli.runInTerminal(["add", folder], stdoutFile: dir.file("w.out"))
+    #expect(status == 0, "\(terminal)")
+    let drawn = terminal.components(separatedBy: "\r").compactMap { piece -> String? in
+      guard let end = piece.range(of: "\u{1B}[K"), piece.hasPrefix("[") else { return nil }
+      return String(piece[..<end.lowerBound])
+    }
+    #expect(!drawn.isEmpty, "\(terminal)")
+    for line in drawn {
+      let columns = line.unicodeScalars.reduce(0) {
+        $0 + ((0x4E00...0x9FFF).contains($1.value) ? 2 : 1)
+      }
+      #expect(columns < 80, "\(columns) columns: \(line)")
+    }
+  }
+
   @Test func ctrlCDuringAddErasesTheBarAndStoresNothing() throws {
     let songs = try folder(500, seconds: 0.1)
     let tmux = try Tmux(dir: dir, environment: cli.environment)
