@@ -351,7 +351,8 @@ struct Today: ParsableCommand {
 }
 
 /// `text` as one word for a POSIX shell: in single quotes (a quote inside as '\''); with a
-/// control character, in $'…' with it escaped, since single quotes would keep it raw.
+/// control character or a byte that is not UTF-8 (a path's, carried by `PathBytes`), in
+/// $'…' with it escaped, since single quotes would keep it raw or could not hold the byte.
 func shellQuoted(_ text: String) -> String {
   let plain = text.unicodeScalars.allSatisfy {
     $0.isASCII
@@ -359,7 +360,9 @@ func shellQuoted(_ text: String) -> String {
         || "/._-+,:=@%".unicodeScalars.contains($0))
   }
   if plain && !text.isEmpty { return text }
-  let control = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }
+  let control = text.unicodeScalars.contains {
+    $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || PathBytes.byte(carriedBy: $0) != nil
+  }
   guard control else { return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
   var out = "$'"
   for scalar in text.unicodeScalars {
@@ -368,6 +371,8 @@ func shellQuoted(_ text: String) -> String {
     case "'": out += "\\'"
     case _ where scalar.value < 0x20 || scalar.value == 0x7F:
       out += String(format: "\\x%02x", scalar.value)
+    case _ where PathBytes.byte(carriedBy: scalar) != nil:
+      out += String(format: "\\x%02x", PathBytes.byte(carriedBy: scalar) ?? 0)
     case _ where (0x80..<0xA0).contains(scalar.value):
       out += String(format: "\\u%04x", scalar.value)
     default: out.unicodeScalars.append(scalar)

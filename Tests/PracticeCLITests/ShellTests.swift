@@ -231,6 +231,15 @@ import Testing
     #expect(try cli.run(["list"]).stdout.split(separator: "\n").count == 2)
     // Adding the folder again finds the same song.
     #expect(try cli.run(["add", dir.file("latin")]).stdout == "1\tcaf\\xe9\n")
+    // `today` writes its path as the shell's $'…\xe9…', which runs back into the same bytes.
+    #expect(try cli.run(["select", "add", "1", "all", "--from", "0", "--to", "0.2"]).status == 0)
+    #expect(try cli.run(["select", "set", "1", "all", "--goal", "100%"]).status == 0)
+    let today = try cli.run(["today"]).stdout
+    #expect(today.contains("latin/caf\\xe9.wav'"), "\(today)")
+    let rerun = try bash(
+      #"folder=$2; practice() { [ "$2" = "$(printf '%s/caf\351.wav' "$folder")" ] && echo same; }; eval "$1""#,
+      [today, dir.file("latin")])
+    #expect(rerun.stdout == "same\n", "\(today) \(rerun.stderr)")
   }
 
   @Test func aBackslashFromDataIsShownEscapedToo() throws {
