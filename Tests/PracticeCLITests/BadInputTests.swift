@@ -13,27 +13,15 @@ import Testing
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
   }
 
-  /// Runs the command and checks the exit code, that stderr is one line containing
-  /// `message`, that stdout is empty, and that the library did not change.
+  /// The refusal checks (`CLI.expectRefusal`) on this suite's library.
   @discardableResult
   func expectFailure(
     _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
     asUser user: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> CommandResult {
-    let before = try cli.snapshot()
-    let result = try cli.run(arguments, asUser: user)
-    #expect(
-      result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
-    let first = result.stderrLines.first ?? ""
-    #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
-    if !usageHint {
-      #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
-      #expect(first.hasPrefix("practice: "), sourceLocation: sourceLocation)
-    }
-    #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
-    #expect(try cli.snapshot() == before, sourceLocation: sourceLocation)
-    return result
+    try cli.expectRefusal(
+      arguments, status: status, message: message, usageHint: usageHint, asUser: user,
+      sourceLocation: sourceLocation)
   }
 
   @Test func missingFile() throws {

@@ -13,26 +13,15 @@ import Testing
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
   }
 
-  /// Runs the command and checks the exit code, that stderr is one `practice: ` line
-  /// containing `message`, that stdout is empty, and that the library did not change.
+  /// The refusal checks (`CLI.expectRefusal`) on this suite's library, run by `given`
+  /// (another environment) when one is given.
   @discardableResult
   func expectFailure(
     _ arguments: [String], status: Int32, message: String, cli given: CLI? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> CommandResult {
-    let cli = given ?? self.cli
-    let before = try self.cli.snapshot()
-    let result = try cli.run(arguments)
-    #expect(
-      result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
-    #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
-    let first = result.stderrLines.first ?? ""
-    #expect(first.hasPrefix("practice: "), "\(first)", sourceLocation: sourceLocation)
-    #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
-    #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
-    #expect(try self.cli.snapshot() == before, sourceLocation: sourceLocation)
-    return result
+    try (given ?? cli).expectRefusal(
+      arguments, status: status, message: message, leaving: cli, sourceLocation: sourceLocation)
   }
 
   // MARK: 1. Numbers are range-checked before arithmetic

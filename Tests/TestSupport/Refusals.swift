@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+extension CLI {
+  /// Runs `practice arguments…` (as `user` when given) and checks what every refusal must
+  /// do: exit `status`, print nothing on stdout, one `practice: ` line on stderr containing
+  /// `message` (with `usageHint`, argument parser's usage lines may follow it), no Swift
+  /// trap, and `library`'s contents (this CLI's own unless given) exactly as they were.
+  @discardableResult
+  public func expectRefusal(
+    _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
+    asUser user: String? = nil, leaving library: CLI? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> CommandResult {
+    let library = library ?? self
+    let before = try library.snapshot()
+    let result = try run(arguments, asUser: user)
+    #expect(
+      result.status == status, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "\(result.stdout)", sourceLocation: sourceLocation)
+    let first = result.stderrLines.first ?? ""
+    #expect(first.contains(message), "\(first)", sourceLocation: sourceLocation)
+    if !usageHint {
+      #expect(result.stderrLines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+      #expect(first.hasPrefix("practice: "), "\(first)", sourceLocation: sourceLocation)
+    }
+    #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
+    #expect(try library.snapshot() == before, sourceLocation: sourceLocation)
+    return result
+  }
+}
