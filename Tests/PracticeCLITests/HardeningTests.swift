@@ -458,4 +458,30 @@ import Testing
     // The default library was not touched.
     #expect(!(try cli.run(["list"]).stdout.contains("chord")))
   }
+
+  // MARK: 8. Damaged files
+
+  /// An Ogg file cut short (an interrupted download) has no length libsndfile can read
+  /// (it says SF_COUNT_MAX): it is counted as far as it decodes, and every command works
+  /// on that. It used to be listed as 277777777 hours long and to trap in `render` and
+  /// `view`.
+  @Test func anOggFileCutShortIsAsLongAsWhatDecodes() throws {
+    let whole = dir.file("whole.ogg")
+    #expect(
+      try cli.run(["render", CLI.fixture("demo.wav"), "--to", "6", "-o", whole]).status == 0)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("cut.ogg")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let added = try cli.run(["add", cut])
+    #expect(added.status == 0, "\(added.stderr)")
+    let listed = try cli.run(["list"]).stdout.split(separator: "\n").last.map(String.init) ?? ""
+    let duration = listed.split(separator: "\t", omittingEmptySubsequences: false)[3]
+    #expect(duration.hasPrefix("0:0"), "\(listed)")
+    let rendered = try cli.run(["render", cut, "-o", dir.file("again.wav")])
+    #expect(rendered.status == 0, "\(rendered.stderr)")
+    let (_, samples) = try Synth.read(dir.file("again.wav"))
+    #expect(samples.count > 44100 && samples.count < 2 * 6 * 44100)
+    #expect(try cli.run(["view", cut]).status == 0)
+    #expect(try cli.run(["play", cut, "--device", "null"]).status == 0)
+  }
 }

@@ -210,6 +210,20 @@ import TestSupport
     #expect(abs(tracked.frames[0] - first) <= 3, "first beat at frame \(tracked.frames[0]), the music's at \(first)")
   }
 
+  /// A damaged file can decode shorter than its analysis frames reach: an onset placed past
+  /// the end of the energy envelope falls back on its frame's centre, never out of range
+  /// (it trapped on a FLAC with a few bytes flipped).
+  @Test func anOnsetPastTheEnvelopesEndIsPlacedWithoutTrapping() {
+    var features = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
+    features.flux = [Float](repeating: 1, count: 100)
+    features.envelopeBlock = 44
+    features.envelope = [[Float](repeating: 0.5, count: 10), [Float](repeating: 0.5, count: 10)]
+    for frame in [0, 1, 50, 98, 99] {
+      let start = features.attackStart(ofFrame: frame)
+      #expect(start >= 0 && start <= Int64((frame + 1) * 441), "frame \(frame): \(start)")
+    }
+  }
+
   /// A stereo file whose right channel is its left inverted sums to silence: the beats
   /// are found in one channel.
   @Test func channelsThatCancelAreHeardOneByOne() throws {

@@ -99,8 +99,12 @@ public struct OnsetFeatures: Sendable {
   /// The energy of `count` envelope blocks of `band` from block `start` (none outside).
   private func energy(_ band: Int, _ start: Int, _ count: Int) -> Double {
     let values = envelope[band]
+    // The envelope can end before the flux does (a damaged file decodes short).
+    let lower = max(0, start)
+    let upper = min(values.count, start + count)
+    guard lower < upper else { return 0 }
     var sum = 0.0
-    for t in max(0, start)..<min(values.count, max(0, start + count)) { sum += Double(values[t]) }
+    for t in lower..<upper { sum += Double(values[t]) }
     return sum
   }
 }

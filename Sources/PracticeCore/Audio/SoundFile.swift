@@ -80,7 +80,39 @@ public final class SoundFile {
             : ffmpegError.advice)
       }
     }
-    info = decoder.info
+    var info = decoder.info
+    if info.frames > SoundFile.longestPlausible(sampleRate: info.sampleRate) {
+      // libsndfile's "length unknown" (SF_COUNT_MAX: an Ogg file cut short, as by an
+      // interrupted download), or a header's nonsense: count what decodes.
+      info.frames = try SoundFile.countFrames(decoder, path: path)
+    }
+    self.info = info
+  }
+
+  /// More frames than 100 hours hold: a length no file of music reports honestly.
+  static func longestPlausible(sampleRate: Int) -> Int64 { Int64(sampleRate) * 100 * 3600 }
+
+  /// The frames `decoder` gives from the start to where it stops, read through once; the
+  /// read position is left at frame 0.
+  private static func countFrames(_ decoder: any AudioDecoder, path: String) throws -> Int64 {
+    try decoder.seek(to: 0)
+    let block = 65_536
+    var scratch = [Float](repeating: 0, count: block * decoder.info.channels)
+    var total: Int64 = 0
+    while true {
+      let n = scratch.withUnsafeMutableBufferPointer {
+        decoder.read(into: $0.baseAddress!, frames: block)
+      }
+      if n <= 0 { break }
+      total += Int64(n)
+      guard total <= longestPlausible(sampleRate: decoder.info.sampleRate) else {
+        throw SoundFileError(
+          category: .badData, reason: "it decodes to more than 100 hours of audio",
+          path: path, operation: "read audio from", advice: "the file is damaged")
+      }
+    }
+    try decoder.seek(to: 0)
+    return total
   }
 
   /// Moves the read position to `frame`, exactly (`sf_seek`, or FFmpeg's seek and decode).
