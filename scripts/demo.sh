@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`: imports the beat map of fixtures/demo.wav and plays bars 1-4 twice after a one-bar count-in. With a sound card it plays through
+# `make demo`: imports the beat map of fixtures/demo.wav, draws the song with bars 1-4 as a
+# selection, and plays bars 1-4 twice after a one-bar count-in. With a sound card it plays through
 # ALSA's default device; without one it starts the private test sound server, plays
 # into it, records what arrived, and says so.
 set -euo pipefail
@@ -13,6 +14,8 @@ has_card() { [ -e /proc/asound/cards ] && ! grep -q 'no soundcards' /proc/asound
 
 "$bin" beats import fixtures/demo.wav fixtures/demo.beats
 "$bin" beats show fixtures/demo.wav
+"$bin" select add fixtures/demo.wav intro --bars 1-4
+"$bin" view fixtures/demo.wav --width 72
 
 if has_card && [ -z "${PRACTICE_DEMO_PRIVATE:-}" ]; then
   echo "demo: playing through the sound card (ALSA 'default')" >&2
