@@ -208,7 +208,9 @@ final class PlayerScreen {
   }
 
   /// An envelope cell with its SGR: brighter inside the loop.
-  private func styled(_ cell: (character: Character, style: TextStyle), column: Int) -> (String, String?) {
+  private func styled(_ cell: (character: Character, style: TextStyle), column: Int) -> (
+    String, String?
+  ) {
     let inLoop = strip?.loopColumns?.contains(column) ?? false
     guard colour, cell.character != " " else { return (String(cell.character), nil) }
     switch cell.style {

@@ -109,7 +109,8 @@ public struct PlayerZoom: Sendable, Equatable {
   private func barWindow(_ map: BeatMap, from first: Int, count: Int) -> Range<Int64> {
     let start = first <= map.firstBar ? 0 : (map.frame(bar: first) ?? 0)
     let next = first + count
-    let end = next > map.lastBar ? totalFrames : (map.frames(ofBar: next)?.lowerBound ?? totalFrames)
+    let end =
+      next > map.lastBar ? totalFrames : (map.frames(ofBar: next)?.lowerBound ?? totalFrames)
     return start..<max(start + 1, end)
   }
 }
@@ -169,7 +170,9 @@ public struct PlayerStrip: Sendable {
     let room = width - note.count - 2
     var top = Cells(width: width)
     if room > 3 {
-      top.put(heading.count > room ? String(heading.prefix(room - 1)) + "…" : heading, at: 0, style: .title)
+      top.put(
+        heading.count > room ? String(heading.prefix(room - 1)) + "…" : heading, at: 0,
+        style: .title)
     }
     top.put(note, at: max(0, width - note.count), style: .plain)
     picture.append(top.runs)
@@ -217,7 +220,8 @@ public struct PlayerStrip: Sendable {
   /// The column of `frame`, nil outside the window.
   public func column(of frame: Int64) -> Int? {
     guard window.contains(frame) else { return nil }
-    let column = Int(Double(frame - window.lowerBound) * Double(width) / Double(max(1, window.count)))
+    let column = Int(
+      Double(frame - window.lowerBound) * Double(width) / Double(max(1, window.count)))
     return min(width - 1, max(0, column))
   }
 }

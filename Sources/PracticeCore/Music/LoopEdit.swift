@@ -26,7 +26,9 @@ public struct LoopEdit: Sendable {
   /// leave the loop empty or reversed. The steps land on the grid: the beats (or bars'
   /// first beats) with the top and the end of the song, so an end between two beats moves
   /// to the nearer one in the direction asked.
-  public func moved(_ loop: Range<Int64>, edge: LoopEdge, by count: Int, unit: Unit) -> Range<Int64>? {
+  public func moved(_ loop: Range<Int64>, edge: LoopEdge, by count: Int, unit: Unit) -> Range<
+    Int64
+  >? {
     var frame = edge == .start ? loop.lowerBound : loop.upperBound
     for _ in 0..<abs(count) { frame = step(frame, forward: count > 0, unit: unit) }
     let moved = edge == .start ? (frame, loop.upperBound) : (loop.lowerBound, frame)
