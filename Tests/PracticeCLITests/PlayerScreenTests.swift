@@ -190,4 +190,19 @@ import TestSupport
     #expect(screen.contains("playing 'clicks-120' bars 8") && !screen.contains("▲"), "\(screen)")
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tcompleted\n"))
   }
+
+  @Test func sigtermLeavesThePrimaryScreen() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try pane(cli, server)
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"], height: 16)
+    _ = try tmux.waitFor { $0.contains("▲") && $0.contains("pass 1/∞") }
+    tmux.signalPractice("TERM")
+    #expect(try tmux.waitForExit() == 130)
+    #expect(!tmux.alternateScreen)
+    #expect(tmux.terminalRestored)
+    #expect(!tmux.screen().contains("▲"))
+  }
 }
