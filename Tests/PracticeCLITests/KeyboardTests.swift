@@ -260,6 +260,11 @@ final class Tmux: @unchecked Sendable {
 
   func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", "0"])) ?? "" }
 
+  /// Resizes the pane's window, as a person resizing the terminal (SIGWINCH).
+  func resize(width: Int, height: Int) {
+    _ = try? tmux(["resize-window", "-t", "0", "-x", "\(width)", "-y", "\(height)"])
+  }
+
   /// Whether the pane shows its alternate screen (the player screen's) now.
   var alternateScreen: Bool {
     ((try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"])) ?? "")

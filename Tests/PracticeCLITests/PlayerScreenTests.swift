@@ -191,6 +191,30 @@ import TestSupport
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tcompleted\n"))
   }
 
+  @Test func aResizedTerminalGetsTheWholePictureAgain() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try pane(cli, server)
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--bars", "2-3", "--loop", "--device", "pulse"], width: 100, height: 16)
+    _ = try tmux.waitFor { $0.contains("▲") && $0.contains("├bars 2-3─") }
+    // Narrower: the picture is laid out again at 60 columns (the loop's row ends there).
+    tmux.resize(width: 60, height: 13)
+    let screen = try tmux.waitFor { screen in
+      rows(screen).contains { $0.first == "├" && $0.count == 60 && $0.last == "┤" }
+    }
+    #expect(screen.contains("zoom 2 bars"), "\(screen)")
+    // Too few rows for the picture: the status line alone, still on the alternate screen.
+    tmux.resize(width: 60, height: 8)
+    _ = try tmux.waitFor { !$0.contains("▲") && $0.contains("pass 1/∞") }
+    tmux.resize(width: 80, height: 14)
+    _ = try tmux.waitFor { $0.contains("▲") && $0.contains("zoom 2 bars") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(!tmux.alternateScreen)
+  }
+
   @Test func sigtermLeavesThePrimaryScreen() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))
