@@ -168,15 +168,21 @@ final class PlayerScreen {
     var frame = "\u{1B}[0m"
     for (row, line) in strip.lines.enumerated() {
       frame += "\u{1B}[\(row + 1);1H"
+      // Columns written; a row written to its last column is not erased after (a terminal
+      // with its wrap pending would erase that last character).
+      var written = strip.width
       if let help = wanted.help, row >= 1, row - 1 < help.count {
-        frame += Terminal.shown(help[row - 1], width: strip.width + 1)
+        let text = Terminal.shown(help[row - 1], width: strip.width + 1)
+        frame += text
+        written = text.count
       } else if strip.envelopeRows.contains(row) {
         let cells = envelope[row - strip.envelopeRows.lowerBound]
         frame += render(cells.indices.map { styled(cells[$0], column: $0) })
       } else {
         frame += render(line.map { ($0.text, sgr($0.style)) })
+        written = line.reduce(0) { $0 + $1.text.count }
       }
-      frame += "\u{1B}[0m\u{1B}[K"
+      frame += "\u{1B}[0m" + (written < strip.width ? "\u{1B}[K" : "")
     }
     cursorColumn = nil
     if wanted.help == nil, let column = cursor.flatMap({ strip.column(of: $0) }) {
