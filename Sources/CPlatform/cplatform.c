@@ -23,10 +23,34 @@ void practice_terminal_restore(void) {
   if (fd >= 0) tcsetattr(fd, TCSAFLUSH, &saved_termios);
 }
 
+/* The terminal the player screen is on (its alternate screen in use), or -1. */
+static volatile sig_atomic_t screen_fd = -1;
+static const char leave_screen[] = "\033[0m\033[?25h\033[?1049l";
+
+static void leave_screen_now(void) {
+  int fd = screen_fd;
+  if (fd >= 0) {
+    ssize_t ignored = write(fd, leave_screen, sizeof leave_screen - 1);
+    (void)ignored;
+  }
+}
+
 static void restore_and_reraise(int sig) {
+  leave_screen_now();
   practice_terminal_restore();
   signal(sig, SIG_DFL);
   raise(sig);
+}
+
+static void install_fatal_handlers(void) {
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
+  for (unsigned i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = restore_and_reraise;
+    action.sa_flags = SA_RESETHAND;
+    sigaction(fatal[i], &action, NULL);
+  }
 }
 
 int practice_terminal_raw(int fd) {
@@ -38,19 +62,31 @@ int practice_terminal_raw(int fd) {
   raw.c_cc[VMIN] = 1;
   raw.c_cc[VTIME] = 0;
   saved_fd = fd;
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
-  for (unsigned i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = restore_and_reraise;
-    action.sa_flags = SA_RESETHAND;
-    sigaction(fatal[i], &action, NULL);
-  }
+  install_fatal_handlers();
   if (tcsetattr(fd, TCSAFLUSH, &raw) != 0) {
     saved_fd = -1;
     return -1;
   }
   return 0;
+}
+
+void practice_terminal_screen(int fd, int on) {
+  static const char enter[] = "\033[?1049h\033[?25l\033[2J";
+  if (on) {
+    screen_fd = fd;
+    install_fatal_handlers();
+    ssize_t ignored = write(fd, enter, sizeof enter - 1);
+    (void)ignored;
+  } else {
+    leave_screen_now();
+    screen_fd = -1;
+  }
+}
+
+int practice_terminal_rows(int fd) {
+  struct winsize size;
+  if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_row;
 }
 
 int practice_terminal_columns(int fd) {

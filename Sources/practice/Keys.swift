@@ -4,7 +4,7 @@ import Foundation
 enum Key: Equatable {
   case char(Character)
   case left, right, shiftLeft, shiftRight, up, down
-  case enter, backspace, escape, interrupt
+  case enter, backspace, escape, interrupt, tab
 
   /// A one-word name, for trace lines.
   var name: String {
@@ -49,6 +49,7 @@ enum KeyParser {
           i += 1
         }
       case 3: keys.append(.interrupt); i += 1
+      case 9: keys.append(.tab); i += 1
       case 13, 10: keys.append(.enter); i += 1
       case 127, 8: keys.append(.backspace); i += 1
       case 0x20...0x7E: keys.append(.char(Character(UnicodeScalar(b)))); i += 1

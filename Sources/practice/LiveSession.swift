@@ -55,11 +55,18 @@ final class LiveSession {
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
   private var keyReader = KeyReader()
+  /// The player screen, when the terminal has room for it (else the status line alone).
+  private let screen: PlayerScreen?
+  /// The end of the loop the arrows move (`e`), nil when not editing.
+  private var editing: LoopEdge?
+  /// The status line's text for the screen, renewed when `line` says a redraw is due.
+  private var screenStatus = ""
 
   init(
     engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
-    label: String?, keys: Bool, status: Bool
+    label: String?, keys: Bool, status: Bool, screen: PlayerScreen? = nil
   ) {
+    self.screen = screen
     self.engine = engine
     self.song = song
     self.library = library
@@ -86,14 +93,18 @@ final class LiveSession {
     if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
       throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
     }
+    screen?.enter()
     defer {
-      if status { line.clear() }
+      screen?.leave()
+      if status && screen == nil { line.clear() }
       if keys { practice_terminal_restore() }
     }
+    // The screen's cursor moves up to 30 times a second; the status line alone, 10.
+    let tick: Int32 = screen == nil ? 50 : 33
     let report = try Session.withSignals(engine) { signalled in
       engine.start()
       while !engine.waitForEnd(timeout: .milliseconds(0)) {
-        if keys { readKeys(waitingMilliseconds: 50) } else { usleep(50_000) }
+        if keys { readKeys(waitingMilliseconds: tick) } else { usleep(UInt32(tick) * 1000) }
         takeEvents()
         if status { draw() }
       }
@@ -136,8 +147,17 @@ final class LiveSession {
       handlePrompt(key)
       return
     }
+    screen?.hideHelp()
     switch key {
     case .char(" "): togglePause()
+    case .char("e"): toggleEditing()
+    case .tab where editing != nil: editing = editing?.other
+    case .left where editing != nil: editLoop(by: -1, unit: .beat)
+    case .right where editing != nil: editLoop(by: 1, unit: .beat)
+    case .shiftLeft where editing != nil: editLoop(by: -1, unit: .bar)
+    case .shiftRight where editing != nil: editLoop(by: 1, unit: .bar)
+    case .char("z") where screen != nil: zoom(in: true)
+    case .char("Z") where screen != nil: zoom(in: false)
     case .left: moveBeats(-1)
     case .right: moveBeats(1)
     case .shiftLeft, .char(","): moveBars(-1)
@@ -418,6 +438,7 @@ final class LiveSession {
     }
     do {
       _ = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
+      screen?.setSelections(PlayerScreen.spans(of: song, library: library, beatMap: beatMap))
       rangeLabel = "'\(name)'"
       say("saved '\(name)' (\(span))")
     } catch let failure as any PracticeFailure {
@@ -428,20 +449,26 @@ final class LiveSession {
   }
 
   private func showKeys() {
-    line.clear()
-    Terminal.say(
-      """
+    let text = """
       keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
             -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
             F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
             s save loop · 1-9,0 selection · r restart · g/x pass clean/flubbed · q/Esc stop · ? keys
-      """)
+            e edit the loop: ←/→ its start by a beat, shift-←/→ by a bar, tab its end, e done
+      """
+    if let screen {
+      screen.showHelp(text.split(separator: "\n").map(String.init) + ["", "z/Z zoom in/out"])
+      return
+    }
+    line.clear()
+    Terminal.say(text)
   }
 
   // MARK: Status line
 
   private func draw() {
     let now = monotonicNanoseconds()
+    if let screen { return drawScreen(screen, now: now) }
     guard line.due(now: now) else { return }
     if let prompt {
       line.show("save loop as: \(prompt)▏ (Enter saves, Esc cancels)")
@@ -484,6 +511,66 @@ final class LiveSession {
     let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", shortFilterLabel, time]
       .compactMap { $0 }.joined(separator: " ")
     return short
+  }
+
+  // MARK: Player screen and loop editing
+
+  /// The screen's frame: the cursor at what is audible (the status line's clock), the loop
+  /// as edited, and the status line's text (renewed ten times a second, as alone).
+  private func drawScreen(_ screen: PlayerScreen, now: UInt64) {
+    if line.due(now: now) {
+      if let prompt {
+        screenStatus = "save loop as: \(prompt)▏ (Enter saves, Esc cancels)"
+      } else if let notice, notice.until > now {
+        screenStatus = notice.text
+      } else {
+        screenStatus = statusText(width: Int(practice_terminal_columns(STDERR_FILENO)))
+      }
+    }
+    screen.draw(
+      cursor: audible()?.frame,
+      loop: StripLoop(frames: plan.range, label: rangeLabel, editing: editing), status: screenStatus,
+      now: now)
+  }
+
+  private func zoom(in inward: Bool) {
+    guard let screen else { return }
+    let changed = inward ? screen.zoomIn() : screen.zoomOut()
+    if !changed { say(inward ? "zoomed in as far as it goes: \(screen.zoomSpan)" : "the whole song is in view") }
+  }
+
+  /// `e`: the arrows move the loop's start (`tab`: its end) until `e` again.
+  private func toggleEditing() {
+    editing = editing == nil ? .start : nil
+    if screen == nil {
+      say(editing == nil ? "loop editing done" : "editing the loop's start: ←/→ beat, shift bar, tab end, e done")
+    }
+  }
+
+  /// Moves the edited end of the loop; the engine loops the new range at once.
+  private func editLoop(by count: Int, unit: LoopEdit.Unit) {
+    guard let edge = editing else { return }
+    let edit = LoopEdit(beatMap: beatMap, sampleRate: sampleRate, totalFrames: totalFrames)
+    guard let range = edit.moved(plan.range, edge: edge, by: count, unit: unit) else {
+      return say("the loop's start must stay before its end")
+    }
+    guard range != plan.range else { return }
+    barLoop = nil
+    loop(range, label: editedLabel(range))
+  }
+
+  /// `bars 9-16` when the loop is whole bars, `9.3-12.2` when it is on beats, else times.
+  private func editedLabel(_ range: Range<Int64>) -> String {
+    guard let map = beatMap, let first = map.beatIndex(at: range.lowerBound),
+      map.beats[first].frame == range.lowerBound, let last = map.beatIndex(at: range.upperBound - 1),
+      map.frames(ofBeat: last).upperBound == range.upperBound
+    else { return formatTimeRange(range, sampleRate: sampleRate) }
+    let (a, b) = (map.beats[first], map.beats[last])
+    let wholeBars =
+      map.bars.contains { $0.beatIndices.lowerBound == first }
+      && map.bars.contains { $0.beatIndices.upperBound - 1 == last }
+    if wholeBars { return a.bar == b.bar ? "bar \(a.bar)" : "bars \(a.bar)-\(b.bar)" }
+    return "\(a.bar).\(a.beat)-\(b.bar).\(b.beat)"
   }
 }
 

@@ -1,3 +1,4 @@
+import CPlatform
 import ArgumentParser
 import Foundation
 import PracticeCore
@@ -81,6 +82,14 @@ struct PlayOutputOptions: ParsableArguments {
 
   @Flag(help: "Read no keys even at a terminal (the status line still shows).")
   var noKeys = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "Show the status line alone, not the player screen.",
+      discussion:
+        "At a terminal of 12 rows or more, play shows the player screen: the waveform around what is heard with the bar ruler, the loop and the selections, a cursor, and the status line beneath."
+    ))
+  var noScreen = false
 }
 
 /// Plays `song` as `playback` says (continuing `resume` when given), logs the play with
@@ -116,9 +125,12 @@ func playSong(
   let ending: LiveSession.Ending
   do {
     if keys || status {
+      let screen =
+        status && !output.noScreen
+        ? try playerScreen(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
       let live = LiveSession(
         engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
-        label: setup.label, keys: keys, status: status)
+        label: setup.label, keys: keys, status: status, screen: screen)
       session = live
       (report, ending) = try live.run()
       tracker = live.tracker
@@ -185,6 +197,23 @@ func playSong(
     completed: report.passesCompleted, finished: !report.interrupted,
     progress: output.progress == .json && !keys && !status ? output.progress : nil)
   if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
+}
+
+/// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
+/// waveform summary is computed first if the library has none yet.
+private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loop: Range<Int64>)
+  throws -> PlayerScreen?
+{
+  guard Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows else { return nil }
+  if try library.storedWaveformSummary(for: song) == nil {
+    Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
+  }
+  let content = OverviewContent(
+    title: Terminal.escaped(song.title), artist: song.artist.map { Terminal.escaped($0) },
+    summary: try library.waveformSummary(for: song).summary, beatMap: beatMap,
+    selections: PlayerScreen.spans(of: song, library: library, beatMap: beatMap),
+    window: 0..<song.frames)
+  return PlayerScreen(content: content, loop: loop)
 }
 
 /// Remembers where the play stopped, for `--resume` (a warning if the library cannot take

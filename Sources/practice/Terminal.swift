@@ -89,6 +89,21 @@ enum Terminal {
     write("\r" + line + "\u{1B}[K", to: .standardError)
   }
 
+  /// A frame of the player screen on stderr, in one write(2) (so the terminal never shows
+  /// half of it): the screen's own escape sequences around text it escaped already.
+  static func screen(_ frame: String) {
+    var bytes = Array(frame.utf8)
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeMutableBytes {
+        Glibc.write(STDERR_FILENO, $0.baseAddress! + done, $0.count - done)
+      }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return }
+      done += n
+    }
+  }
+
   /// Erases the line on stderr that `redraw` drew.
   static func eraseLine() { write("\r\u{1B}[K", to: .standardError) }
 

@@ -179,6 +179,9 @@ struct View: ParsableCommand {
     case .rms: return "36"
     case .peak: return "2;36"
     case .time: return "2"
+    case .loop: return "1;32"
+    case .editing: return "1;7;32"
+    case .cursor: return "1;97"
     case .selection(let index):
       let colours = ["33", "35", "31", "32", "93", "34"]
       return colours[index % colours.count]

@@ -231,8 +231,9 @@ final class Tmux: @unchecked Sendable {
 
   private func file(_ name: String) -> String { dir.file("\(tag)-\(name)") }
 
-  /// Starts `practice args…` in a `width`×12 pane.
-  func start(_ arguments: [String], record: Bool = false, width: Int = 120) throws {
+  /// Starts `practice args…` in a `width`×`height` pane (12 rows: room for the player
+  /// screen).
+  func start(_ arguments: [String], record: Bool = false, width: Int = 120, height: Int = 12) throws {
     let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
     let recorder =
       record
@@ -244,7 +245,7 @@ final class Tmux: @unchecked Sendable {
       stty -g > '\(file("stty.after"))'; \(record ? "sleep 0.3; kill -KILL $rec; " : "")sleep 600
       """
     let env = environment.map { "\($0.key)=\($0.value)" }.filter { !$0.contains("\n") && !$0.hasPrefix("TMUX") }
-    try tmux(["new-session", "-d", "-x", "\(width)", "-y", "12", "env"] + env + ["bash", "-c", script])
+    try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "env"] + env + ["bash", "-c", script])
   }
 
   func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "0"] + keys) }
@@ -258,6 +259,17 @@ final class Tmux: @unchecked Sendable {
   }
 
   func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", "0"])) ?? "" }
+
+  /// Resizes the pane's window, as a person resizing the terminal (SIGWINCH).
+  func resize(width: Int, height: Int) {
+    _ = try? tmux(["resize-window", "-t", "0", "-x", "\(width)", "-y", "\(height)"])
+  }
+
+  /// Whether the pane shows its alternate screen (the player screen's) now.
+  var alternateScreen: Bool {
+    ((try? tmux(["display-message", "-p", "-t", "0", "#{alternate_on}"])) ?? "")
+      .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+  }
 
   /// Polls the screen until `condition` holds (10 s at most); returns the screen.
   func waitFor(_ condition: (String) -> Bool) throws -> String {

@@ -16,6 +16,14 @@ int practice_terminal_raw(int fd);
 /* Puts the saved settings back (tcsetattr, async-signal-safe); harmless if none. */
 void practice_terminal_restore(void);
 
+/* Switches the terminal on `fd` to its alternate screen with the cursor hidden (`on`),
+   or back to the primary screen with the cursor shown and attributes reset. While it is
+   on, the fatal-signal handlers (as in practice_terminal_raw) switch back too. */
+void practice_terminal_screen(int fd, int on);
+
+/* The height of the terminal on `fd` (TIOCGWINSZ), or 0 when it cannot tell. */
+int practice_terminal_rows(int fd);
+
 /* The width of the terminal on `fd` (TIOCGWINSZ), or 80 when it cannot tell. */
 int practice_terminal_columns(int fd);
 

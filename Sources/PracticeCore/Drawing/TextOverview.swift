@@ -12,6 +12,10 @@ public enum TextStyle: Sendable, Equatable, Hashable {
   case time
   /// A selection, by its palette colour.
   case selection(Int)
+  /// The player screen: the loop playing, the end of it being edited, the cursor.
+  case loop
+  case editing
+  case cursor
 }
 
 /// A run of characters in one style.
@@ -51,9 +55,22 @@ public struct TextOverview: Sendable {
     if let artist = content.artist, !artist.isEmpty { heading += " — " + artist }
     lines.append([TextRun(String(heading.prefix(width)), .title)])
 
-    // The ruler: labels starting at their bar line, then a tick at every bar line (when
-    // bar lines are at least two columns apart; else at the labelled ones), `?` at
-    // doubtful bars.
+    lines += TextOverview.ruler(layout, width: width)
+    lines += TextOverview.envelope(layout, width: width, height: height)
+    for row in 0..<layout.spanRows {
+      lines.append(TextOverview.spanLine(layout.spans.filter { $0.row == row }, width: width))
+    }
+
+    lines.append(TextOverview.times(layout, width: width))
+    self.lines = lines
+  }
+
+  // The parts of the overview, each laid out from the same `OverviewLayout`: `view` stacks
+  // them all, the player screen stacks them with its own rows between.
+
+  /// The ruler: labels starting at their bar line, then a tick at every bar line (when bar
+  /// lines are at least two columns apart; else at the labelled ones), `?` at doubtful bars.
+  public static func ruler(_ layout: OverviewLayout, width: Int) -> [[TextRun]] {
     var labels = Cells(width: width)
     var marks = Cells(width: width)
     var nextFree = 0
@@ -76,10 +93,12 @@ public struct TextOverview: Sendable {
         marks.put(tick.label != nil ? "│" : "╵", at: column, style: .tick)
       }
     }
-    lines.append(labels.runs)
-    lines.append(marks.runs)
+    return [labels.runs, marks.runs]
+  }
 
-    // The envelope, top row first.
+  /// The envelope in `height` rows, top row first.
+  public static func envelope(_ layout: OverviewLayout, width: Int, height: Int) -> [[TextRun]] {
+    var lines: [[TextRun]] = []
     let levels = 8 * height
     for row in stride(from: height - 1, through: 0, by: -1) {
       var cells = Cells(width: width)
@@ -97,44 +116,56 @@ public struct TextOverview: Sendable {
       }
       lines.append(cells.runs)
     }
+    return lines
+  }
 
-    // Selections: `├name───┤` from their first column to their last; `◂`/`▸` where they
-    // go on beyond the view.
-    for row in 0..<layout.spanRows {
-      var cells = Cells(width: width)
-      for span in layout.spans where span.row == row {
-        let first = min(width - 1, Int(span.start))
-        // Columns floor(start) ..< floor(end): spans that meet tile without overlapping.
-        let last = max(first, min(width - 1, Int(span.end.rounded(.down)) - 1))
-        let style = TextStyle.selection(span.colour)
-        if first == last {
-          cells.put("│", at: first, style: style)
-          continue
-        }
-        for column in first...last { cells.put("─", at: column, style: style) }
-        cells.put(span.clippedStart ? "◂" : "├", at: first, style: style)
-        cells.put(span.clippedEnd ? "▸" : "┤", at: last, style: style)
-        let room = last - first - 1
-        if room > 0 {
-          let name =
-            span.name.count <= room
-            ? span.name
-            : (room >= 2
-              ? String(span.name.prefix(room - 1)) + "…" : String(span.name.prefix(room)))
-          cells.put(name, at: first + 1, style: style)
-        }
+  /// One row of spans: `├name───┤` from their first column to their last; `◂`/`▸` where
+  /// they go on beyond the view. Each span in `style(span)`, its selection's colour unless
+  /// told otherwise.
+  public static func spanLine(
+    _ spans: [OverviewLayout.Span], width: Int,
+    style: (OverviewLayout.Span) -> TextStyle = { .selection($0.colour) }
+  ) -> [TextRun] {
+    spanCells(spans, width: width, style: style).runs
+  }
+
+  static func spanCells(
+    _ spans: [OverviewLayout.Span], width: Int, style: (OverviewLayout.Span) -> TextStyle
+  ) -> Cells {
+    var cells = Cells(width: width)
+    for span in spans {
+      let first = min(width - 1, Int(span.start))
+      // Columns floor(start) ..< floor(end): spans that meet tile without overlapping.
+      let last = max(first, min(width - 1, Int(span.end.rounded(.down)) - 1))
+      let style = style(span)
+      if first == last {
+        cells.put("│", at: first, style: style)
+        continue
       }
-      lines.append(cells.runs)
+      for column in first...last { cells.put("─", at: column, style: style) }
+      cells.put(span.clippedStart ? "◂" : "├", at: first, style: style)
+      cells.put(span.clippedEnd ? "▸" : "┤", at: last, style: style)
+      let room = last - first - 1
+      if room > 0 {
+        let name =
+          span.name.count <= room
+          ? span.name
+          : (room >= 2
+            ? String(span.name.prefix(room - 1)) + "…" : String(span.name.prefix(room)))
+        cells.put(name, at: first + 1, style: style)
+      }
     }
+    return cells
+  }
 
-    // The times at both ends.
+  /// The times at both ends of the view.
+  public static func times(_ layout: OverviewLayout, width: Int) -> [TextRun] {
     var times = Cells(width: width)
     let start = formatTime(layout.startSeconds)
     let end = formatTime(layout.endSeconds)
     times.put(start, at: 0, style: .time)
     if start.count + 1 + end.count <= width { times.put(end, at: width - end.count, style: .time) }
-    lines.append(times.runs)
-    self.lines = lines
+    return times.runs
   }
 
   /// The lines as plain text, trailing spaces removed.

@@ -1,0 +1,246 @@
+import CPlatform
+import Foundation
+import PracticeCore
+
+/// `play`'s player screen, on stderr's terminal when it has at least 12 rows: the waveform
+/// strip around the audible position (`PlayerStrip`: the bar ruler, the envelope, the loop
+/// and the selections, drawn by the same code as `view`), a cursor at the audible position
+/// and the status line on the last row, in the terminal's alternate screen.
+///
+/// Drawn by the session's main thread, never by the render thread; at most 30 frames a
+/// second, each in one write(2). Most frames move only the cursor (its column and its mark)
+/// or rewrite the status line; the whole picture is drawn again only when what it shows
+/// changed: the window (paging, zoom), the loop or what is edited, the selections, the
+/// terminal's size, the help.
+final class PlayerScreen {
+  /// Fewer rows and `play` shows the status line alone.
+  static let minimumRows = PlayerStrip.minimumRows + 1
+  /// The shortest time between two frames: 30 a second.
+  static let frameNanoseconds: UInt64 = 33_333_333
+
+  private var content: OverviewContent
+  private var zoom: PlayerZoom
+  private let colour: Bool
+  private var entered = false
+
+  /// What the last full frame showed; another value means a full redraw.
+  private struct Shown: Equatable {
+    var window: Range<Int64>
+    var zoomLevel: Int
+    var loop: StripLoop
+    var note: String
+    var rows: Int
+    var columns: Int
+    var selections: Int
+    var help: [String]?
+  }
+  private var shown: Shown?
+  private var strip: PlayerStrip?
+  /// The envelope's cells as drawn, to put a column back when the cursor leaves it.
+  private var envelope: [[(character: Character, style: TextStyle)]] = []
+  private var cursorColumn: Int?
+  private var statusShown: String?
+  private var lastFrame: UInt64 = 0
+  private var selectionsVersion = 0
+  private var help: (lines: [String], until: UInt64)?
+
+  /// A screen for a song, or nil when stderr is not a terminal of at least `minimumRows`.
+  init?(content: OverviewContent, loop: Range<Int64>) {
+    guard isatty(STDERR_FILENO) == 1,
+      Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows
+    else { return nil }
+    self.content = content
+    zoom = PlayerZoom(
+      beatMap: content.beatMap, totalFrames: content.summary.frames,
+      sampleRate: content.summary.sampleRate, loop: loop)
+    let environment = ProcessInfo.processInfo.environment
+    colour = (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+  }
+
+  /// The selections of `song` as the screen draws them, names escaped (so the columns they
+  /// take are the columns printed); a selection that cannot be placed is left out.
+  static func spans(of song: Song, library: Library, beatMap: BeatMap?) -> [OverviewContent.Span] {
+    guard let selections = try? library.selections(of: song) else { return [] }
+    return selections.enumerated().compactMap { index, selection in
+      guard let frames = try? selection.span.frames(beatMap: beatMap) else { return nil }
+      return .init(name: Terminal.escaped(selection.name), frames: frames, colour: index)
+    }
+  }
+
+  /// Switches to the alternate screen.
+  func enter() {
+    guard !entered else { return }
+    entered = true
+    practice_terminal_screen(STDERR_FILENO, 1)
+  }
+
+  /// Back to the primary screen, as it was before `enter`.
+  func leave() {
+    guard entered else { return }
+    entered = false
+    practice_terminal_screen(STDERR_FILENO, 0)
+  }
+
+  /// `z`: half as much of the song, down to one bar; false when there already.
+  func zoomIn() -> Bool { zoom.zoomIn() }
+  /// `Z`: twice as much, up to the whole song; false when there already.
+  func zoomOut() -> Bool { zoom.zoomOut() }
+
+  /// How much one screen shows now, for a notice.
+  var zoomSpan: String { "\(zoom.span)" }
+
+  func setSelections(_ spans: [OverviewContent.Span]) {
+    content.selections = spans
+    selectionsVersion += 1
+  }
+
+  /// Shows `lines` over the strip for a few seconds (or until `hideHelp`).
+  func showHelp(_ lines: [String]) {
+    help = (lines, monotonicNanoseconds() + 8_000_000_000)
+  }
+
+  func hideHelp() { help = nil }
+
+  /// Draws a frame if one is due: the cursor at `cursor` (the audible frame; nil before the
+  /// first is heard), `loop`, and `status` on the last row.
+  func draw(cursor: Int64?, loop: StripLoop, status: String, now: UInt64 = monotonicNanoseconds()) {
+    guard entered, now &- lastFrame >= PlayerScreen.frameNanoseconds else { return }
+    lastFrame = now
+    let rows = Int(practice_terminal_rows(STDERR_FILENO))
+    let columns = max(20, Int(practice_terminal_columns(STDERR_FILENO)))
+    var frame = ""
+    if rows < PlayerScreen.minimumRows {
+      // Too small for the picture now (a resize): the status line alone, at the bottom.
+      if shown != nil || statusShown == nil {
+        frame += "\u{1B}[0m\u{1B}[2J"
+        shown = nil
+        statusShown = nil
+      }
+    } else {
+      if let h = help, h.until <= now { help = nil }
+      let position = cursor ?? loop.frames.lowerBound
+      var window = shown?.window ?? zoom.window(cursor: position, loop: loop.frames)
+      if !window.contains(position) || shown?.zoomLevel != zoom.level || shown?.rows != rows
+        || shown?.columns != columns
+      {
+        window = zoom.window(cursor: position, loop: loop.frames)
+      }
+      let note =
+        loop.editing.map {
+          "editing the loop's \($0 == .start ? "start" : "end") · ←/→ beat · shift bar · tab other end · e done"
+        } ?? "zoom \(zoom.span) · z/Z"
+      let wanted = Shown(
+        window: window, zoomLevel: zoom.level, loop: loop, note: note, rows: rows, columns: columns,
+        selections: selectionsVersion, help: help?.lines)
+      if wanted != shown {
+        frame += fullFrame(wanted, cursor: cursor)
+        shown = wanted
+        statusShown = nil
+      } else if let strip {
+        let column = cursor.flatMap { strip.column(of: $0) }
+        if column != cursorColumn {
+          if let old = cursorColumn { frame += cursorCells(at: old, on: false) }
+          if let column { frame += cursorCells(at: column, on: true) }
+          cursorColumn = column
+        }
+      }
+    }
+    let line = Terminal.shown(status, width: columns)
+    if line != statusShown {
+      frame += "\u{1B}[\(max(1, rows));1H\u{1B}[0m" + line + "\u{1B}[K"
+      statusShown = line
+    }
+    if !frame.isEmpty { Terminal.screen(frame) }
+  }
+
+  /// The whole picture, the cursor over it.
+  private func fullFrame(_ wanted: Shown, cursor: Int64?) -> String {
+    var picture = content
+    picture.window = wanted.window
+    let strip = PlayerStrip(
+      picture, loop: wanted.loop, width: wanted.columns, rows: wanted.rows - 1, note: wanted.note)
+    self.strip = strip
+    envelope = strip.envelopeRows.map { row in
+      var cells = strip.lines[row].flatMap { run in run.text.map { ($0, run.style) } }
+      while cells.count < strip.width { cells.append((" ", .plain)) }
+      return cells
+    }
+    var frame = "\u{1B}[0m"
+    for (row, line) in strip.lines.enumerated() {
+      frame += "\u{1B}[\(row + 1);1H"
+      // Columns written; a row written to its last column is not erased after (a terminal
+      // with its wrap pending would erase that last character).
+      var written = strip.width
+      if let help = wanted.help, row >= 1, row - 1 < help.count {
+        let text = Terminal.shown(help[row - 1], width: strip.width + 1)
+        frame += text
+        written = text.count
+      } else if strip.envelopeRows.contains(row) {
+        let cells = envelope[row - strip.envelopeRows.lowerBound]
+        frame += render(cells.indices.map { styled(cells[$0], column: $0) })
+      } else {
+        frame += render(line.map { ($0.text, sgr($0.style)) })
+        written = line.reduce(0) { $0 + $1.text.count }
+      }
+      frame += "\u{1B}[0m" + (written < strip.width ? "\u{1B}[K" : "")
+    }
+    cursorColumn = nil
+    if wanted.help == nil, let column = cursor.flatMap({ strip.column(of: $0) }) {
+      frame += cursorCells(at: column, on: true)
+      cursorColumn = column
+    }
+    return frame
+  }
+
+  /// The cursor's column drawn (`on`) or put back: the envelope's cells there in reverse
+  /// video (a `│` where they are blank), and the mark `▲` under them.
+  private func cursorCells(at column: Int, on: Bool) -> String {
+    guard let strip, column < strip.width else { return "" }
+    var frame = ""
+    for (offset, cells) in envelope.enumerated() {
+      let cell = cells[column]
+      frame += "\u{1B}[\(strip.envelopeRows.lowerBound + offset + 1);\(column + 1)H"
+      if on {
+        let character: Character = cell.character == " " ? "│" : cell.character
+        let code = colour ? (cell.character == " " ? sgr(.cursor) : "7") : nil
+        frame += render([(String(character), code)])
+      } else {
+        frame += render([styled(cell, column: column)])
+      }
+    }
+    frame += "\u{1B}[\(strip.markerRow + 1);\(column + 1)H"
+    frame += on ? render([(String(PlayerStrip.cursorMark), sgr(.cursor))]) : " "
+    return frame
+  }
+
+  /// An envelope cell with its SGR: brighter inside the loop.
+  private func styled(_ cell: (character: Character, style: TextStyle), column: Int) -> (
+    String, String?
+  ) {
+    let inLoop = strip?.loopColumns?.contains(column) ?? false
+    guard colour, cell.character != " " else { return (String(cell.character), nil) }
+    switch cell.style {
+    case .rms: return (String(cell.character), inLoop ? "96" : "36")
+    case .peak: return (String(cell.character), inLoop ? "36" : "2;36")
+    default: return (String(cell.character), sgr(cell.style))
+    }
+  }
+
+  private func sgr(_ style: TextStyle) -> String? { colour ? View.sgr(style) : nil }
+
+  /// Runs of text, each in its SGR (or none).
+  private func render(_ runs: [(String, String?)]) -> String {
+    var text = ""
+    var current: String?
+    for (piece, code) in runs {
+      if code != current {
+        text += "\u{1B}[0m"
+        if let code { text += "\u{1B}[\(code)m" }
+        current = code
+      }
+      text += piece
+    }
+    if current != nil { text += "\u{1B}[0m" }
+    return text
+  }
+}

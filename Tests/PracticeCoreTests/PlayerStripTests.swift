@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PracticeCore
+
+/// The player screen's values: zoom levels and windows, loop edits on the beat grid, and
+/// the strip laid out from the overview's parts (the 16-bar fixture of OverviewTests).
+@Suite struct PlayerStripTests {
+  let dir = TemporaryDirectory()
+  let total = Int64(Fixture.seconds) * Int64(Fixture.rate)
+
+  @Test func zoomGoesFromOneBarToTheWholeSongAndStartsWhereTheLoopFits() throws {
+    let map = try Fixture.beatMap()
+    var zoom = PlayerZoom(
+      beatMap: map, totalFrames: total, sampleRate: Fixture.rate, loop: Fixture.bars(9, 10))
+    #expect(zoom.spans == [.bars(1), .bars(2), .bars(4), .bars(8), .whole])
+    #expect(zoom.span == .bars(2))
+    // The loop's window while the cursor is in it; else the page from the cursor's bar.
+    #expect(zoom.window(cursor: Fixture.bars(10, 10).lowerBound, loop: Fixture.bars(9, 10)) == Fixture.bars(9, 10))
+    #expect(zoom.window(cursor: Fixture.bars(13, 13).lowerBound + 5, loop: Fixture.bars(9, 10)) == Fixture.bars(13, 14))
+    #expect(zoom.zoomIn() && zoom.span == .bars(1) && !zoom.zoomIn())
+    #expect(zoom.zoomOut() && zoom.zoomOut() && zoom.zoomOut() && zoom.zoomOut())
+    #expect(zoom.span == .whole && !zoom.zoomOut())
+    #expect(zoom.window(cursor: 0, loop: Fixture.bars(9, 10)) == 0..<total)
+
+    let untimed = PlayerZoom(beatMap: nil, totalFrames: total, sampleRate: Fixture.rate, loop: 0..<total)
+    #expect(untimed.spans == [.seconds(2), .seconds(5), .seconds(10), .seconds(20), .whole])
+    #expect(untimed.span == .whole)
+  }
+
+  @Test func loopEditsStepOnTheBeatsAndBars() throws {
+    let edit = LoopEdit(beatMap: try Fixture.beatMap(), sampleRate: Fixture.rate, totalFrames: total)
+    let loop = Fixture.bars(9, 10)
+    let beat = Int64(Fixture.rate / 2)
+    #expect(edit.moved(loop, edge: .start, by: 1, unit: .beat) == (loop.lowerBound + beat)..<loop.upperBound)
+    #expect(edit.moved(loop, edge: .start, by: -1, unit: .bar) == Fixture.bars(8, 10))
+    #expect(edit.moved(loop, edge: .end, by: 1, unit: .bar) == Fixture.bars(9, 11))
+    #expect(edit.moved(loop, edge: .end, by: -2, unit: .bar) == nil)  // would be empty
+    // Between two beats, a step goes to the nearer beat that way.
+    #expect(edit.moved((loop.lowerBound + 10)..<loop.upperBound, edge: .start, by: -1, unit: .beat) == loop)
+    // Without a beat map: a tenth of a second, or a second.
+    let untimed = LoopEdit(beatMap: nil, sampleRate: Fixture.rate, totalFrames: total)
+    #expect(untimed.moved(loop, edge: .start, by: 1, unit: .beat) == (loop.lowerBound + 800)..<loop.upperBound)
+    #expect(untimed.moved(loop, edge: .end, by: 1, unit: .bar) == loop.lowerBound..<(loop.upperBound + 8000))
+  }
+
+  @Test func theStripIsTheOverviewsPartsWithTheLoopAndTheCursorsRow() throws {
+    let content = OverviewContent(
+      title: "Étude", artist: nil, summary: try Fixture.summary(in: dir), beatMap: try Fixture.beatMap(),
+      selections: [.init(name: "solo", frames: Fixture.bars(9, 12), colour: 1)], window: Fixture.bars(9, 12))
+    let loop = StripLoop(frames: Fixture.bars(10, 10), label: "bar 10", editing: .end)
+    let strip = PlayerStrip(content, loop: loop, width: 64, rows: 11, note: "zoom 4 bars · z/Z")
+    let text = strip.lines.map { $0.map(\.text).joined() }
+    #expect(text.count == 11)
+    #expect(text[0].hasPrefix("Étude") && text[0].hasSuffix("zoom 4 bars · z/Z"))
+    // The ruler and the envelope as `view` draws them for the same window and width.
+    let overview = TextOverview(content, width: 64, height: strip.envelopeRows.count)
+    #expect(Array(strip.lines[1...3]) == Array(overview.lines[1...3]))
+    #expect(Array(strip.lines[strip.envelopeRows]) == Array(overview.lines[3..<(3 + strip.envelopeRows.count)]))
+    // The loop, bar 10: columns 16-31, its end being edited.
+    #expect(strip.loopColumns == 16..<32)
+    #expect(text[strip.markerRow + 1] == String(repeating: " ", count: 16) + "├bar 10" + String(repeating: "─", count: 8) + "]")
+    #expect(text[strip.markerRow + 2] == "├solo" + String(repeating: "─", count: 58) + "┤")
+    #expect(text[10].hasPrefix("0:16.0") && text[10].hasSuffix("0:24.0"))
+    #expect(strip.column(of: Fixture.bars(11, 11).lowerBound) == 32)
+    #expect(strip.column(of: 0) == nil)
+  }
+}
