@@ -144,6 +144,10 @@ import Testing
     try expectFailure(
       ["play", song, "--to", "3", "--device", "null"], status: 64,
       message: "past the end of the audio (0:02.0)")
+    // An end that rounds to the time asked for is shown to the millisecond.
+    try expectFailure(
+      ["play", "1", "--to", "2.0004", "--device", "null"], status: 64,
+      message: "past the end of the audio (2.000 s)")
     try expectFailure(
       ["play", song, "--from", "1:00", "--device", "null"], status: 64,
       message: "at or past the end")

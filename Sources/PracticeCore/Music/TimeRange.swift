@@ -14,10 +14,12 @@ public func resolveTimeRange(
         + "pick a time before it")
   }
   if end > frames {
+    // Both in tenths they can read the same (3.0 past an end of 2.996): then the end to
+    // the millisecond.
+    let asked = formatTime(to ?? 0)
+    let ends = formatTime(duration) == asked ? String(format: "%.3f s", duration) : formatTime(duration)
     throw PracticeError(
-      .usage,
-      "--to \(formatTime(to ?? 0)) is past the end of the audio (\(formatTime(duration))); "
-        + "pick a time up to it")
+      .usage, "--to \(asked) is past the end of the audio (\(ends)); pick a time up to it")
   }
   if start >= end {
     throw PracticeError(
