@@ -55,6 +55,10 @@ final class LiveSession {
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
   private var keyReader = KeyReader()
+  /// Shown before the status line (`2/7 'Autumn Leaves' — solo` in a setlist).
+  var heading: String?
+  /// Keys a caller adds (`n`/`p` in a setlist): called first; true ends the play as stopped.
+  var extraKey: ((Key) -> Bool)?
 
   init(
     engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
@@ -134,6 +138,11 @@ final class LiveSession {
   private func handle(_ key: Key) {
     if prompt != nil {
       handlePrompt(key)
+      return
+    }
+    if let extraKey, extraKey(key) {
+      ending = .stopped
+      engine.stop()
       return
     }
     switch key {
@@ -448,7 +457,8 @@ final class LiveSession {
     } else if let notice, notice.until > now {
       line.show(notice.text)
     } else {
-      line.show(statusText(width: line.width))
+      let heading = heading.map { $0 + " · " } ?? ""
+      line.show(heading + statusText(width: max(20, line.width - heading.count)))
     }
   }
 

@@ -40,6 +40,7 @@ enum Manual {
       "L / R / M",
       "Play the left channel, the right one, or the mono mix; the same key again: both channels."
     ),
+    ("n / p", "In setlist play: the next / previous entry (q stops the setlist)."),
     ("q, Esc", "Stop (exit 0). Ctrl-C stops with exit 130."),
     ("?", "Show the keys."),
   ]

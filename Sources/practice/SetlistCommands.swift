@@ -13,7 +13,8 @@ struct SetlistCommand: ParsableCommand {
       """,
     subcommands: [
       SetlistNew.self, SetlistAdd.self, SetlistMove.self, SetlistRemove.self, SetlistList.self,
-      SetlistShow.self, SetlistRename.self, SetlistDelete.self, SetlistPrint.self,
+      SetlistShow.self, SetlistPlay.self, SetlistRename.self, SetlistDelete.self,
+      SetlistPrint.self,
     ])
 }
 
