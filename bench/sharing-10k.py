@@ -12,6 +12,7 @@ found by content hash and gets everything back.
 
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -89,17 +90,27 @@ def stripped_copy(source, target):
     con.close()
 
 
+CPU = {}  # seconds of CPU (user + sys) of each timed run, by its first argument and db
+
+
 def timed(binary, *args, db):
+    """Wall seconds of one run; its CPU seconds go to CPU (on a loaded machine the wall time
+    says more about the other processes than about practice)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = b.practice(binary, *args, db=db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         sys.exit(f"sharing-10k: practice {' '.join(args)} failed: {result.stderr.decode()}")
+    CPU.setdefault(args[0], []).append(after.ru_utime + after.ru_stime - before.ru_utime
+                                       - before.ru_stime)
     return elapsed
 
 
 def main():
     binary = b.practice_bin()
+    loads = [os.getloadavg()[0]]
     seed = b.input_file("list-seed.wav", 1)
     with b.TempDir() as tmp:
         db = os.path.join(tmp, "library.sqlite")
@@ -109,6 +120,7 @@ def main():
         if songs != SONGS:
             sys.exit(f"sharing-10k: expected {SONGS} songs, have {songs}")
         file = os.path.join(tmp, "all.practice")
+        loads.append(os.getloadavg()[0])
         exports = [timed(binary, "export", "--all", "-o", file, db=db) for _ in range(RUNS)]
         size = os.path.getsize(file)
         imports, again = [], []
@@ -122,15 +134,21 @@ def main():
         check.close()
         if received != beats:
             sys.exit(f"sharing-10k: imported {received} beats of {beats}")
+        loads.append(os.getloadavg()[0])
         show = b.hyperfine([f"{binary} setlist show gig --db {db}"], runs=30, warmup=3,
                            names=["setlist show"])[0]
 
+    loads.append(os.getloadavg()[0])
     rows = []
-    for name, values in (("`export --all`", exports), ("`import` into a library without them", imports),
-                         ("`import` of the same file again (changes nothing)", again)):
+    cpu_imports = CPU["import"][0::2]
+    cpu_again = CPU["import"][1::2]
+    for name, values, cpu in (("`export --all`", exports, CPU["export"]),
+                              ("`import` into a library without them", imports, cpu_imports),
+                              ("`import` of the same file again (changes nothing)", again, cpu_again)):
         med = statistics.median(values)
         rows.append(b.row(f"{name}, {SONGS:,} songs, {beats / 1e6:.1f} M beats: median of {RUNS}",
-                          f"{med:.2f} s ({min(values):.2f}–{max(values):.2f} s)",
+                          f"{med:.2f} s ({min(values):.2f}–{max(values):.2f} s; "
+                          f"CPU {statistics.median(cpu):.2f} s)",
                           f"≤ {TARGET_S:.0f} s", med <= TARGET_S))
     med, mean, sd = (show[k] * 1000 for k in ("median", "mean", "stddev"))
     rows.append(b.row(f"`setlist show`, {ENTRIES} entries: median (mean ± σ)",
@@ -142,7 +160,12 @@ def main():
                "details and a tag on half, a 200-entry setlist; rows inserted with Python's "
                f"sqlite3 after `practice add` made the schema. The file is {size / 1e6:.0f} MB.",
                "The receiver is a copy with beats, selections, details and setlists deleted; "
-               "every song is found by content hash. Wall time of one process per run."])
+               "every song is found by content hash. Wall time of one process per run; CPU is "
+               "its user + sys time (median).",
+               "1-minute load average (2 cores) at the start, before the exports, before "
+               "`setlist show` and at the end: " + ", ".join(f"{x:.1f}" for x in loads)
+               + (" (a loaded machine: the wall times are not those of a quiet one)"
+                  if max(loads) > 2 else "") + "."])
 
 
 if __name__ == "__main__":

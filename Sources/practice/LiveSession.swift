@@ -61,6 +61,10 @@ final class LiveSession {
   private var editing: LoopEdge?
   /// The status line's text for the screen, renewed when `line` says a redraw is due.
   private var screenStatus = ""
+  /// Shown before the status line (`2/7 'Autumn Leaves' — solo` in a setlist).
+  var heading: String?
+  /// Keys a caller adds (`n`/`p` in a setlist): called first; true ends the play as stopped.
+  var extraKey: ((Key) -> Bool)?
 
   init(
     engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
@@ -145,6 +149,11 @@ final class LiveSession {
   private func handle(_ key: Key) {
     if prompt != nil {
       handlePrompt(key)
+      return
+    }
+    if let extraKey, extraKey(key) {
+      ending = .stopped
+      engine.stop()
       return
     }
     screen?.hideHelp()
@@ -475,8 +484,14 @@ final class LiveSession {
     } else if let notice, notice.until > now {
       line.show(notice.text)
     } else {
-      line.show(statusText(width: line.width))
+      line.show(headedStatus(width: line.width))
     }
+  }
+
+  /// The status text after the heading, if there is one (`2/7 'Autumn Leaves' — solo · …`).
+  private func headedStatus(width: Int) -> String {
+    let heading = heading.map { $0 + " · " } ?? ""
+    return heading + statusText(width: max(20, width - DisplayWidth.of(heading)))
   }
 
   /// The filters in a few characters for the narrow status line: `bass cut L`.
@@ -524,7 +539,7 @@ final class LiveSession {
       } else if let notice, notice.until > now {
         screenStatus = notice.text
       } else {
-        screenStatus = statusText(width: Int(practice_terminal_columns(STDERR_FILENO)))
+        screenStatus = headedStatus(width: Int(practice_terminal_columns(STDERR_FILENO)))
       }
     }
     screen.draw(

@@ -45,6 +45,7 @@ enum Manual {
       "Edit the loop on the player screen: ← / → move its start one beat, shift-← / shift-→ one bar (without a beat map: 0.1 s and 1 s); tab switches to its end and back; e again ends editing. The loop played follows at once; s saves it."
     ),
     ("z / Z", "Player screen: show half / twice as much of the song, from one bar to the whole song."),
+    ("n / p", "In setlist play: the next / previous entry (q stops the setlist)."),
     ("q, Esc", "Stop (exit 0). Ctrl-C stops with exit 130."),
     ("?", "Show the keys."),
   ]

@@ -93,11 +93,13 @@ struct PlayOutputOptions: ParsableArguments {
 }
 
 /// Plays `song` as `playback` says (continuing `resume` when given), logs the play with
-/// its passes, and remembers where it stopped.
+/// its passes, and remembers where it stopped; says how it ended (Ctrl-C throws exit 130).
+/// A setlist passes its `heading` for the status line and its own keys (`extraKey`).
+@discardableResult
 func playSong(
   _ song: Song, library: Library, playback: PlaybackOptions, output: PlayOutputOptions,
-  resume: ResumePoint?
-) throws {
+  resume: ResumePoint?, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
+) throws -> LiveSession.Ending {
   let file = try song.openAudio()
   // Keys when stdin is a terminal, a status line when stderr is one.
   let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
@@ -131,6 +133,8 @@ func playSong(
       let live = LiveSession(
         engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
         label: setup.label, keys: keys, status: status, screen: screen)
+      live.heading = heading
+      live.extraKey = extraKey
       session = live
       (report, ending) = try live.run()
       tracker = live.tracker
@@ -197,6 +201,7 @@ func playSong(
     completed: report.passesCompleted, finished: !report.interrupted,
     progress: output.progress == .json && !keys && !status ? output.progress : nil)
   if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
+  return ending
 }
 
 /// The player screen for `song`, when stderr is a terminal tall enough for it; the song's

@@ -161,10 +161,8 @@ struct SelectAdd: ParsableCommand {
 
   func validate() throws {
     if span.isEmpty { throw ValidationError("say what to select: --bars A-B, or --from T --to T") }
-    if name.trimmingCharacters(in: .whitespaces).isEmpty {
-      throw ValidationError("the name is empty")
-    }
-    try refuseControlCharacters(name: name, note: note)
+    try refuseTypedText("the name", [name])
+    try refuseTypedText("the note", note.map { [$0] } ?? [], blankAllowed: true)
   }
 
   func run() throws {
@@ -279,7 +277,8 @@ struct SelectEdit: ParsableCommand {
   @Option(help: ArgumentHelp("New note (empty to clear).", valueName: "text")) var note: String?
 
   func validate() throws {
-    try refuseControlCharacters(name: rename, note: note)
+    try refuseTypedText("the name", rename.map { [$0] } ?? [], blankAllowed: true)
+    try refuseTypedText("the note", note.map { [$0] } ?? [], blankAllowed: true)
   }
 
   func run() throws {
@@ -453,15 +452,6 @@ struct SelectDouble: ParsableCommand {
   func run() throws {
     try transformSelection(target) { selection, song, map in
       try SelectionMove.double(selection.span, beatMap: map, totalFrames: song.frames)
-    }
-  }
-}
-
-/// Names and notes typed in are one line of plain text (exit 64 otherwise).
-private func refuseControlCharacters(name: String?, note: String?) throws {
-  for (what, text) in [("the name", name), ("the note", note)] {
-    if let text, let problem = Selection.typedTextProblem(text) {
-      throw ValidationError("\(what) '\(text)' \(problem)")
     }
   }
 }

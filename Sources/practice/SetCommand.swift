@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import PracticeCore
 
-/// Refuses typed text (a tag, a note, a name) that is not one line of plain text.
-func refuseTypedText(_ what: String, _ texts: [String]) throws {
+/// Refuses typed text (a tag, a note, a name) that is not one line of plain text (exit
+/// 64), and blank text unless `blankAllowed` (a selection's name and note, as before).
+func refuseTypedText(_ what: String, _ texts: [String], blankAllowed: Bool = false) throws {
   for text in texts {
-    if text.trimmingCharacters(in: .whitespaces).isEmpty {
+    if !blankAllowed && text.trimmingCharacters(in: .whitespaces).isEmpty {
       throw ValidationError("\(what) is empty")
     }
     if let problem = Selection.typedTextProblem(text) {

@@ -13,7 +13,8 @@ struct SetlistCommand: ParsableCommand {
       """,
     subcommands: [
       SetlistNew.self, SetlistAdd.self, SetlistMove.self, SetlistRemove.self, SetlistList.self,
-      SetlistShow.self, SetlistRename.self, SetlistDelete.self, SetlistPrint.self,
+      SetlistShow.self, SetlistPlay.self, SetlistRename.self, SetlistDelete.self,
+      SetlistPrint.self,
     ])
 }
 
@@ -150,12 +151,14 @@ struct SetlistRemove: ParsableCommand {
 
 struct SetlistList: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "list", abstract: "List setlists: name, entries, last changed (tab-separated).")
+    commandName: "list",
+    abstract: "List setlists: name, entries, last changed (tab-separated when piped).")
   @OptionGroup var library: LibraryOptions
 
   func run() throws {
-    Terminal.records(
-      try library.open().setlists().map { [$0.name, "\($0.entries.count)", $0.updatedAt] })
+    Table.setlists(
+      try library.open().setlists().map { [$0.name, "\($0.entries.count)", $0.updatedAt] }
+    ).print()
   }
 }
 
@@ -163,7 +166,7 @@ struct SetlistShow: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "show",
     abstract:
-      "Show a setlist: position, song id, title, selection, key, transpose, speed, repeats, note (tab-separated).",
+      "Show a setlist: position, song id, title, selection, key, transpose, speed, repeats, note (tab-separated when piped).",
     discussion: """
       The key is the entry's (--key) or else the song's; the tempo column is not \
       printed here (see `practice show`).
@@ -172,24 +175,16 @@ struct SetlistShow: ParsableCommand {
   @Flag(help: "Print a JSON object instead.") var json = false
 
   func run() throws {
-    let library = try setlist.library.open()
-    let found = try library.setlist(named: setlist.name)
-    var songs: [Int64: Song] = [:]
-    var details: [Int64: SongDetails] = [:]
-    for entry in found.entries where songs[entry.songID] == nil {
-      guard let song = try library.song(id: entry.songID) else { continue }
-      songs[entry.songID] = song
-      details[entry.songID] = try library.details(of: song)
-    }
-    let rows = found.entries.enumerated().map { index, entry -> SetlistRow in
+    let (name, lines) = try setlist.library.open().setlistLines(named: setlist.name)
+    let rows = lines.enumerated().map { index, line in
       SetlistRow(
-        position: index + 1, entry: entry, song: songs[entry.songID],
-        key: entry.key ?? details[entry.songID]?.key)
+        position: index + 1, entry: line.entry, title: line.title, artist: line.artist,
+        key: line.entry.key ?? line.songKey)
     }
     if json {
-      Terminal.data(SetlistRow.json(name: found.name, rows) + "\n")
+      Terminal.data(SetlistRow.json(name: name, rows) + "\n")
     } else {
-      Terminal.records(rows.map(\.fields))
+      Table.setlistEntries(rows.map(\.fields)).print()
     }
   }
 }
@@ -198,12 +193,13 @@ struct SetlistShow: ParsableCommand {
 struct SetlistRow {
   var position: Int
   var entry: SetlistEntry
-  var song: Song?
+  var title: String?
+  var artist: String?
   var key: MusicalKey?
 
   var fields: [String] {
     [
-      "\(position)", "\(entry.songID)", song?.title ?? "", entry.selection ?? "",
+      "\(position)", "\(entry.songID)", title ?? "", entry.selection ?? "",
       key?.description ?? "", entry.transpose.map(signed) ?? "",
       entry.speed.map { Speed(clamping: $0).description } ?? "",
       entry.repeats.map { "\($0)" } ?? "", entry.note ?? "",
@@ -216,7 +212,7 @@ struct SetlistRow {
     for (i, row) in rows.enumerated() {
       if i > 0 { out.raw(",") }
       out.raw("{\"artist\":")
-      out.optionalString(row.song?.artist)
+      out.optionalString(row.artist)
       out.raw(",\"key\":")
       out.optionalString(row.key?.description)
       out.raw(",\"note\":")
@@ -228,7 +224,7 @@ struct SetlistRow {
       out.raw(",\"song_id\":\(row.entry.songID),\"speed\":")
       if let speed = row.entry.speed { out.number(speed) } else { out.raw("null") }
       out.raw(",\"title\":")
-      out.optionalString(row.song?.title)
+      out.optionalString(row.title)
       out.raw(",\"transpose\":")
       out.raw(row.entry.transpose.map { "\($0)" } ?? "null")
       out.raw("}")

@@ -199,4 +199,22 @@ extension Table {
       ] + (confidence ? [Column("CONFIDENCE", .right)] : []),
       rows: rows)
   }
+
+  /// `setlist list`: name, entries, last changed.
+  static func setlists(_ rows: [[String]]) -> Table {
+    Table(
+      columns: [Column("NAME", cut: .end), Column("ENTRIES", .right), Column("CHANGED")],
+      rows: rows)
+  }
+
+  /// `setlist show`: position, song id, title, selection, key, transpose, speed, repeats,
+  /// note.
+  static func setlistEntries(_ rows: [[String]]) -> Table {
+    Table(
+      columns: [
+        Column("#", .right), Column("SONG", .right), Column("TITLE", cut: .end),
+        Column("SELECTION", cut: .end), Column("KEY"), Column("TRANSPOSE", .right),
+        Column("SPEED", .right), Column("REPEAT", .right), Column("NOTE", cut: .end),
+      ], rows: rows)
+  }
 }

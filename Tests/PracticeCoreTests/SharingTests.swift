@@ -72,4 +72,55 @@ import Testing
     map.barLengths = nil
     #expect(throws: PracticeError.self) { try map.beats() }
   }
+
+  /// The hand-written writer says what JSONEncoder said: the same JSON value, read back
+  /// equal, for text that needs escaping, absent optionals and numbers of every kind.
+  @Test func theWriterWritesWhatJSONEncoderWrote() throws {
+    let beats = (0..<9).map { i in
+      Beat(
+        frame: Int64(i) * 22050 + 7, bar: 1 + i / 4, beat: 1 + i % 4,
+        source: i < 5 ? .detected : .tapped,
+        confidence: i == 3 ? nil : [0.5, 0.123, 1, 0.001, 0, 0.999, 0.1, 0.25, 0.07][i])
+    }
+    let file = PracticeFile(
+      format: "practice", version: 1, exportedAt: "2026-11-26T00:00:00Z",
+      songs: [
+        .init(
+          ref: 1, title: "Quote \" back\\slash / tab\t nl\n \u{1} é 日本", artist: nil,
+          album: "A", duration: 600.0123456789, frames: 26_460_000, sampleRate: 44100,
+          contentHash: "fnv1a64s:0123", key: "Am", bpm: 96.5, note: "capo 2", tags: ["gig", "jazz"],
+          beatMap: PracticeFile.SharedBeatMap(beats),
+          selections: [
+            .init(
+              name: "verse", bars: "9-16", startFrame: nil, endFrame: nil, note: nil,
+              practice: .init(
+                speed: 0.75, rampTo: 1, step: 0.05, every: 2, countIn: 1, click: true, gap: "1bar",
+                transpose: -0.5, volume: 0.8, goal: "100%")),
+            .init(name: "intro", bars: nil, startFrame: 0, endFrame: 441_000, note: "n", practice: nil),
+          ]),
+        .init(
+          ref: 2, title: "t", artist: "b", album: nil, duration: 1e-7, frames: 0, sampleRate: 8000,
+          contentHash: "h", key: nil, bpm: 1.0 / 3, note: nil, tags: [], beatMap: nil, selections: []),
+      ],
+      setlists: [
+        .init(
+          name: "gig",
+          entries: [
+            .init(song: 1, selection: "verse", key: "Bm", transpose: 2, speed: 0.9, repeats: 2, note: nil),
+            .init(song: 2, selection: nil, key: nil, transpose: -3, speed: nil, repeats: nil, note: "x"),
+          ])
+      ])
+    let written = try file.encoded()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let reference = try encoder.encode(file)
+    let mine = try JSONSerialization.jsonObject(with: written) as? NSDictionary
+    let theirs = try JSONSerialization.jsonObject(with: reference) as? NSDictionary
+    #expect(mine != nil && mine == theirs)
+    #expect(try PracticeFile.decode(written, path: "x") == file)
+    #expect(String(decoding: written, as: UTF8.self).contains("\"confidence\":[0.5,0.123,1,null,0,0.999,0.1,0.25,0.07]"))
+    var infinite = file
+    infinite.songs[1].bpm = .infinity
+    #expect(throws: PracticeError.self) { try infinite.encoded() }
+  }
 }

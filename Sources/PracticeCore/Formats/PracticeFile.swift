@@ -257,12 +257,6 @@ extension PracticeFile.SharedBeatMap {
 // MARK: Reading and writing
 
 extension PracticeFile {
-  public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self)
-  }
-
   /// Reads a `.practice` file; exit 65 naming the file and what is wrong.
   public static func read(_ path: String) throws -> PracticeFile {
     let data: Data

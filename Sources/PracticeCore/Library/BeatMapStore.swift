@@ -93,47 +93,73 @@ extension Library {
   /// SQLite's C interface: building GRDB's StatementArguments for 4,000 beats took longer
   /// than SQLite's own work (bench/beats-1000.py).
   func insertBeats(_ beats: [Beat], song id: Int64, _ db: Database) throws {
+    try BeatInserter(db).insert(beats, song: id)
+  }
+}
+
+/// Inserts beats with multi-row statements, each size prepared once and reused: an import of
+/// 10,000 maps spent more time parsing a 200-row INSERT per song than running it.
+final class BeatInserter {
+  private let connection: OpaquePointer
+  private static let batch = 200
+  /// Prepared statements by row count; owned, finalized in deinit.
+  private var statements: [Int: OpaquePointer] = [:]
+  /// The sources as C strings, bound without a copy; owned, freed in deinit.
+  private let sources: [BeatSource: UnsafeMutablePointer<CChar>]
+
+  init(_ db: Database) throws {
     guard let connection = db.sqliteConnection else {
       throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the library's connection is closed")
     }
-    let batch = 200
-    func check(_ code: Int32, _ expected: Int32 = SQLITE_OK) throws {
-      guard code == expected else {
-        throw DatabaseError(
-          resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
-      }
+    self.connection = connection
+    var sources: [BeatSource: UnsafeMutablePointer<CChar>] = [:]
+    for source in BeatSource.allCases { sources[source] = strdup(source.rawValue) }
+    self.sources = sources
+  }
+
+  deinit {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    for text in sources.values { free(text) }
+  }
+
+  private func check(_ code: Int32, _ expected: Int32 = SQLITE_OK) throws {
+    guard code == expected else {
+      throw DatabaseError(
+        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
     }
-    func prepare(rows: Int) throws -> OpaquePointer? {
-      let sql =
-        "INSERT INTO beat (song_id, frame, bar, beat, source, confidence) VALUES "
-        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
-      var statement: OpaquePointer?
-      let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-      if code != SQLITE_OK { sqlite3_finalize(statement) }
-      try check(code)
+  }
+
+  private func statement(rows: Int) throws -> OpaquePointer {
+    if let statement = statements[rows] {
+      try check(sqlite3_reset(statement))
       return statement
     }
-    var full: OpaquePointer?
-    defer { sqlite3_finalize(full) }
+    let sql =
+      "INSERT INTO beat (song_id, frame, bar, beat, source, confidence) VALUES "
+      + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+    guard code == SQLITE_OK, let statement else {
+      sqlite3_finalize(statement)
+      try check(code)
+      throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no statement for \(rows) beats")
+    }
+    statements[rows] = statement
+    return statement
+  }
+
+  func insert(_ beats: [Beat], song id: Int64) throws {
     var start = 0
     while start < beats.count {
-      let rows = min(batch, beats.count - start)
-      let statement: OpaquePointer?
-      if rows == batch {
-        if full == nil { full = try prepare(rows: batch) }
-        try check(sqlite3_reset(full))
-        statement = full
-      } else {
-        statement = try prepare(rows: rows)
-      }
-      defer { if statement != full { sqlite3_finalize(statement) } }
+      let rows = min(BeatInserter.batch, beats.count - start)
+      let statement = try statement(rows: rows)
       var index: Int32 = 1
       for beat in beats[start..<(start + rows)] {
         sqlite3_bind_int64(statement, index, id)
         sqlite3_bind_int64(statement, index + 1, beat.frame)
         sqlite3_bind_int64(statement, index + 2, Int64(beat.bar))
         sqlite3_bind_int64(statement, index + 3, Int64(beat.beat))
-        try check(sqlite3_bind_text(statement, index + 4, beat.source.rawValue, -1, SQLITE_TRANSIENT))
+        try check(sqlite3_bind_text(statement, index + 4, sources[beat.source], -1, nil))
         if let confidence = beat.confidence {
           sqlite3_bind_double(statement, index + 5, confidence)
         } else {
@@ -147,5 +173,55 @@ extension Library {
   }
 }
 
-/// SQLite copies a string bound with this destructor before the call returns.
-private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// Reads songs' beats through one prepared statement, reset for each song (export and
+/// import read thousands of maps); the source column is told apart by its first byte,
+/// which the schema's CHECK makes enough, instead of a String per beat.
+final class BeatReader {
+  private let connection: OpaquePointer
+  private var statement: OpaquePointer?  // owned: finalized in deinit
+
+  init(_ db: Database) throws {
+    guard let connection = db.sqliteConnection else {
+      throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the library's connection is closed")
+    }
+    self.connection = connection
+    let prepared = sqlite3_prepare_v2(
+      connection,
+      "SELECT frame, bar, beat, source, confidence FROM beat WHERE song_id = ? ORDER BY frame",
+      -1, &statement, nil)
+    guard prepared == SQLITE_OK else { throw failure(prepared) }
+  }
+
+  deinit { sqlite3_finalize(statement) }
+
+  private func failure(_ code: Int32) -> DatabaseError {
+    DatabaseError(
+      resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+  }
+
+  /// The song's beats in order (empty when it has none).
+  func beats(of song: Int64) throws -> [Beat] {
+    sqlite3_reset(statement)
+    sqlite3_bind_int64(statement, 1, song)
+    var beats: [Beat] = []
+    while true {
+      let step = sqlite3_step(statement)
+      if step == SQLITE_DONE { break }
+      guard step == SQLITE_ROW else { throw failure(step) }
+      let source: BeatSource
+      switch sqlite3_column_text(statement, 3)?.pointee {
+      case UInt8(ascii: "g"): source = .grid
+      case UInt8(ascii: "d"): source = .detected
+      case UInt8(ascii: "t"): source = .tapped
+      default: source = .imported
+      }
+      beats.append(
+        Beat(
+          frame: sqlite3_column_int64(statement, 0), bar: Int(sqlite3_column_int64(statement, 1)),
+          beat: Int(sqlite3_column_int64(statement, 2)), source: source,
+          confidence: sqlite3_column_type(statement, 4) == SQLITE_NULL
+            ? nil : sqlite3_column_double(statement, 4)))
+    }
+    return beats
+  }
+}

@@ -123,7 +123,8 @@ extension Library {
   /// The settings and goal of selection `id` inside the caller's transaction.
   static func storedPractice(selectionID id: Int64, _ db: Database) throws -> SelectionPractice {
     try Row.fetchOne(
-      db, sql: "SELECT * FROM selection_practice WHERE selection_id = ?", arguments: [id]
+      db.cachedStatement(sql: "SELECT * FROM selection_practice WHERE selection_id = ?"),
+      arguments: [id]
     ).map(selectionPractice(from:)) ?? SelectionPractice()
   }
 

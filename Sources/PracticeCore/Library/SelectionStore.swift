@@ -158,11 +158,12 @@ extension Library {
 
   static func insert(_ selection: inout Selection, _ db: Database) throws {
     let (bars, start, end) = columns(selection.span)
-    try db.execute(
+    try db.cachedStatement(
       sql: """
         INSERT INTO selection (song_id, name, bars, start_frame, end_frame, note, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+        """
+    ).execute(
       arguments: [
         selection.songID, selection.name, bars, start, end, selection.note, selection.createdAt,
         selection.updatedAt,

@@ -44,34 +44,37 @@ extension Library {
   static func details(songID id: Int64, _ db: Database) throws -> SongDetails {
     var details = SongDetails()
     if let row = try Row.fetchOne(
-      db, sql: "SELECT key, bpm, note FROM song_detail WHERE song_id = ?", arguments: [id])
+      db.cachedStatement(sql: "SELECT key, bpm, note FROM song_detail WHERE song_id = ?"),
+      arguments: [id])
     {
       details.key = (row["key"] as String?).flatMap(MusicalKey.init(parsing:))
       details.bpm = row["bpm"]
       details.note = row["note"]
     }
     details.tags = try String.fetchAll(
-      db, sql: "SELECT tag FROM song_tag WHERE song_id = ? ORDER BY tag COLLATE NOCASE",
+      db.cachedStatement(sql: "SELECT tag FROM song_tag WHERE song_id = ? ORDER BY tag COLLATE NOCASE"),
       arguments: [id])
     return details
   }
 
   /// Every song's details, by song id (for `list`; one query per table).
   public func allDetails() throws -> [Int64: SongDetails] {
-    try read { db in
-      var all: [Int64: SongDetails] = [:]
-      for row in try Row.fetchAll(db, sql: "SELECT song_id, key, bpm, note FROM song_detail") {
-        all[row["song_id"]] = SongDetails(
-          key: (row["key"] as String?).flatMap(MusicalKey.init(parsing:)), bpm: row["bpm"],
-          note: row["note"])
-      }
-      for row in try Row.fetchAll(
-        db, sql: "SELECT song_id, tag FROM song_tag ORDER BY song_id, tag COLLATE NOCASE")
-      {
-        all[row["song_id"], default: SongDetails()].tags.append(row["tag"])
-      }
-      return all
+    try read { db in try Library.allDetails(db) }
+  }
+
+  static func allDetails(_ db: Database) throws -> [Int64: SongDetails] {
+    var all: [Int64: SongDetails] = [:]
+    for row in try Row.fetchAll(db, sql: "SELECT song_id, key, bpm, note FROM song_detail") {
+      all[row["song_id"]] = SongDetails(
+        key: (row["key"] as String?).flatMap(MusicalKey.init(parsing:)), bpm: row["bpm"],
+        note: row["note"])
     }
+    for row in try Row.fetchAll(
+      db, sql: "SELECT song_id, tag FROM song_tag ORDER BY song_id, tag COLLATE NOCASE")
+    {
+      all[row["song_id"], default: SongDetails()].tags.append(row["tag"])
+    }
+    return all
   }
 
   /// Applies `change` in one transaction and returns the details as they now are.
@@ -92,13 +95,13 @@ extension Library {
     if details.key == nil && details.bpm == nil && details.note == nil {
       try db.execute(sql: "DELETE FROM song_detail WHERE song_id = ?", arguments: [id])
     } else {
-      try db.execute(
+      try db.cachedStatement(
         sql: """
           INSERT INTO song_detail (song_id, key, bpm, note) VALUES (?, ?, ?, ?)
           ON CONFLICT (song_id) DO UPDATE SET key = excluded.key, bpm = excluded.bpm,
             note = excluded.note
-          """,
-        arguments: [id, details.key?.description, details.bpm, details.note])
+          """
+      ).execute(arguments: [id, details.key?.description, details.bpm, details.note])
     }
     if change.clearTags {
       try db.execute(sql: "DELETE FROM song_tag WHERE song_id = ?", arguments: [id])
@@ -108,8 +111,8 @@ extension Library {
         sql: "DELETE FROM song_tag WHERE song_id = ? AND tag = ?", arguments: [id, tag])
     }
     for tag in change.addTags {
-      try db.execute(
-        sql: "INSERT OR IGNORE INTO song_tag (song_id, tag) VALUES (?, ?)", arguments: [id, tag])
+      try db.cachedStatement(sql: "INSERT OR IGNORE INTO song_tag (song_id, tag) VALUES (?, ?)")
+        .execute(arguments: [id, tag])
     }
   }
 

@@ -1,0 +1,237 @@
+import ArgumentParser
+import CPlatform
+import Foundation
+import PracticeCore
+
+/// `practice setlist play`: the entries in order, each through `playSong` (the engine, log,
+/// resume points, keys and status line of `play`), with what the entry changes for it.
+struct SetlistPlay: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "play",
+    abstract: "Play a setlist's entries in order, each with its selection, key, speed and repeats.",
+    discussion: """
+      Every entry is played as `practice play` would play it (and logged as a play): its \
+      selection, transpose, speed and repeats as the setlist says, the selection's own \
+      settings (`select set`) for the rest. At a terminal, n plays the next entry and p the \
+      previous one (in a pause: the one just played, again); q or Esc stops the setlist; \
+      the other keys are those of `play`. Ctrl-C stops the setlist (exit 130; the entry \
+      playing is logged as interrupted). An entry that cannot be played (its file is \
+      missing, it needs a beat map the song lacks, its selection is gone) costs one warning \
+      line and is skipped; the others play, and the setlist ends with the exit status of \
+      the first that failed (66 missing input, 65 bad data, 64 unusable entry).
+      """)
+
+  @OptionGroup var setlist: SetlistName
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Start at this entry (1 is the first).", valueName: "position"))
+  var from: Int = 1
+  @Option(
+    name: .customLong("count-in"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Bars of click before each entry (needs the song's beat map).", valueName: "bars"))
+  var countIn: Int?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Silence between entries: 5s, 1.5s, 0s (up to 600s).", valueName: "time"))
+  var pause: String?
+  @Flag(help: "Between entries, wait for a key (Enter when stdin is not a terminal).")
+  var wait = false
+  @OptionGroup var output: PlayOutputOptions
+
+  /// `5s`, `5`, `1.5s`: seconds, 0 to 600.
+  static func parsePause(_ text: String) -> Double? {
+    let number = text.hasSuffix("s") ? String(text.dropLast()) : text
+    guard let seconds = parseTime(number), seconds.isFinite, (0...600).contains(seconds) else {
+      return nil
+    }
+    return seconds
+  }
+
+  func validate() throws {
+    if from < 1 { throw ValidationError("--from \(from): positions count from 1") }
+    if let countIn, !(0...16).contains(countIn) {
+      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
+    }
+    if let pause, SetlistPlay.parsePause(pause) == nil {
+      throw ValidationError("--pause '\(pause)' is not a time; write 5s or 1.5s (up to 600s)")
+    }
+    if wait && pause != nil {
+      throw ValidationError("--pause and --wait cannot be combined; use one")
+    }
+  }
+
+  /// Where to go after an entry, from a key.
+  private enum Move { case next, previous, quit }
+
+  func run() throws {
+    let library = try setlist.library.open()
+    let found = try library.setlist(named: setlist.name)
+    let entries = found.entries
+    guard !entries.isEmpty else {
+      throw PracticeError(
+        .missingInput,
+        "setlist '\(found.name)' is empty; add songs with `practice setlist add`")
+    }
+    guard from <= entries.count else {
+      throw PracticeError(
+        .usage,
+        "--from \(from): setlist '\(found.name)' has \(entryCount(entries.count))")
+    }
+    let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
+    let pauseSeconds = pause.flatMap(SetlistPlay.parsePause) ?? 0
+    var failed: [(position: Int, failure: any PracticeFailure)] = []
+    var index = from - 1
+    var played = 0
+    while index < entries.count {
+      let entry = entries[index]
+      let position = index + 1
+      var move: Move?
+      var heading = "\(position)/\(entries.count)"
+      do {
+        guard let song = try library.song(id: entry.songID) else {
+          throw PracticeError(.missingInput, "song \(entry.songID) is no longer in the library")
+        }
+        heading += " '\(song.title)'" + (entry.selection.map { " — \($0)" } ?? "")
+        Terminal.say(heading)
+        let playback = try options(for: entry)
+        let ending = try playSong(
+          song, library: library, playback: playback, output: output, resume: nil,
+          heading: heading,
+          extraKey: keys
+            ? { key in
+              switch key {
+              case .char("n"): move = .next
+              case .char("p"): move = .previous
+              case .char("q"), .escape: move = .quit
+              default: return false
+              }
+              return true
+            } : nil)
+        played += 1
+        if ending == .stopped && move == nil { move = .quit }
+      } catch let failure as any PracticeFailure
+        where [.missingInput, .badData, .usage].contains(failure.category)
+      {
+        Terminal.warning("\(heading): \(failure.description); skipped")
+        failed.append((position, failure))
+        if move == nil { move = .next }  // no pause after an entry not played
+      }
+      switch move {
+      case .quit?:
+        index = entries.count
+        continue
+      case .previous?:
+        index = max(0, index - 1)
+        continue
+      case .next?:
+        index += 1
+        continue
+      case nil:
+        index += 1
+      }
+      // Between two entries: the pause, or a key.
+      guard index < entries.count, wait || pauseSeconds > 0 else { continue }
+      switch try between(
+        seconds: wait ? nil : pauseSeconds, keys: keys,
+        next: "\(index + 1)/\(entries.count)")
+      {
+      case .next?, nil: break
+      case .previous?: index -= 1  // the entry just played, again
+      case .quit?: index = entries.count
+      }
+    }
+    if let first = failed.first {
+      let positions = failed.map { "\($0.position)" }.joined(separator: ", ")
+      throw PracticeError(
+        first.failure.category,
+        "setlist '\(found.name)': \(failed.count) of the entries could not be played "
+          + "(\(positions)); the warnings above say why")
+    }
+    Terminal.say("setlist '\(found.name)': played \(entryCount(played))")
+  }
+
+  /// The `play` options an entry stands for: its selection, transpose, speed and repeats,
+  /// the count-in asked for here; never a beat map detected in the middle of a setlist.
+  func options(for entry: SetlistEntry) throws -> PlaybackOptions {
+    var arguments = ["--no-detect"]
+    if let selection = entry.selection { arguments += ["--select", selection] }
+    if let transpose = entry.transpose { arguments += ["--transpose", "\(transpose)"] }
+    if let speed = entry.speed { arguments += ["--speed", "\(speed)"] }
+    if let repeats = entry.repeats { arguments += ["--repeat", "\(repeats)"] }
+    if let countIn { arguments += ["--count-in", "\(countIn)"] }
+    do {
+      return try PlaybackOptions.parse(arguments)
+    } catch {
+      throw PracticeError(
+        .usage, "this entry cannot be played (\(PlaybackOptions.message(for: error)))")
+    }
+  }
+
+  /// The pause between entries (`seconds`; nil: until a key or, when stdin is not a
+  /// terminal, a line). At a terminal, n ends it, p goes back, q stops; Ctrl-C stops the
+  /// setlist (exit 130).
+  private func between(seconds: Double?, keys: Bool, next: String) throws -> Move? {
+    let status = isatty(STDERR_FILENO) == 1
+    let until = seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
+    let what = seconds.map { "pause \(String(format: "%g", $0)) s" } ?? "waiting for a key"
+    if !status { Terminal.say("\(what) before \(next)") }
+    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
+      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode")
+    }
+    var line = StatusLine()
+    defer {
+      if status { line.clear() }
+      if keys { practice_terminal_restore() }
+    }
+    let stop = Stop()
+    let move: Move? = Session.withSignals(stop: { stop.set() }) { signalled in
+      var reader = KeyReader()
+      while !signalled() {
+        if let until, monotonicNanoseconds() >= until { return nil }
+        if status && line.due() {
+          let left = until.map { " \(Int((Double($0 &- monotonicNanoseconds()) / 1e9).rounded(.up))) s" }
+          line.show(
+            "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
+              + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
+        }
+        if keys {
+          for key in reader.read(waitingMilliseconds: 50) {
+            switch key {
+            case .char("p"): return .previous
+            case .char("q"), .escape: return .quit
+            case .interrupt:
+              stop.set()
+              return .quit
+            default: if seconds == nil || key == .char("n") { return .next }
+            }
+          }
+        } else if seconds == nil {
+          // Not a terminal: a line (or the end of the input) goes on.
+          var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+          if poll(&descriptor, 1, 50) > 0 {
+            var byte: UInt8 = 0
+            while Foundation.read(STDIN_FILENO, &byte, 1) == 1 && byte != 10 {}
+            return .next
+          }
+        } else {
+          usleep(20_000)
+        }
+      }
+      return .quit
+    }
+    if stop.isSet { throw ExitCode(ExitStatus.interrupted) }
+    return move
+  }
+}
+
+/// A flag one thread sets (a signal's handler) and another reads.
+private final class Stop: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+  func set() { lock.withLock { value = true } }
+  var isSet: Bool { lock.withLock { value } }
+}
+
+/// `1 entry`, `3 entries`.
+func entryCount(_ count: Int) -> String { count == 1 ? "1 entry" : "\(count) entries" }
