@@ -55,35 +55,46 @@ static struct {
   void (*swr_free)(struct SwrContext **);
   int (*swr_convert)(struct SwrContext *, uint8_t **, int, const uint8_t **, int);
   int (*swr_get_out_samples)(struct SwrContext *, int);
+  void *(*av_mallocz)(size_t);
 } real;
 
+/* Two stages: the codec libraries (libavutil, libswresample, libavcodec), enough for the
+   packets of the hand-written MP4 demuxer, and libavformat, loaded only for the files that
+   need FFmpeg's demuxers (Debian's libavformat alone adds ~40 libraries and ~20 ms). */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t format_once = PTHREAD_ONCE_INIT;
 static const char *load_error = NULL;
 static char load_message[512];
+static const char *format_load_error = NULL;
+static char format_load_message[512];
 
-static void *open_library(const char *name) {
+static void *open_library(const char *name, const char **error, char *message, size_t size) {
   void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (library == NULL && load_error == NULL) {
-    snprintf(load_message, sizeof load_message, "%s", dlerror());
-    load_error = load_message;
+  if (library == NULL && *error == NULL) {
+    snprintf(message, size, "%s", dlerror());
+    *error = message;
   }
   return library;
 }
 
-static void load(void) {
-  void *avutil = open_library(SONAME(avutil, LIBAVUTIL_VERSION_MAJOR));
-  void *swresample = open_library(SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR));
-  void *avcodec = open_library(SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR));
-  void *avformat = open_library(SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR));
-  if (load_error != NULL) return;
-#define RESOLVE(library, name)                                              \
+#define RESOLVE_INTO(library, name, error, message)                         \
   *(void **)(&real.name) = dlsym(library, #name);                           \
   if (real.name == NULL) {                                                  \
-    snprintf(load_message, sizeof load_message, "FFmpeg's lib" #library     \
+    snprintf(message, sizeof message, "FFmpeg's lib" #library               \
              " lacks " #name);                                              \
-    load_error = load_message;                                              \
+    error = message;                                                        \
     return;                                                                 \
   }
+
+static void load(void) {
+  void *avutil = open_library(SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), &load_error,
+                              load_message, sizeof load_message);
+  void *swresample = open_library(SONAME(swresample, LIBSWRESAMPLE_VERSION_MAJOR), &load_error,
+                                  load_message, sizeof load_message);
+  void *avcodec = open_library(SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), &load_error,
+                               load_message, sizeof load_message);
+  if (load_error != NULL) return;
+#define RESOLVE(library, name) RESOLVE_INTO(library, name, load_error, load_message)
   RESOLVE(avutil, av_log_set_level)
   RESOLVE(avutil, av_strerror)
   RESOLVE(avutil, av_rescale_q)
@@ -109,16 +120,30 @@ static void load(void) {
   RESOLVE(avcodec, avcodec_send_packet)
   RESOLVE(avcodec, avcodec_receive_frame)
   RESOLVE(avcodec, avcodec_flush_buffers)
-  RESOLVE(avformat, avformat_open_input)
-  RESOLVE(avformat, avformat_find_stream_info)
-  RESOLVE(avformat, avformat_close_input)
-  RESOLVE(avformat, av_read_frame)
-  RESOLVE(avformat, avformat_seek_file)
   RESOLVE(swresample, swr_alloc_set_opts2)
   RESOLVE(swresample, swr_init)
   RESOLVE(swresample, swr_free)
   RESOLVE(swresample, swr_convert)
   RESOLVE(swresample, swr_get_out_samples)
+  RESOLVE(avutil, av_mallocz)
+#undef RESOLVE
+}
+
+static void load_format(void) {
+  pthread_once(&once, load);
+  if (load_error != NULL) {
+    format_load_error = load_error;
+    return;
+  }
+  void *avformat = open_library(SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR), &format_load_error,
+                                format_load_message, sizeof format_load_message);
+  if (format_load_error != NULL) return;
+#define RESOLVE(library, name) RESOLVE_INTO(library, name, format_load_error, format_load_message)
+  RESOLVE(avformat, avformat_open_input)
+  RESOLVE(avformat, avformat_find_stream_info)
+  RESOLVE(avformat, avformat_close_input)
+  RESOLVE(avformat, av_read_frame)
+  RESOLVE(avformat, avformat_seek_file)
 #undef RESOLVE
 }
 
@@ -128,7 +153,14 @@ static int ready(void) {
   return load_error == NULL;
 }
 
-const char *practice_ffmpeg_load_error(void) { return ready() ? NULL : load_error; }
+/* Whether libavformat's functions were resolved too (loads it on first call). */
+static int format_ready(void) {
+  pthread_once(&format_once, load_format);
+  return format_load_error == NULL;
+}
+
+const char *practice_ffmpeg_codec_load_error(void) { return ready() ? NULL : load_error; }
+const char *practice_ffmpeg_load_error(void) { return format_ready() ? NULL : format_load_error; }
 
 #define NOT_LOADED AVERROR(ENOSYS)
 
@@ -193,18 +225,18 @@ int avcodec_receive_frame(AVCodecContext *avctx, AVFrame *frame) {
 void avcodec_flush_buffers(AVCodecContext *avctx) { if (ready()) real.avcodec_flush_buffers(avctx); }
 int avformat_open_input(AVFormatContext **ps, const char *url, const AVInputFormat *fmt,
                         AVDictionary **options) {
-  return ready() ? real.avformat_open_input(ps, url, fmt, options) : NOT_LOADED;
+  return format_ready() ? real.avformat_open_input(ps, url, fmt, options) : NOT_LOADED;
 }
 int avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options) {
-  return ready() ? real.avformat_find_stream_info(ic, options) : NOT_LOADED;
+  return format_ready() ? real.avformat_find_stream_info(ic, options) : NOT_LOADED;
 }
-void avformat_close_input(AVFormatContext **s) { if (ready()) real.avformat_close_input(s); }
+void avformat_close_input(AVFormatContext **s) { if (format_ready()) real.avformat_close_input(s); }
 int av_read_frame(AVFormatContext *s, AVPacket *pkt) {
-  return ready() ? real.av_read_frame(s, pkt) : NOT_LOADED;
+  return format_ready() ? real.av_read_frame(s, pkt) : NOT_LOADED;
 }
 int avformat_seek_file(AVFormatContext *s, int stream_index, int64_t min_ts, int64_t ts,
                        int64_t max_ts, int flags) {
-  return ready() ? real.avformat_seek_file(s, stream_index, min_ts, ts, max_ts, flags) : NOT_LOADED;
+  return format_ready() ? real.avformat_seek_file(s, stream_index, min_ts, ts, max_ts, flags) : NOT_LOADED;
 }
 int swr_alloc_set_opts2(struct SwrContext **ps, AVChannelLayout *out_ch_layout,
                         enum AVSampleFormat out_sample_fmt, int out_sample_rate,
@@ -215,6 +247,7 @@ int swr_alloc_set_opts2(struct SwrContext **ps, AVChannelLayout *out_ch_layout,
                                             log_offset, log_ctx)
                  : NOT_LOADED;
 }
+void *av_mallocz(size_t size) { return ready() ? real.av_mallocz(size) : NULL; }
 int swr_init(struct SwrContext *s) { return ready() ? real.swr_init(s) : NOT_LOADED; }
 void swr_free(struct SwrContext **s) { if (ready()) real.swr_free(s); }
 int swr_convert(struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in,

@@ -9,4 +9,8 @@
    this says why (NULL once they are loaded). */
 const char *practice_ffmpeg_load_error(void);
 
+/* The same for the codec libraries only (libavutil, libswresample, libavcodec), without
+   libavformat: what the hand-written demuxers need. */
+const char *practice_ffmpeg_codec_load_error(void);
+
 #endif

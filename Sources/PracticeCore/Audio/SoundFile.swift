@@ -37,8 +37,9 @@ public protocol AudioDecoder: AnyObject {
 }
 
 /// A sound file open for reading, decoded to interleaved 32-bit floats, whichever library
-/// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), FFmpeg for what libsndfile
-/// refuses (M4A/MP4 AAC and ALAC, WebM/Matroska, the sound of a video file, WMA, AC-3).
+/// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), then for what libsndfile
+/// refuses the hand-written MP4 demuxer with libavcodec (M4A/MP4/MOV with AAC or ALAC),
+/// and FFmpeg's libavformat for the rest (WebM/Matroska, other video files, WMA, AC-3).
 ///
 /// One owner, one thread at a time: the playback feeder reads it on its own thread.
 public final class SoundFile {
@@ -56,7 +57,11 @@ public final class SoundFile {
       decoder = try SndFileDecoder(path: reachable)
     } catch let sndfileError as SoundFileError where sndfileError.category == .badData {
       do {
-        decoder = try FFmpegDecoder(path: reachable)
+        if let native = SoundFile.nativeDecoder(reachable) {
+          decoder = native
+        } else {
+          decoder = try FFmpegDecoder(path: reachable)
+        }
       } catch let ffmpegError as FFmpegError {
         let sndfileReason = sndfileError.reason.trimmingCharacters(
           in: CharacterSet(charactersIn: ". "))
@@ -113,6 +118,15 @@ public final class SoundFile {
     }
     try decoder.seek(to: 0)
     return total
+  }
+
+  /// A hand-written demuxer's decoder for the containers it reads (MP4/M4A), or nil to
+  /// leave the file to libavformat: not such a container, a layout the demuxer declines,
+  /// or damage (FFmpeg then says what it makes of it).
+  static func nativeDecoder(_ path: String) -> (any AudioDecoder)? {
+    guard let head = try? FileBytes(path: path).read(at: 0, count: 16) else { return nil }
+    guard MP4Demuxer.sniff(head) else { return nil }
+    return try? PacketDecoder(path: path, source: MP4Demuxer(path: path))
   }
 
   /// Moves the read position to `frame`, exactly (`sf_seek`, or FFmpeg's seek and decode).

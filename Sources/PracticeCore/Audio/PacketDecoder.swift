@@ -1,0 +1,336 @@
+import CFFmpeg
+import CFFmpegLoader
+import Foundation
+
+/// The codecs the hand-written demuxers hand to a decoder.
+enum PacketCodec: Sendable {
+  case aac, alac
+}
+
+/// What a demuxer found: the codec and its setup, where the song lies in the track's
+/// samples (`priming` samples are dropped from the start, the song is `frames` long) and
+/// the tags.
+struct PacketStream {
+  var codec: PacketCodec
+  var sampleRate: Int
+  var channels: Int
+  var bitDepth: Int
+  var extradata: [UInt8]
+  var priming: Int64
+  var frames: Int64
+  var containerName: String
+  var title: String?
+  var artist: String?
+  var album: String?
+}
+
+/// One compressed packet: its first sample in the track (at the sample rate), its length,
+/// and its size in bytes (the bytes are in the caller's buffer).
+struct Packet {
+  var time: Int64
+  var duration: Int64
+  var size: Int
+}
+
+/// A hand-written demuxer, as `PacketDecoder` uses it.
+protocol PacketSource: AnyObject {
+  var stream: PacketStream { get }
+  /// The next `nextPacket` is the last packet starting at or before track sample `time`.
+  func seek(toPacketAtOrBefore time: Int64)
+  /// Reads the next packet into `buffer`; nil at the end; throws when the file ends inside
+  /// a packet or is damaged.
+  func nextPacket(into buffer: inout [UInt8]) throws -> Packet?
+}
+
+/// libavcodec (with libswresample for the sample format and the mix-down) fed by a
+/// hand-written demuxer, without libavformat.
+///
+/// Output and guarantees as `FFmpegDecoder`'s: interleaved float at the track's rate, mono
+/// as mono and everything else as stereo (same mix-down rule), priming and end padding
+/// removed by the demuxer's numbers, exact seeks (from a packet at least `preroll` before
+/// the target, decoding and discarding up to it). Positions come from the packets' own
+/// sample times, so no timestamp rounding is involved.
+final class PacketDecoder: AudioDecoder {
+  let path: String
+  let info: SoundFileInfo
+  private(set) var lastError: String?
+
+  private let source: any PacketSource  // owned
+  private let priming: Int64
+  private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
+  private var resampler: OpaquePointer?  // owned SwrContext; swr_free
+  private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
+  private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
+  private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
+  private let outChannels: Int
+  private let sampleRate: Int
+
+  private var packetBytes: [UInt8] = []
+  /// Decoded frames: `pending[0 ..< pendingCount]` interleaved, the first being song frame
+  /// `pendingFirst` (negative inside the priming).
+  private var pending: [Float] = []
+  private var pendingCount = 0
+  private var pendingFirst: Int64 = Int64.min / 4
+  /// Song frame of the next decoded frame when the decoder gives no timestamp.
+  private var nextFirst: Int64 = Int64.min / 4
+  /// The next frame `read` returns.
+  private var position: Int64 = 0
+  private var draining = false
+  private var endOfStream = false
+
+  /// Samples before a seek target the decoder is fed from (AAC needs one frame; more is
+  /// cheap and covers long ALAC packets).
+  private var preroll: Int64 { Int64(max(8192, sampleRate / 5)) }
+  private var forwardLimit: Int64 { Int64(max(16384, sampleRate / 2)) }
+
+  private static let quiet: Void = practice_av_log_quiet()
+
+  /// Opens `source`'s stream with libavcodec and decodes its first packet; throws
+  /// `DemuxError.declined` if libavcodec cannot (the caller then tries libavformat).
+  init(path: String, source: any PacketSource) throws {
+    if let reason = practice_ffmpeg_codec_load_error() {
+      throw DemuxError.declined("libavcodec cannot be loaded: \(String(cString: reason))")
+    }
+    _ = PacketDecoder.quiet
+    self.path = path
+    self.source = source
+    let stream = source.stream
+    priming = stream.priming
+    sampleRate = stream.sampleRate
+    outChannels = stream.channels == 1 ? 1 : 2
+    let id: AVCodecID = stream.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_ALAC
+    guard let decoder = avcodec_find_decoder(id) else {
+      throw DemuxError.declined("libavcodec has no decoder for it")
+    }
+    info = SoundFileInfo(
+      frames: stream.frames, sampleRate: stream.sampleRate, channels: outChannels, format: 0,
+      formatName: [stream.containerName, decoder.pointee.long_name.map { String(cString: $0) }]
+        .compactMap { $0 }.joined(separator: ", "),
+      bitDepth: stream.bitDepth > 24 ? 32 : stream.bitDepth > 16 ? 24 : 16,
+      title: stream.title, artist: stream.artist, album: stream.album)
+    // `deinit` frees whatever was built if a step below throws.
+    codec = avcodec_alloc_context3(decoder)
+    packet = av_packet_alloc()
+    frame = av_frame_alloc()
+    guard let codec, packet != nil, frame != nil else {
+      throw DemuxError.declined("out of memory (avcodec_alloc_context3)")
+    }
+    codec.pointee.sample_rate = Int32(stream.sampleRate)
+    av_channel_layout_default(&codec.pointee.ch_layout, Int32(stream.channels))
+    codec.pointee.pkt_timebase = AVRational(num: 1, den: Int32(stream.sampleRate))
+    if !stream.extradata.isEmpty {
+      // libavcodec frees it with the context; it wants zeroed padding after the bytes.
+      let size = stream.extradata.count
+      guard let bytes = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+        throw DemuxError.declined("out of memory (av_mallocz)")
+      }
+      bytes.copyMemory(from: stream.extradata, byteCount: size)
+      codec.pointee.extradata = bytes.assumingMemoryBound(to: UInt8.self)
+      codec.pointee.extradata_size = Int32(size)
+    }
+    guard avcodec_open2(codec, decoder, nil) >= 0 else {
+      throw DemuxError.declined("libavcodec cannot open the stream")
+    }
+    // One packet decoded, to know libavcodec takes the stream as the demuxer described it.
+    // It is kept, not decoded again after a flush: a whole-file decode is then a fresh
+    // decoder's from the first packet, bit for bit what libavformat's path gives.
+    source.seek(toPacketAtOrBefore: 0)
+    guard try decodeNext(), let decoded = resamplerInput?.rate, Int(decoded) == stream.sampleRate
+    else {
+      throw DemuxError.declined(lastError ?? "the first packet does not decode as described")
+    }
+    position = 0
+  }
+
+  deinit {
+    swr_free(&resampler)
+    av_frame_free(&frame)
+    av_packet_free(&packet)
+    avcodec_free_context(&codec)
+  }
+
+  func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+    var done = 0
+    while done < frames, position < info.frames {
+      if pendingFirst + Int64(pendingCount) <= position {
+        let decoded: Bool
+        do { decoded = try decodeNext() } catch {
+          lastError = "\(error)"
+          decoded = false
+        }
+        if !decoded { break }
+        continue
+      }
+      let want = min(Int64(frames - done), info.frames - position)
+      if pendingFirst > position {
+        // A packet that did not decode: the audio is readable only up to here (the caller
+        // reports how far, with `lastError`), as with FFmpeg's own demuxer.
+        if lastError == nil { lastError = "a packet at frame \(position) does not decode" }
+        break
+      }
+      let offset = Int(position - pendingFirst)
+      let n = Int(min(want, Int64(pendingCount - offset)))
+      pending.withUnsafeBufferPointer {
+        (buffer + done * outChannels).update(
+          from: $0.baseAddress! + offset * outChannels, count: n * outChannels)
+      }
+      done += n
+      position += Int64(n)
+    }
+    return done
+  }
+
+  func seek(to target: Int64) throws {
+    guard target >= 0, target <= info.frames else {
+      throw SoundFileError(
+        category: .io, reason: "the file has \(info.frames) frames", path: path,
+        operation: "seek to frame \(target) in", advice: "the file may be truncated or damaged")
+    }
+    let decodedEnd = pendingFirst + Int64(pendingCount)
+    if target < pendingFirst || target - decodedEnd > forwardLimit || endOfStream {
+      try restart(at: target)
+    }
+    position = target
+    // Decode up to the target, so that a seek past the decodable audio fails here.
+    while pendingFirst + Int64(pendingCount) <= position, position < info.frames {
+      guard try decodeNext() else {
+        throw SoundFileError(
+          category: .badData, reason: lastError ?? "the audio ends before frame \(target)",
+          path: path, operation: "seek to frame \(target) in",
+          advice: "the file may be truncated or damaged")
+      }
+    }
+  }
+
+  /// Flushes the decoder and starts again from the packet at or before `preroll` samples
+  /// before song frame `frame` (the very first packet for a frame near the start, as when
+  /// the whole file is decoded, so the two decode the same packets alike).
+  private func restart(at frame: Int64) throws {
+    guard let codec else { return }
+    avcodec_flush_buffers(codec)
+    source.seek(toPacketAtOrBefore: max(0, frame + priming - preroll))
+    pendingCount = 0
+    pendingFirst = Int64.min / 4
+    nextFirst = Int64.min / 4
+    draining = false
+    endOfStream = false
+    position = max(0, frame)
+  }
+
+  /// Decodes the next frame into `pending`; false at the end of the stream.
+  private func decodeNext() throws -> Bool {
+    guard let codec, let packet, let frame else { return false }
+    while !endOfStream {
+      let received = avcodec_receive_frame(codec, frame)
+      if received == 0 {
+        defer { av_frame_unref(frame) }
+        if frame.pointee.nb_samples <= 0 { continue }
+        try convert(frame)
+        return true
+      }
+      if received == practice_averror_eof() {
+        endOfStream = true
+        break
+      }
+      if received != practice_averror_eagain() {
+        // A damaged packet: noted, and decoding goes on with the next one.
+        lastError = FFmpegError.message(received)
+      }
+      if draining {
+        endOfStream = true
+        break
+      }
+      let next: Packet?
+      do { next = try source.nextPacket(into: &packetBytes) } catch {
+        lastError = "\(error)"
+        next = nil
+      }
+      guard let next else {
+        draining = true
+        _ = avcodec_send_packet(codec, nil)
+        continue
+      }
+      if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
+      // libavcodec copies the bytes (the packet is not reference-counted) into a padded
+      // buffer of its own.
+      let sent = packetBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
+        packet.pointee.data = bytes.baseAddress
+        packet.pointee.size = Int32(next.size)
+        packet.pointee.pts = next.time
+        packet.pointee.dts = next.time
+        packet.pointee.duration = next.duration
+        defer {
+          packet.pointee.data = nil
+          packet.pointee.size = 0
+        }
+        return avcodec_send_packet(codec, packet)
+      }
+      if sent < 0, sent != practice_averror_eagain() {
+        lastError = FFmpegError.message(sent)
+        nextFirst = next.time + next.duration - priming
+      }
+    }
+    return false
+  }
+
+  /// Converts a decoded frame into `pending` and places it by its timestamp.
+  private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+    let shape = (
+      format: frame.pointee.format, rate: frame.pointee.sample_rate,
+      channels: frame.pointee.ch_layout.nb_channels
+    )
+    if resampler == nil || resamplerInput.map({ $0 != shape }) ?? true {
+      try makeResampler(for: frame)
+      resamplerInput = shape
+    }
+    let inCount = frame.pointee.nb_samples
+    let capacity = Int(max(swr_get_out_samples(resampler, inCount), inCount)) + 16
+    if pending.count < capacity * outChannels {
+      pending = [Float](repeating: 0, count: capacity * outChannels)
+    }
+    let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
+      var out: UnsafeMutablePointer<UInt8>? = bytes.baseAddress?.assumingMemoryBound(
+        to: UInt8.self)
+      let input = UnsafeMutableRawPointer(frame.pointee.extended_data)?
+        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+      return swr_convert(resampler, &out, Int32(capacity), input, inCount)
+    }
+    guard converted >= 0 else { throw failure(converted, "convert the samples of") }
+    let pts = frame.pointee.pts
+    pendingFirst = pts == practice_av_nopts_value() ? nextFirst : pts - priming
+    pendingCount = Int(converted)
+    nextFirst = pendingFirst + Int64(pendingCount)
+  }
+
+  private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
+    swr_free(&resampler)
+    var inLayout = AVChannelLayout()
+    if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+      av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
+    } else {
+      let status = av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
+      guard status >= 0 else { throw failure(status, "set up the mixer for") }
+    }
+    defer { av_channel_layout_uninit(&inLayout) }
+    var outLayout = AVChannelLayout()
+    av_channel_layout_default(&outLayout, Int32(outChannels))
+    defer { av_channel_layout_uninit(&outLayout) }
+    var status = swr_alloc_set_opts2(
+      &resampler, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
+      AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
+    guard status >= 0 else { throw failure(status, "set up the mixer for") }
+    if inLayout.nb_channels > 2 {
+      // The documented mix-down (FFmpegDecoder): each output's gains scaled to sum to 1.
+      status = av_opt_set_double(UnsafeMutableRawPointer(resampler), "rematrix_maxval", 1.0, 0)
+      guard status >= 0 else { throw failure(status, "set up the mixer for") }
+    }
+    status = swr_init(resampler)
+    guard status >= 0 else { throw failure(status, "set up the mixer for") }
+  }
+
+  private func failure(_ code: Int32, _ operation: String) -> FFmpegError {
+    FFmpegError(
+      code: code, path: path, operation: operation, category: .badData,
+      advice: "the file may be damaged")
+  }
+}
