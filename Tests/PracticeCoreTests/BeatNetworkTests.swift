@@ -73,7 +73,7 @@ import Testing
       }
       k += 1
     }
-    let analyzer = try OnsetAnalyzer(sampleRate: rate)
+    let analyzer = try OnsetAnalyzer(sampleRate: rate, networkBands: true)
     samples.withUnsafeBufferPointer { analyzer.process($0) }
     let features = analyzer.finish()
     let (beat, _) = network.activations(features.networkBands)

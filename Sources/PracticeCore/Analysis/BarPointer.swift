@@ -329,6 +329,10 @@ extension BarPointer {
   /// and `DownbeatFinder` (bench/beats/README.md, "The bar pointer"). Nil when off, without
   /// patterns or without music enough to decode.
   ///
+  /// `PRACTICE_BEAT_MODEL=net` decodes the beat network's activations instead
+  /// (`trackActivations`): off by default, as it lost on downbeats and on pieces with drums
+  /// (bench/beats/README.md, "A learned beat activation").
+  ///
   /// With `PRACTICE_BEAT_OBSERVATIONS=FILE` the observations are written to FILE, one
   /// frame a line (what `bench/beats/train-patterns.py` learns from).
   static func track(

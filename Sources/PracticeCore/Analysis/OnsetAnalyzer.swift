@@ -39,7 +39,7 @@ public struct OnsetFeatures: Sendable {
   /// What the beat network hears (`BeatNetwork`): the log magnitude of each analysis frame
   /// on `NetworkBands.count` bands spaced evenly in log frequency from 30 Hz to 16 kHz,
   /// band-major (`networkBands[band][frame]`), so the network's convolutions run along
-  /// contiguous rows.
+  /// contiguous rows. Empty unless asked for (`OnsetAnalyzer.init`).
   public var networkBands: [[Float]] = Array(repeating: [], count: NetworkBands.count)
 
   public var count: Int { flux.count }
@@ -136,7 +136,8 @@ public final class OnsetAnalyzer {
   private var previous: [Float]
   private var features: OnsetFeatures
   private var superFlux: SuperFlux
-  private let networkBands: NetworkBands
+  /// Nil unless the beat network is to hear this audio (`init`'s `networkBands`).
+  private let networkBands: NetworkBands?
   /// Source frames per envelope block; the high-pass that makes the attack envelope (a
   /// second-order Butterworth at 400 Hz, RBJ's cookbook: b0 b1 b2 a1 a2) and its state; the
   /// block being summed.
@@ -149,7 +150,11 @@ public final class OnsetAnalyzer {
   /// About 100 frames a second and a window of about 46 ms (the power of two nearest it),
   /// whatever the sample rate: 2048 frames at 44.1 and 48 kHz, so the features, and where
   /// in its window an onset shows, do not change with the rate.
-  public init(sampleRate: Int) throws {
+  ///
+  /// `networkBands`: compute `OnsetFeatures.networkBands` (19 MB for 10 minutes); by
+  /// default only when the beat network is on (`PRACTICE_BEAT_MODEL=net`) or its input is
+  /// dumped (`PRACTICE_BEAT_FEATURES`).
+  public init(sampleRate: Int, networkBands: Bool? = nil) throws {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
@@ -202,7 +207,11 @@ public final class OnsetAnalyzer {
     }
     bassBands = max(1, bass)
     superFlux = SuperFlux(binHz: binHz, bins: bins, lowest: 30, highest: top)
-    networkBands = NetworkBands(binHz: binHz, bins: bins)
+    let environment = ProcessInfo.processInfo.environment
+    let wanted =
+      networkBands ?? (environment["PRACTICE_BEAT_MODEL"] == "net"
+        || !(environment["PRACTICE_BEAT_FEATURES"] ?? "").isEmpty)
+    self.networkBands = wanted ? NetworkBands(binHz: binHz, bins: bins) : nil
     previous = [Float](repeating: 0, count: bandCount)
     features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
     features.envelopeBlock = envelopeBlock
@@ -283,7 +292,7 @@ public final class OnsetAnalyzer {
     }
     features.flux.append(flux)
     features.superFlux.append(superFlux.next(norm))
-    networkBands.append(norm, to: &features.networkBands)
+    networkBands?.append(norm, to: &features.networkBands)
     features.bassFlux.append(bassFlux)
     features.level.append((sumSquares / Float(hop)).squareRoot())
   }
