@@ -28,6 +28,8 @@ let package = Package(
     .systemLibrary(name: "CCairo"),
     .target(name: "CCairoLoader"),
     .target(name: "CPlatform"),
+    // The beat network's weights as a generated C array (bench/beats/train-network.py).
+    .target(name: "CBeatNetwork"),
     // libmpg123 (inside libsndfile) made quiet: see include/mpg123_quiet.h.
     .target(
       name: "CMpg123Quiet", linkerSettings: [.linkedLibrary("mpg123"), .linkedLibrary("dl")]),
@@ -35,7 +37,7 @@ let package = Package(
       name: "PracticeCore",
       dependencies: [
         "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
-        "CCairo", "CCairoLoader", "CPlatform",
+        "CCairo", "CCairoLoader", "CPlatform", "CBeatNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),

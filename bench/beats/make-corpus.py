@@ -221,10 +221,11 @@ def log_uniform(rng, lo, hi):
     return round(math.exp(rng.uniform(math.log(lo), math.log(hi))), 1)
 
 
-def recipes():
+def recipes(seed=SEED, prefix=""):
     """The corpus's recipes, in a fixed order: make-set.py piece specs plus "processing",
-    "processing_param", "sf" (soundfont short name) and "arrangement"."""
-    rng = random.Random(SEED)
+    "processing_param", "sf" (soundfont short name) and "arrangement". Another seed and a
+    name prefix draw a training corpus (--train) whose pieces are in neither half."""
+    rng = random.Random(seed)
     n_all = sum(METER_COUNTS.values())
     processing = allot(rng, dict(PROCESSING, clean=n_all - sum(PROCESSING.values())), n_all)
     fonts = allot(rng, {k: 1 for k in SOUNDFONTS}, n_all)
@@ -239,7 +240,7 @@ def recipes():
         plain = [a for a, v in PLAIN_ARR.items() if v[5] is None or meter in v[5]]
         for j in range(n):
             drums = j < n_drums
-            spec_rng = random.Random(f"{SEED}-{meter}-{j}")
+            spec_rng = random.Random(f"{seed}-{meter}-{j}")
             if drums:
                 style = styles[j % len(styles)]
                 lo, hi = DRUMS[meter][style]
@@ -259,7 +260,7 @@ def recipes():
             mode = "minor" if prog.startswith("minor") else (
                 spec_rng.choice(["major", "minor"]) if prog in ("classic", "ballad") else "major")
             kw = dict(key=spec_rng.choice(sorted(ms.KEYS)), mode=mode, prog=prog,
-                      seed=10000 + 7 * i, length_s=(32, 44), window_s=(30, 45))
+                      seed=10000 + 7 * i + (0 if seed == SEED else 1000003 * seed), length_s=(32, 44), window_s=(30, 45))
             if swing:
                 kw["swing"] = True
             if prog == "jazz" or style in ("shuffle",):
@@ -283,7 +284,7 @@ def recipes():
                      "noise": spec_rng.choice([12, 16, 20, 24]),
                      "compression": spec_rng.choice([4, 8]),
                      "mp3": 128, "48k": 48000, "clean": None}[proc]
-            name = (f"{meter.replace('/', '')}-{i:03d}-{arr}-{kind}-{font}"
+            name = (f"{prefix}{meter.replace('/', '')}-{i:03d}-{arr}-{kind}-{font}"
                     + ("" if proc == "clean" else f"-{proc}"))
             spec = ms.piece(name, meter, tempo, style, texture, bass, melody, **kw)
             spec.update(soundfont=SOUNDFONTS[font], sf=font, processing=proc,
@@ -513,10 +514,25 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the recipes and halves")
     ap.add_argument("--counts", action="store_true",
                     help="print how many pieces each group has, in each half")
+    ap.add_argument("--train", type=int, metavar="SEED",
+                    help="draw a TRAINING corpus with this seed (names start with "
+                         "'train<SEED>-'; in neither half of split.json; give --out)")
     ap.add_argument("--write-split", action="store_true",
                     help="write bench/beats/split.json from the recipes (once, before tuning)")
     args = ap.parse_args()
-    specs = recipes()
+    if args.train is not None:
+        if args.train == SEED or args.write_split:
+            sys.exit("make-corpus: --train needs a seed other than the corpus's, and no "
+                     "--write-split")
+        if os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT):
+            sys.exit("make-corpus: --train writes elsewhere: give --out")
+        specs = recipes(args.train, f"train{args.train}-")
+        split = read_split()
+        clash = [s["name"] for s in specs if s["name"] in split]
+        assert not clash, clash
+        halves = {s["name"]: "train" for s in specs}
+    else:
+        specs = recipes()
     if args.write_split:
         halves = draw_split(specs)
         data = {"rule": draw_split.__doc__.strip(), "seed": SEED,
@@ -527,7 +543,8 @@ def main():
             f.write("\n")
         print(f"make-corpus: {len(data['tune'])} tune, {len(data['test'])} test -> {SPLIT_FILE}")
         return
-    halves = read_split()
+    if args.train is None:
+        halves = read_split()
     unknown = [s["name"] for s in specs if s["name"] not in halves]
     if unknown:
         sys.exit(f"make-corpus: {len(unknown)} recipes are not in {SPLIT_FILE} (e.g. "

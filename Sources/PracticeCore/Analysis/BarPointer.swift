@@ -187,11 +187,21 @@ enum BarPointer {
   static func viterbi(
     _ observations: Observations, pattern: Pattern, periods: [Int], near: [Double]? = nil
   ) -> Decoded? {
-    let frames = observations.count
     let m = pattern.meter.beats
+    guard observations.count > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }
+    return viterbi(
+      likelihoods: cellLikelihoods(observations, pattern: pattern), frames: observations.count,
+      meter: pattern.meter, periods: periods, near: near)
+  }
+
+  /// Viterbi over one meter's states, each frame heard through `likelihoods` (frame-major,
+  /// `cellsPerBeat` cells a beat of the bar).
+  static func viterbi(
+    likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil
+  ) -> Decoded? {
+    let m = meter.beats
     guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }
     let cells = cellsPerBeat * m
-    let likelihoods = cellLikelihoods(observations, pattern: pattern)
     let p = periods.count
     var offset = [Int](repeating: 0, count: p + 1)
     for j in 0..<p { offset[j + 1] = offset[j] + m * periods[j] }
@@ -296,7 +306,7 @@ enum BarPointer {
     positions.reverse()
     beatPeriods.reverse()
     return Decoded(
-      meter: pattern.meter, beats: beats, positions: positions, periods: beatPeriods,
+      meter: meter, beats: beats, positions: positions, periods: beatPeriods,
       score: (removed + Double(score.max() ?? 0)) / Double(frames))
   }
 }
@@ -319,6 +329,10 @@ extension BarPointer {
   /// and `DownbeatFinder` (bench/beats/README.md, "The bar pointer"). Nil when off, without
   /// patterns or without music enough to decode.
   ///
+  /// `PRACTICE_BEAT_MODEL=net` decodes the beat network's activations instead
+  /// (`trackActivations`): off by default, as it lost on downbeats and on pieces with drums
+  /// (bench/beats/README.md, "A learned beat activation").
+  ///
   /// With `PRACTICE_BEAT_OBSERVATIONS=FILE` the observations are written to FILE, one
   /// frame a line (what `bench/beats/train-patterns.py` learns from).
   static func track(
@@ -328,6 +342,9 @@ extension BarPointer {
     let environment = ProcessInfo.processInfo.environment
     let mode = environment["PRACTICE_BEAT_MODEL"]
     let dump = environment["PRACTICE_BEAT_OBSERVATIONS"].flatMap { $0.isEmpty ? nil : $0 }
+    if mode == "net" {
+      return trackActivations(features, novelty: novelty, settings: settings, end: end)
+    }
     guard mode == "bar" || mode == "free" || dump != nil else { return nil }
     let observed = observations(features)
     if let path = dump {
@@ -378,5 +395,98 @@ extension BarPointer {
       period[f] = periods[k]
     }
     return Tracked(beats: beats, period: period, meter: decoded.meter, downbeat: downbeat)
+  }
+}
+
+extension BarPointer {
+  /// True when the beat network's activations drive the bar pointer
+  /// (`PRACTICE_BEAT_MODEL=net` and a network built in).
+  static var followsNetwork: Bool {
+    ProcessInfo.processInfo.environment["PRACTICE_BEAT_MODEL"] == "net"
+      && BeatNetwork.shipped != nil
+  }
+
+  /// The beat network's observation model, as madmom's `DBNDownBeatTrackingProcessor`'s:
+  /// the first cell of the bar hears the downbeat probability, the first cell of each other
+  /// beat the beat probability less the downbeat's, every other cell the probability of no
+  /// beat shared among the beat's other cells. `beat` and `downbeat` are per analysis
+  /// frame; each frame here takes the largest of its `step`.
+  static func activationLikelihoods(
+    beat: [Float], downbeat: [Float], beats m: Int, step: Int
+  ) -> (values: [Float], frames: Int) {
+    let n = beat.count
+    let frames = (n + step - 1) / step
+    let cells = cellsPerBeat * m
+    let floor: Float = 1e-4
+    var out = [Float](repeating: 0, count: frames * cells)
+    for t in 0..<frames {
+      var b: Float = 0
+      var d: Float = 0
+      for i in (t * step)..<min(n, (t + 1) * step) {
+        b = max(b, beat[i])
+        d = max(d, downbeat[i])
+      }
+      let none = log(max(floor, 1 - b) / Float(cellsPerBeat - 1))
+      let onBeat = log(max(floor, b - d))
+      for k in 0..<cells { out[t * cells + k] = k % cellsPerBeat == 0 ? onBeat : none }
+      out[t * cells] = log(max(floor, d))
+    }
+    return (out, frames)
+  }
+
+  /// The bar pointer over the beat network's activations (`activationLikelihoods`), 2, 3,
+  /// 4 and 5 beats a bar (or the meter given), the best decoding winning; each beat moved to
+  /// the largest beat activation of its 20 ms. The beats divide in three (a compound meter)
+  /// as `BeatTracker.dividesInThree` finds, unless the meter is given.
+  static func trackActivations(
+    _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int
+  ) -> Tracked? {
+    guard let network = BeatNetwork.shipped,
+      features.networkBands.first?.count == features.count
+    else { return nil }
+    let (beat, downbeat) = network.activations(features.networkBands)
+    let n = beat.count
+    let step = max(1, Int((features.frameRate / frameRate).rounded()))
+    let shortest = max(2, Int((60 * frameRate / settings.maxBPM).rounded(.down)))
+    let longest = max(shortest + 1, Int((60 * frameRate / settings.minBPM).rounded(.up)))
+    let periods = Array(shortest...longest)
+    var best: Decoded? = nil
+    for m in [2, 3, 4, 5] where settings.beatsPerBar == nil || settings.beatsPerBar == m {
+      let (values, frames) = activationLikelihoods(
+        beat: beat, downbeat: downbeat, beats: m, step: step)
+      guard
+        let decoded = viterbi(
+          likelihoods: values, frames: frames, meter: Meter(beats: m, triple: false),
+          periods: periods)
+      else { continue }
+      if decoded.score > best?.score ?? -.infinity { best = decoded }
+    }
+    guard let decoded = best else { return nil }
+    var beats: [Int] = []
+    var downbeatAt: Int? = nil
+    var periodsAt: [Double] = []
+    for (k, t) in decoded.beats.enumerated() {
+      let lo = max(0, t * step - 1)
+      let hi = min(n - 1, t * step + step)
+      guard lo <= hi, lo <= end else { break }
+      var top = lo
+      for f in lo...hi where beat[f] > beat[top] { top = f }
+      guard top > (beats.last ?? -1) else { continue }
+      beats.append(top)
+      periodsAt.append(Double(decoded.periods[k] * step))
+      if downbeatAt == nil, decoded.positions[k] == 0 { downbeatAt = top }
+    }
+    guard beats.count >= 2, let downbeatAt else { return nil }
+    var period = [Double](repeating: periodsAt[0], count: n)
+    var k = 0
+    for f in 0..<n {
+      while k + 1 < beats.count, beats[k + 1] <= f { k += 1 }
+      period[f] = periodsAt[k]
+    }
+    let triple =
+      settings.compound ?? BeatTracker.dividesInThree(beats, novelty: novelty)
+    return Tracked(
+      beats: beats, period: period, meter: Meter(beats: decoded.meter.beats, triple: triple),
+      downbeat: downbeatAt)
   }
 }

@@ -156,6 +156,9 @@ public enum BeatDetector {
         "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`"
       )
     }
+    if let dump = ProcessInfo.processInfo.environment["PRACTICE_BEAT_FEATURES"], !dump.isEmpty {
+      writeNetworkBands(features, sampleRate: sampleRate, to: dump)
+    }
     let compound = options.meter.map(BeatDetectionOptions.isCompound)
     guard
       let tracked = BeatTracker.track(
@@ -237,6 +240,26 @@ public enum BeatDetector {
         + "\(weak) of \(confidences.count) beats doubtful); check the bars marked ? in `beats show` by ear"
     }
     return BeatDetection(map: map, meter: meter, tempoRange: low...high, warning: warning)
+  }
+}
+
+extension BeatDetector {
+  /// What the beat network hears, for `bench/beats/train-network.py`: `PATH` holds
+  /// `OnsetFeatures.networkBands` as little-endian 32-bit floats, band-major, and
+  /// `PATH.json` the frame count, band count and the frames' time reference (frame `i` is
+  /// centred on source frame `(i + 1) * hop - window / 2`). A debugging aid
+  /// (`PRACTICE_BEAT_FEATURES=PATH`); failures to write are ignored.
+  static func writeNetworkBands(_ features: OnsetFeatures, sampleRate: Int, to path: String) {
+    var data = Data()
+    for row in features.networkBands {
+      row.withUnsafeBufferPointer { data.append(Data(buffer: $0)) }
+    }
+    try? data.write(to: URL(fileURLWithPath: path))
+    let info =
+      "{\"frames\": \(features.count), \"bands\": \(features.networkBands.count), "
+      + "\"hop\": \(features.hop), \"window\": \(features.window), "
+      + "\"sample_rate\": \(sampleRate)}\n"
+    try? info.write(toFile: path + ".json", atomically: true, encoding: .utf8)
   }
 }
 

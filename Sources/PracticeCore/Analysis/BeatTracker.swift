@@ -237,7 +237,7 @@ enum BeatTracker {
     // the bar, the beats are the bars' divisions (`HarmonicBars`).
     var fromHarmony = false
     let doubtful = confidences.filter { $0 < BeatDetector.lowConfidence }.count
-    if let first = beats.first, let last = beats.last,
+    if bars == nil || !BarPointer.followsNetwork, let first = beats.first, let last = beats.last,
       Double(doubtful) >= harmonyShare * Double(beats.count),
       let harmonic = HarmonicBars.beats(
         features: features, novelty: novelty, music: first...last, settings: settings,

@@ -36,6 +36,11 @@ public struct OnsetFeatures: Sendable {
   /// the millisecond, whatever the analysis window (`attackStart(ofFrame:)`).
   public var envelope: [[Float]] = [[], []]
   public var envelopeBlock = 1
+  /// What the beat network hears (`BeatNetwork`): the log magnitude of each analysis frame
+  /// on `NetworkBands.count` bands spaced evenly in log frequency from 30 Hz to 16 kHz,
+  /// band-major (`networkBands[band][frame]`), so the network's convolutions run along
+  /// contiguous rows. Empty unless asked for (`OnsetAnalyzer.init`).
+  public var networkBands: [[Float]] = Array(repeating: [], count: NetworkBands.count)
 
   public var count: Int { flux.count }
 
@@ -135,6 +140,8 @@ public final class OnsetAnalyzer {
   private var previous: [Float]
   private var features: OnsetFeatures
   private var superFlux: SuperFlux
+  /// Nil unless the beat network is to hear this audio (`init`'s `networkBands`).
+  private let networkBands: NetworkBands?
   /// Source frames per envelope block; the high-pass that makes the attack envelope (a
   /// second-order Butterworth at 400 Hz, RBJ's cookbook: b0 b1 b2 a1 a2) and its state; the
   /// block being summed.
@@ -147,7 +154,11 @@ public final class OnsetAnalyzer {
   /// About 100 frames a second and a window of about 46 ms (the power of two nearest it),
   /// whatever the sample rate: 2048 frames at 44.1 and 48 kHz, so the features, and where
   /// in its window an onset shows, do not change with the rate.
-  public init(sampleRate: Int) throws {
+  ///
+  /// `networkBands`: compute `OnsetFeatures.networkBands` (19 MB for 10 minutes); by
+  /// default only when the beat network is on (`PRACTICE_BEAT_MODEL=net`) or its input is
+  /// dumped (`PRACTICE_BEAT_FEATURES`).
+  public init(sampleRate: Int, networkBands: Bool? = nil) throws {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
@@ -200,6 +211,11 @@ public final class OnsetAnalyzer {
     }
     bassBands = max(1, bass)
     superFlux = SuperFlux(binHz: binHz, bins: bins, lowest: 30, highest: top)
+    let environment = ProcessInfo.processInfo.environment
+    let wanted =
+      networkBands ?? (environment["PRACTICE_BEAT_MODEL"] == "net"
+        || !(environment["PRACTICE_BEAT_FEATURES"] ?? "").isEmpty)
+    self.networkBands = wanted ? NetworkBands(binHz: binHz, bins: bins) : nil
     previous = [Float](repeating: 0, count: bandCount)
     features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
     features.envelopeBlock = envelopeBlock
@@ -280,8 +296,59 @@ public final class OnsetAnalyzer {
     }
     features.flux.append(flux)
     features.superFlux.append(superFlux.next(norm))
+    networkBands?.append(norm, to: &features.networkBands)
     features.bassFlux.append(bassFlux)
     features.level.append((sumSquares / Float(hop)).squareRoot())
+  }
+}
+
+/// The beat network's filterbank: `count` triangles (unit height) centred evenly in log
+/// frequency from 30 Hz to 16 kHz, each reaching to its neighbours' centres but at least a
+/// bin each way, so every band hears the nearest bins and the band count is the same at
+/// every sample rate (bands above the Nyquist frequency stay silent). Each band's sum of
+/// magnitudes (full-scale sine = 1) is log-compressed as the fluxes' are.
+public struct NetworkBands: Sendable {
+  public static let count = 80
+  public static let lowest = 30.0
+  public static let highest = 16000.0
+  private let firstBin: [Int]
+  private let weights: [[Float]]
+
+  init(binHz: Double, bins: Int) {
+    let n = NetworkBands.count
+    let ratio = pow(NetworkBands.highest / NetworkBands.lowest, 1 / Double(n - 1))
+    let centre = (0..<n).map { NetworkBands.lowest * pow(ratio, Double($0)) }
+    var firstBin: [Int] = []
+    var weights: [[Float]] = []
+    for k in 0..<n {
+      let below = max(centre[k] - (k > 0 ? centre[k - 1] : centre[k] / ratio), binHz)
+      let above = max((k < n - 1 ? centre[k + 1] : centre[k] * ratio) - centre[k], binHz)
+      let lo = max(0, Int(((centre[k] - below) / binHz).rounded(.up)))
+      let hi = min(bins - 1, Int(((centre[k] + above) / binHz).rounded(.down)))
+      var row: [Float] = []
+      if lo <= hi {
+        for bin in lo...hi {
+          let f = Double(bin) * binHz
+          row.append(Float(max(0, f <= centre[k] ? 1 - (centre[k] - f) / below : 1 - (f - centre[k]) / above)))
+        }
+      }
+      firstBin.append(lo)
+      weights.append(row)
+    }
+    self.firstBin = firstBin
+    self.weights = weights
+  }
+
+  /// Appends one frame's bands, from its magnitudes, to `rows`.
+  func append(_ magnitudes: UnsafeMutablePointer<Float>, to rows: inout [[Float]]) {
+    for k in 0..<NetworkBands.count {
+      var sum: Float = 0
+      let first = firstBin[k]
+      weights[k].withUnsafeBufferPointer { w in
+        for i in 0..<w.count { sum += w[i] * magnitudes[first + i] }
+      }
+      rows[k].append(OnsetAnalyzer.compressed(sum))
+    }
   }
 }
 

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Trains the beat network (PracticeCore's BeatNetwork) and writes its weights into
+Sources/CBeatNetwork/beat_network_weights.c, with a check (bench/beats/network-check.json)
+that the Swift inference reproduces the PyTorch model's outputs (BeatNetworkTests).
+
+The network hears what the Swift front end computes at detection time: each piece's
+`OnsetFeatures.networkBands`, dumped by `practice beats detect` with PRACTICE_BEAT_FEATURES
+(bench/beats/detect-dir.py --features). Nothing here recomputes a feature: the bands' rise
+and standardisation are the network's first layer, written the same in both.
+
+Training data: pieces the repository's generator renders (make-corpus.py --train SEED),
+none of the development corpus's; the corpus's tuning half is the validation set (the
+epoch kept is the one with the lowest validation loss); its test half is never read.
+
+  bench/out/train-venv/bin/python bench/beats/train-network.py
+      --train CORPUS:FEATURES [CORPUS:FEATURES ...] --valid CORPUS:FEATURES
+      [--minutes 20] [--seed 1] [--out Sources/CBeatNetwork/beat_network_weights.c]
+
+The model (Davies & Böck 2019, Böck & Davies 2020, made small): the 80 bands and their
+half-wave rectified rise, standardised; a convolution of width 3 to 32 channels, ELU; a 1×1
+to 16, ELU; 10 residual blocks (a convolution of width 5 dilated 1, 2, ... 512, ELU,
+dropout, a 1×1, added back); a 1×1 to two sigmoid outputs, beat and downbeat. Targets: 1 on
+the frame of each beat (downbeat), 0.5 on the frames either side.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BANDS, INPUT_WIDTH, WIDTH, BLOCKS, KERNEL, INPUT_KERNEL = 80, 32, 16, 10, 5, 3
+
+
+def conv(layer, x, dilation):
+    """layer (a centred, zero-padded Conv1d) applied as one matrix product over the shifted
+    copies of x: PyTorch's own dilated convolution on the CPU is 10-20 times slower."""
+    out_ch, in_ch, k = layer.weight.shape
+    n = x.shape[2]
+    if k == 1:
+        cols = x
+    else:
+        half = (k // 2) * dilation
+        xp = F.pad(x, (half, half))
+        cols = torch.cat([xp[:, :, j * dilation:j * dilation + n] for j in range(k)], dim=1)
+    w = layer.weight.permute(0, 2, 1).reshape(out_ch, k * in_ch)
+    return torch.matmul(w, cols) + layer.bias[None, :, None]
+
+
+class Net(nn.Module):
+    def __init__(self, mean, scale, dropout=0.1):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
+        self.register_buffer("scale", torch.tensor(scale, dtype=torch.float32))
+        self.inp = nn.Conv1d(2 * BANDS, INPUT_WIDTH, INPUT_KERNEL, padding=INPUT_KERNEL // 2)
+        self.mid = nn.Conv1d(INPUT_WIDTH, WIDTH, 1)
+        self.dil = nn.ModuleList(
+            nn.Conv1d(WIDTH, WIDTH, KERNEL, dilation=2 ** b, padding=(KERNEL // 2) * 2 ** b)
+            for b in range(BLOCKS))
+        self.pw = nn.ModuleList(nn.Conv1d(WIDTH, WIDTH, 1) for _ in range(BLOCKS))
+        self.out = nn.Conv1d(WIDTH, 2, 1)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, bands):  # bands: (batch, BANDS, frames) -> logits (batch, 2, frames)
+        rise = F.relu(bands[:, :, 1:] - bands[:, :, :-1])
+        rise = torch.cat([torch.zeros_like(bands[:, :, :1]), rise], dim=2)
+        x = torch.cat([bands, rise], dim=1)
+        x = (x - self.mean[None, :, None]) * self.scale[None, :, None]
+        x = F.elu(conv(self.inp, x, 1))
+        x = F.elu(conv(self.mid, x, 1))
+        for b, (d, p) in enumerate(zip(self.dil, self.pw)):
+            x = x + conv(p, self.drop(F.elu(conv(d, x, 2 ** b))), 1)
+        return conv(self.out, x, 1)
+
+    def flat(self):
+        """The weights in BeatNetwork's order (Swift: BeatNetwork.init(weights:))."""
+        parts = [np.array([1, BANDS, INPUT_WIDTH, WIDTH, BLOCKS, KERNEL, INPUT_KERNEL, 2],
+                          dtype=np.float32), self.mean.numpy(), self.scale.numpy()]
+        for layer in [self.inp, self.mid] + [m for pair in zip(self.dil, self.pw) for m in pair] \
+                + [self.out]:
+            parts += [layer.weight.detach().numpy().ravel(), layer.bias.detach().numpy().ravel()]
+        return np.concatenate(parts).astype(np.float32)
+
+
+def load(spec):
+    """[(name, bands (BANDS, frames) float32, beat target, downbeat target)] of one
+    CORPUS:FEATURES pair: every piece with both its features and its .beats."""
+    corpus, feats = spec.split(":")
+    out = []
+    for f in sorted(os.listdir(feats)):
+        if not f.endswith(".f32"):
+            continue
+        name = f[:-4]
+        ref = os.path.join(corpus, name + ".beats")
+        if not os.path.exists(ref):
+            continue
+        with open(os.path.join(feats, f + ".json")) as g:
+            info = json.load(g)
+        bands = np.fromfile(os.path.join(feats, f), dtype="<f4").reshape(info["bands"], -1)
+        n = bands.shape[1]
+        beat = np.zeros(n, np.float32)
+        down = np.zeros(n, np.float32)
+        for line in open(ref):
+            cols = line.split()
+            if not cols:
+                continue
+            t = float(cols[0])
+            # frame i is centred on source frame (i + 1) * hop - window / 2
+            i = int(round((t * info["sample_rate"] + info["window"] / 2) / info["hop"] - 1))
+            for target, on in ((beat, True), (down, len(cols) > 1 and int(float(cols[1])) == 1)):
+                if not on:
+                    continue
+                for j, v in ((i - 1, 0.5), (i + 1, 0.5), (i, 1.0)):
+                    if 0 <= j < n:
+                        target[j] = max(target[j], v)
+        out.append((name, bands, beat, down))
+    return out
+
+
+def loss_of(model, bands, beat, down):
+    logits = model(bands)
+    target = torch.stack([beat, down], dim=1)
+    return F.binary_cross_entropy_with_logits(logits, target)
+
+
+def write_c(flat, path, note):
+    lines = [f"/* Generated by bench/beats/train-network.py ({note}); do not edit. */",
+             '#include "beat_network.h"', "",
+             f"static const float weights[{len(flat)}] = {{"]
+    vals = [f"{v:.9e}f" if np.isfinite(v) else "0.0f" for v in flat.tolist()]
+    for k in range(0, len(vals), 8):
+        lines.append("  " + ", ".join(vals[k:k + 8]) + ",")
+    lines += ["};", "",
+              "const float *practice_beat_network_weights(void) { return weights; }",
+              f"int practice_beat_network_count(void) {{ return {len(flat)}; }}", ""]
+    with open(path + ".partial", "w") as f:
+        f.write("\n".join(lines))
+    os.replace(path + ".partial", path)
+
+
+def check_input(frames=400):
+    c = np.arange(BANDS)[:, None]
+    t = np.arange(frames)[None, :]
+    return (0.5 + 0.5 * np.sin(0.37 * c + 0.11 * t)).astype(np.float32)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--train", nargs="+", required=True)
+    ap.add_argument("--valid", required=True)
+    ap.add_argument("--minutes", type=float, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", help="start from these weights (a --save file) at --lr")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--crop", type=int, default=3000, help="frames per training excerpt")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--out", default=os.path.join(ROOT, "Sources", "CBeatNetwork",
+                                                  "beat_network_weights.c"))
+    ap.add_argument("--check", default=os.path.join(HERE, "network-check.json"))
+    ap.add_argument("--save", default=os.path.join(ROOT, "bench", "out", "beat-network.pt"))
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    torch.set_num_threads(1)  # more threads crawl on a shared, busy machine
+    train = [p for spec in args.train for p in load(spec)]
+    valid = load(args.valid)
+    print(f"train-network: {len(train)} training pieces, {len(valid)} validation pieces",
+          file=sys.stderr, flush=True)
+    # the standardisation: every training frame's bands and rises
+    allb = np.concatenate([b for _, b, _, _ in train], axis=1)
+    rise = np.concatenate([np.maximum(0, np.diff(b, axis=1, prepend=b[:, :1])) for _, b, _, _ in train],
+                          axis=1)
+    x = np.concatenate([allb, rise], axis=0)
+    mean = x.mean(axis=1)
+    scale = 1 / np.maximum(x.std(axis=1), 1e-3)
+    del allb, rise, x
+    model = Net(mean, scale)
+    if args.init:
+        model.load_state_dict(torch.load(args.init))  # its standardisation too
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=3)
+    t0 = time.monotonic()
+    best = (math.inf, None, 0)
+    epoch = 0
+    while time.monotonic() - t0 < args.minutes * 60:
+        epoch += 1
+        model.train()
+        order = list(range(len(train)))
+        random.shuffle(order)
+        total = 0.0
+        for k in range(0, len(order), args.batch):
+            crops = []
+            for i in order[k:k + args.batch]:
+                _, b, beat, down = train[i]
+                n = b.shape[1]
+                s = random.randint(0, max(0, n - args.crop))
+                crops.append((b[:, s:s + args.crop], beat[s:s + args.crop], down[s:s + args.crop]))
+            m = min(c[0].shape[1] for c in crops)
+            bb = torch.from_numpy(np.stack([c[0][:, :m] for c in crops]))
+            tb = torch.from_numpy(np.stack([c[1][:m] for c in crops]))
+            td = torch.from_numpy(np.stack([c[2][:m] for c in crops]))
+            opt.zero_grad()
+            loss = loss_of(model, bb, tb, td)
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(crops)
+        model.eval()
+        with torch.no_grad():
+            vl = sum(loss_of(model, torch.from_numpy(b[None]), torch.from_numpy(bt[None]),
+                             torch.from_numpy(dt[None])).item() for _, b, bt, dt in valid)
+        vl /= max(1, len(valid))
+        sched.step(vl)
+        if vl < best[0]:
+            best = (vl, {k: v.clone() for k, v in model.state_dict().items()}, epoch)
+        print(f"train-network: epoch {epoch}: train {total / len(train):.4f}, valid {vl:.4f}"
+              f"{' *' if best[2] == epoch else ''} ({time.monotonic() - t0:.0f} s, lr "
+              f"{opt.param_groups[0]['lr']:.1e})", file=sys.stderr, flush=True)
+    model.load_state_dict(best[1])
+    model.eval()
+    torch.save(best[1], args.save)
+    flat = model.flat()
+    note = (f"{len(train)} pieces, epoch {best[2]} of {epoch}, validation loss {best[0]:.4f}, "
+            f"seed {args.seed}")
+    write_c(flat, args.out, note)
+    xin = check_input()
+    with torch.no_grad():
+        act = torch.sigmoid(model(torch.from_numpy(xin[None])))[0].numpy()
+    frames = [0, 1, 57, 199, 398, 399]
+    with open(args.check, "w") as f:
+        json.dump({"input": "0.5 + 0.5 * sin(0.37 * band + 0.11 * frame), 400 frames",
+                   "frames": frames, "beat": [float(act[0, i]) for i in frames],
+                   "downbeat": [float(act[1, i]) for i in frames]}, f, indent=1)
+        f.write("\n")
+    print(f"train-network: {len(flat)} weights ({4 * len(flat) / 1024:.0f} KiB) -> {args.out}; "
+          f"{note}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
