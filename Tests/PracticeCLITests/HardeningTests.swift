@@ -184,7 +184,7 @@ import Testing
   }
 
   /// At a real terminal (tmux): the `playing …` line and the status line, which names the
-  /// selection, show a hostile title and selection name escaped.
+  /// selection, show a hostile title and selection name escaped; so does the player screen.
   @Test func theStatusLineEscapesNames() throws {
     let song = dir.file("practice-song.flac")
     try Synth.write(
@@ -198,12 +198,18 @@ import Testing
     #expect(try cli.run(["beats", "import", "2", file]).status == 0)
     let tmux = try Tmux(dir: dir, environment: cli.environment)
     defer { tmux.kill() }
-    try tmux.start([
-      "play", "2", "--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--loop", "--device", "null",
-    ])
+    let selection = ["--select", "Ver\u{1B}]2;x\u{07}se\u{1B}[2J", "--loop", "--device", "null"]
+    try tmux.start(["play", "2", "--no-screen"] + selection)
     let screen = try tmux.waitFor { $0.contains("/∞ · selection") }
     #expect(screen.contains("playing 'Ev\\x1b]0;pwned\\x07il\\x1b[2J\\u009b31m\\x7f'"), "\(screen)")
     #expect(screen.contains("· selection 'Ver\\x1b]2;x\\x07se\\x1b[2J' ·"), "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    // The player screen (12 rows): the selection's label on the strip and the status line.
+    try tmux.start(["play", "2"] + selection)
+    let picture = try tmux.waitFor { $0.contains("/∞ · selection") }
+    #expect(picture.contains("Ver\\x1b]2;x\\x07se"), "\(picture)")
+    #expect(!picture.contains("Ver\u{1B}"))
     tmux.send("q")
     #expect(try tmux.waitForExit() == 0)
   }
