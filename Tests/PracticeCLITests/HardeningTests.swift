@@ -205,13 +205,17 @@ import Testing
     #expect(screen.contains("· selection 'Ver\\x1b]2;x\\x07se\\x1b[2J' ·"), "\(screen)")
     tmux.send("q")
     #expect(try tmux.waitForExit() == 0)
-    // The player screen (12 rows): the selection's label on the strip and the status line.
-    try tmux.start(["play", "2"] + selection)
-    let picture = try tmux.waitFor { $0.contains("/∞ · selection") }
+    // The player screen (12 rows, a pane of its own): the selection's label on the strip
+    // and the status line.
+    let pane = try Tmux(dir: dir, environment: cli.environment)
+    defer { pane.kill() }
+    try pane.start(["play", "2"] + selection)
+    let picture = try pane.waitFor { $0.contains("/∞ · selection") }
+    #expect(pane.alternateScreen)
     #expect(picture.contains("Ver\\x1b]2;x\\x07se"), "\(picture)")
     #expect(!picture.contains("Ver\u{1B}"))
-    tmux.send("q")
-    #expect(try tmux.waitForExit() == 0)
+    pane.send("q")
+    #expect(try pane.waitForExit() == 0)
   }
 
   @Test func typedNamesAndNotesAreOneLineOfText() throws {
