@@ -346,12 +346,15 @@ struct SetlistPrint: ParsableCommand {
 struct StandLine {
   var position, title, key, tempo, notes: String
 
-  /// Columns padded to their widest cell.
+  /// Columns padded to their widest cell, in terminal columns (a CJK title's characters
+  /// take two, as a monospaced font draws them).
   static func text(_ name: String, _ lines: [StandLine]) -> String {
-    func width(_ cell: (StandLine) -> String) -> Int { lines.map { cell($0).count }.max() ?? 0 }
+    func width(_ cell: (StandLine) -> String) -> Int {
+      lines.map { DisplayWidth.of(cell($0)) }.max() ?? 0
+    }
     let widths = [width(\.position), width(\.title), width(\.key), width(\.tempo)]
     func pad(_ text: String, _ width: Int) -> String {
-      text + String(repeating: " ", count: max(0, width - text.count))
+      text + String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
     }
     var out = Terminal.escaped(name).uppercased() + "\n\n"
     for line in lines {

@@ -178,6 +178,28 @@ import TestSupport
     #expect(refused.status == 64 && refused.stderr.contains("write a .pdf, .txt or .md file"))
   }
 
+  /// A title of wide (CJK) characters takes two columns a character in a monospaced font:
+  /// the columns after it still line up on the stand sheet.
+  @Test func theStandSheetAlignsWideTitles() throws {
+    try song("One.wav", in: cli)
+    try song("練習曲.wav", in: cli)
+    _ = try cli.run(["set", "1", "--key", "Am"])
+    _ = try cli.run(["set", "2", "--key", "Bm"])
+    _ = try cli.run(["setlist", "new", "s"])
+    _ = try cli.run(["setlist", "add", "s", "1"])
+    _ = try cli.run(["setlist", "add", "s", "2"])
+    let text = dir.file("s.txt")
+    #expect(try cli.run(["setlist", "print", "s", "-o", text]).status == 0)
+    let lines = try String(contentsOfFile: text, encoding: .utf8).split(separator: "\n").dropFirst()
+    let keyColumns = lines.compactMap { line -> Int? in
+      guard let key = line.range(of: "Am") ?? line.range(of: "Bm") else { return nil }
+      return line[..<key.lowerBound].unicodeScalars.reduce(0) {
+        $0 + ((0x4E00...0x9FFF).contains($1.value) ? 2 : 1)
+      }
+    }
+    #expect(keyColumns.count == 2 && keyColumns[0] == keyColumns[1], "\(lines)")
+  }
+
   // MARK: Sharing
 
   /// Library A: two songs with beat maps, selections (in bars and in time), details and a

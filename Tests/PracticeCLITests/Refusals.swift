@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension CLI {
@@ -7,7 +8,7 @@ extension CLI {
   /// `message` (with `usageHint`, argument parser's usage lines may follow it), no Swift
   /// trap, and `library`'s contents (this CLI's own unless given) exactly as they were.
   @discardableResult
-  public func expectRefusal(
+  func expectRefusal(
     _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
     asUser user: String? = nil, leaving library: CLI? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
