@@ -42,8 +42,12 @@ public struct PlayerZoom: Sendable, Equatable {
       }
     } else {
       let seconds = Double(totalFrames) / Double(max(1, sampleRate))
-      var steps = [2, 5, 10, 20]
-      while Double(steps.last!) < seconds { steps.append(steps.last! * 2) }
+      var steps = [2, 5, 10]
+      var step = 20
+      while Double(step) < seconds {
+        steps.append(step)
+        step *= 2
+      }
       spans = steps.filter { Double($0) < seconds }.map { .seconds($0) }
     }
     spans.append(.whole)
