@@ -51,6 +51,12 @@ struct Practice: ParsableCommand {
     } catch {
       LibraryOptions.undoFirstUse()
       let code = exitCode(for: error)
+      // The parser checks a command's own rules before it looks for options it does not
+      // know, so `tone A4 --secs 1` would be told that '1' is not a note.
+      if code != .success, let unknown = unknownOption(in: movingGlobalOptions(Array(PathBytes.arguments().dropFirst()))) {
+        Terminal.error(unknown)
+        Foundation.exit(ExitCode.validationFailure.rawValue)
+      }
       // Help and version go out as the argument parser prints them; every other parser
       // error is one line, like the rest.
       guard code != .success else { exit(withError: error) }
@@ -126,6 +132,42 @@ struct Practice: ParsableCommand {
         "unknown command '\(scope) \(argument)'; \(suggestion)the commands are "
           + names.joined(separator: ", "))
     }
+  }
+
+  /// The first `--name` (before a lone `--`) that the command it is given to does not
+  /// have, as one line with the nearest name the command has; nil if there is none. Read
+  /// from the command's own help (hidden options included), only once parsing has failed.
+  static func unknownOption<C: Collection<String>>(in arguments: C) -> String? {
+    var command: any ParsableCommand.Type = Practice.self
+    var path = ["practice"]
+    for argument in arguments {
+      guard !argument.hasPrefix("-") else { break }
+      guard
+        let next = command.configuration.subcommands.first(where: {
+          $0.configuration.commandName == argument
+        })
+      else { break }
+      command = next
+      path.append(argument)
+    }
+    let help = Practice.helpMessage(for: command, includeHidden: true, columns: 1000)
+    let words = help.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") })
+    let known = Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map(String.init))
+    let scope = path.joined(separator: " ")
+    for argument in arguments.prefix(while: { $0 != "--" })
+    where argument.hasPrefix("--") && argument.count > 2 {
+      let name = String(argument.prefix(while: { $0 != "=" }))
+      guard !known.contains(name) else { continue }
+      var suggestion = ""
+      let ranked = known.sorted().map { (name: $0, distance: editDistance($0, name)) }
+      if let nearest = ranked.min(by: { $0.distance < $1.distance }),
+        nearest.distance <= max(1, min(3, name.count / 3))
+      {
+        suggestion = "did you mean '\(nearest.name)'? "
+      }
+      return "'\(name)' is not an option of '\(scope)'; \(suggestion)see `\(scope) --help`"
+    }
+    return nil
   }
 
   /// Levenshtein distance, for suggestions.

@@ -252,7 +252,15 @@ import Testing
   @Test func unknownFlagsAreUsageErrors() throws {
     try expectFailure(
       ["play", CLI.fixture("sine-440.wav"), "--sped", "2"], status: 64,
-      message: "Unknown option '--sped'")
+      message: "'--sped' is not an option of 'practice play'; did you mean '--speed'?")
+    // The option is named even where the command's own checks would fail on what follows
+    // it (the parser reads '1' as a second note).
+    try expectFailure(
+      ["tone", "A4", "--secs", "1"], status: 64,
+      message: "'--secs' is not an option of 'practice tone'; see `practice tone --help`")
+    try expectFailure(
+      ["--db", "elsewhere.sqlite", "beats", "detect", "x.wav", "--metre=3/4"], status: 64,
+      message: "'--metre' is not an option of 'practice beats detect'; did you mean '--meter'?")
   }
 }
 

@@ -441,7 +441,7 @@ import Testing
       message: "--speed 20%: must be 25% to 200%")
     #expect(!speed.stderr.contains("Usage:") && !speed.stderr.contains("Error:"))
     try expectFailure(
-      ["play", song, "--sped", "2"], status: 64, message: "Did you mean '--speed'?")
+      ["play", song, "--sped", "2"], status: 64, message: "did you mean '--speed'?")
     try expectFailure(
       ["render", song], status: 64, message: "Missing expected argument '--output <out>'")
     try expectFailure(
