@@ -155,6 +155,25 @@ import Testing
     }
   }
 
+  /// Raw elementary streams have no index to seek in before they are read, and AC-3's
+  /// timestamps (90 kHz) drift from its frames: both open, and a seek is still exact.
+  @Test(arguments: [
+    (["-c:a", "aac", "-aac_pns", "0", "-f", "adts"], "raw.aac"), (["-c:a", "ac3"], "raw.ac3"),
+  ])
+  func rawStreamsOpenAndSeekExactly(codec: [String], name: String) throws {
+    let path = try encode(codec, name)
+    let (info, whole) = try Synth.read(path)
+    #expect(info.sampleRate == DecoderTests.rate && info.channels == 2)
+    // No priming is declared in a raw stream: the encoder's delay stays, under 2 frames' worth.
+    #expect(abs(info.frames - Int64(DecoderTests.source.count / 2)) <= 3072, "\(info.frames)")
+    for frame: Int64 in [70001, 1000, 100_000, 0] {
+      let count = 5000
+      let got = try slice(path, from: frame, count: count)
+      let want = Array(whole[(Int(frame) * 2)..<(Int(frame) * 2 + count * 2)])
+      #expect(firstDifference(got, want) == nil, "\(name) at frame \(frame)")
+    }
+  }
+
   @Test func seeksBackAndForthInOneFileStayExact() throws {
     let path = try encode(["-c:a", "aac", "-aac_pns", "0"], "back.m4a")
     let (_, whole) = try Synth.read(path)

@@ -109,6 +109,10 @@ final class FFmpegDecoder: AudioDecoder {
   private var snapOffset: Int64 = 0
   /// Set after a seek: the next decoded frame's position comes from its timestamp.
   private var needsPosition = true
+  /// A raw stream whose timestamps are rounded to a clock that is not a multiple of the
+  /// sample rate (AC-3 at 90 kHz): they drift from the true frame, so a seek decodes from
+  /// the start instead of landing by timestamp.
+  private var seeksByDecoding = false
   private var draining = false
   private var endOfStream = false
 
@@ -262,9 +266,17 @@ final class FFmpegDecoder: AudioDecoder {
       throw failure(
         "seek to frame \(target) in", "the file has \(info.frames) frames", category: .io)
     }
-    if target < position || target - position > forwardLimit {
+    if seeksByDecoding {
+      if target < position { try seekContainer(to: -1) }
+    } else if target < position || target - position > forwardLimit {
       // Near the start, from the very first packet: the priming is removed again.
-      try seekContainer(to: target - prerollFrames > 0 ? target - prerollFrames : -1)
+      do {
+        try seekContainer(to: target - prerollFrames > 0 ? target - prerollFrames : -1)
+      } catch {
+        // A stream that cannot seek to a time (raw, with no index there yet) is decoded
+        // from its start.
+        try seekContainer(to: -1)
+      }
       // Landed late, or on a frame without a timestamp: decode from the start.
       if position > target || positionUnknown { try seekContainer(to: -1) }
     }
@@ -300,9 +312,13 @@ final class FFmpegDecoder: AudioDecoder {
       frame < 0
       ? Int64.min / 4
       : av_rescale_q(frame + origin, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
-    try check(
-      avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD),
-      "seek to frame \(max(0, frame)) in", category: .badData)
+    var sought = avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD)
+    if sought < 0, frame < 0 {
+      // A raw stream (ADTS AAC, AC-3) seeks only within the index built as it was read,
+      // which holds no entry before its first packet: its start is its first byte.
+      sought = avformat_seek_file(format, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
+    }
+    try check(sought, "seek to frame \(max(0, frame)) in", category: .badData)
     avcodec_flush_buffers(codec)
     reapplyStartSkip = frame < 0
     positionUnknown = false
@@ -496,6 +512,7 @@ final class FFmpegDecoder: AudioDecoder {
     }
     // Count the packets.
     guard let packet else { return 0 }
+    seeksByDecoding = timeBase.num != 1 || Int64(timeBase.den) % Int64(sampleRate) != 0
     var end: Int64 = origin
     var sum: Int64 = 0
     while av_read_frame(format, packet) >= 0 {

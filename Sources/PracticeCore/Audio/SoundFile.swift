@@ -147,7 +147,7 @@ public final class SoundFile {
   public var lastError: String? { decoder.lastError }
 
   /// Whether the file claims to be MPEG audio: an `.mp3`/`.mp2`/`.mpga` name, an ID3v2 tag
-  /// at the start, or an MPEG audio frame sync (11 set bits) as its first bytes.
+  /// at the start, or an MPEG audio frame sync (11 set bits, and a layer) as its first bytes.
   static func looksLikeMPEGAudio(_ path: String) -> Bool {
     let name = (path as NSString).pathExtension.lowercased()
     if ["mp3", "mp2", "mp1", "mpga", "mpa"].contains(name) { return true }
@@ -155,7 +155,9 @@ public final class SoundFile {
     defer { try? handle.close() }
     let head = [UInt8]((try? handle.read(upToCount: 3)) ?? Data())
     guard head.count == 3 else { return false }
-    return head == Array("ID3".utf8) || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0)
+    // Layer bits 00 are reserved in MPEG audio: that sync is an ADTS (AAC) header.
+    return head == Array("ID3".utf8)
+      || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] & 0x06 != 0)
   }
 
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
