@@ -18,6 +18,8 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+    // libopus, for Opus in WebM/Matroska (libsndfile links it already, for Ogg Opus).
+    .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
     // FFmpeg's headers only: the libraries are loaded on first use by CFFmpegLoader.
     .systemLibrary(name: "CFFmpeg"),
     .target(name: "CFFmpegLoader"),
@@ -36,7 +38,7 @@ let package = Package(
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
+        "CSndFile", "COpus", "CFFmpeg", "CFFmpegLoader", "CALSA", "CRubberBand", "CAubio", "CAubioLoader",
         "CCairo", "CCairoLoader", "CPlatform", "CBeatNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

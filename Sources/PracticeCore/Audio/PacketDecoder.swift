@@ -1,10 +1,12 @@
 import CFFmpeg
 import CFFmpegLoader
+import COpus
 import Foundation
 
-/// The codecs the hand-written demuxers hand to a decoder.
+/// The codecs the hand-written demuxers hand to a decoder: AAC and ALAC to libavcodec,
+/// Opus to libopus.
 enum PacketCodec: Sendable {
-  case aac, alac
+  case aac, alac, opus
 }
 
 /// What a demuxer found: the codec and its setup, where the song lies in the track's
@@ -22,6 +24,8 @@ struct PacketStream {
   var title: String?
   var artist: String?
   var album: String?
+  /// Output gain in dB, Q7.8 (OpusHead's), applied by the decoder.
+  var gain: Int16 = 0
 }
 
 /// One compressed packet: its first sample in the track (at the sample rate), its length,
@@ -42,8 +46,11 @@ protocol PacketSource: AnyObject {
   func nextPacket(into buffer: inout [UInt8]) throws -> Packet?
 }
 
-/// libavcodec (with libswresample for the sample format and the mix-down) fed by a
-/// hand-written demuxer, without libavformat.
+/// libavcodec (with libswresample for the sample format and the mix-down), or libopus for
+/// Opus, fed by a hand-written demuxer, without libavformat.
+///
+/// libopus rather than libavcodec for Opus: libsndfile has loaded it already (for Ogg
+/// Opus), so a WebM costs no library load at all, where libavcodec costs ~25 ms.
 ///
 /// Output and guarantees as `FFmpegDecoder`'s: interleaved float at the track's rate, mono
 /// as mono and everything else as stereo (same mix-down rule), priming and end padding
@@ -61,6 +68,7 @@ final class PacketDecoder: AudioDecoder {
   private var resampler: OpaquePointer?  // owned SwrContext; swr_free
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
+  private var opus: OpaquePointer?  // owned OpusDecoder; opus_decoder_destroy
   private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
   private let outChannels: Int
   private let sampleRate: Int
@@ -88,27 +96,32 @@ final class PacketDecoder: AudioDecoder {
   /// Opens `source`'s stream with libavcodec and decodes its first packet; throws
   /// `DemuxError.declined` if libavcodec cannot (the caller then tries libavformat).
   init(path: String, source: any PacketSource) throws {
-    if let reason = practice_ffmpeg_codec_load_error() {
-      throw DemuxError.declined("libavcodec cannot be loaded: \(String(cString: reason))")
-    }
-    _ = PacketDecoder.quiet
     self.path = path
     self.source = source
     let stream = source.stream
     priming = stream.priming
     sampleRate = stream.sampleRate
     outChannels = stream.channels == 1 ? 1 : 2
-    let id: AVCodecID = stream.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_ALAC
-    guard let decoder = avcodec_find_decoder(id) else {
-      throw DemuxError.declined("libavcodec has no decoder for it")
+    var decoder: UnsafePointer<AVCodec>?
+    if stream.codec != .opus {
+      if let reason = practice_ffmpeg_codec_load_error() {
+        throw DemuxError.declined("libavcodec cannot be loaded: \(String(cString: reason))")
+      }
+      _ = PacketDecoder.quiet
+      decoder = avcodec_find_decoder(stream.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_ALAC)
+      guard decoder != nil else { throw DemuxError.declined("libavcodec has no decoder for it") }
     }
+    let codecName = decoder.map { $0.pointee.long_name.map { String(cString: $0) } } ?? "Opus"
     info = SoundFileInfo(
       frames: stream.frames, sampleRate: stream.sampleRate, channels: outChannels, format: 0,
-      formatName: [stream.containerName, decoder.pointee.long_name.map { String(cString: $0) }]
-        .compactMap { $0 }.joined(separator: ", "),
+      formatName: [stream.containerName, codecName].compactMap { $0 }.joined(separator: ", "),
       bitDepth: stream.bitDepth > 24 ? 32 : stream.bitDepth > 16 ? 24 : 16,
       title: stream.title, artist: stream.artist, album: stream.album)
     // `deinit` frees whatever was built if a step below throws.
+    guard let decoder else {
+      try openOpus(stream)
+      return
+    }
     codec = avcodec_alloc_context3(decoder)
     packet = av_packet_alloc()
     frame = av_frame_alloc()
@@ -142,7 +155,24 @@ final class PacketDecoder: AudioDecoder {
     position = 0
   }
 
+  /// Opens libopus's decoder (the demuxer checked for one or two channels) and decodes
+  /// the first packet.
+  private func openOpus(_ stream: PacketStream) throws {
+    var status: Int32 = 0
+    opus = opus_decoder_create(Int32(sampleRate), Int32(stream.channels), &status)
+    guard let opus, status == OPUS_OK else {
+      throw DemuxError.declined("libopus cannot open the stream (\(opusMessage(status)))")
+    }
+    if stream.gain != 0 { _ = practice_opus_set_gain(opus, Int32(stream.gain)) }
+    source.seek(toPacketAtOrBefore: 0)
+    guard try decodeNext() else {
+      throw DemuxError.declined(lastError ?? "the first packet does not decode")
+    }
+    position = 0
+  }
+
   deinit {
+    if let opus { opus_decoder_destroy(opus) }
     swr_free(&resampler)
     av_frame_free(&frame)
     av_packet_free(&packet)
@@ -206,8 +236,11 @@ final class PacketDecoder: AudioDecoder {
   /// before song frame `frame` (the very first packet for a frame near the start, as when
   /// the whole file is decoded, so the two decode the same packets alike).
   private func restart(at frame: Int64) throws {
-    guard let codec else { return }
-    avcodec_flush_buffers(codec)
+    if let opus {
+      _ = practice_opus_reset(opus)
+    } else if let codec {
+      avcodec_flush_buffers(codec)
+    }
     source.seek(toPacketAtOrBefore: max(0, frame + priming - preroll))
     pendingCount = 0
     pendingFirst = Int64.min / 4
@@ -219,6 +252,7 @@ final class PacketDecoder: AudioDecoder {
 
   /// Decodes the next frame into `pending`; false at the end of the stream.
   private func decodeNext() throws -> Bool {
+    if let opus { return decodeNextOpus(opus) }
     guard let codec, let packet, let frame else { return false }
     while !endOfStream {
       let received = avcodec_receive_frame(codec, frame)
@@ -269,6 +303,45 @@ final class PacketDecoder: AudioDecoder {
         lastError = FFmpegError.message(sent)
         nextFirst = next.time + next.duration - priming
       }
+    }
+    return false
+  }
+
+  /// The most samples an Opus packet holds (120 ms at 48 kHz).
+  private static let opusMaxFrames = 5760
+
+  /// Decodes the next Opus packet into `pending` (libopus gives interleaved float with the
+  /// stream's one or two channels); false at the end of the stream.
+  private func decodeNextOpus(_ opus: OpaquePointer) -> Bool {
+    let capacity = PacketDecoder.opusMaxFrames
+    if pending.count < capacity * outChannels {
+      pending = [Float](repeating: 0, count: capacity * outChannels)
+    }
+    while !endOfStream {
+      let next: Packet?
+      do { next = try source.nextPacket(into: &packetBytes) } catch {
+        lastError = "\(error)"
+        next = nil
+      }
+      guard let next else {
+        endOfStream = true
+        break
+      }
+      let decoded = packetBytes.withUnsafeBufferPointer { bytes in
+        pending.withUnsafeMutableBufferPointer { out in
+          opus_decode_float(
+            opus, bytes.baseAddress, Int32(next.size), out.baseAddress!, Int32(capacity), 0)
+        }
+      }
+      guard decoded >= 0 else {
+        // A damaged packet: noted, and decoding goes on with the next one.
+        lastError = "Opus: \(opusMessage(decoded))"
+        continue
+      }
+      pendingFirst = next.time - priming
+      pendingCount = Int(decoded)
+      nextFirst = pendingFirst + Int64(pendingCount)
+      return true
     }
     return false
   }
@@ -334,3 +407,6 @@ final class PacketDecoder: AudioDecoder {
       advice: "the file may be damaged")
   }
 }
+
+/// libopus's message for an error code (`opus_strerror`).
+private func opusMessage(_ code: Int32) -> String { String(cString: opus_strerror(code)) }

@@ -38,8 +38,9 @@ public protocol AudioDecoder: AnyObject {
 
 /// A sound file open for reading, decoded to interleaved 32-bit floats, whichever library
 /// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), then for what libsndfile
-/// refuses the hand-written MP4 demuxer with libavcodec (M4A/MP4/MOV with AAC or ALAC),
-/// and FFmpeg's libavformat for the rest (WebM/Matroska, other video files, WMA, AC-3).
+/// refuses the hand-written demuxers (M4A/MP4/MOV with AAC or ALAC through libavcodec,
+/// WebM/Matroska with Opus through libopus), and FFmpeg's libavformat for the rest (other
+/// codecs in Matroska, other video files, WMA, AC-3).
 ///
 /// One owner, one thread at a time: the playback feeder reads it on its own thread.
 public final class SoundFile {
@@ -120,13 +121,19 @@ public final class SoundFile {
     return total
   }
 
-  /// A hand-written demuxer's decoder for the containers it reads (MP4/M4A), or nil to
+  /// A hand-written demuxer's decoder for the containers it reads (MP4/M4A with AAC or
+  /// ALAC, Matroska/WebM with Opus), or nil to
   /// leave the file to libavformat: not such a container, a layout the demuxer declines,
   /// or damage (FFmpeg then says what it makes of it).
   static func nativeDecoder(_ path: String) -> (any AudioDecoder)? {
     guard let head = try? FileBytes(path: path).read(at: 0, count: 16) else { return nil }
-    guard MP4Demuxer.sniff(head) else { return nil }
-    return try? PacketDecoder(path: path, source: MP4Demuxer(path: path))
+    if MP4Demuxer.sniff(head) {
+      return try? PacketDecoder(path: path, source: MP4Demuxer(path: path))
+    }
+    if MatroskaDemuxer.sniff(head) {
+      return try? PacketDecoder(path: path, source: MatroskaDemuxer(path: path))
+    }
+    return nil
   }
 
   /// Moves the read position to `frame`, exactly (`sf_seek`, or FFmpeg's seek and decode).
