@@ -33,52 +33,22 @@ public final class CaptureDevice {
     name: String, sampleRate: Int, maxBlockFrames: Int, periodMilliseconds: Int = 10,
     bufferMilliseconds: Int = 200
   ) throws {
-    practice_alsa_silence_errors()
-    var handle: OpaquePointer?
-    let openResult = snd_pcm_open(&handle, name, SND_PCM_STREAM_CAPTURE, 0)
-    guard openResult >= 0, let pcm = handle else {
-      throw ALSAError(
-        code: openResult, device: name, operation: "opening it for capture",
-        advice:
-          "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
-    }
+    let agreed = try ALSASetup.open(
+      name, stream: SND_PCM_STREAM_CAPTURE,
+      ALSASetup.Request(
+        format: SND_PCM_FORMAT_S16_LE, formatName: "setting 16-bit samples", channels: 1,
+        sampleRate: UInt32(sampleRate), nearest: true,
+        bufferMicroseconds: UInt32(bufferMilliseconds * 1000),
+        periodMicroseconds: UInt32(periodMilliseconds * 1000)),
+      openAdvice:
+        "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
+    let pcm = agreed.pcm
+    let rate = agreed.sampleRate
+    let channelCount = agreed.channels
+    let bufferSize = agreed.bufferFrames
     func check(_ result: Int32, _ operation: String) throws {
-      if result < 0 {
-        snd_pcm_close(pcm)
-        throw ALSAError(
-          code: result, device: name, operation: operation,
-          advice: "try a converting device such as 'default' or 'plughw:0'")
-      }
+      try ALSASetup.check(result, operation, closing: pcm, device: name)
     }
-    var params: OpaquePointer?
-    try check(snd_pcm_hw_params_malloc(&params), "allocating hardware parameters")
-    defer { snd_pcm_hw_params_free(params) }
-    try check(snd_pcm_hw_params_any(pcm, params), "reading hardware parameters")
-    try check(
-      snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED),
-      "setting interleaved access")
-    try check(
-      snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "setting 16-bit samples")
-    var channelCount: UInt32 = 1
-    try check(
-      snd_pcm_hw_params_set_channels_near(pcm, params, &channelCount), "setting one channel")
-    try check(snd_pcm_hw_params_set_rate_resample(pcm, params, 1), "enabling resampling")
-    var rate = UInt32(sampleRate)
-    var direction: Int32 = 0
-    try check(
-      snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction),
-      "setting the rate to \(sampleRate) Hz")
-    var bufferTime = UInt32(bufferMilliseconds * 1000)
-    try check(
-      snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction),
-      "setting the buffer time")
-    var periodTime = UInt32(periodMilliseconds * 1000)
-    try check(
-      snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, &direction),
-      "setting the period time")
-    try check(snd_pcm_hw_params(pcm, params), "applying hardware parameters")
-    var bufferSize: snd_pcm_uframes_t = 0
-    try check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "reading the buffer size")
     guard rate >= 8000, channelCount >= 1 else {
       snd_pcm_close(pcm)
       throw ALSAError(

@@ -29,55 +29,25 @@ public final class PCMDevice: AudioSink {
     name: String, sampleRate: Int, channels: Int, encoding: SampleEncoding,
     maxBlockFrames: Int, bufferMilliseconds: Int = 100
   ) throws {
-    practice_alsa_silence_errors()
-    var handle: OpaquePointer?
-    let openResult = snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, 0)
-    guard openResult >= 0, let pcm = handle else {
-      throw ALSAError(
-        code: openResult, device: name, operation: "opening it",
-        advice: "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE")
-    }
-    func check(_ result: Int32, _ operation: String) throws {
-      if result < 0 {
-        snd_pcm_close(pcm)
-        throw ALSAError(
-          code: result, device: name, operation: operation,
-          advice: "try a converting device such as 'default' or 'plughw:0'")
-      }
-    }
-    var params: OpaquePointer?
-    try check(snd_pcm_hw_params_malloc(&params), "allocating hardware parameters")
-    defer { snd_pcm_hw_params_free(params) }
-    try check(snd_pcm_hw_params_any(pcm, params), "reading hardware parameters")
-    try check(
-      snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED),
-      "setting interleaved access")
     let format: snd_pcm_format_t
     switch encoding {
     case .int16: format = SND_PCM_FORMAT_S16_LE
     case .int32: format = SND_PCM_FORMAT_S32_LE
     case .float32: format = SND_PCM_FORMAT_FLOAT_LE
     }
-    try check(snd_pcm_hw_params_set_format(pcm, params, format), "setting the sample format")
-    try check(
-      snd_pcm_hw_params_set_channels(pcm, params, UInt32(channels)),
-      "setting \(channels) channel(s)")
-    try check(snd_pcm_hw_params_set_rate_resample(pcm, params, 1), "enabling resampling")
-    try check(
-      snd_pcm_hw_params_set_rate(pcm, params, UInt32(sampleRate), 0),
-      "setting the rate to \(sampleRate) Hz")
-    var bufferTime = UInt32(bufferMilliseconds * 1000)
-    var direction: Int32 = 0
-    try check(
-      snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction),
-      "setting the buffer time")
-    var periodTime = bufferTime / 4
-    try check(
-      snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, &direction),
-      "setting the period time")
-    try check(snd_pcm_hw_params(pcm, params), "applying hardware parameters")
-    var bufferSize: snd_pcm_uframes_t = 0
-    try check(snd_pcm_hw_params_get_buffer_size(params, &bufferSize), "reading the buffer size")
+    let bufferTime = UInt32(bufferMilliseconds * 1000)
+    let agreed = try ALSASetup.open(
+      name, stream: SND_PCM_STREAM_PLAYBACK,
+      ALSASetup.Request(
+        format: format, formatName: "setting the sample format", channels: UInt32(channels),
+        sampleRate: UInt32(sampleRate), nearest: false, bufferMicroseconds: bufferTime,
+        periodMicroseconds: bufferTime / 4),
+      openAdvice: "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE")
+    let pcm = agreed.pcm
+    let bufferSize = snd_pcm_uframes_t(agreed.bufferFrames)
+    func check(_ result: Int32, _ operation: String) throws {
+      try ALSASetup.check(result, operation, closing: pcm, device: name)
+    }
 
     var swParams: OpaquePointer?
     try check(snd_pcm_sw_params_malloc(&swParams), "allocating software parameters")
