@@ -9,8 +9,8 @@ struct View: ParsableCommand {
     abstract: "Draw a song: bar ruler, waveform, selections; in the terminal or as a picture.",
     discussion: """
       Prints, at the terminal's width: the title, a bar ruler (bar numbers at bar lines, \
-      every bar or every 2, 4, 8, ... bars as space allows; `?` marks a doubtful bar of a \
-      detected map), the waveform (RMS in solid blocks, the peak above it shaded), each \
+      every bar or every 2, 4, 8, ... bars as space allows; a dot at each beat where beats \
+      are 3 columns apart or more; `?` marks a doubtful bar of a detected map), the waveform (RMS in solid blocks, the peak above it shaded), each \
       selection as a labelled span (overlapping ones on separate rows), and the times at \
       both ends. Without a beat map the ruler is in minutes and seconds. Colour when stdout \
       is a terminal and NO_COLOR is not set; plain characters otherwise.

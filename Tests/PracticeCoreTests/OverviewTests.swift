@@ -170,6 +170,11 @@ struct Fixture {
       try content(map: map, window: Fixture.bars(9, 10)), width: 64, height: 4
     ).plainText
     #expect(zoomed[1] == "9" + String(repeating: " ", count: 31) + "10")
+    // Beats 8 columns apart: a dot at each beat that does not start a bar. Over the whole
+    // song (one column a beat) there are none.
+    let beats = "│" + String(repeating: String(repeating: " ", count: 7) + "·", count: 3)
+    #expect(zoomed[2] == beats + String(repeating: " ", count: 7) + beats)
+    #expect(!TextOverview(try content(map: map), width: 64, height: 4).plainText[2].contains("·"))
     #expect(zoomed.last!.hasPrefix("0:16.0") && zoomed.last!.hasSuffix("0:20.0"))
     // All of it loud: the top row is peak shade across.
     #expect(zoomed[3] == String(repeating: "░", count: 64))

@@ -75,6 +75,8 @@ public struct OverviewLayout: Sendable {
   public let width: Int
   public let columns: [Column]
   public let ticks: [Tick]
+  /// Units from the left edge of the beats in view that do not start a bar (a bar ruler).
+  public let beats: [Double]
   public let spans: [Span]
   public let spanRows: Int
   /// Bars between labels (1, 2, 4, 8, …) on a bar ruler; nil on a time ruler.
@@ -138,6 +140,11 @@ public struct OverviewLayout: Sendable {
           x: bar.x, label: labelled(bar.number) ? String(bar.number) : nil, doubtful: doubtful,
           bar: bar.number)
       }
+      let barStarts = Set(map.bars.map { $0.beatIndices.lowerBound })
+      beats = map.beats.indices.compactMap { index in
+        let frame = map.beats[index].frame
+        return !barStarts.contains(index) && window.contains(frame) ? x(frame) : nil
+      }
       barStep = step
       timeStep = nil
     } else {
@@ -159,6 +166,7 @@ public struct OverviewLayout: Sendable {
         k += 1
       }
       ticks = marks
+      beats = []
       barStep = nil
       timeStep = step
     }

@@ -69,7 +69,11 @@ public struct TextOverview: Sendable {
   // them all, the player screen stacks them with its own rows between.
 
   /// The ruler: labels starting at their bar line, then a tick at every bar line (when bar
-  /// lines are at least two columns apart; else at the labelled ones), `?` at doubtful bars.
+  /// lines are at least two columns apart; else at the labelled ones), `?` at doubtful bars,
+  /// and a dot at each other beat when beats are at least `beatSpacing` columns apart.
+  /// Columns between beats below which the ruler shows no beat dots.
+  static let beatSpacing = 3.0
+
   public static func ruler(_ layout: OverviewLayout, width: Int) -> [[TextRun]] {
     var labels = Cells(width: width)
     var marks = Cells(width: width)
@@ -91,6 +95,14 @@ public struct TextOverview: Sendable {
         marks.put("?", at: column, style: .doubtful)
       } else if marks.character(at: column) != "?" {
         marks.put(tick.label != nil ? "│" : "╵", at: column, style: .tick)
+      }
+    }
+    let beatsApart =
+      zip(layout.beats, layout.beats.dropFirst()).map { $1 - $0 }.min() ?? 0
+    if layout.beats.count >= 2, beatsApart >= beatSpacing {
+      for x in layout.beats {
+        let column = min(width - 1, Int(x))
+        if marks.character(at: column) == " " { marks.put("·", at: column, style: .tick) }
       }
     }
     return [labels.runs, marks.runs]
