@@ -118,7 +118,7 @@ final class PlayerScreen {
       }
     } else {
       if let h = help, h.until <= now { help = nil }
-      let position = cursor ?? loop.frames.lowerBound
+      let position = loop.focus(cursor: cursor)
       var window = shown?.window ?? zoom.window(cursor: position, loop: loop.frames)
       if !window.contains(position) || shown?.zoomLevel != zoom.level || shown?.rows != rows
         || shown?.columns != columns

@@ -45,6 +45,25 @@ import Testing
     #expect(untimed.moved(loop, edge: .end, by: 1, unit: .bar) == loop.lowerBound..<(loop.upperBound + 8000))
   }
 
+  /// While an end of the loop is edited, the window follows that end, not the cursor: a
+  /// step of the end past the window's edge pages to it.
+  @Test func theWindowFollowsTheEndBeingEdited() throws {
+    let map = try Fixture.beatMap()
+    let zoom = PlayerZoom(
+      beatMap: map, totalFrames: total, sampleRate: Fixture.rate, loop: Fixture.bars(9, 10))
+    #expect(zoom.span == .bars(2))
+    let cursor = Fixture.bars(9, 9).lowerBound + 100
+    var loop = StripLoop(frames: Fixture.bars(9, 11), label: "bars 9-11", editing: nil)
+    #expect(zoom.window(cursor: loop.focus(cursor: cursor), loop: loop.frames) == Fixture.bars(9, 10))
+    loop.editing = .end
+    #expect(loop.focus(cursor: cursor) == Fixture.bars(11, 11).upperBound - 1)
+    #expect(zoom.window(cursor: loop.focus(cursor: cursor), loop: loop.frames) == Fixture.bars(11, 12))
+    loop.editing = .start
+    #expect(zoom.window(cursor: loop.focus(cursor: cursor), loop: loop.frames) == Fixture.bars(9, 10))
+    loop.editing = nil
+    #expect(loop.focus(cursor: nil) == loop.frames.lowerBound)
+  }
+
   @Test func theStripIsTheOverviewsPartsWithTheLoopAndTheCursorsRow() throws {
     let content = OverviewContent(
       title: "Étude", artist: nil, summary: try Fixture.summary(in: dir), beatMap: try Fixture.beatMap(),

@@ -131,6 +131,17 @@ public struct StripLoop: Sendable, Equatable {
     self.label = label
     self.editing = editing
   }
+
+  /// The frame the window must hold: the end being edited (so a step that takes it past
+  /// the window's edge is seen), else the cursor (`cursor`; the loop's start before the
+  /// first frame is heard).
+  public func focus(cursor: Int64?) -> Int64 {
+    switch editing {
+    case .start: return frames.lowerBound
+    case .end: return max(frames.lowerBound, frames.upperBound - 1)
+    case nil: return cursor ?? frames.lowerBound
+    }
+  }
 }
 
 /// The player screen's picture above its status line, `rows` rows of `width` columns: a
