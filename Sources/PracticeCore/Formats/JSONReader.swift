@@ -50,7 +50,11 @@ struct JSONReader {
     case index(Int)
   }
 
-  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  /// A reader of `bytes` from `offset`.
+  init(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int = 0) {
+    self.bytes = bytes
+    self.offset = offset
+  }
 
   // MARK: Errors
 
