@@ -41,12 +41,12 @@ struct LogCommand: ParsableCommand {
       "List the plays of one song or of all, oldest first (a table; tab-separated when piped).",
     discussion: """
       Columns: started (local time), song, what was played, passes completed, speed \
-      (slowest-fastest), time heard, how it ended (completed, stopped, interrupted, failed). \
+      (slowest-fastest, then the transpose when there was one: `80% -2 st`), time heard, how it ended (completed, stopped, interrupted, failed). \
       Time heard is what played out at the device, never more than the real time the play \
       took (pauses excluded): a device faster than real time (--device null) is credited \
       only the time that passed, and a stopped play not what was still queued.
       With --passes, one line per pass instead: started, song, what was played, pass, \
-      its speed (the slowest heard in it), its mark (clean, flubbed, or - when not marked).
+      its speed (the slowest heard in it, and the play's transpose), its mark (clean, flubbed, or - when not marked).
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -87,6 +87,8 @@ struct LogCommand: ParsableCommand {
         out.number(entry.slowest.rate)
         out.raw(",\"speed_max\":")
         out.number(entry.fastest.rate)
+        out.raw(",\"transpose\":")
+        optionalNumber(entry.transpose, &out)
         out.raw(",\"passes\":\(entry.passes),\"started_at\":")
         out.string(iso(entry.startedAt))
         out.raw(",\"ended_at\":")
@@ -106,7 +108,8 @@ struct LogCommand: ParsableCommand {
     Table.plays(
       entries.map { entry in
         let speeds =
-          entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)"
+          (entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)")
+          + transposed(entry)
         return [
           localTime(entry.startedAt), entry.songTitle,
           what(entry),
@@ -140,6 +143,8 @@ extension LogCommand {
           out.string(iso(entry.startedAt))
           out.raw(",\"pass\":\(record.pass),\"speed\":")
           out.number(record.speed.rate)
+          out.raw(",\"transpose\":")
+          optionalNumber(entry.transpose, &out)
           out.raw(",\"mark\":")
           out.optionalString(record.mark?.rawValue)
           out.raw("}")
@@ -154,11 +159,17 @@ extension LogCommand {
         entry.passRecords.map { record in
           [
             localTime(entry.startedAt), entry.songTitle, what(entry), "\(record.pass)",
-            "\(record.speed)", record.mark?.rawValue ?? "-",
+            "\(record.speed)" + transposed(entry), record.mark?.rawValue ?? "-",
           ]
         }
       })
   }
+}
+
+/// ` -2 st` after the speed of a transposed play; nothing when it was not (or not known).
+private func transposed(_ entry: PracticeEntry) -> String {
+  guard let semitones = entry.transpose, semitones != 0 else { return "" }
+  return String(format: " %+g st", semitones)
 }
 
 /// "bars 9-16 'solo'", or the times: what a play played, for `log`.
@@ -253,7 +264,12 @@ struct Stats: ParsableCommand {
         out.number((total.seconds * 1000).rounded() / 1000)
         out.raw(",\"fastest\":")
         out.number(total.fastest.rate)
-        out.raw(",\"last_played\":")
+        out.raw(",\"transposes\":[")
+        for (i, semitones) in total.transposes.enumerated() {
+          if i > 0 { out.raw(",") }
+          out.number(semitones)
+        }
+        out.raw("],\"last_played\":")
         out.string(iso(total.lastPlayed))
         out.raw(",\"clean_speed\":")
         optionalNumber(total.cleanSpeed?.rate, &out)

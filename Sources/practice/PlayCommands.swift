@@ -138,6 +138,7 @@ func playSong(
       session = live
       (report, ending) = try live.run()
       tracker = live.tracker
+      log.transpose = live.transpose
       log.slowest = tracker.slowest ?? plan.speed
       log.fastest = tracker.fastest ?? plan.speed
       Session.report(report, engine: engine, song: song, file: file)
@@ -285,6 +286,8 @@ struct PlayLog {
   var slowest: Speed
   var fastest: Speed
   var passRecords: [PassRecord] = []
+  /// Semitones: the plan's, or where the keys left it.
+  var transpose: Double
 
   init(song: Song, plan: PlaybackPlan, selection: Selection?, bars: String?) {
     self.song = song
@@ -293,6 +296,7 @@ struct PlayLog {
     self.bars = bars
     slowest = plan.speed
     fastest = plan.speed
+    transpose = plan.transpose
   }
 
   /// The slowest and fastest of the first `passes` passes (the trainer's steps).
@@ -313,6 +317,7 @@ struct PlayLog {
       range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
       startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
     entry.passRecords = passRecords
+    entry.transpose = transpose
     entry.played = Double(written) / Double(sampleRate)
     bestEffort("this play was not logged") { try library.log(entry) }
   }

@@ -53,7 +53,7 @@ import Testing
     #expect(
       Set(json[0].keys) == [
         "id", "song_id", "song", "selection", "bars", "start_frame", "end_frame", "speed_min",
-        "speed_max",
+        "speed_max", "transpose",
         "passes", "started_at", "ended_at", "duration", "outcome", "played",
       ])
     #expect(json[0]["selection"] as? String == "riff")
@@ -77,7 +77,8 @@ import Testing
         as? [[String: Any]])
     #expect(
       Set(statsJSON[0].keys) == [
-        "song_id", "song", "selection", "plays", "passes", "seconds", "fastest", "last_played",
+        "song_id", "song", "selection", "plays", "passes", "seconds", "fastest", "transposes",
+        "last_played",
         "clean_speed", "clean_passes", "flubbed_passes", "clean_ratio", "goal", "goal_speed",
         "distance", "goal_reached", "streak_days",
       ])
@@ -137,5 +138,36 @@ import Testing
     kill(started.process.processIdentifier, SIGINT)
     #expect(started.finish().status == 130)
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tinterrupted\n"))
+  }
+
+  /// The transpose a play was made at is logged: after the speed in `log` and `log
+  /// --passes`, as `transpose` in their JSON, and as `transposes` per row of `stats --json`.
+  @Test func aTransposedPlayIsLoggedWithItsTranspose() throws {
+    let song = CLI.fixture("clicks-120.wav")
+    for extra in [["--transpose", "-2"], []] {
+      let result = try cli.run(["play", song, "--device", "null", "--to", "0.5"] + extra)
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let lines = try cli.run(["log"]).stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init)
+    }
+    try #require(lines.count == 2)
+    #expect(lines[0][4] == "100% -2 st" && lines[1][4] == "100%", "\(lines)")
+    let passes = try cli.run(["log", "--passes"]).stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init)
+    }
+    #expect(passes.map { $0[4] } == ["100% -2 st", "100%"], "\(passes)")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    #expect(json.map { $0["transpose"] as? Double } == [-2, 0])
+    let passesJSON = try #require(
+      try JSONSerialization.jsonObject(
+        with: Data(try cli.run(["log", "--passes", "--json"]).stdout.utf8)) as? [[String: Any]])
+    #expect(passesJSON.map { $0["transpose"] as? Double } == [-2, 0])
+    let stats = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["stats", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    #expect(stats.first?["transposes"] as? [Double] == [-2, 0], "\(stats)")
   }
 }

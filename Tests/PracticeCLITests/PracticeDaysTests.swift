@@ -96,12 +96,16 @@ import Testing
     let rows = try log(cli)
     #expect(rows.map { $0["speed_min"] as? Double } == [0.8, 1])
     #expect(rows.map { $0["speed_max"] as? Double } == [0.9, 1])
-    // Each pass is logged with its speed; none was marked.
+    // The selection's transpose is logged; the typed one overrode it.
+    #expect(rows.map { $0["transpose"] as? Double } == [-2, 0])
+    // Each pass is logged with its speed (and the play's transpose); none was marked.
     let passes = try cli.run(["log", "--passes"]).stdout.split(separator: "\n").map {
       $0.split(separator: "\t").map(String.init).suffix(3)
     }
     #expect(
-      passes.map(Array.init) == [["1", "80%", "-"], ["2", "90%", "-"], ["1", "100%", "-"]])
+      passes.map(Array.init) == [
+        ["1", "80% -2 st", "-"], ["2", "90% -2 st", "-"], ["1", "100%", "-"],
+      ])
 
     // A tempo goal is read through the beat map: 120 BPM is this passage's own tempo.
     #expect(try cli.run(["select", "set", song, "riff", "--goal", "132bpm"]).status == 0)

@@ -56,6 +56,7 @@ import TestSupport
     #expect(log[0]["speed_min"] as? Double == 0.8 && log[2]["speed_max"] as? Double == 1.5)
     #expect(log[1]["selection"] is NSNull && log[1]["speed_min"] as? Double == 1)
     #expect(log.allSatisfy { $0["outcome"] as? String == "completed" })
+    #expect(log.map { $0["transpose"] as? Double } == [2, 0, 0])
     // The pause sits between one entry's end and the next one's start (loosely: the log
     // keeps whole seconds).
     for (before, after) in zip(log, log.dropFirst()) {

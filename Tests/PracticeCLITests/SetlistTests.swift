@@ -284,6 +284,43 @@ import TestSupport
     #expect(try b.run(["beats", "show", "1"]).stdout == cli.run(["beats", "show", "1"]).stdout)
   }
 
+  /// What the receiver has of its own is kept (a beat map, a selection of the same name,
+  /// a setlist of the same name) and said so; --replace stores the file's; then importing
+  /// the same file again changes nothing.
+  @Test func importKeepsWhatTheReceiverHasUnlessReplace() throws {
+    try song("Alpha.wav", in: cli)
+    try grid("1", in: cli)
+    #expect(try cli.run(["select", "add", "1", "solo", "--bars", "5-8"]).status == 0)
+    _ = try cli.run(["setlist", "new", "gig"])
+    _ = try cli.run(["setlist", "add", "gig", "1", "--speed", "75%"])
+    let file = dir.file("gig.practice")
+    #expect(try cli.run(["export", "--setlist", "gig", "-o", file]).status == 0)
+    let b = CLI(database: dir.file("other.sqlite"))
+    try song("Alpha.wav", in: b, copyTo: dir.file("b"))
+    #expect(try b.run(["beats", "grid", "1", "--bpm", "90", "--start", "0.25"]).status == 0)
+    #expect(try b.run(["select", "add", "1", "solo", "--bars", "1-2"]).status == 0)
+    _ = try b.run(["setlist", "new", "gig"])
+    _ = try b.run(["setlist", "add", "gig", "1"])
+    let own = try b.run(["beats", "show", "1"]).stdout + b.run(["select", "list", "1"]).stdout
+      + b.run(["setlist", "show", "gig"]).stdout
+    let kept = try b.run(["import", file])
+    #expect(kept.status == 0, "\(kept.stderr)")
+    #expect(kept.stderr.contains("0 beat maps stored; 1 kept (--replace stores the file's)"), "\(kept.stderr)")
+    #expect(kept.stderr.contains("1 kept as they were: 'solo' of 'Alpha'"), "\(kept.stderr)")
+    #expect(kept.stderr.contains("setlists kept as they were: 'gig'"), "\(kept.stderr)")
+    #expect(
+      try b.run(["beats", "show", "1"]).stdout + b.run(["select", "list", "1"]).stdout
+        + b.run(["setlist", "show", "gig"]).stdout == own)
+    let replaced = try b.run(["import", file, "--replace"])
+    #expect(replaced.status == 0, "\(replaced.stderr)")
+    #expect(replaced.stderr.contains("1 beat map stored; 1 selection stored; setlists stored: 'gig'"), "\(replaced.stderr)")
+    #expect(try b.run(["beats", "show", "1"]).stdout == cli.run(["beats", "show", "1"]).stdout)
+    #expect(try b.run(["setlist", "show", "gig"]).stdout == cli.run(["setlist", "show", "gig"]).stdout)
+    #expect(try b.run(["select", "list", "1"]).stdout.contains("5-8"))
+    let again = try b.run(["import", file, "--replace"])
+    #expect(again.status == 0 && again.stderr.contains("(nothing changed)"), "\(again.stderr)")
+  }
+
   /// A copy at another sample rate (not the same bytes) is found by title, artist and
   /// duration, and gets the beats at the same times.
   @Test func importFindsACopyAtAnotherRateByTitle() throws {

@@ -123,4 +123,90 @@ import Testing
     infinite.songs[1].bpm = .infinity
     #expect(throws: PracticeError.self) { try infinite.encoded() }
   }
+
+  /// The hand-written reader: unknown keys skipped at every level, escapes, nulls, numbers
+  /// written any JSON way, and the nearest double for every number the writer writes.
+  @Test func theReaderReadsAnyJSONSpellingOfAFile() throws {
+    let text = #"""
+      { "new_key": {"deep": [1, [2, {"x": null}], "s\"", true, false, -1.5e-3]},
+        "format" : "practice", "version": 1.0, "exported_at": "caf\u00e9 \ud83c\udfb8 a\/b\n",
+        "setlists": [{"name": "gig", "entries": [{"song": 1e0, "transpose": -2, "key": null}]}],
+        "songs": [ {"ref": 1, "title": "t", "artist": null, "duration": 0.1, "frames": 10,
+          "sample_rate": 44100, "content_hash": "h", "tags": ["a"], "selections": [],
+          "beat_map": {"frames": [0, 5], "first_bar": 1, "first_beat": 1,
+            "bar_lengths": [[1, 2]], "sources": [["grid", 2]], "confidence": [null, 0.25],
+            "later": "ignored"}} ] }
+      """#
+    let file = try PracticeFile.decode(Data(text.utf8), path: "x")
+    #expect(file.exportedAt == "café 🎸 a/b\n")
+    #expect(file.version == 1 && file.setlists[0].entries[0].song == 1)
+    #expect(file.setlists[0].entries[0].transpose == -2 && file.setlists[0].entries[0].key == nil)
+    #expect(file.songs[0].duration == 0.1 && file.songs[0].artist == nil)
+    #expect(file.songs[0].beatMap?.confidence == [nil, 0.25])
+    // Numbers: the nearest double, as the standard library rounds them.
+    var generator = SystemRandomNumberGenerator()
+    var values: [Double] = [0, -0.0, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, 1.0 / 3]
+    for _ in 0..<2000 {
+      values.append(Double.random(in: -1e6...1e6, using: &generator))
+      values.append((Double.random(in: 0...1, using: &generator) * 1000).rounded() / 1000)
+    }
+    for value in values {
+      for written in ["\(value)", String(format: "%.17g", value), String(format: "%.3f", value)] {
+        let bytes = Array(written.utf8)
+        let read = try bytes.withUnsafeBufferPointer { buffer in
+          var reader = JSONReader(buffer)
+          return try reader.double()
+        }
+        #expect(read == Double(written), "\(written)")
+      }
+    }
+  }
+
+  /// A damaged file is refused in one line that names the file, the byte offset with its
+  /// line and column, the place in the document and what was expected there.
+  @Test func theReaderSaysWhereAFileIsDamaged() throws {
+    func message(_ text: String) -> String {
+      do {
+        _ = try PracticeFile.decode(Data(text.utf8), path: "f.practice")
+        return "read"
+      } catch let error as PracticeError {
+        #expect(error.category == .badData)
+        return error.message
+      } catch {
+        return "\(error)"
+      }
+    }
+    let head = "{\"format\":\"practice\",\"version\":1,\"exported_at\":\"x\",\"setlists\":[],"
+    let wrongType = message(head + "\"songs\":[{\"ref\":\"one\"}]}")
+    #expect(
+      wrongType == "'f.practice': at byte 81 (line 1, column 82) in songs[0].ref: expected an "
+        + "integer, found '\"'; the file is damaged", "\(wrongType)")
+    let onLine3 = message(head + "\n\"songs\":\n[{\"ref\":1,\"title\":\"t\",\"duration\":1,}]}")
+    #expect(onLine3.contains("(line 3, column 36) in songs[0]: expected a key in double quotes"), "\(onLine3)")
+    #expect(message(head + "\"songs\":[{\"ref\":1}]}").contains("songs[0].title is missing"))
+    #expect(message(head + "\"songs\":[{\"ref\":99999999999999999999}]}").contains("at most 64 bits"))
+    #expect(message(head + "\"songs\":[]} x").contains("expected the end of the file, found 'x'"))
+    #expect(message(head + "\"songs\":[], \"n\": \"\u{1}\"}").contains("control character"))
+    #expect(message(head + "\"songs\":[], \"n\": 1e999}").contains("a number a double can hold"))
+    // Cut anywhere, the file says where it ends and what it expected; it never traps.
+    let whole = try PracticeFile(
+      format: "practice", version: 1, exportedAt: "x",
+      songs: [
+        .init(
+          ref: 1, title: "t \u{e9}\n", artist: "a", album: nil, duration: 1.5, frames: 100,
+          sampleRate: 44100, contentHash: "h", key: "Am", bpm: 96, note: nil, tags: ["g"],
+          beatMap: PracticeFile.SharedBeatMap([Beat(frame: 7, bar: 1, beat: 1, source: .grid)]),
+          selections: [])
+      ], setlists: []
+    ).encoded()
+    for cut in 1..<whole.count {
+      let said = message(String(decoding: whole.prefix(cut), as: UTF8.self))
+      #expect(
+        said.contains("is not a .practice file")
+          || (said.contains("at byte ") && said.contains("expected")), "\(cut): \(said)")
+    }
+    // Nested past any sense, inside a key this version skips.
+    let deep = head + "\"songs\":[], \"n\": " + String(repeating: "[", count: 100_000) + "}"
+    #expect(message(deep).contains("at most 512 arrays and objects"))
+  }
 }

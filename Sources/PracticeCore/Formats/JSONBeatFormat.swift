@@ -191,101 +191,28 @@ struct JSONParser {
 
   private typealias Value = JSONNode.Value
 
-  /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
-  private mutating func number() throws -> Double {
+  /// A number, or a string with its escapes undone, read from `pos` by the `.practice`
+  /// file's `JSONReader` (neither holds a line break, so the line stays).
+  private mutating func scalar<T>(_ read: (inout JSONReader) throws -> T) throws -> T {
+    let bytes = self.bytes
     let start = pos
-    func digits() -> Int {
-      var n = 0
-      while let c = current, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
-        pos += 1
-        n += 1
-      }
-      return n
+    let result = bytes.withUnsafeBufferPointer { buffer in
+      var reader = JSONReader(buffer, at: start)
+      return Result { (try read(&reader), reader.offset) }
     }
-    if current == UInt8(ascii: "-") { pos += 1 }
-    if current == UInt8(ascii: "0") {
-      pos += 1
-    } else if digits() == 0 {
-      throw error("expected a value")
+    switch result {
+    case .success(let (value, end)):
+      pos = end
+      return value
+    case .failure(let failure as JSONReadError):
+      pos = failure.offset
+      throw error("expected \(failure.expected ?? "a value")")
+    case .failure(let failure):
+      throw failure
     }
-    if current == UInt8(ascii: ".") {
-      pos += 1
-      guard digits() > 0 else { throw error("a number has no digits after '.'") }
-    }
-    if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-      pos += 1
-      if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { pos += 1 }
-      guard digits() > 0 else { throw error("a number has no exponent digits") }
-    }
-    let text = String(decoding: bytes[start..<pos], as: UTF8.self)
-    guard let value = Double(text), value.isFinite else {
-      throw error("the number \(text) is out of range")
-    }
-    return value
   }
 
-  private mutating func hex4() throws -> UInt32 {
-    guard pos + 4 <= bytes.count,
-      let value = UInt32(String(decoding: bytes[pos..<(pos + 4)], as: UTF8.self), radix: 16)
-    else { throw error("a \\u escape needs four hex digits") }
-    pos += 4
-    return value
-  }
+  private mutating func number() throws -> Double { try scalar { try $0.double() } }
 
-  private mutating func string() throws -> String {
-    pos += 1  // opening quote
-    // Most strings (every key) have no escapes: take them straight from the bytes.
-    var end = pos
-    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
-      bytes[end] >= 0x20
-    {
-      end += 1
-    }
-    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-      defer { pos = end + 1 }
-      return String(decoding: bytes[pos..<end], as: UTF8.self)
-    }
-    var out: [UInt8] = []
-    while true {
-      guard let c = current else { throw error("a string is not closed") }
-      pos += 1
-      switch c {
-      case UInt8(ascii: "\""):
-        return String(decoding: out, as: UTF8.self)
-      case UInt8(ascii: "\\"):
-        guard let e = current else { throw error("a string is not closed") }
-        pos += 1
-        switch e {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-        case UInt8(ascii: "b"): out.append(8)
-        case UInt8(ascii: "f"): out.append(12)
-        case UInt8(ascii: "n"): out.append(10)
-        case UInt8(ascii: "r"): out.append(13)
-        case UInt8(ascii: "t"): out.append(9)
-        case UInt8(ascii: "u"):
-          var code = try hex4()
-          if (0xD800..<0xDC00).contains(code) {
-            guard bytes[pos...].starts(with: "\\u".utf8) else {
-              throw error("a \\u escape is half a surrogate pair")
-            }
-            pos += 2
-            let low = try hex4()
-            guard (0xDC00..<0xE000).contains(low) else {
-              throw error("a \\u escape is half a surrogate pair")
-            }
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-          }
-          guard let scalar = Unicode.Scalar(code) else {
-            throw error("a \\u escape is not a character")
-          }
-          out.append(contentsOf: String(Character(scalar)).utf8)
-        default:
-          throw error("unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string")
-        }
-      default:
-        guard c >= 0x20 else { throw error("a control character inside a string") }
-        out.append(c)
-      }
-    }
-  }
+  private mutating func string() throws -> String { try scalar { try $0.string() } }
 }

@@ -275,50 +275,6 @@ extension PracticeFile {
     }
     return try decode(data, path: path)
   }
-
-  public static func decode(_ data: Data, path: String) throws -> PracticeFile {
-    // The format and version first, so that a newer file says so instead of failing on a key.
-    struct Header: Decodable {
-      var format: String?
-      var version: Int?
-    }
-    guard let header = try? JSONDecoder().decode(Header.self, from: data),
-      header.format == formatName, let version = header.version
-    else {
-      throw PracticeError(
-        .badData, "'\(path)' is not a .practice file (no \"format\": \"practice\" object at its top)")
-    }
-    guard version <= currentVersion else {
-      throw PracticeError(
-        .badData,
-        "'\(path)' is a .practice file of version \(version); this practice reads up to version "
-          + "\(currentVersion): use a newer practice")
-    }
-    do {
-      return try JSONDecoder().decode(PracticeFile.self, from: data)
-    } catch let DecodingError.keyNotFound(key, context) {
-      throw PracticeError(
-        .badData, "'\(path)': \(where_(context.codingPath + [key])) is missing; the file is damaged")
-    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-      throw PracticeError(
-        .badData, "'\(path)': \(where_(context.codingPath)) has the wrong type; the file is damaged")
-    } catch {
-      throw PracticeError(.badData, "'\(path)' is not valid JSON; the file is damaged")
-    }
-  }
-
-  /// `songs[3].beat_map.frames` from a decoding path.
-  private static func where_(_ path: [any CodingKey]) -> String {
-    var text = ""
-    for key in path {
-      if let index = key.intValue {
-        text += "[\(index)]"
-      } else {
-        text += (text.isEmpty ? "" : ".") + key.stringValue
-      }
-    }
-    return text.isEmpty ? "the top" : text
-  }
 }
 
 // MARK: Selection practice

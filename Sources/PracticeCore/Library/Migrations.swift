@@ -202,6 +202,10 @@ enum Migrations {
           CREATE INDEX setlist_entry_song ON setlist_entry(song_id);
           """)
     }
+    migrator.registerMigration("v9-log-transpose") { db in
+      // The transpose each play was made at, in semitones (0 when none; NULL in older rows).
+      try db.execute(sql: "ALTER TABLE practice_log ADD COLUMN transpose DOUBLE")
+    }
     return migrator.migrations
   }()
 

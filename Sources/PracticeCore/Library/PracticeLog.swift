@@ -38,6 +38,9 @@ public struct PracticeEntry: Sendable, Equatable {
   /// Seconds of audio the play produced (output frames; at another speed not the
   /// source's length); nil in rows logged before it was kept.
   public var played: Double?
+  /// Semitones the play was transposed by (a setlist entry's, `--transpose` or `--key`, or
+  /// where the keys left it), 0 when not; nil in rows logged before it was kept.
+  public var transpose: Double?
   /// Each pass with its speed and mark (filled in when read back with `passes: true`).
   public var passRecords: [PassRecord] = []
 
@@ -97,6 +100,9 @@ public struct PracticeTotal: Sendable, Equatable {
   public var seconds: Double
   /// The highest speed reached in a play of this selection (or song part).
   public var fastest: Speed
+  /// The transposes its plays were made at, in semitones, lowest first (0 for plays not
+  /// transposed; rows logged before transposes were kept add none).
+  public var transposes: [Double] = []
   public var lastPlayed: Date
 
   public init(
@@ -122,14 +128,14 @@ extension Library {
         sql: """
           INSERT INTO practice_log (song_id, selection_id, selection_name, bars, start_frame,
             end_frame, speed_min, speed_max, passes, started_at, ended_at, duration, outcome,
-            played)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            played, transpose)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           """,
         arguments: [
           entry.songID, entry.selectionID, entry.selectionName, entry.bars,
           entry.range.lowerBound, entry.range.upperBound, entry.slowest.rate, entry.fastest.rate,
           entry.passes, Library.timestamp(entry.startedAt), Library.timestamp(entry.endedAt),
-          entry.duration, entry.outcome.rawValue, entry.played,
+          entry.duration, entry.outcome.rawValue, entry.played, entry.transpose,
         ])
       let id = db.lastInsertedRowID
       for record in entry.passRecords {
@@ -184,6 +190,7 @@ extension Library {
         entry.sampleRate = row["sample_rate"]
         entry.passRecords = records[row["id"]] ?? []
         entry.played = row["played"]
+        entry.transpose = row["transpose"]
         return entry
       }
     }
@@ -197,7 +204,8 @@ extension Library {
   {
     var sql = """
       SELECT l.song_id, s.title, l.selection_name, COUNT(*) AS plays, SUM(l.passes) AS passes,
-        SUM(l.duration) AS seconds, MAX(l.speed_max) AS fastest, MAX(l.started_at) AS last
+        SUM(l.duration) AS seconds, MAX(l.speed_max) AS fastest, MAX(l.started_at) AS last,
+        GROUP_CONCAT(DISTINCT l.transpose) AS transposes
       FROM practice_log l JOIN song s ON s.id = l.song_id
       """
     var arguments: StatementArguments = []
@@ -213,10 +221,13 @@ extension Library {
       """
     var totals = try read { db in
       try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-        PracticeTotal(
+        var total = PracticeTotal(
           songID: row["song_id"], songTitle: row["title"], selectionName: row["selection_name"],
           plays: row["plays"], passes: row["passes"], seconds: row["seconds"],
           fastest: Speed(clamping: row["fastest"]), lastPlayed: Library.date(row["last"]))
+        total.transposes = ((row["transposes"] as String?) ?? "").split(separator: ",")
+          .compactMap { Double($0) }.sorted()
+        return total
       }
     }
     let marked = try markedPasses(since: since)
