@@ -56,6 +56,18 @@ import Testing
     }
   }
 
+  /// A header claiming a rate no audio has (a damaged ALAC box said 2 Hz; beat detection
+  /// then failed as "a bug in practice") is refused when the file is opened.
+  @Test func aSampleRateNoAudioHasIsDamage() throws {
+    let slow = dir.file("two-hertz.wav")
+    try Synth.writeFloatWAV([Float](repeating: 0.1, count: 400), to: slow, sampleRate: 2)
+    for command in [
+      ["add", slow], ["play", slow, "--device", "null"], ["beats", "detect", slow],
+    ] {
+      try expectFailure(command, status: 65, message: "sample rate is 2 Hz, which no audio has")
+    }
+  }
+
   @Test func randomBytesNamedWav() throws {
     let junk = dir.file("junk.wav")
     var generator = SystemRandomNumberGenerator()

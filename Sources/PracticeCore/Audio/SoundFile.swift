@@ -87,6 +87,13 @@ public final class SoundFile {
       }
     }
     var info = decoder.info
+    guard SoundFile.plausibleRates.contains(info.sampleRate) else {
+      // A damaged header (an ALAC box saying 2 Hz): nothing downstream could use it.
+      throw SoundFileError(
+        category: .badData,
+        reason: "it says its sample rate is \(info.sampleRate) Hz, which no audio has",
+        path: path, operation: "read audio from", advice: "the file is damaged")
+    }
     if info.frames > SoundFile.longestPlausible(sampleRate: info.sampleRate) {
       // libsndfile's "length unknown" (SF_COUNT_MAX: an Ogg file cut short, as by an
       // interrupted download), or a header's nonsense: count what decodes.
@@ -94,6 +101,10 @@ public final class SoundFile {
     }
     self.info = info
   }
+
+  /// The sample rates a file of audio can have: below the lowest any format is used at
+  /// (telephone speech, 8 kHz) up to twice 768 kHz studio masters.
+  static let plausibleRates = 1000...1_536_000
 
   /// More frames than 100 hours hold: a length no file of music reports honestly.
   static func longestPlausible(sampleRate: Int) -> Int64 { Int64(sampleRate) * 100 * 3600 }
