@@ -67,7 +67,7 @@ struct BeatsDetect: ParsableCommand {
         }
       }
     }
-    let options = BeatDetectionOptions(
+    let options = BeatDetectionOptions.fromEnvironment(
       meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM)
     let bar = ProgressBar()
     var firstFailure: FailureCategory?
@@ -121,7 +121,9 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
   let bar = ProgressBar()
   let found: BeatDetection
   do {
-    found = try BeatDetector.detect(file: song.openAudio()) { bar?.show($0, name) }
+    found = try BeatDetector.detect(
+      file: song.openAudio(), options: .fromEnvironment()
+    ) { bar?.show($0, name) }
     bar?.clear()
   } catch {
     bar?.clear()
@@ -131,4 +133,24 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
   Terminal.say(detectionSummary(name, found))
   if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
   return found.map
+}
+
+extension BeatDetectionOptions {
+  /// Options with the developers' knobs read from the environment: `PRACTICE_BEAT_MODEL`
+  /// (another `BeatModel`, for comparison; an unknown name is ignored),
+  /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
+  /// beat network and the bar pointer hear, for training them).
+  static func fromEnvironment(meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220)
+    -> BeatDetectionOptions
+  {
+    let environment = ProcessInfo.processInfo.environment
+    func path(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM)
+    if let model = environment["PRACTICE_BEAT_MODEL"].flatMap(BeatModel.init(rawValue:)) {
+      options.model = model
+    }
+    options.featureDump = path("PRACTICE_BEAT_FEATURES")
+    options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
+    return options
+  }
 }

@@ -94,11 +94,17 @@ enum Manual {
     ),
     (
       "PRACTICE_BEAT_MODEL",
-      "bar or free: beats detect uses the experimental bar-pointer model."
+      "How beats detect finds the beats, for comparison: tracker (the default), hybrid (the "
+        + "tracker hearing the beat network too), net (the bar pointer over the network), bar "
+        + "or free (the bar pointer over learned patterns)."
     ),
     (
       "PRACTICE_BEAT_OBSERVATIONS",
       "A file the bar-pointer model writes what it hears to, for training its patterns."
+    ),
+    (
+      "PRACTICE_BEAT_FEATURES",
+      "A file beats detect writes the beat network's input bands to, for training it."
     ),
     ("COLUMNS", "The width of tables when the terminal's own width cannot be read."),
     (

@@ -14,7 +14,9 @@ import TestSupport
   static let betweenChanges = 0.05
 
   func detect(_ samples: [Float], sampleRate: Int = 44100, meter: Meter? = nil) throws -> BeatDetection {
-    let analyzer = try OnsetAnalyzer(sampleRate: sampleRate)
+    // What `beats detect` computes for the default model (the network's bands for `hybrid`).
+    let analyzer = try OnsetAnalyzer(
+      sampleRate: sampleRate, networkBands: BeatDetectionOptions().model.usesNetwork)
     samples.withUnsafeBufferPointer { analyzer.process($0) }
     return try BeatDetector.detect(
       features: analyzer.finish(), sampleRate: sampleRate, totalFrames: Int64(samples.count),

@@ -8,13 +8,19 @@ The network hears what the Swift front end computes at detection time: each piec
 (bench/beats/detect-dir.py --features). Nothing here recomputes a feature: the bands' rise
 and standardisation are the network's first layer, written the same in both.
 
+Tempo augmentation (--stretch, 1.25 by default): each training excerpt's time is scaled by
+a factor drawn log-uniformly from [1/STRETCH, STRETCH], the bands read at every factor-th
+frame (linearly interpolated) and the beats moved with them, so every piece is heard at
+other tempi too.
+
 Training data: pieces the repository's generator renders (make-corpus.py --train SEED),
 none of the development corpus's; the corpus's tuning half is the validation set (the
 epoch kept is the one with the lowest validation loss); its test half is never read.
 
   bench/out/train-venv/bin/python bench/beats/train-network.py
       --train CORPUS:FEATURES [CORPUS:FEATURES ...] --valid CORPUS:FEATURES
-      [--minutes 20] [--seed 1] [--out Sources/CBeatNetwork/beat_network_weights.c]
+      [--minutes 20] [--seed 1] [--stretch 1.25] [--init FILE.pt --lr 1e-3]
+      [--out Sources/CBeatNetwork/beat_network_weights.c]
 
 The model (Davies & Böck 2019, Böck & Davies 2020, made small): the 80 bands and their
 half-wave rectified rise, standardised; a convolution of width 3 to 32 channels, ELU; a 1×1
@@ -91,9 +97,26 @@ class Net(nn.Module):
         return np.concatenate(parts).astype(np.float32)
 
 
+def targets(n, beats):
+    """Beat and downbeat targets of n frames: 1 on the frame nearest each (fractional) beat
+    frame, 0.5 on the frames either side."""
+    beat = np.zeros(n, np.float32)
+    down = np.zeros(n, np.float32)
+    for p, is_down in beats:
+        i = int(round(p))
+        for target, on in ((beat, True), (down, is_down)):
+            if not on:
+                continue
+            for j, v in ((i - 1, 0.5), (i + 1, 0.5), (i, 1.0)):
+                if 0 <= j < n:
+                    target[j] = max(target[j], v)
+    return beat, down
+
+
 def load(spec):
-    """[(name, bands (BANDS, frames) float32, beat target, downbeat target)] of one
-    CORPUS:FEATURES pair: every piece with both its features and its .beats."""
+    """[(name, bands (BANDS, frames) float32, beat target, downbeat target, beats)] of one
+    CORPUS:FEATURES pair: every piece with both its features and its .beats. beats: the
+    reference as (fractional frame, is a downbeat) pairs, for the tempo augmentation."""
     corpus, feats = spec.split(":")
     out = []
     for f in sorted(os.listdir(feats)):
@@ -106,24 +129,42 @@ def load(spec):
         with open(os.path.join(feats, f + ".json")) as g:
             info = json.load(g)
         bands = np.fromfile(os.path.join(feats, f), dtype="<f4").reshape(info["bands"], -1)
-        n = bands.shape[1]
-        beat = np.zeros(n, np.float32)
-        down = np.zeros(n, np.float32)
+        beats = []
         for line in open(ref):
             cols = line.split()
             if not cols:
                 continue
             t = float(cols[0])
             # frame i is centred on source frame (i + 1) * hop - window / 2
-            i = int(round((t * info["sample_rate"] + info["window"] / 2) / info["hop"] - 1))
-            for target, on in ((beat, True), (down, len(cols) > 1 and int(float(cols[1])) == 1)):
-                if not on:
-                    continue
-                for j, v in ((i - 1, 0.5), (i + 1, 0.5), (i, 1.0)):
-                    if 0 <= j < n:
-                        target[j] = max(target[j], v)
-        out.append((name, bands, beat, down))
+            p = (t * info["sample_rate"] + info["window"] / 2) / info["hop"] - 1
+            beats.append((p, len(cols) > 1 and int(float(cols[1])) == 1))
+        beat, down = targets(bands.shape[1], beats)
+        out.append((name, bands, beat, down, beats))
     return out
+
+
+def crop(piece, frames, stretch):
+    """A training excerpt of at most `frames` frames, its time scaled by a factor drawn
+    log-uniformly from [1 / stretch, stretch] (tempo augmentation): the bands are read at
+    every factor-th source frame, linearly interpolated, and the beats move with them, so
+    the network hears every piece at other tempi. stretch 1: a plain crop."""
+    _, b, beat, down, beats = piece
+    n = b.shape[1]
+    if stretch <= 1:
+        s = random.randint(0, max(0, n - frames))
+        return b[:, s:s + frames], beat[s:s + frames], down[s:s + frames]
+    factor = math.exp(random.uniform(-math.log(stretch), math.log(stretch)))
+    span = min(n - 1, int(math.ceil((frames - 1) * factor)))
+    s = random.randint(0, max(0, n - 1 - span))
+    m = min(frames, int((n - 1 - s) / factor) + 1)
+    src = s + np.arange(m) * factor
+    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    i1 = np.minimum(i0 + 1, n - 1)
+    w = (src - i0).astype(np.float32)[None, :]
+    bands = b[:, i0] * (1 - w) + b[:, i1] * w
+    moved = [((p - s) / factor, d) for p, d in beats if -2 <= (p - s) / factor <= m + 1]
+    tb, td = targets(m, moved)
+    return bands.astype(np.float32), tb, td
 
 
 def loss_of(model, bands, beat, down):
@@ -163,6 +204,9 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--crop", type=int, default=3000, help="frames per training excerpt")
     ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--stretch", type=float, default=1.25,
+                    help="tempo augmentation: each excerpt's time scaled by a factor in "
+                         "[1/STRETCH, STRETCH] (1: none)")
     ap.add_argument("--out", default=os.path.join(ROOT, "Sources", "CBeatNetwork",
                                                   "beat_network_weights.c"))
     ap.add_argument("--check", default=os.path.join(HERE, "network-check.json"))
@@ -176,8 +220,8 @@ def main():
     print(f"train-network: {len(train)} training pieces, {len(valid)} validation pieces",
           file=sys.stderr, flush=True)
     # the standardisation: every training frame's bands and rises
-    allb = np.concatenate([b for _, b, _, _ in train], axis=1)
-    rise = np.concatenate([np.maximum(0, np.diff(b, axis=1, prepend=b[:, :1])) for _, b, _, _ in train],
+    allb = np.concatenate([p[1] for p in train], axis=1)
+    rise = np.concatenate([np.maximum(0, np.diff(p[1], axis=1, prepend=p[1][:, :1])) for p in train],
                           axis=1)
     x = np.concatenate([allb, rise], axis=0)
     mean = x.mean(axis=1)
@@ -198,12 +242,7 @@ def main():
         random.shuffle(order)
         total = 0.0
         for k in range(0, len(order), args.batch):
-            crops = []
-            for i in order[k:k + args.batch]:
-                _, b, beat, down = train[i]
-                n = b.shape[1]
-                s = random.randint(0, max(0, n - args.crop))
-                crops.append((b[:, s:s + args.crop], beat[s:s + args.crop], down[s:s + args.crop]))
+            crops = [crop(train[i], args.crop, args.stretch) for i in order[k:k + args.batch]]
             m = min(c[0].shape[1] for c in crops)
             bb = torch.from_numpy(np.stack([c[0][:, :m] for c in crops]))
             tb = torch.from_numpy(np.stack([c[1][:m] for c in crops]))
@@ -216,7 +255,7 @@ def main():
         model.eval()
         with torch.no_grad():
             vl = sum(loss_of(model, torch.from_numpy(b[None]), torch.from_numpy(bt[None]),
-                             torch.from_numpy(dt[None])).item() for _, b, bt, dt in valid)
+                             torch.from_numpy(dt[None])).item() for _, b, bt, dt, _ in valid)
         vl /= max(1, len(valid))
         sched.step(vl)
         if vl < best[0]:

@@ -323,29 +323,28 @@ extension BarPointer {
   }
 
   /// Decodes the features with the learned patterns, the beats moved to the strongest
-  /// onset of their 20 ms and none after `end`. An experiment, off unless
-  /// `PRACTICE_BEAT_MODEL` is `bar` (periods held within `nearness` of `around`, the
-  /// tracker's) or `free`: on the development corpus's tuning half it lost to the tracker
-  /// and `DownbeatFinder` (bench/beats/README.md, "The bar pointer"). Nil when off, without
-  /// patterns or without music enough to decode.
+  /// onset of their 20 ms and none after `end`. An experiment, used only with the models
+  /// `bar` (periods held within `nearness` of `around`, the tracker's) and `free`: on the
+  /// development corpus's tuning half it lost to the tracker and `DownbeatFinder`
+  /// (bench/beats/README.md, "The bar pointer"). Nil for other models, without patterns or
+  /// without music enough to decode.
   ///
-  /// `PRACTICE_BEAT_MODEL=net` decodes the beat network's activations instead
-  /// (`trackActivations`): off by default, as it lost on downbeats and on pieces with drums
+  /// The model `network` decodes the beat network's activations instead
+  /// (`trackActivations`): it lost on downbeats and on pieces with drums
   /// (bench/beats/README.md, "A learned beat activation").
   ///
-  /// With `PRACTICE_BEAT_OBSERVATIONS=FILE` the observations are written to FILE, one
-  /// frame a line (what `bench/beats/train-patterns.py` learns from).
+  /// With `settings.observationDump` the observations are written there, one frame a line
+  /// (what `bench/beats/train-patterns.py` learns from).
   static func track(
     _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int,
     around: [Double]? = nil
   ) -> Tracked? {
-    let environment = ProcessInfo.processInfo.environment
-    let mode = environment["PRACTICE_BEAT_MODEL"]
-    let dump = environment["PRACTICE_BEAT_OBSERVATIONS"].flatMap { $0.isEmpty ? nil : $0 }
-    if mode == "net" {
+    let mode = settings.model
+    let dump = settings.observationDump.flatMap { $0.isEmpty ? nil : $0 }
+    if mode == .network {
       return trackActivations(features, novelty: novelty, settings: settings, end: end)
     }
-    guard mode == "bar" || mode == "free" || dump != nil else { return nil }
+    guard mode == .bar || mode == .free || dump != nil else { return nil }
     let observed = observations(features)
     if let path = dump {
       var text = ""
@@ -356,7 +355,7 @@ extension BarPointer {
       }
       try? text.write(toFile: path, atomically: true, encoding: .utf8)
     }
-    guard mode == "bar" || mode == "free", !BarPointerPatterns.all.isEmpty else { return nil }
+    guard mode == .bar || mode == .free, !BarPointerPatterns.all.isEmpty else { return nil }
     var meters = Meter.all
     if let beats = settings.beatsPerBar { meters = meters.filter { $0.beats == beats } }
     if let compound = settings.compound { meters = meters.filter { $0.triple == compound } }
@@ -364,7 +363,7 @@ extension BarPointer {
     let step = max(1, Int((features.frameRate / frameRate).rounded()))
     // The tempo the caller found, per frame of ours, when the bar pointer is held near it.
     var near: [Double]? = nil
-    if let around, mode == "bar" {
+    if let around, mode == .bar {
       near = (0..<observed.count).map { around[min(around.count - 1, $0 * step)] / Double(step) }
     }
     guard
@@ -399,11 +398,10 @@ extension BarPointer {
 }
 
 extension BarPointer {
-  /// True when the beat network's activations drive the bar pointer
-  /// (`PRACTICE_BEAT_MODEL=net` and a network built in).
-  static var followsNetwork: Bool {
-    ProcessInfo.processInfo.environment["PRACTICE_BEAT_MODEL"] == "net"
-      && BeatNetwork.shipped != nil
+  /// True when the beat network's activations drive the bar pointer (the model `network`
+  /// and a network built in).
+  static func followsNetwork(_ settings: BeatTracker.Settings) -> Bool {
+    settings.model == .network && BeatNetwork.shipped != nil
   }
 
   /// The beat network's observation model, as madmom's `DBNDownBeatTrackingProcessor`'s:

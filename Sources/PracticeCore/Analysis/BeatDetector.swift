@@ -12,6 +12,23 @@ public struct BeatDetectionError: PracticeFailure, Equatable {
   public var description: String { "cannot find the beat of '\(path)': \(reason); \(advice)" }
 }
 
+/// How `BeatDetector` finds the beats (bench/beats/README.md measures each).
+public enum BeatModel: String, Sendable, CaseIterable {
+  /// `BeatTracker` and `DownbeatFinder` on the hand-made onset features.
+  case tracker
+  /// The same, hearing the beat network's activations as well (`BeatNetwork`).
+  case hybrid
+  /// The bar pointer decoding the beat network's activations.
+  case network = "net"
+  /// The bar pointer with learned rhythmic patterns, held near the tracker's tempo.
+  case bar
+  /// The bar pointer with learned rhythmic patterns, free.
+  case free
+
+  /// Whether the beat network runs (its input bands are computed).
+  public var usesNetwork: Bool { self == .hybrid || self == .network }
+}
+
 /// What `BeatDetector` is asked for.
 public struct BeatDetectionOptions: Sendable, Equatable {
   /// Nil: choose 2, 3, 4 or 5 beats a bar. A meter fixes the bar length and only the
@@ -19,11 +36,23 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   public var meter: Meter?
   public var minBPM: Double
   public var maxBPM: Double
+  /// The method; the others are kept for comparison (bench/beats).
+  public var model: BeatModel
+  /// Where to write what the beat network hears (`writeNetworkBands`), for training it.
+  public var featureDump: String?
+  /// Where the bar pointer writes its observations, for training its patterns.
+  public var observationDump: String?
 
-  public init(meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220) {
+  public init(
+    meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220,
+    model: BeatModel = .tracker, featureDump: String? = nil, observationDump: String? = nil
+  ) {
     self.meter = meter
     self.minBPM = minBPM
     self.maxBPM = maxBPM
+    self.model = model
+    self.featureDump = featureDump
+    self.observationDump = observationDump
   }
 
   /// Beats of the map in a bar of `meter`: 6/8 is two dotted quarters, 9/8 three, 12/8 four.
@@ -80,12 +109,13 @@ public enum BeatDetector {
   ) throws -> BeatDetection {
     let path = file.path
     try file.seek(to: 0)
-    var pass = try analyse(file, path: path, channel: nil, progress: progress)
+    let bands = options.model.usesNetwork || options.featureDump != nil
+    var pass = try analyse(file, path: path, channel: nil, bands: bands, progress: progress)
     // Channels that cancel when summed (a mono recording with one side's polarity
     // flipped) are heard, but their sum is silent: listen to the first one alone.
     if file.info.channels > 1, pass.mixEnergy < 0.01 * pass.channelEnergy {
       try file.seek(to: 0)
-      pass = try analyse(file, path: path, channel: 0, progress: { _ in })
+      pass = try analyse(file, path: path, channel: 0, bands: bands, progress: { _ in })
     }
     // The map must fit the song as stored: the frames libsndfile reports.
     return try detect(
@@ -94,12 +124,13 @@ public enum BeatDetector {
   }
 
   /// One pass over the file: the features of its channels' mean (or of one channel), and
-  /// the energy of that mix against the channels' own mean energy.
+  /// the energy of that mix against the channels' own mean energy. `bands`: the beat
+  /// network's input bands too.
   private static func analyse(
-    _ file: SoundFile, path: String, channel: Int?, progress: (Double) -> Void
+    _ file: SoundFile, path: String, channel: Int?, bands: Bool, progress: (Double) -> Void
   ) throws -> (features: OnsetFeatures, frames: Int64, mixEnergy: Double, channelEnergy: Double) {
     let info = file.info
-    let analyzer = try OnsetAnalyzer(sampleRate: info.sampleRate)
+    let analyzer = try OnsetAnalyzer(sampleRate: info.sampleRate, networkBands: bands)
     let block = 8192
     let channels = info.channels
     var interleaved = [Float](repeating: 0, count: block * channels)
@@ -156,7 +187,7 @@ public enum BeatDetector {
         "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`"
       )
     }
-    if let dump = ProcessInfo.processInfo.environment["PRACTICE_BEAT_FEATURES"], !dump.isEmpty {
+    if let dump = options.featureDump, !dump.isEmpty {
       writeNetworkBands(features, sampleRate: sampleRate, to: dump)
     }
     let compound = options.meter.map(BeatDetectionOptions.isCompound)
@@ -165,7 +196,8 @@ public enum BeatDetector {
         features,
         settings: .init(
           minBPM: options.minBPM, maxBPM: options.maxBPM, compound: compound,
-          beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats)))
+          beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats), model: options.model,
+          observationDump: options.observationDump))
     else {
       throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
     }
@@ -191,7 +223,8 @@ public enum BeatDetector {
       }
       ?? DownbeatFinder.place(
         beats: tracked.frames, features: features, period: tracked.period,
-        beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats))
+        beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats),
+        downbeatActivation: tracked.downbeatActivation)
     let m = placement.beatsPerBar
     let found = tracked.compound ? "\(3 * m)/8" : "\(m)/4"
     let meter = options.meter ?? Meter(parsing: found) ?? .common
@@ -248,7 +281,7 @@ extension BeatDetector {
   /// `OnsetFeatures.networkBands` as little-endian 32-bit floats, band-major, and
   /// `PATH.json` the frame count, band count and the frames' time reference (frame `i` is
   /// centred on source frame `(i + 1) * hop - window / 2`). A debugging aid
-  /// (`PRACTICE_BEAT_FEATURES=PATH`); failures to write are ignored.
+  /// (`BeatDetectionOptions.featureDump`); failures to write are ignored.
   static func writeNetworkBands(_ features: OnsetFeatures, sampleRate: Int, to path: String) {
     var data = Data()
     for row in features.networkBands {

@@ -81,6 +81,9 @@ public struct BeatNetwork: Sendable {
     offsets = o
   }
 
+  /// Frames computed together, layer by layer: 16 rows of 512 floats are 32 KiB.
+  static let block = 512
+
   /// The beat and downbeat probabilities of every frame of `rows` (`bands` rows of equal
   /// length: `OnsetFeatures.networkBands`).
   public func activations(_ rows: [[Float]]) -> (beat: [Float], downbeat: [Float]) {
@@ -90,32 +93,46 @@ public struct BeatNetwork: Sendable {
     var first = [Float](repeating: 0, count: inputWidth * t)
     var x = [Float](repeating: 0, count: width * t)
     var h = [Float](repeating: 0, count: width * t)
-    var row = [Float](repeating: 0, count: t)
+    let half = inputKernel / 2
+    var row = [Float](repeating: 0, count: BeatNetwork.block + 2 * half)
     let o = offsets
     weights.withUnsafeBufferPointer { wb in
       let w = wb.baseAddress!
       first.withUnsafeMutableBufferPointer { fb in
         let f = fb.baseAddress!
-        for c in 0..<inputWidth { fill(f + c * t, t, w[o.inB + c]) }
         row.withUnsafeMutableBufferPointer { rb in
           let r = rb.baseAddress!
-          for channel in 0..<(2 * bands) {
-            // The input channel, standardised: a band, or its rise from the frame before.
-            rows[channel % bands].withUnsafeBufferPointer { band in
-              let b = band.baseAddress!
-              let mean = w[o.mean + channel]
-              let scale = w[o.scale + channel]
-              if channel < bands {
-                for i in 0..<t { r[i] = (b[i] - mean) * scale }
-              } else {
-                r[0] = (0 - mean) * scale
-                for i in 1..<max(1, t) { r[i] = (max(0, b[i] - b[i - 1]) - mean) * scale }
+          // A block of frames at a time, every input channel into every output row, so the
+          // block's output rows stay in the cache.
+          for start in stride(from: 0, to: t, by: BeatNetwork.block) {
+            let count = min(BeatNetwork.block, t - start)
+            for c in 0..<inputWidth { fill(f + c * t + start, count, w[o.inB + c]) }
+            for channel in 0..<(2 * bands) {
+              // The input channel over the block and `half` frames either side (zero
+              // outside the piece), standardised: a band, or its rise from the frame before.
+              rows[channel % bands].withUnsafeBufferPointer { band in
+                let b = band.baseAddress!
+                let mean = w[o.mean + channel]
+                let scale = w[o.scale + channel]
+                for j in 0..<(count + 2 * half) {
+                  let i = start + j - half
+                  if i < 0 || i >= t {
+                    r[j] = 0
+                  } else if channel < bands {
+                    r[j] = (b[i] - mean) * scale
+                  } else {
+                    r[j] = ((i > 0 ? max(0, b[i] - b[i - 1]) : 0) - mean) * scale
+                  }
+                }
               }
-            }
-            for c in 0..<inputWidth {
-              let base = o.inW + (c * 2 * bands + channel) * inputKernel
-              for k in 0..<inputKernel {
-                axpy(w[base + k], r, f + c * t, t, shift: k - inputKernel / 2)
+              for c in 0..<inputWidth {
+                let base = o.inW + (c * 2 * bands + channel) * inputKernel
+                let y = f + c * t + start
+                for k in 0..<inputKernel {
+                  let a = w[base + k]
+                  let xs = r + k
+                  for j in 0..<count { y[j] += a * xs[j] }
+                }
               }
             }
           }
@@ -161,13 +178,15 @@ public struct BeatNetwork: Sendable {
   }
 }
 
-/// `y[i] += a * x[i + shift]` wherever `i + shift` is inside the row (zero padding).
+/// `y[i] += a * x[i + shift]` for `i` in `start..<end` wherever `i + shift` is inside the
+/// row of `n` (zero padding).
 @inline(__always)
 private func axpy(
-  _ a: Float, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ n: Int, shift: Int
+  _ a: Float, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ n: Int, shift: Int,
+  start: Int = 0, end: Int? = nil
 ) {
-  let lo = max(0, -shift)
-  let hi = min(n, n - shift)
+  let lo = max(start, -shift)
+  let hi = min(end ?? n, n - shift)
   guard lo < hi else { return }
   let xs = x + shift
   for i in lo..<hi { y[i] += a * xs[i] }
@@ -184,18 +203,24 @@ private func elu(_ y: UnsafeMutablePointer<Float>, _ n: Int) {
 }
 
 /// A convolution along time of `inputs` rows to `outputs` rows: weights
-/// `[outputs][inputs][kernel]`, centred, taps `dilation` frames apart.
+/// `[outputs][inputs][kernel]`, centred, taps `dilation` frames apart. A block of frames at a
+/// time (`BeatNetwork.block`), so the block's output rows stay in the cache.
 private func conv(
   _ x: UnsafeMutablePointer<Float>, _ inputs: Int, _ w: UnsafePointer<Float>,
   _ bias: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ outputs: Int, kernel: Int,
   dilation: Int, frames t: Int
 ) {
-  for c in 0..<outputs {
-    let yc = y + c * t
-    fill(yc, t, bias[c])
-    for i in 0..<inputs {
-      for k in 0..<kernel {
-        axpy(w[(c * inputs + i) * kernel + k], x + i * t, yc, t, shift: (k - kernel / 2) * dilation)
+  for start in stride(from: 0, to: t, by: BeatNetwork.block) {
+    let end = min(t, start + BeatNetwork.block)
+    for c in 0..<outputs {
+      let yc = y + c * t
+      fill(yc + start, end - start, bias[c])
+      for i in 0..<inputs {
+        for k in 0..<kernel {
+          axpy(
+            w[(c * inputs + i) * kernel + k], x + i * t, yc, t,
+            shift: (k - kernel / 2) * dilation, start: start, end: end)
+        }
       }
     }
   }

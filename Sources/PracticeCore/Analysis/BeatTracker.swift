@@ -22,6 +22,9 @@ struct TrackedBeats {
   /// The bar pointer's meter and the index in `frames` of one of its downbeats, when it
   /// found the beats: every beat's place in its bar follows from them.
   var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
+  /// The beat network's downbeat probability at every analysis frame (the model `hybrid`),
+  /// a cue for `DownbeatFinder`.
+  var downbeatActivation: [Float]? = nil
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -70,6 +73,9 @@ enum BeatTracker {
     var compound: Bool? = false
     /// Beats a bar, when a meter is given (the bar pointer decodes only that meter).
     var beatsPerBar: Int? = nil
+    var model: BeatModel = .tracker
+    /// Where the bar pointer writes its observations (`BarPointer.track`).
+    var observationDump: String? = nil
   }
 
   /// Nil when there is no sound at all.
@@ -85,7 +91,24 @@ enum BeatTracker {
     let firstActive = features.level.firstIndex { $0 > threshold } ?? 0
     let lastActive = features.level.lastIndex { $0 > threshold } ?? (n - 1)
 
-    let (broadband, novelty, bassNovelty) = onsetStrengths(features)
+    var (broadband, novelty, bassNovelty) = onsetStrengths(features)
+    // Noise is judged on the hand-made onsets alone: the network's activation is never noise.
+    let heardOnsets = novelty
+    // The model `hybrid`: the beat network's beat probability, made an onset strength as the
+    // fluxes are, counts as much as the hand-made onset strengths, in both (the level and
+    // the beats); its downbeat probability is a cue for `DownbeatFinder`.
+    var downbeatActivation: [Float]? = nil
+    if settings.model == .hybrid, let network = BeatNetwork.shipped,
+      features.networkBands.first?.count == n
+    {
+      let (beat, downbeat) = network.activations(features.networkBands)
+      let heard = onsetStrength(beat, frameRate: fr)
+      for i in hiddenFrames(features)..<n {
+        novelty[i] += heard[i]
+        broadband[i] += heard[i]
+      }
+      downbeatActivation = downbeat
+    }
     let padded = hiddenFrames(features)
     // The music ends at its last clear onset: a final chord ringing on has no more beats.
     // A clear onset stands out from any noise under the music (hiss, room tone): it is at
@@ -237,7 +260,7 @@ enum BeatTracker {
     // the bar, the beats are the bars' divisions (`HarmonicBars`).
     var fromHarmony = false
     let doubtful = confidences.filter { $0 < BeatDetector.lowConfidence }.count
-    if bars == nil || !BarPointer.followsNetwork, let first = beats.first, let last = beats.last,
+    if bars == nil || !BarPointer.followsNetwork(settings), let first = beats.first, let last = beats.last,
       Double(doubtful) >= harmonyShare * Double(beats.count),
       let harmonic = HarmonicBars.beats(
         features: features, novelty: novelty, music: first...last, settings: settings,
@@ -253,8 +276,8 @@ enum BeatTracker {
       frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
       compound: keptBars.map { $0.meter.triple } ?? settings.compound
         ?? dividesInThree(beats, novelty: novelty),
-      fromHarmony: fromHarmony, soundsLikeNoise: isNoise(Array(novelty[firstActive...lastActive])),
-      bars: keptBars)
+      fromHarmony: fromHarmony, soundsLikeNoise: isNoise(Array(heardOnsets[firstActive...lastActive])),
+      bars: keptBars, downbeatActivation: fromHarmony ? nil : downbeatActivation)
   }
 
   /// Whether an onset strength (unit standard deviation) is noise's: music's is sparse, as
@@ -633,3 +656,4 @@ enum BeatTracker {
     }
   }
 }
+

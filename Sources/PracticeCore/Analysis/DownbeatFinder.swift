@@ -7,7 +7,8 @@ import Foundation
 /// accent. A cue's contrast for a meter and phase is its mean at the downbeats minus its
 /// mean elsewhere.
 /// - Harmony comes first: a beat's downbeat score is three times its harmonic change plus
-///   its bass onset plus half its accent. Chords change on downbeats in every style;
+///   its bass onset plus half its accent (plus three times the beat network's downbeat
+///   probability, when it ran: the model `hybrid`). Chords change on downbeats in every style;
 ///   which beat is loud depends on the style (a samba's surdo on 2, a one-drop's kick on
 ///   3, a backbeat's snare on 2 and 4). On the evaluation set harmony picks the right
 ///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
@@ -55,15 +56,17 @@ enum DownbeatFinder {
 
   /// `beatsPerBar` fixes the bar length and the phase (only the phase is chosen); nil
   /// chooses 2, 3, 4 or 5, and allows bars of other lengths where they pay `oddBarCost`.
-  static func place(beats: [Int], features: OnsetFeatures, period: [Double], beatsPerBar: Int?)
-    -> Placement
-  {
+  static func place(
+    beats: [Int], features: OnsetFeatures, period: [Double], beatsPerBar: Int?,
+    downbeatActivation: [Float]? = nil
+  ) -> Placement {
     let count = beats.count
     guard count >= 2 else {
       let m = beatsPerBar ?? 4
       return Placement(beatsPerBar: m, positions: (0..<count).map { $0 % max(1, m) })
     }
-    let cues = Cues(beats: beats, features: features, period: period)
+    let cues = Cues(
+      beats: beats, features: features, period: period, downbeatActivation: downbeatActivation)
     let indices = Array(0..<count)
     // Scores for bars of m beats: harmonic change is measured over windows a bar long.
     var scores: [Int: [Double]] = [:]
@@ -95,7 +98,7 @@ enum DownbeatFinder {
     /// How strongly the cues mark a period of `m` beats: each cue's contrast at its own best
     /// phase, weighted as in the score.
     func periodicity(_ m: Int) -> Double {
-      zip(cues.standardised(window: m), Cues.weights).reduce(0) { total, cue in
+      zip(cues.standardised(window: m), cues.weights).reduce(0) { total, cue in
         let best = (0..<m).map { contrastOf(cue.0, m, $0) }.max() ?? 0
         return total + cue.1 * best
       }
@@ -183,6 +186,8 @@ enum DownbeatFinder {
   struct Cues {
     let bass: [Double]
     let accent: [Double]
+    /// The beat network's downbeat probability at each beat, when it ran.
+    let network: [Double]?
     /// Log-compressed chroma summed beat span by beat span from the first beat, 12 per
     /// bound, so the sum over any run of beats is a difference (12 numbers a beat, not a
     /// frame: an hour of music would need 35 MB for those).
@@ -190,7 +195,7 @@ enum DownbeatFinder {
     /// Beat boundaries in analysis frames, with one more a period after the last beat.
     private let bounds: [Int]
 
-    init(beats: [Int], features: OnsetFeatures, period: [Double]) {
+    init(beats: [Int], features: OnsetFeatures, period: [Double], downbeatActivation: [Float]?) {
       let frames = features.count
       let reach = max(1, Int(0.05 * features.frameRate))
       func peak(_ signal: [Float], at frame: Int) -> Double {
@@ -198,6 +203,9 @@ enum DownbeatFinder {
       }
       bass = beats.map { peak(features.bassFlux, at: $0) }
       accent = beats.map { peak(features.flux, at: $0) }
+      network = downbeatActivation.flatMap { a in
+        a.count == frames ? beats.map { peak(a, at: $0) } : nil
+      }
       var frameEnergy = 0.0
       for f in 0..<frames {
         guard let o = features.chromaOffset(ofFrame: f) else { break }
@@ -231,11 +239,18 @@ enum DownbeatFinder {
 
     /// How much each cue counts in a beat's score: harmonic change, bass onset, accent.
     static let weights = [3.0, 1.0, 0.5]
+    /// How much the beat network's downbeat probability counts, when it ran: as much as
+    /// the harmonic change.
+    static let networkWeight = 3.0
+
+    /// The weights of `standardised`'s cues.
+    var weights: [Double] { Cues.weights + (network == nil ? [] : [Cues.networkWeight]) }
 
     /// The weighted sum of the standardised cues, per beat.
     func scores(window: Int) -> [Double] {
       let cues = standardised(window: window)
-      return (0..<bass.count).map { i in zip(cues, Cues.weights).reduce(0) { $0 + $1.1 * $1.0[i] } }
+      let weights = self.weights
+      return (0..<bass.count).map { i in zip(cues, weights).reduce(0) { $0 + $1.1 * $1.0[i] } }
     }
 
     /// Standardised harmonic change, bass onset and accent, per beat. Harmonic change
@@ -250,7 +265,7 @@ enum DownbeatFinder {
         else { continue }
         change[i] = 1 - zip(before, after).reduce(0) { $0 + $1.0 * $1.1 }
       }
-      return [change, bass, accent].map(DownbeatFinder.standardised)
+      return ([change, bass, accent] + (network.map { [$0] } ?? [])).map(DownbeatFinder.standardised)
     }
   }
 

@@ -155,10 +155,9 @@ public final class OnsetAnalyzer {
   /// whatever the sample rate: 2048 frames at 44.1 and 48 kHz, so the features, and where
   /// in its window an onset shows, do not change with the rate.
   ///
-  /// `networkBands`: compute `OnsetFeatures.networkBands` (19 MB for 10 minutes); by
-  /// default only when the beat network is on (`PRACTICE_BEAT_MODEL=net`) or its input is
-  /// dumped (`PRACTICE_BEAT_FEATURES`).
-  public init(sampleRate: Int, networkBands: Bool? = nil) throws {
+  /// `networkBands`: compute `OnsetFeatures.networkBands` (19 MB for 10 minutes), for the
+  /// beat network (`BeatModel.usesNetwork`) or to dump what it hears.
+  public init(sampleRate: Int, networkBands: Bool = false) throws {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
@@ -211,11 +210,7 @@ public final class OnsetAnalyzer {
     }
     bassBands = max(1, bass)
     superFlux = SuperFlux(binHz: binHz, bins: bins, lowest: 30, highest: top)
-    let environment = ProcessInfo.processInfo.environment
-    let wanted =
-      networkBands ?? (environment["PRACTICE_BEAT_MODEL"] == "net"
-        || !(environment["PRACTICE_BEAT_FEATURES"] ?? "").isEmpty)
-    self.networkBands = wanted ? NetworkBands(binHz: binHz, bins: bins) : nil
+    self.networkBands = networkBands ? NetworkBands(binHz: binHz, bins: bins) : nil
     previous = [Float](repeating: 0, count: bandCount)
     features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
     features.envelopeBlock = envelopeBlock
