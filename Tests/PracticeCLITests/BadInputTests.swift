@@ -66,6 +66,12 @@ import Testing
     ] {
       try expectFailure(command, status: 65, message: "sample rate is 2 Hz, which no audio has")
     }
+    // A rate some audio has, but too low to detect beats in: said so, not called a bug.
+    let low = dir.file("four-kilohertz.wav")
+    try Synth.writeFloatWAV([Float](repeating: 0.1, count: 40000), to: low, sampleRate: 4000)
+    try expectFailure(
+      ["beats", "detect", low], status: 65,
+      message: "beat detection needs audio at 8000 Hz or more, and this song is 4000 Hz")
   }
 
   @Test func randomBytesNamedWav() throws {

@@ -163,7 +163,9 @@ public final class OnsetAnalyzer {
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
     }
     guard sampleRate >= 8000 else {
-      throw AubioError(call: "new_aubio_fft", detail: "sample rate \(sampleRate) is below 8000 Hz")
+      throw PracticeError(
+        .badData,
+        "beat detection needs audio at 8000 Hz or more, and this song is \(sampleRate) Hz; tap the beats (`practice beats tap`) or import them")
     }
     self.sampleRate = sampleRate
     hop = max(1, Int((Double(sampleRate) / 100).rounded()))
