@@ -69,11 +69,10 @@ final class PacketDecoder: AudioDecoder {
   private let source: any PacketSource  // owned
   private let priming: Int64
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
-  private var resampler: OpaquePointer?  // owned SwrContext; swr_free
+  private var converter: FrameConverter?  // owned; made for the first libavcodec frame
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
   private var direct: (any WholePacketDecoder)?  // owned; libopus or libfaad2
-  private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
   private let outChannels: Int
   private let sampleRate: Int
 
@@ -164,7 +163,7 @@ final class PacketDecoder: AudioDecoder {
     // It is kept, not decoded again after a flush: a whole-file decode is then a fresh
     // decoder's from the first packet, bit for bit what libavformat's path gives.
     source.seek(toPacketAtOrBefore: 0)
-    guard try decodeNext(), let decoded = resamplerInput?.rate, Int(decoded) == stream.sampleRate
+    guard try decodeNext(), let decoded = converter?.inputRate, Int(decoded) == stream.sampleRate
     else {
       throw DemuxError.declined(lastError ?? "the first packet does not decode as described")
     }
@@ -172,7 +171,6 @@ final class PacketDecoder: AudioDecoder {
   }
 
   deinit {
-    swr_free(&resampler)
     av_frame_free(&frame)
     av_packet_free(&packet)
     avcodec_free_context(&codec)
@@ -335,57 +333,17 @@ final class PacketDecoder: AudioDecoder {
 
   /// Converts a decoded frame into `pending` and places it by its timestamp.
   private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-    let shape = (
-      format: frame.pointee.format, rate: frame.pointee.sample_rate,
-      channels: frame.pointee.ch_layout.nb_channels
-    )
-    if resampler == nil || resamplerInput.map({ $0 != shape }) ?? true {
-      try makeResampler(for: frame)
-      resamplerInput = shape
-    }
-    let inCount = frame.pointee.nb_samples
-    let capacity = Int(max(swr_get_out_samples(resampler, inCount), inCount)) + 16
-    if pending.count < capacity * outChannels {
-      pending = [Float](repeating: 0, count: capacity * outChannels)
-    }
-    let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
-      var out: UnsafeMutablePointer<UInt8>? = bytes.baseAddress?.assumingMemoryBound(
-        to: UInt8.self)
-      let input = UnsafeMutableRawPointer(frame.pointee.extended_data)?
-        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-      return swr_convert(resampler, &out, Int32(capacity), input, inCount)
-    }
-    guard converted >= 0 else { throw failure(converted, "convert the samples of") }
+    let converter =
+      self.converter ?? FrameConverter(outChannels: outChannels, sampleRate: sampleRate)
+    self.converter = converter
+    let converted: Int
+    do { converted = try converter.convert(frame, into: &pending) } catch let failed
+      as FrameConverter.Failure
+    { throw failure(failed.code, failed.operation) }
     let pts = frame.pointee.pts
     pendingFirst = pts == practice_av_nopts_value() ? nextFirst : pts - priming
-    pendingCount = Int(converted)
+    pendingCount = converted
     nextFirst = pendingFirst + Int64(pendingCount)
-  }
-
-  private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
-    swr_free(&resampler)
-    var inLayout = AVChannelLayout()
-    if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-      av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
-    } else {
-      let status = av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
-      guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    }
-    defer { av_channel_layout_uninit(&inLayout) }
-    var outLayout = AVChannelLayout()
-    av_channel_layout_default(&outLayout, Int32(outChannels))
-    defer { av_channel_layout_uninit(&outLayout) }
-    var status = swr_alloc_set_opts2(
-      &resampler, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
-      AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
-    guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    if inLayout.nb_channels > 2 {
-      // The documented mix-down (FFmpegDecoder): each output's gains scaled to sum to 1.
-      status = av_opt_set_double(UnsafeMutableRawPointer(resampler), "rematrix_maxval", 1.0, 0)
-      guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    }
-    status = swr_init(resampler)
-    guard status >= 0 else { throw failure(status, "set up the mixer for") }
   }
 
   private func failure(_ code: Int32, _ operation: String) -> FFmpegError {
