@@ -164,6 +164,10 @@ const char *practice_ffmpeg_load_error(void) { return format_ready() ? NULL : fo
 
 #define NOT_LOADED AVERROR(ENOSYS)
 
+/* The functions that free or release do nothing for NULL, as FFmpeg's own, and load
+   nothing: what was never allocated needs no library (a decoder that used libopus or
+   libfaad2 frees its unused FFmpeg handles in its deinit). */
+
 void av_log_set_level(int level) { if (ready()) real.av_log_set_level(level); }
 int av_strerror(int errnum, char *errbuf, size_t errbuf_size) {
   return ready() ? real.av_strerror(errnum, errbuf, errbuf_size) : -1;
@@ -188,11 +192,11 @@ void av_channel_layout_uninit(AVChannelLayout *channel_layout) {
   if (ready()) real.av_channel_layout_uninit(channel_layout);
 }
 AVFrame *av_frame_alloc(void) { return ready() ? real.av_frame_alloc() : NULL; }
-void av_frame_free(AVFrame **frame) { if (ready()) real.av_frame_free(frame); }
-void av_frame_unref(AVFrame *frame) { if (ready()) real.av_frame_unref(frame); }
+void av_frame_free(AVFrame **frame) { if (frame && *frame && ready()) real.av_frame_free(frame); }
+void av_frame_unref(AVFrame *frame) { if (frame && ready()) real.av_frame_unref(frame); }
 AVPacket *av_packet_alloc(void) { return ready() ? real.av_packet_alloc() : NULL; }
-void av_packet_free(AVPacket **pkt) { if (ready()) real.av_packet_free(pkt); }
-void av_packet_unref(AVPacket *pkt) { if (ready()) real.av_packet_unref(pkt); }
+void av_packet_free(AVPacket **pkt) { if (pkt && *pkt && ready()) real.av_packet_free(pkt); }
+void av_packet_unref(AVPacket *pkt) { if (pkt && ready()) real.av_packet_unref(pkt); }
 uint8_t *av_packet_get_side_data(const AVPacket *pkt, enum AVPacketSideDataType type,
                                  size_t *size) {
   return ready() ? real.av_packet_get_side_data(pkt, type, size) : NULL;
@@ -209,7 +213,9 @@ const char *avcodec_get_name(enum AVCodecID id) {
 AVCodecContext *avcodec_alloc_context3(const AVCodec *codec) {
   return ready() ? real.avcodec_alloc_context3(codec) : NULL;
 }
-void avcodec_free_context(AVCodecContext **avctx) { if (ready()) real.avcodec_free_context(avctx); }
+void avcodec_free_context(AVCodecContext **avctx) {
+  if (avctx && *avctx && ready()) real.avcodec_free_context(avctx);
+}
 int avcodec_parameters_to_context(AVCodecContext *codec, const AVCodecParameters *par) {
   return ready() ? real.avcodec_parameters_to_context(codec, par) : NOT_LOADED;
 }
@@ -230,7 +236,9 @@ int avformat_open_input(AVFormatContext **ps, const char *url, const AVInputForm
 int avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options) {
   return format_ready() ? real.avformat_find_stream_info(ic, options) : NOT_LOADED;
 }
-void avformat_close_input(AVFormatContext **s) { if (format_ready()) real.avformat_close_input(s); }
+void avformat_close_input(AVFormatContext **s) {
+  if (s && *s && format_ready()) real.avformat_close_input(s);
+}
 int av_read_frame(AVFormatContext *s, AVPacket *pkt) {
   return format_ready() ? real.av_read_frame(s, pkt) : NOT_LOADED;
 }
@@ -249,7 +257,7 @@ int swr_alloc_set_opts2(struct SwrContext **ps, AVChannelLayout *out_ch_layout,
 }
 void *av_mallocz(size_t size) { return ready() ? real.av_mallocz(size) : NULL; }
 int swr_init(struct SwrContext *s) { return ready() ? real.swr_init(s) : NOT_LOADED; }
-void swr_free(struct SwrContext **s) { if (ready()) real.swr_free(s); }
+void swr_free(struct SwrContext **s) { if (s && *s && ready()) real.swr_free(s); }
 int swr_convert(struct SwrContext *s, uint8_t **out, int out_count, const uint8_t **in,
                 int in_count) {
   return ready() ? real.swr_convert(s, out, out_count, in, in_count) : NOT_LOADED;

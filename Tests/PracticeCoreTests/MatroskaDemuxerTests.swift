@@ -29,16 +29,6 @@ import Testing
     return path
   }
 
-  func decodeAll(_ decoder: any AudioDecoder) -> [Float] {
-    var out: [Float] = []
-    var buffer = [Float](repeating: 0, count: 4096 * decoder.info.channels)
-    while true {
-      let n = buffer.withUnsafeMutableBufferPointer { decoder.read(into: $0.baseAddress!, frames: 4096) }
-      if n <= 0 { break }
-      out += buffer[0..<(n * decoder.info.channels)]
-    }
-    return out
-  }
 
   /// libopus and FFmpeg's own Opus decoder are not bit for bit alike, but agree closely; the
   /// length (pre-skip and DiscardPadding removed) and the placement are the same.
@@ -55,8 +45,8 @@ import Testing
     #expect(native.info.frames == reference.info.frames)
     #expect(native.info.sampleRate == 48000)
     #expect(native.info.channels == reference.info.channels)
-    let got = decodeAll(native)
-    let want = decodeAll(reference)
+    let got = DemuxerChecks.decodeAll(native)
+    let want = DemuxerChecks.decodeAll(reference)
     #expect(got.count == want.count)
     let worst = zip(got, want).map { abs($0 - $1) }.max() ?? 0
     #expect(worst < 0.01, "\(name): \(worst)")
@@ -69,7 +59,7 @@ import Testing
   @Test func aSeekLandsOnTheExactFrame() throws {
     let path = try encoded("seek.webm", ["-c:a", "libopus"])
     let decoder = try PacketDecoder(path: path, source: MatroskaDemuxer(path: path))
-    let whole = decodeAll(decoder)
+    let whole = DemuxerChecks.decodeAll(decoder)
     for frame: Int64 in [0, 1, 311, 5000, 48000, 100_001, 12345, 3, 143_000] {
       try decoder.seek(to: frame)
       var got = [Float](repeating: 0, count: 2000 * 2)
@@ -95,22 +85,6 @@ import Testing
     #expect(try SoundFile(path: surround).info.channels == 2)
   }
 
-  func survive(_ bytes: [UInt8], _ label: String) throws {
-    let path = dir.file("damaged.webm")
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-    if let decoder = try? PacketDecoder(path: path, source: MatroskaDemuxer(path: path)) {
-      let frames = decodeAll(decoder).count / max(1, decoder.info.channels)
-      #expect(Int64(frames) <= decoder.info.frames, "\(label)")
-      _ = try? decoder.seek(to: decoder.info.frames / 2)
-      _ = decodeAll(decoder)
-    }
-    do {
-      let file = try SoundFile(path: path)
-      #expect(file.info.frames >= 0)
-    } catch let failure as PracticeFailure {
-      #expect(!failure.description.contains("\n"), "\(label)")
-    }
-  }
 
   @Test func aCutOrDamagedFileNeverTraps() throws {
     let path = try encoded("d.webm", ["-c:a", "libopus", "-cluster_time_limit", "500"])
@@ -137,6 +111,12 @@ import Testing
         bytes[at] = round % 5 == 0 ? 0xFF : UInt8(truncatingIfNeeded: random(256))
       }
       try survive(bytes, "round \(round)")
+    }
+  }
+
+  func survive(_ bytes: [UInt8], _ label: String) throws {
+    try DemuxerChecks.survive(bytes, at: dir.file("damaged.webm"), label) {
+      try PacketDecoder(path: $0, source: MatroskaDemuxer(path: $0))
     }
   }
 }

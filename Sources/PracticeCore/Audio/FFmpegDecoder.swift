@@ -74,15 +74,13 @@ final class FFmpegDecoder: AudioDecoder {
 
   private var format: UnsafeMutablePointer<AVFormatContext>?  // owned; avformat_close_input
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
-  private var resampler: OpaquePointer?  // owned SwrContext; swr_free
+  private var converter: FrameConverter?  // owned; made for the first frame
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
   private var streamIndex: Int32 = -1
   private var timeBase = AVRational(num: 1, den: 1)
   private var outChannels = 2
   private var sampleRate = 0
-  /// The resampler's input shape, to rebuild it if the stream changes shape.
-  private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
 
   /// Decoded, converted frames not yet returned: `pending[pendingStart ..< pendingEnd]`,
   /// interleaved, in frames.
@@ -220,7 +218,6 @@ final class FFmpegDecoder: AudioDecoder {
   }
 
   deinit {
-    swr_free(&resampler)
     av_frame_free(&frame)
     av_packet_free(&packet)
     avcodec_free_context(&codec)
@@ -404,26 +401,16 @@ final class FFmpegDecoder: AudioDecoder {
   /// Converts a decoded frame to interleaved float with `outChannels` channels in
   /// `pending`, and places it: from its timestamp after a seek, else right after the last.
   private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-    let shape = (
-      format: frame.pointee.format, rate: frame.pointee.sample_rate,
-      channels: frame.pointee.ch_layout.nb_channels
-    )
-    if resampler == nil || resamplerInput.map({ $0 != shape }) ?? true {
-      try makeResampler(for: frame)
-      resamplerInput = shape
+    let converter =
+      self.converter ?? FrameConverter(outChannels: outChannels, sampleRate: sampleRate)
+    self.converter = converter
+    let converted: Int
+    do { converted = try converter.convert(frame, into: &pending) } catch let failed
+      as FrameConverter.Failure
+    {
+      try check(failed.code, failed.operation, category: .badData)
+      throw failure(failed.operation, "FFmpeg error \(failed.code)")
     }
-    let inCount = frame.pointee.nb_samples
-    let capacity = Int(max(swr_get_out_samples(resampler, inCount), inCount)) + 16
-    if pending.count < capacity * outChannels {
-      pending = [Float](repeating: 0, count: capacity * outChannels)
-    }
-    let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
-      var out: UnsafeMutablePointer<UInt8>? = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-      let input = UnsafeMutableRawPointer(frame.pointee.extended_data)!
-        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-      return swr_convert(resampler, &out, Int32(capacity), input, inCount)
-    }
-    try check(converted, "convert the samples of", category: .badData)
     pendingStart = 0
     pendingEnd = Int(converted)
     if needsPosition, reapplyStartSkip || startPending {
@@ -451,32 +438,6 @@ final class FFmpegDecoder: AudioDecoder {
       }
       needsPosition = false
     }
-  }
-
-  /// A libswresample context from the frame's shape to interleaved float, `outChannels`.
-  private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
-    swr_free(&resampler)
-    var inLayout = AVChannelLayout()
-    if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-      av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
-    } else {
-      try check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "set up the mixer for")
-    }
-    defer { av_channel_layout_uninit(&inLayout) }
-    var outLayout = AVChannelLayout()
-    av_channel_layout_default(&outLayout, Int32(outChannels))
-    defer { av_channel_layout_uninit(&outLayout) }
-    try check(
-      swr_alloc_set_opts2(
-        &resampler, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
-        AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil),
-      "set up the mixer for")
-    if inLayout.nb_channels > 2 {
-      try check(
-        av_opt_set_double(UnsafeMutableRawPointer(resampler), "rematrix_maxval", 1.0, 0),
-        "set up the mixer for")
-    }
-    try check(swr_init(resampler), "set up the mixer for")
   }
 
   /// The stream's length in frames, from frame 0: the stream's own duration (the MP4

@@ -96,7 +96,7 @@ final class MatroskaDemuxer: PacketSource {
     let fileBytes = file
     func at(_ id: UInt32) -> Master? {
       guard let position = seekHead[id],
-        let element = try? elementHeader(fileBytes, at: segmentStart + position), element.id == id
+        let element = try? elementHeader(fileBytes, at: segmentStart &+ position), element.id == id
       else { return nil }
       return try? readMaster(fileBytes, element)
     }
@@ -136,6 +136,7 @@ final class MatroskaDemuxer: PacketSource {
     var index: [(offset: Int64, time: Int64)] = []
     if let cueList = cues ?? at(ID.cues) {
       index = try MatroskaDemuxer.parseCues(cueList, segmentStart: segmentStart, scale: scale)
+        .filter { $0.offset >= firstCluster && $0.offset < segmentEnd }
     }
     if index.first.map({ $0.offset != firstCluster }) ?? true {
       index.insert((firstCluster, 0), at: 0)
@@ -315,7 +316,7 @@ final class MatroskaDemuxer: PacketSource {
       }
       sizes.append(cursor.remaining - laced)
     }
-    var time = snapped(Int64(clusterTime) + relative)
+    var time = snapped(Int64(clamping: clusterTime) &+ relative)
     var start = cursor.position
     for (i, size) in sizes.enumerated() {
       guard size > 0 else { continue }
@@ -332,7 +333,11 @@ final class MatroskaDemuxer: PacketSource {
 
   /// A timestamp in samples, on the 2.5 ms grid counted from the first packet.
   private func snapped(_ timestamp: Int64) -> Int64 {
-    let raw = nanosecondsToSamples(timestamp &* Int64(truncatingIfNeeded: timecodeScale))
+    // Kept within ±2^40 samples (254 days), so that no sum of times and lengths of a
+    // damaged file's nonsense can overflow.
+    let limit: Int64 = 1 << 40
+    let raw = min(limit, max(-limit, nanosecondsToSamples(
+      timestamp &* Int64(truncatingIfNeeded: timecodeScale))))
     guard snapping else { return raw }
     let offset = raw - origin
     let half = MatroskaDemuxer.grid / 2
@@ -343,8 +348,8 @@ final class MatroskaDemuxer: PacketSource {
   private func nanosecondsToSamples(_ ns: Int64) -> Int64 {
     let rate = Int64(MatroskaDemuxer.opusRate)
     let (product, overflow) = ns.multipliedReportingOverflow(by: rate)
-    if overflow { return ns / 1_000_000_000 * rate }
-    return (product + (product >= 0 ? 500_000_000 : -500_000_000)) / 1_000_000_000
+    if overflow { return ns / 1_000_000_000 &* rate }
+    return (product &+ (product >= 0 ? 500_000_000 : -500_000_000)) / 1_000_000_000
   }
 
   /// The end (time + kept samples) of the last packet of the track in `cluster`, nil if it
@@ -515,7 +520,7 @@ final class MatroskaDemuxer: PacketSource {
           while !inner.atEnd {
             let (field, fieldValue) = try inner.element()
             if field == ID.cueClusterPosition {
-              positions.append(segmentStart + Int64(clamping: try unsignedValue(fieldValue)))
+              positions.append(segmentStart &+ Int64(clamping: try unsignedValue(fieldValue)))
             }
           }
         }

@@ -1,10 +1,12 @@
+import CFAAD
+import CFAADLoader
 import CFFmpeg
 import CFFmpegLoader
 import COpus
 import Foundation
 
-/// The codecs the hand-written demuxers hand to a decoder: AAC and ALAC to libavcodec,
-/// Opus to libopus.
+/// The codecs the hand-written demuxers hand to a decoder: AAC-LC in mono or stereo to
+/// libfaad2, other AAC and ALAC to libavcodec, Opus to libopus.
 enum PacketCodec: Sendable {
   case aac, alac, opus
 }
@@ -46,11 +48,13 @@ protocol PacketSource: AnyObject {
   func nextPacket(into buffer: inout [UInt8]) throws -> Packet?
 }
 
-/// libavcodec (with libswresample for the sample format and the mix-down), or libopus for
-/// Opus, fed by a hand-written demuxer, without libavformat.
+/// A small codec library (libopus for Opus, libfaad2 for AAC-LC) or libavcodec (with
+/// libswresample for the sample format and the mix-down), fed by a hand-written demuxer,
+/// without libavformat.
 ///
-/// libopus rather than libavcodec for Opus: libsndfile has loaded it already (for Ogg
-/// Opus), so a WebM costs no library load at all, where libavcodec costs ~25 ms.
+/// Why not libavcodec for everything: Debian's libavcodec brings 96 shared libraries,
+/// ~25 ms of start and ~15 MiB of mapped pages. libsndfile has loaded libopus already (for
+/// Ogg Opus), and libfaad2 needs only libc and libm.
 ///
 /// Output and guarantees as `FFmpegDecoder`'s: interleaved float at the track's rate, mono
 /// as mono and everything else as stereo (same mix-down rule), priming and end padding
@@ -65,11 +69,10 @@ final class PacketDecoder: AudioDecoder {
   private let source: any PacketSource  // owned
   private let priming: Int64
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
-  private var resampler: OpaquePointer?  // owned SwrContext; swr_free
+  private var converter: FrameConverter?  // owned; made for the first libavcodec frame
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
-  private var opus: OpaquePointer?  // owned OpusDecoder; opus_decoder_destroy
-  private var resamplerInput: (format: Int32, rate: Int32, channels: Int32)?
+  private var direct: (any WholePacketDecoder)?  // owned; libopus or libfaad2
   private let outChannels: Int
   private let sampleRate: Int
 
@@ -103,15 +106,22 @@ final class PacketDecoder: AudioDecoder {
     sampleRate = stream.sampleRate
     outChannels = stream.channels == 1 ? 1 : 2
     var decoder: UnsafePointer<AVCodec>?
-    if stream.codec != .opus {
+    var codecName: String?
+    if stream.codec == .opus {
+      direct = try OpusPacketDecoder(stream)
+      codecName = "Opus"
+    } else if stream.codec == .aac, let faad = try? FAADPacketDecoder(stream) {
+      direct = faad
+      codecName = "AAC (Advanced Audio Coding)"
+    } else {
       if let reason = practice_ffmpeg_codec_load_error() {
         throw DemuxError.declined("libavcodec cannot be loaded: \(String(cString: reason))")
       }
       _ = PacketDecoder.quiet
       decoder = avcodec_find_decoder(stream.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_ALAC)
-      guard decoder != nil else { throw DemuxError.declined("libavcodec has no decoder for it") }
+      guard let decoder else { throw DemuxError.declined("libavcodec has no decoder for it") }
+      codecName = decoder.pointee.long_name.map { String(cString: $0) }
     }
-    let codecName = decoder.map { $0.pointee.long_name.map { String(cString: $0) } } ?? "Opus"
     info = SoundFileInfo(
       frames: stream.frames, sampleRate: stream.sampleRate, channels: outChannels, format: 0,
       formatName: [stream.containerName, codecName].compactMap { $0 }.joined(separator: ", "),
@@ -119,7 +129,12 @@ final class PacketDecoder: AudioDecoder {
       title: stream.title, artist: stream.artist, album: stream.album)
     // `deinit` frees whatever was built if a step below throws.
     guard let decoder else {
-      try openOpus(stream)
+      // One packet decoded, to know the decoder takes the stream as described.
+      source.seek(toPacketAtOrBefore: 0)
+      guard try decodeNext() else {
+        throw DemuxError.declined(lastError ?? "the first packets do not decode")
+      }
+      position = 0
       return
     }
     codec = avcodec_alloc_context3(decoder)
@@ -148,32 +163,14 @@ final class PacketDecoder: AudioDecoder {
     // It is kept, not decoded again after a flush: a whole-file decode is then a fresh
     // decoder's from the first packet, bit for bit what libavformat's path gives.
     source.seek(toPacketAtOrBefore: 0)
-    guard try decodeNext(), let decoded = resamplerInput?.rate, Int(decoded) == stream.sampleRate
+    guard try decodeNext(), let decoded = converter?.inputRate, Int(decoded) == stream.sampleRate
     else {
       throw DemuxError.declined(lastError ?? "the first packet does not decode as described")
     }
     position = 0
   }
 
-  /// Opens libopus's decoder (the demuxer checked for one or two channels) and decodes
-  /// the first packet.
-  private func openOpus(_ stream: PacketStream) throws {
-    var status: Int32 = 0
-    opus = opus_decoder_create(Int32(sampleRate), Int32(stream.channels), &status)
-    guard let opus, status == OPUS_OK else {
-      throw DemuxError.declined("libopus cannot open the stream (\(opusMessage(status)))")
-    }
-    if stream.gain != 0 { _ = practice_opus_set_gain(opus, Int32(stream.gain)) }
-    source.seek(toPacketAtOrBefore: 0)
-    guard try decodeNext() else {
-      throw DemuxError.declined(lastError ?? "the first packet does not decode")
-    }
-    position = 0
-  }
-
   deinit {
-    if let opus { opus_decoder_destroy(opus) }
-    swr_free(&resampler)
     av_frame_free(&frame)
     av_packet_free(&packet)
     avcodec_free_context(&codec)
@@ -236,8 +233,8 @@ final class PacketDecoder: AudioDecoder {
   /// before song frame `frame` (the very first packet for a frame near the start, as when
   /// the whole file is decoded, so the two decode the same packets alike).
   private func restart(at frame: Int64) throws {
-    if let opus {
-      _ = practice_opus_reset(opus)
+    if let direct {
+      try direct.reset()
     } else if let codec {
       avcodec_flush_buffers(codec)
     }
@@ -252,7 +249,7 @@ final class PacketDecoder: AudioDecoder {
 
   /// Decodes the next frame into `pending`; false at the end of the stream.
   private func decodeNext() throws -> Bool {
-    if let opus { return decodeNextOpus(opus) }
+    if let direct { return decodeNextDirect(direct) }
     guard let codec, let packet, let frame else { return false }
     while !endOfStream {
       let received = avcodec_receive_frame(codec, frame)
@@ -307,16 +304,8 @@ final class PacketDecoder: AudioDecoder {
     return false
   }
 
-  /// The most samples an Opus packet holds (120 ms at 48 kHz).
-  private static let opusMaxFrames = 5760
-
-  /// Decodes the next Opus packet into `pending` (libopus gives interleaved float with the
-  /// stream's one or two channels); false at the end of the stream.
-  private func decodeNextOpus(_ opus: OpaquePointer) -> Bool {
-    let capacity = PacketDecoder.opusMaxFrames
-    if pending.count < capacity * outChannels {
-      pending = [Float](repeating: 0, count: capacity * outChannels)
-    }
+  /// Decodes the next packet that gives frames into `pending`; false at the end.
+  private func decodeNextDirect(_ decoder: any WholePacketDecoder) -> Bool {
     while !endOfStream {
       let next: Packet?
       do { next = try source.nextPacket(into: &packetBytes) } catch {
@@ -327,19 +316,15 @@ final class PacketDecoder: AudioDecoder {
         endOfStream = true
         break
       }
-      let decoded = packetBytes.withUnsafeBufferPointer { bytes in
-        pending.withUnsafeMutableBufferPointer { out in
-          opus_decode_float(
-            opus, bytes.baseAddress, Int32(next.size), out.baseAddress!, Int32(capacity), 0)
-        }
-      }
-      guard decoded >= 0 else {
+      let decoded: Int
+      do { decoded = try decoder.decode(&packetBytes, next.size, into: &pending) } catch {
         // A damaged packet: noted, and decoding goes on with the next one.
-        lastError = "Opus: \(opusMessage(decoded))"
+        lastError = "\(error)"
         continue
       }
+      if decoded == 0 { continue }  // libfaad2's first packet after opening
       pendingFirst = next.time - priming
-      pendingCount = Int(decoded)
+      pendingCount = decoded
       nextFirst = pendingFirst + Int64(pendingCount)
       return true
     }
@@ -348,63 +333,150 @@ final class PacketDecoder: AudioDecoder {
 
   /// Converts a decoded frame into `pending` and places it by its timestamp.
   private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-    let shape = (
-      format: frame.pointee.format, rate: frame.pointee.sample_rate,
-      channels: frame.pointee.ch_layout.nb_channels
-    )
-    if resampler == nil || resamplerInput.map({ $0 != shape }) ?? true {
-      try makeResampler(for: frame)
-      resamplerInput = shape
-    }
-    let inCount = frame.pointee.nb_samples
-    let capacity = Int(max(swr_get_out_samples(resampler, inCount), inCount)) + 16
-    if pending.count < capacity * outChannels {
-      pending = [Float](repeating: 0, count: capacity * outChannels)
-    }
-    let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
-      var out: UnsafeMutablePointer<UInt8>? = bytes.baseAddress?.assumingMemoryBound(
-        to: UInt8.self)
-      let input = UnsafeMutableRawPointer(frame.pointee.extended_data)?
-        .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-      return swr_convert(resampler, &out, Int32(capacity), input, inCount)
-    }
-    guard converted >= 0 else { throw failure(converted, "convert the samples of") }
+    let converter =
+      self.converter ?? FrameConverter(outChannels: outChannels, sampleRate: sampleRate)
+    self.converter = converter
+    let converted: Int
+    do { converted = try converter.convert(frame, into: &pending) } catch let failed
+      as FrameConverter.Failure
+    { throw failure(failed.code, failed.operation) }
     let pts = frame.pointee.pts
     pendingFirst = pts == practice_av_nopts_value() ? nextFirst : pts - priming
-    pendingCount = Int(converted)
+    pendingCount = converted
     nextFirst = pendingFirst + Int64(pendingCount)
-  }
-
-  private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
-    swr_free(&resampler)
-    var inLayout = AVChannelLayout()
-    if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-      av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
-    } else {
-      let status = av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
-      guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    }
-    defer { av_channel_layout_uninit(&inLayout) }
-    var outLayout = AVChannelLayout()
-    av_channel_layout_default(&outLayout, Int32(outChannels))
-    defer { av_channel_layout_uninit(&outLayout) }
-    var status = swr_alloc_set_opts2(
-      &resampler, &outLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate), &inLayout,
-      AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
-    guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    if inLayout.nb_channels > 2 {
-      // The documented mix-down (FFmpegDecoder): each output's gains scaled to sum to 1.
-      status = av_opt_set_double(UnsafeMutableRawPointer(resampler), "rematrix_maxval", 1.0, 0)
-      guard status >= 0 else { throw failure(status, "set up the mixer for") }
-    }
-    status = swr_init(resampler)
-    guard status >= 0 else { throw failure(status, "set up the mixer for") }
   }
 
   private func failure(_ code: Int32, _ operation: String) -> FFmpegError {
     FFmpegError(
       code: code, path: path, operation: operation, category: .badData,
       advice: "the file may be damaged")
+  }
+}
+
+/// A decoder that turns each packet into its frames at once (libopus, libfaad2).
+protocol WholePacketDecoder: AnyObject {
+  /// Decodes the first `size` bytes of `bytes` into `out` (grown if needed), interleaved
+  /// float with the stream's channels; returns the frames. Throws for a damaged packet.
+  func decode(_ bytes: inout [UInt8], _ size: Int, into out: inout [Float]) throws -> Int
+  /// Back to the state before the first packet.
+  func reset() throws
+}
+
+/// libopus's decoder for a one- or two-channel stream (the demuxer checked).
+final class OpusPacketDecoder: WholePacketDecoder {
+  private let handle: OpaquePointer  // owned OpusDecoder; opus_decoder_destroy
+  private let channels: Int
+  /// The most frames an Opus packet holds (120 ms at 48 kHz).
+  private static let maxFrames = 5760
+
+  init(_ stream: PacketStream) throws {
+    var status: Int32 = 0
+    channels = stream.channels
+    guard let handle = opus_decoder_create(Int32(stream.sampleRate), Int32(channels), &status),
+      status == OPUS_OK
+    else { throw DemuxError.declined("libopus cannot open the stream (\(opusMessage(status)))") }
+    self.handle = handle
+    if stream.gain != 0 { _ = practice_opus_set_gain(handle, Int32(stream.gain)) }
+  }
+
+  deinit { opus_decoder_destroy(handle) }
+
+  /// `opus_decode_float`.
+  func decode(_ bytes: inout [UInt8], _ size: Int, into out: inout [Float]) throws -> Int {
+    let capacity = OpusPacketDecoder.maxFrames
+    if out.count < capacity * channels { out = [Float](repeating: 0, count: capacity * channels) }
+    let decoded = bytes.withUnsafeBufferPointer { input in
+      out.withUnsafeMutableBufferPointer { output in
+        opus_decode_float(
+          handle, input.baseAddress, Int32(size), output.baseAddress!, Int32(capacity), 0)
+      }
+    }
+    guard decoded >= 0 else { throw DemuxError.malformed("Opus: \(opusMessage(decoded))") }
+    return Int(decoded)
+  }
+
+  /// `OPUS_RESET_STATE`.
+  func reset() { _ = practice_opus_reset(handle) }
+}
+
+/// libfaad2's decoder for AAC-LC in mono or stereo, 1024 samples a frame; declines
+/// anything else (HE-AAC, more channels), which goes to libavcodec.
+///
+/// libfaad2 gives no output for the first packet after opening (its overlap is not yet
+/// complete), then each packet's own frames: placed by packet time, nothing is shifted.
+/// The first packet is always priming (an encoder's delay is at least one frame).
+final class FAADPacketDecoder: WholePacketDecoder {
+  private var handle: NeAACDecHandle?  // owned; NeAACDecClose
+  private var config: [UInt8]
+  private let channels: Int
+  private let sampleRate: Int
+
+  init(_ stream: PacketStream) throws {
+    if let reason = practice_faad_load_error() {
+      throw DemuxError.declined("libfaad2 cannot be loaded: \(String(cString: reason))")
+    }
+    config = stream.extradata
+    channels = stream.channels
+    sampleRate = stream.sampleRate
+    var asc = mp4AudioSpecificConfig()
+    let parsed = config.withUnsafeMutableBufferPointer {
+      NeAACDecAudioSpecificConfig($0.baseAddress, UInt($0.count), &asc)
+    }
+    guard parsed == 0, asc.objectTypeIndex == 2, asc.sbr_present_flag != 1,
+      asc.frameLengthFlag == 0, channels == 1 || channels == 2,
+      Int(asc.channelsConfiguration) == channels
+    else { throw DemuxError.declined("not AAC-LC in mono or stereo") }
+    try open()
+  }
+
+  deinit { if let handle { NeAACDecClose(handle) } }
+
+  private func open() throws {
+    guard let handle = NeAACDecOpen() else { throw DemuxError.declined("NeAACDecOpen failed") }
+    self.handle = handle
+    if let settings = NeAACDecGetCurrentConfiguration(handle) {
+      settings.pointee.outputFormat = UInt8(FAAD_FMT_FLOAT)
+      settings.pointee.downMatrix = 0
+      settings.pointee.dontUpSampleImplicitSBR = 1
+      _ = NeAACDecSetConfiguration(handle, settings)
+    }
+    var rate: UInt = 0
+    var count: UInt8 = 0
+    let status = config.withUnsafeMutableBufferPointer {
+      NeAACDecInit2(handle, $0.baseAddress, UInt($0.count), &rate, &count)
+    }
+    guard status == 0, Int(rate) == sampleRate, Int(count) == channels else {
+      throw DemuxError.declined("libfaad2 reads the stream as \(count) channels at \(rate) Hz")
+    }
+  }
+
+  /// `NeAACDecDecode`.
+  func decode(_ bytes: inout [UInt8], _ size: Int, into out: inout [Float]) throws -> Int {
+    guard let handle else { throw DemuxError.malformed("libfaad2 is not open") }
+    var frame = NeAACDecFrameInfo()
+    let samples = bytes.withUnsafeMutableBufferPointer {
+      NeAACDecDecode(handle, &frame, $0.baseAddress, UInt(size))
+    }
+    guard frame.error == 0 else {
+      throw DemuxError.malformed("AAC: \(String(cString: NeAACDecGetErrorMessage(frame.error)))")
+    }
+    guard let samples, frame.samples > 0 else { return 0 }
+    guard Int(frame.channels) == channels, Int(frame.samplerate) == sampleRate else {
+      throw DemuxError.malformed("AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
+    }
+    let count = Int(frame.samples)
+    if out.count < count { out = [Float](repeating: 0, count: count) }
+    out.withUnsafeMutableBufferPointer {
+      $0.baseAddress!.update(from: samples.assumingMemoryBound(to: Float.self), count: count)
+    }
+    return count / channels
+  }
+
+  /// Closed and opened again: the next packet is a first packet, as after opening.
+  func reset() throws {
+    if let handle { NeAACDecClose(handle) }
+    handle = nil
+    try open()
   }
 }
 
