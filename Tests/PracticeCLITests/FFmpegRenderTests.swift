@@ -53,6 +53,27 @@ import Testing
     #expect(range == Array(source[(2 * 92610)..<(2 * 171990)]))
   }
 
+  /// A raw AAC stream (ADTS) plays; one whose header is followed by garbage is refused as
+  /// audio neither library reads, not as "not a readable MP3 stream" (its sync word looks
+  /// like MPEG audio's).
+  @Test func rawAACPlaysAndADamagedOneIsNotCalledMP3() throws {
+    let aac = try encode(["-c:a", "aac", "-f", "adts"], "song.aac")
+    let good = try cli.run(["render", aac, "--from", "1", "--to", "2", "-o", dir.file("a.wav")])
+    #expect(good.status == 0, "\(good.stderr)")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: aac))
+    var seed: UInt32 = 3
+    let garbage = (0..<3000).map { _ -> UInt8 in
+      seed = seed &* 1_103_515_245 &+ 12345
+      return UInt8(truncatingIfNeeded: seed >> 16)
+    }
+    let damaged = dir.file("damaged.aac")
+    try (bytes.prefix(7) + Data(garbage)).write(to: URL(fileURLWithPath: damaged))
+    let result = try cli.expectRefusal(
+      ["render", damaged, "-o", dir.file("d.wav")], status: 65,
+      message: "cannot read audio from")
+    #expect(!result.stderr.contains("MP3 stream"), "\(result.stderr)")
+  }
+
   @Test func opusOutputOfA44kSongIsRefusedBeforeAnyWork() throws {
     let out = dir.file("x.opus")
     let result = try cli.run(["render", CLI.fixture("demo.wav"), "--bars", "2-3", "-o", out])
