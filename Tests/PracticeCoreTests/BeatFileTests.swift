@@ -206,7 +206,11 @@ import Testing
     #expect(failure("{\"beats\":[{\"time\":0.5}],\"beats\":[]}", .json) != nil)
     // Deep nesting is refused, not a stack overflow.
     let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-    #expect(failure(deep, .json)?.reason.contains("nested too deeply") == true)
+    #expect(failure(deep, .json)?.reason.contains("not a JSON object") == true)
+    let deepInside = "{\"beats\":[{\"time\":0.5,\"note\":\(deep)}]}"
+    #expect(failure(deepInside, .json)?.reason.contains("inside each other") == true)
+    // A key given twice, at the top or in a beat, names its line.
+    #expect(failure("{\"beats\":[\n{\"time\":0.5,\n\"time\":1}]}", .json)?.line == 3)
   }
 
   // MARK: Detection

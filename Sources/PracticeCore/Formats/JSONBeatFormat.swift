@@ -3,50 +3,147 @@ import Foundation
 /// `{"sample_rate":44100,"beats":[{"time":0.5,"frame":22050,"bar":1,"beat":1},…]}`, as
 /// `BeatFiles.export` writes it (one beat per line). Import uses `time`, `bar` and `beat`.
 ///
-/// Read with a small parser rather than JSONSerialization, to know each beat's line.
+/// Read in one pass by `JSONReader` (nothing is built for a beat but its mark), counting
+/// lines as it goes so that every message names the beat's line.
 enum JSONBeatFormat {
+  static let shape = "expected {\"sample_rate\":…,\"beats\":[{\"time\":…},…]}"
+
   static func parse(_ text: String, into beats: inout BeatCollector) throws {
-    var parser = JSONParser(text: text, path: beats.path)
-    let root = try parser.document()
-    let shape = "expected {\"sample_rate\":…,\"beats\":[{\"time\":…},…]}"
-    guard case .object(let members) = root.value else {
-      throw beats.error(root.line, "the top level is not a JSON object", advice: shape)
-    }
-    if let rate = members.first(where: { $0.key == "sample_rate" })?.node {
-      guard case .number(let value) = rate.value, value >= 1, value.rounded() == value else {
-        throw beats.error(rate.line, "\"sample_rate\" is not a positive whole number")
+    let bytes = Array(text.utf8)
+    try bytes.withUnsafeBufferPointer { buffer in
+      var lines = LineCounter(bytes: buffer)
+      var reader = JSONReader(buffer)
+      do {
+        try readDocument(&reader, &lines, &beats)
+      } catch let failure as JSONReadError {
+        throw beats.error(
+          lines.line(at: failure.offset),
+          "malformed JSON: expected \(failure.expected ?? "a value"), found \(failure.found)",
+          advice: "fix the JSON")
       }
     }
-    guard let list = members.first(where: { $0.key == "beats" })?.node else {
+  }
+
+  private static func readDocument(
+    _ reader: inout JSONReader, _ lines: inout LineCounter, _ beats: inout BeatCollector
+  ) throws {
+    switch reader.peek() {
+    case UInt8(ascii: "{"): break
+    case 0 where reader.offset == reader.bytes.count:
+      throw beats.error(
+        lines.line(at: reader.offset), "malformed JSON: the file holds no JSON value",
+        advice: "fix the JSON")
+    default:
+      throw beats.error(
+        lines.line(at: reader.offset), "the top level is not a JSON object", advice: shape)
+    }
+    var keys = KeySet()
+    try reader.object { reader, key in
+      _ = reader.peek()
+      let line = lines.line(at: reader.offset)
+      try keys.insert(key, line: line, beats)
+      switch key {
+      case "sample_rate":
+        let rate = try? reader.double()
+        guard let rate, rate >= 1, rate.rounded() == rate else {
+          throw beats.error(line, "\"sample_rate\" is not a positive whole number")
+        }
+      case "beats":
+        guard reader.peek() == UInt8(ascii: "[") else {
+          throw beats.error(line, "\"beats\" is not a list", advice: shape)
+        }
+        try reader.array { reader, _ in try readBeat(&reader, &lines, &beats) }
+      default:
+        try reader.skip()
+      }
+    }
+    _ = reader.peek()
+    guard reader.offset == reader.bytes.count else {
+      throw beats.error(
+        lines.line(at: reader.offset), "malformed JSON: unexpected text after the end",
+        advice: "fix the JSON")
+    }
+    guard keys.contains("beats") else {
       throw beats.error(nil, "no \"beats\" list", advice: shape)
     }
-    guard case .array(let items) = list.value else {
-      throw beats.error(list.line, "\"beats\" is not a list", advice: shape)
+  }
+
+  /// One `{"time":…,"frame":…,"bar":…,"beat":…}`; other keys are skipped.
+  private static func readBeat(
+    _ reader: inout JSONReader, _ lines: inout LineCounter, _ beats: inout BeatCollector
+  ) throws {
+    _ = reader.peek()
+    let line = lines.line(at: reader.offset)
+    guard reader.peek() == UInt8(ascii: "{") else {
+      throw beats.error(line, "a beat is not an object like {\"time\":0.5}")
     }
-    for item in items {
-      guard case .object(let fields) = item.value else {
-        throw beats.error(item.line, "a beat is not an object like {\"time\":0.5}")
-      }
-      func field(_ key: String) -> JSONNode? { fields.first { $0.key == key }?.node }
-      guard let timeNode = field("time") else {
-        throw beats.error(item.line, "a beat has no \"time\"")
-      }
-      guard case .number(let time) = timeNode.value else {
-        throw beats.error(timeNode.line, "\"time\" is not a number")
-      }
-      func whole(_ key: String) throws -> Int? {
-        guard let node = field(key) else { return nil }
-        switch node.value {
-        case .null: return nil
-        case .number(let value) where value.rounded() == value && abs(value) < 1e15:
-          return Int(value)
-        default: throw beats.error(node.line, "\"\(key)\" is not a whole number")
+    var time: Double?
+    var bar: Int?
+    var beat: Int?
+    var keys = KeySet()
+    try reader.object { reader, key in
+      _ = reader.peek()
+      let valueLine = lines.line(at: reader.offset)
+      try keys.insert(key, line: valueLine, beats)
+      func whole() throws -> Int? {
+        if try reader.null() { return nil }
+        let value = reader.peek() == UInt8(ascii: "\"") ? nil : try reader.double()
+        guard let value, value.rounded() == value, abs(value) < 1e15 else {
+          throw beats.error(valueLine, "\"\(key)\" is not a whole number")
         }
+        return Int(value)
       }
-      _ = try whole("frame")
-      let bar = try whole("bar")
-      let beat = try whole("beat")
-      try beats.add(BeatMark(time: time, beatInBar: beat, bar: bar), line: item.line)
+      switch key {
+      case "time":
+        switch reader.peek() {
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): time = try reader.double()
+        case UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+          UInt8(ascii: "{"), UInt8(ascii: "["):
+          throw beats.error(valueLine, "\"time\" is not a number")
+        default: time = try reader.double()  // says what it found
+        }
+      case "frame": _ = try whole()
+      case "bar": bar = try whole()
+      case "beat": beat = try whole()
+      default: try reader.skip()
+      }
+    }
+    guard let time else { throw beats.error(line, "a beat has no \"time\"") }
+    try beats.add(BeatMark(time: time, beatInBar: beat, bar: bar), line: line)
+  }
+
+  /// The keys of one object so far: a key given twice is refused (RFC 8259 leaves it
+  /// undefined, and a beat with two times is a damaged file).
+  private struct KeySet {
+    private var keys: [String] = []
+
+    func contains(_ key: String) -> Bool { keys.contains(key) }
+
+    mutating func insert(_ key: String, line: Int, _ beats: BeatCollector) throws {
+      guard !keys.contains(key) else {
+        throw beats.error(
+          line, "malformed JSON: the key \"\(key)\" appears twice", advice: "fix the JSON")
+      }
+      keys.append(key)
+    }
+  }
+
+  /// The 1-based line of a byte offset, counted forward from the last one asked for.
+  private struct LineCounter {
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var offset = 0
+    private var line = 1
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func line(at target: Int) -> Int {
+      let end = min(max(target, 0), bytes.count)
+      if end < offset { (offset, line) = (0, 1) }
+      while offset < end {
+        if bytes[offset] == 0x0A { line += 1 }
+        offset += 1
+      }
+      return line
     }
   }
 
@@ -62,157 +159,4 @@ enum JSONBeatFormat {
     out += beats.isEmpty ? "]}\n" : "\n]}\n"
     return out
   }
-}
-
-struct JSONNode {
-  indirect enum Value {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONNode])
-    case object([(key: String, node: JSONNode)])
-  }
-  var value: Value
-  /// The line where the value starts.
-  var line: Int
-}
-
-/// A strict RFC 8259 parser that remembers lines and refuses nesting deeper than 64.
-struct JSONParser {
-  private let bytes: [UInt8]
-  private let path: String
-  private var pos = 0
-  private var line = 1
-  private var depth = 0
-
-  init(text: String, path: String) {
-    bytes = Array(text.utf8)
-    self.path = path
-  }
-
-  private func error(_ reason: String) -> BeatFileError {
-    BeatFileError(
-      path: path, line: line, reason: "malformed JSON: \(reason)", advice: "fix the JSON")
-  }
-
-  private var current: UInt8? { pos < bytes.count ? bytes[pos] : nil }
-
-  private mutating func skipSpace() {
-    while let c = current,
-      c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\n")
-        || c == UInt8(ascii: "\r")
-    {
-      if c == UInt8(ascii: "\n") { line += 1 }
-      pos += 1
-    }
-  }
-
-  private mutating func expect(_ c: UInt8, _ what: String) throws {
-    skipSpace()
-    guard current == c else { throw error("expected \(what)") }
-    pos += 1
-  }
-
-  mutating func document() throws -> JSONNode {
-    let node = try value()
-    skipSpace()
-    guard current == nil else { throw error("unexpected text after the end") }
-    return node
-  }
-
-  private mutating func value() throws -> JSONNode {
-    skipSpace()
-    let start = line
-    guard let c = current else { throw error("the document ends where a value should be") }
-    switch c {
-    case UInt8(ascii: "{"):
-      depth += 1
-      defer { depth -= 1 }
-      guard depth <= 64 else { throw error("nested too deeply") }
-      pos += 1
-      var members: [(key: String, node: JSONNode)] = []
-      skipSpace()
-      if current == UInt8(ascii: "}") {
-        pos += 1
-        return JSONNode(value: .object(members), line: start)
-      }
-      while true {
-        skipSpace()
-        guard current == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
-        let key = try string()
-        guard !members.contains(where: { $0.key == key }) else {
-          throw error("the key \"\(key)\" appears twice")
-        }
-        try expect(UInt8(ascii: ":"), "':' after a key")
-        members.append((key, try value()))
-        skipSpace()
-        if current == UInt8(ascii: ",") {
-          pos += 1
-        } else {
-          try expect(UInt8(ascii: "}"), "',' or '}'")
-          return JSONNode(value: .object(members), line: start)
-        }
-      }
-    case UInt8(ascii: "["):
-      depth += 1
-      defer { depth -= 1 }
-      guard depth <= 64 else { throw error("nested too deeply") }
-      pos += 1
-      var items: [JSONNode] = []
-      skipSpace()
-      if current == UInt8(ascii: "]") {
-        pos += 1
-        return JSONNode(value: .array(items), line: start)
-      }
-      while true {
-        items.append(try value())
-        skipSpace()
-        if current == UInt8(ascii: ",") {
-          pos += 1
-        } else {
-          try expect(UInt8(ascii: "]"), "',' or ']'")
-          return JSONNode(value: .array(items), line: start)
-        }
-      }
-    case UInt8(ascii: "\""):
-      return JSONNode(value: .string(try string()), line: start)
-    case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-      for (word, result) in [("true", Value.bool(true)), ("false", .bool(false)), ("null", .null)]
-      where bytes[pos...].starts(with: word.utf8) {
-        pos += word.utf8.count
-        return JSONNode(value: result, line: start)
-      }
-      throw error("unexpected word")
-    default:
-      return JSONNode(value: .number(try number()), line: start)
-    }
-  }
-
-  private typealias Value = JSONNode.Value
-
-  /// A number, or a string with its escapes undone, read from `pos` by the `.practice`
-  /// file's `JSONReader` (neither holds a line break, so the line stays).
-  private mutating func scalar<T>(_ read: (inout JSONReader) throws -> T) throws -> T {
-    let bytes = self.bytes
-    let start = pos
-    let result = bytes.withUnsafeBufferPointer { buffer in
-      var reader = JSONReader(buffer, at: start)
-      return Result { (try read(&reader), reader.offset) }
-    }
-    switch result {
-    case .success(let (value, end)):
-      pos = end
-      return value
-    case .failure(let failure as JSONReadError):
-      pos = failure.offset
-      throw error("expected \(failure.expected ?? "a value")")
-    case .failure(let failure):
-      throw failure
-    }
-  }
-
-  private mutating func number() throws -> Double { try scalar { try $0.double() } }
-
-  private mutating func string() throws -> String { try scalar { try $0.string() } }
 }
