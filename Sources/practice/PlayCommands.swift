@@ -109,11 +109,13 @@ func playSong(
   let plan = setup.plan
   let rate = file.info.sampleRate
   let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
-  // Keys must be heard within 100 ms: a shorter device buffer when they are read.
+  // Keys must be heard within 100 ms: a short device buffer when they are read. Without
+  // keys only Ctrl-C needs an answer (within a period, 50 ms): a longer buffer wakes the
+  // render thread and the sound server half as often (bench/cpu-play.py).
   let sink = try PCMDevice(
     name: name, sampleRate: rate, channels: file.info.channels,
     encoding: .lossless(forBitDepth: file.info.bitDepth),
-    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 100)
+    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200)
   let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
   let from =
     plan.startOffset > 0

@@ -116,7 +116,8 @@ enum Session {
         progress.bar.show(Double(written) / Double(progress.totalFrames), progress.label)
       }
       defer { progress?.bar.clear() }
-      while !engine.waitForEnd(timeout: .milliseconds(20)) {
+      // Ten looks a second: the event ring holds seconds, and a pass line or the bar needs no more.
+      while !engine.waitForEnd(timeout: .milliseconds(100)) {
         announce()
         draw()
       }
