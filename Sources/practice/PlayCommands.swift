@@ -110,7 +110,7 @@ func playSong(
   let rate = file.info.sampleRate
   let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
   // Keys must be heard within 100 ms: a short device buffer when they are read. Without
-  // keys only Ctrl-C needs an answer (within a period, 50 ms): a longer buffer wakes the
+  // keys only Ctrl-C needs an answer (within about a period): a longer buffer wakes the
   // render thread and the sound server half as often (bench/cpu-play.py).
   let sink = try PCMDevice(
     name: name, sampleRate: rate, channels: file.info.channels,
