@@ -393,7 +393,7 @@ final class LiveSession {
     barLoop = bars
     loop(
       first.lowerBound..<last.upperBound,
-      label: bars.count == 1 ? "bar \(bars.lowerBound)" : "bars \(bars.lowerBound)-\(bars.upperBound)")
+      label: BarRange(start: BarPosition(bar: bars.lowerBound), end: BarPosition(bar: bars.upperBound)).label)
   }
 
   private func jumpToSelection(_ number: Int) {
@@ -584,7 +584,7 @@ final class LiveSession {
     let wholeBars =
       map.bars.contains { $0.beatIndices.lowerBound == first }
       && map.bars.contains { $0.beatIndices.upperBound - 1 == last }
-    if wholeBars { return a.bar == b.bar ? "bar \(a.bar)" : "bars \(a.bar)-\(b.bar)" }
+    if wholeBars { return BarRange(start: BarPosition(bar: a.bar), end: BarPosition(bar: b.bar)).label }
     return "\(a.bar).\(a.beat)-\(b.bar).\(b.beat)"
   }
 }

@@ -174,7 +174,7 @@ private func transposed(_ entry: PracticeEntry) -> String {
 
 /// "bars 9-16 'solo'", or the times: what a play played, for `log`.
 private func what(_ entry: PracticeEntry) -> String {
-  let what = [entry.bars.map { "bars \($0)" }, entry.selectionName.map { "'\($0)'" }]
+  let what = [entry.bars.map { BarRange.label($0) }, entry.selectionName.map { "'\($0)'" }]
     .compactMap { $0 }.joined(separator: " ")
   return what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what
 }

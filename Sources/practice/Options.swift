@@ -399,7 +399,7 @@ struct PlaybackOptions: ParsableArguments {
       let map = try neededBeatMap()
       let closed = text.closed(lastBar: map.lastBar)
       range = try map.frames(of: closed)
-      label = "bars \(closed)"
+      label = closed.label
       barsText = "\(closed)"
     } else {
       range = try resolveTimeRange(

@@ -74,7 +74,7 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
     let frames = try selection.span.frames(beatMap: map)
     guard frames.upperBound <= song.frames else { throw PracticeError(.usage, "past the end") }
     let times = formatTimeRange(frames, sampleRate: song.sampleRate)
-    if case .bars(let range) = selection.span { return ("bars \(range) (\(times))", true) }
+    if case .bars(let range) = selection.span { return ("\(range.label) (\(times))", true) }
     return (times, true)
   } catch {
     return ("\(selection.span)", false)
@@ -112,7 +112,7 @@ func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, afte
     else { continue }
     let rate = Double(song.sampleRate)
     Terminal.warning(
-      "selection '\(selection.name)' of '\(song.title)' (bars \(range)) now plays "
+      "selection '\(selection.name)' of '\(song.title)' (\(range.label)) now plays "
         + "\(formatTimeRange(new, sampleRate: song.sampleRate)), not \(formatTimeRange(old, sampleRate: song.sampleRate)); "
         + "to keep that passage, `practice select edit \(song.id ?? 0) '\(selection.name)' --from "
         + "\(formatSeconds(Double(old.lowerBound) / rate)) --to \(formatSeconds(Double(old.upperBound) / rate))`"
@@ -130,7 +130,7 @@ func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
 /// "selection 'solo' of 'song' (bars 7.3-8.2) no longer fits the beat map (bars 1-6); fix it
 /// with `practice select edit …`".
 func noLongerFits(_ selection: Selection, _ range: BarRange, song: Song, map: BeatMap?) -> String {
-  "selection '\(selection.name)' of '\(song.title)' (bars \(range)) no longer fits the beat map"
+  "selection '\(selection.name)' of '\(song.title)' (\(range.label)) no longer fits the beat map"
     + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
     + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`"
 }

@@ -371,7 +371,7 @@ extension BadInputTests {
     #expect(try cli.run(["select", "halve", "1", "c"]).status == 0)
     try expectFailure(
       ["select", "halve", "1", "c"], status: 64,
-      message: "bars 1.3 is one beat; halve needs at least two")
+      message: "bar 1.3 is one beat; halve needs at least two")
     try expectFailure(
       // In song order: a (bar 1), c (bar 1, beat 3), b (from 1.2 s).
       ["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, c, b")

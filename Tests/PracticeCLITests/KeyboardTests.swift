@@ -210,7 +210,7 @@ import TestSupport
     let result = try cli.run(["play", CLI.fixture("clicks-120.wav"), "--bars", "1", "--device", "null"])
     #expect(result.status == 0)
     #expect(!result.stderr.contains("\u{1B}[K") && !result.stderr.contains("\r"))
-    #expect(result.stderrLines.last == "pass 1/1 bars 1 speed 100%")
+    #expect(result.stderrLines.last == "pass 1/1 bar 1 speed 100%")
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tcompleted\n"))
   }
 }

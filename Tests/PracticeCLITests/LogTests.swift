@@ -39,10 +39,10 @@ import Testing
     // passed, not the 4.7 s and 1.3 s of audio played (checked below against the clock).
     #expect(
       lines[0][1...4] + lines[0][6...] == [
-        "clicks-120", "bars 2 'riff'", "2 passes", "80%-90%", "completed",
+        "clicks-120", "bar 2 'riff'", "2 passes", "80%-90%", "completed",
       ])
     #expect(
-      lines[1][1...4] + lines[1][6...] == ["clicks-120", "bars 1", "1 pass", "150%", "completed"])
+      lines[1][1...4] + lines[1][6...] == ["clicks-120", "bar 1", "1 pass", "150%", "completed"])
     #expect(
       lines[2][1...] == ["clicks-120", "0:00.0–0:00.5", "1 pass", "100%", "0:00", "completed"])
 

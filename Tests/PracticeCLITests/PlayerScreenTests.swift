@@ -128,7 +128,7 @@ import TestSupport
     #expect(try tmux.waitForExit() == 0)
     #expect(!tmux.alternateScreen)
     let selections = try cli.run(["select", "list", song]).stdout
-    #expect(selections.contains("head\tbars 2 "), "\(selections)")
+    #expect(selections.contains("head\tbar 2 "), "\(selections)")
   }
 
   @Test func aMovedStartIsSavedAsItsSpan() throws {
@@ -187,7 +187,7 @@ import TestSupport
     #expect(!tmux.alternateScreen)
     #expect(tmux.terminalRestored)
     let screen = tmux.screen()
-    #expect(screen.contains("playing 'clicks-120' bars 8") && !screen.contains("▲"), "\(screen)")
+    #expect(screen.contains("playing 'clicks-120' bar 8") && !screen.contains("▲"), "\(screen)")
     #expect(try cli.run(["log"]).stdout.hasSuffix("\tcompleted\n"))
   }
 

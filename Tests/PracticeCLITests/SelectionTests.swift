@@ -44,7 +44,7 @@ import TestSupport
     #expect(again.stderr.contains("use --replace"))
     #expect(try cli.run(["select", "list"]).stdout == before)
     #expect(try cli.run(["select", "add", "1", "Solo", "--bars", "1", "--replace"]).status == 0)
-    #expect(try cli.run(["select", "list"]).stdout == "1\tSolo\tbars 1 (0:00.5–0:02.5)\t\tclicks-120\n")
+    #expect(try cli.run(["select", "list"]).stdout == "1\tSolo\tbar 1 (0:00.5–0:02.5)\t\tclicks-120\n")
   }
 
   /// The `span` line of `select show 1 NAME`.

@@ -58,6 +58,14 @@ public struct BarRange: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String { start == end ? "\(start)" : "\(start)-\(end)" }
+
+  /// `bar 9`, `bar 9.3` (one beat), `bars 9-16`: the range as a musician names it.
+  public var label: String { start == end ? "bar \(self)" : "bars \(self)" }
+
+  /// `label` for a range written as `description` writes it (the log keeps that text).
+  public static func label(_ text: String) -> String {
+    text.contains("-") ? "bars \(text)" : "bar \(text)"
+  }
 }
 
 /// `--bars` as typed for a play: a closed `BarRange`, or `A-` (with `bar.beat` for A), open

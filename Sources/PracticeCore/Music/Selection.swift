@@ -5,7 +5,7 @@ public enum SelectionSpan: Sendable, Equatable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .bars(let range): return "bars \(range)"
+    case .bars(let range): return range.label
     case .frames(let range): return "frames \(range.lowerBound)-\(range.upperBound)"
     }
   }
@@ -62,7 +62,7 @@ public enum SelectionMove {
       }
       let (map, beats) = try beatsCovered(range, beatMap: beatMap)
       guard beats.count >= 2 else {
-        throw PracticeError(.usage, "bars \(range) is one beat; halve needs at least two")
+        throw PracticeError(.usage, "\(range.label) is one beat; halve needs at least two")
       }
       let split = beats.lowerBound + beats.count / 2
       let kept = second ? split...beats.upperBound : beats.lowerBound...(split - 1)
@@ -88,7 +88,7 @@ public enum SelectionMove {
         let (map, beats) = try beatsCovered(range, beatMap: beatMap)
         let end = beats.upperBound + beats.count
         guard end < map.beats.count else {
-          throw PracticeError(.usage, "doubled, bars \(range) would run past the song's last beat")
+          throw PracticeError(.usage, "doubled, \(range.label) would run past the song's last beat")
         }
         doubled = BarRange(start: map.position(ofBeat: beats.lowerBound), end: map.position(ofBeat: end))
       }
@@ -111,7 +111,7 @@ public enum SelectionMove {
   /// The beat map and the beats a bar range covers (it needs the map).
   private static func beatsCovered(_ range: BarRange, beatMap: BeatMap?) throws -> (BeatMap, ClosedRange<Int>) {
     guard let beatMap else {
-      throw PracticeError(.missingInput, "bars \(range) needs the song's beat map, and it has none")
+      throw PracticeError(.missingInput, "\(range.label) needs the song's beat map, and it has none")
     }
     return (beatMap, try beatMap.beatIndices(of: range))
   }
