@@ -166,6 +166,13 @@ struct PlaybackOptions: ParsableArguments {
   var given: PracticeSettings { settings.given }
 
   @Option(
+    help: ArgumentHelp(
+      "Play in this key: Bm, F# (a transposition from the song's key, the nearest way).",
+      discussion: "The song's key is set with `practice set SONG --key`; the modes must match.",
+      valueName: "key"))
+  var key: String?
+
+  @Option(
     help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
   var quality: StretchQuality = .finer
 
@@ -240,6 +247,10 @@ struct PlaybackOptions: ParsableArguments {
 
   mutating func validate() throws {
     try settings.validate()
+    if let key { _ = try parseKey(key) }
+    if key != nil && settings.transpose != nil {
+      throw ValidationError("--key and --transpose cannot be combined; use one")
+    }
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
     if selection == nil, let problem = given.problem { throw ValidationError(problem) }
     try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
@@ -454,6 +465,9 @@ struct PlaybackOptions: ParsableArguments {
     }
     plan.speed = speed
     plan.transpose = settings.transpose ?? 0
+    if let key {
+      plan.transpose = Double(try transposition(of: song, to: try parseKey(key), in: library))
+    }
     plan.quality = quality
     plan.filter = try partFilter()
     if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {

@@ -99,20 +99,8 @@ struct SetlistAdd: ParsableCommand {
       repeats: repeats, note: note)
     if let key {
       let target = try parseKey(key)
-      guard let own = try library.details(of: song).key else {
-        throw PracticeError(
-          .usage,
-          "--key \(target): '\(song.title)' has no key to transpose from; set it with "
-            + "`practice set \(song.id ?? 0) --key KEY`, or give --transpose")
-      }
-      guard let semitones = own.semitones(to: target) else {
-        throw PracticeError(
-          .usage,
-          "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
-            + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
-      }
       entry.key = target
-      entry.transpose = semitones
+      entry.transpose = try transposition(of: song, to: target, in: library)
     }
     let position = try library.addEntry(entry, to: setlist.name, at: at)
     Terminal.say(

@@ -79,6 +79,27 @@ func measuredFrequency(_ samples: [Float], rate: Int = 44100) -> Double {
     #expect(same)
   }
 
+  /// `--key` is the transposition from the song's key, the nearest way: A to D is 5 up
+  /// (a sine at 440 Hz sounds at 587.33 Hz), A to E is 5 down (329.63 Hz).
+  @Test(arguments: [("D", 587.330), ("E", 329.628)])
+  func keyTransposesFromTheSongsKey(key: String, hertz: Double) throws {
+    let song = CLI.fixture("sine-440.wav")
+    #expect(try cli.run(["add", song]).status == 0)
+    let noKey = try cli.run(["render", "1", "--key", key, "-o", dir.file("n.wav")])
+    #expect(noKey.status == 64 && noKey.stderrLines.count == 1, "\(noKey.stderr)")
+    #expect(noKey.stderr.contains("has no key to transpose from"), "\(noKey.stderr)")
+    #expect(try cli.run(["set", "1", "--key", "A"]).status == 0)
+    let out = dir.file("k.wav")
+    let result = try cli.run(["render", "1", "--key", key, "-o", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    let measured = measuredFrequency(try Synth.read(out).samples)
+    #expect(abs(measured - hertz) <= 1.5, "\(measured) Hz, expected \(hertz) Hz")
+    let minor = try cli.run(["render", "1", "--key", key + "m", "-o", dir.file("m.wav")])
+    #expect(minor.status == 64 && minor.stderr.contains("give --transpose instead"), "\(minor.stderr)")
+    let both = try cli.run(["render", "1", "--key", key, "--transpose", "2", "-o", dir.file("b.wav")])
+    #expect(both.status == 64 && both.stderr.contains("cannot be combined"), "\(both.stderr)")
+  }
+
   @Test func badSpeedsAndTransposes() throws {
     for arguments in [["--speed", "3"], ["--speed", "10%"], ["--speed", "fast"], ["--transpose", "13"], ["--transpose", "-12.5"], ["--quality", "best"]] {
       let result = try cli.run(["play", CLI.fixture("sine-440.wav"), "--device", "null"] + arguments)
