@@ -124,7 +124,7 @@ struct BeatsShow: ParsableCommand {
       let low = confidence.map { $0 < BeatDetector.lowConfidence } ?? false
       if low { doubtful += 1 }
       if json {
-        var out = JSONBuffer()
+        var out = JSONWriter(escapesTerminalControls: true)
         out.raw("{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":")
         out.number((bpm * 100).rounded() / 100)
         if let confidence {

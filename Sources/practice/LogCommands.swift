@@ -71,7 +71,7 @@ struct LogCommand: ParsableCommand {
       return
     }
     if json {
-      var out = JSONBuffer()
+      var out = JSONWriter(escapesTerminalControls: true)
       out.raw("[")
       for (i, entry) in entries.enumerated() {
         if i > 0 { out.raw(",") }
@@ -126,7 +126,7 @@ extension LogCommand {
   /// `log --passes`: every pass of the plays, tab-separated or as JSON.
   private func listPasses(_ entries: [PracticeEntry]) {
     if json {
-      var out = JSONBuffer()
+      var out = JSONWriter(escapesTerminalControls: true)
       out.raw("[")
       var first = true
       for entry in entries {
@@ -252,7 +252,7 @@ struct Stats: ParsableCommand {
     let totals = try library.practiceTotals(since: since?.date)
       .filter { song == nil || $0.songID == song?.id }
     if json {
-      var out = JSONBuffer()
+      var out = JSONWriter(escapesTerminalControls: true)
       out.raw("[")
       for (i, total) in totals.enumerated() {
         if i > 0 { out.raw(",") }
@@ -397,7 +397,7 @@ func shellQuoted(_ text: String) -> String {
   return out + "'"
 }
 
-private func optionalNumber(_ value: Double?, _ out: inout JSONBuffer) {
+private func optionalNumber(_ value: Double?, _ out: inout JSONWriter) {
   if let value { out.number(value) } else { out.raw("null") }
 }
 

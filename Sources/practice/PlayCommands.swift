@@ -257,7 +257,7 @@ private func remember(
     // A finished play: the bar and beat of the last frame heard.
     let beat = map?.beatIndex(at: finished ? max(range.lowerBound, frame - 1) : frame)
       .map { map!.beats[$0] }
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
     out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
     out.raw(

@@ -194,7 +194,7 @@ struct SelectList: ParsableCommand {
     var songs: [Int64: Song] = [:]
     var maps: [Int64: BeatMap?] = [:]
     var rows: [[String]] = []
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     out.raw("[")
     for (i, selection) in try library.selections(of: only).enumerated() {
       if songs[selection.songID] == nil {

@@ -186,7 +186,7 @@ struct PassAnnouncer {
     case .text:
       return "pass \(pass)\(total.map { "/\($0)" } ?? "") \(label) speed \(speed)"
     case .json:
-      var out = JSONBuffer()
+      var out = JSONWriter(escapesTerminalControls: true)
       out.raw(
         "{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":"
       )

@@ -195,7 +195,7 @@ struct SetlistRow {
   }
 
   static func json(name: String, _ rows: [SetlistRow]) -> String {
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     out.raw("{\"entries\":[")
     for (i, row) in rows.enumerated() {
       if i > 0 { out.raw(",") }

@@ -149,7 +149,7 @@ struct Remove: ParsableCommand {
 /// present (absent tags are `null`), keys in sorted order. Written by hand into one byte
 /// buffer: JSONEncoder took most of the time of listing a large library.
 enum SongJSON {
-  static func append(_ song: Song, details: SongDetails, to out: inout JSONBuffer) {
+  static func append(_ song: Song, details: SongDetails, to out: inout JSONWriter) {
     out.raw("{\"added_at\":")
     out.string(song.addedAt)
     out.raw(",\"album\":")
@@ -183,13 +183,13 @@ enum SongJSON {
   }
 
   static func object(_ song: Song, details: SongDetails) -> String {
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     append(song, details: details, to: &out)
     return out.text
   }
 
   static func array(_ songs: [Song], details: [Int64: SongDetails]) -> String {
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     out.bytes.reserveCapacity(songs.count * 400)
     out.raw("[")
     for (i, song) in songs.enumerated() {
@@ -198,61 +198,6 @@ enum SongJSON {
     }
     out.raw("]")
     return out.text
-  }
-}
-
-/// JSON text (RFC 8259) built as UTF-8 bytes.
-struct JSONBuffer {
-  var bytes: [UInt8] = []
-
-  var text: String { String(decoding: bytes, as: UTF8.self) }
-
-  mutating func raw(_ literal: String) { bytes.append(contentsOf: literal.utf8) }
-
-  mutating func optionalString(_ value: String?) {
-    if let value { string(value) } else { raw("null") }
-  }
-
-  /// A quoted string; only `"`, `\\` and control characters (C0, DEL and C1) are escaped.
-  mutating func string(_ value: String) {
-    bytes.append(UInt8(ascii: "\""))
-    var utf8 = value.utf8.makeIterator()
-    while let byte = utf8.next() {
-      switch byte {
-      case UInt8(ascii: "\""): raw("\\\"")
-      case UInt8(ascii: "\\"): raw("\\\\")
-      case UInt8(ascii: "\n"): raw("\\n")
-      case UInt8(ascii: "\r"): raw("\\r")
-      case UInt8(ascii: "\t"): raw("\\t")
-      case 0..<0x20, 0x7F: unicodeEscape(UInt32(byte))
-      case 0xC2:
-        // U+0080–U+009F, the C1 controls, are 0xC2 0x80–0x9F in UTF-8.
-        guard let next = utf8.next() else {
-          bytes.append(byte)
-          break
-        }
-        if (0x80...0x9F).contains(next) {
-          unicodeEscape(UInt32(next))
-        } else {
-          bytes.append(byte)
-          bytes.append(next)
-        }
-      default: bytes.append(byte)
-      }
-    }
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  private mutating func unicodeEscape(_ value: UInt32) {
-    let hex = String(value, radix: 16)
-    raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-  }
-
-  /// A finite number; whole numbers without a fraction.
-  mutating func number(_ value: Double) {
-    guard value.isFinite else { return raw("null") }
-    if value == value.rounded(), abs(value) < 1e15 { return raw("\(Int64(value))") }
-    raw("\(value)")
   }
 }
 

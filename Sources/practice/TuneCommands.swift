@@ -174,7 +174,7 @@ struct Tune: ParsableCommand {
   /// `{"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,"level":-23.5}`; hz, note and
   /// cents null without a pitch.
   static func json(_ reading: TunerReading, a4: Double) -> String {
-    var out = JSONBuffer()
+    var out = JSONWriter(escapesTerminalControls: true)
     out.raw("{\"t\":")
     out.number((reading.time * 1000).rounded() / 1000)
     out.raw(",\"hz\":")
@@ -329,7 +329,7 @@ struct Tuning: ParsableCommand {
     let a4 = (estimate.a4 * 100).rounded() / 100
     let cents = (estimate.cents * 10).rounded() / 10
     if json {
-      var out = JSONBuffer()
+      var out = JSONWriter(escapesTerminalControls: true)
       out.raw("{\"a4\":")
       out.number(a4)
       out.raw(",\"cents\":")

@@ -24,18 +24,32 @@ extension PracticeFile {
   }
 }
 
-/// A JSON byte writer: objects with their keys in the order written, strings escaped as
-/// JSONEncoder escapes them, numbers with a fast path for integers and three-decimal values.
-struct JSONWriter {
-  var bytes: [UInt8] = []
+/// The project's one JSON writer (`.practice` files, every `--json`): UTF-8 bytes, objects
+/// with their keys in the order written, strings escaped as JSONEncoder escapes them, numbers
+/// with a fast path for integers and three-decimal values. Written by hand: see above.
+public struct JSONWriter {
+  public var bytes: [UInt8] = []
   /// Set when a value cannot be JSON (a number that is not finite).
-  var problem: String?
+  public var problem: String?
+  /// Also escapes DEL and the C1 controls (U+007F–U+009F) as `\u`: JSON that may reach a
+  /// terminal, where those would act (a CSI `\u009b` in a tag).
+  public let escapesTerminalControls: Bool
 
   /// Per open object, whether no field was written yet.
   private var firstField: [Bool] = []
 
+  public init(escapesTerminalControls: Bool = false) {
+    self.escapesTerminalControls = escapesTerminalControls
+  }
+
+  /// The bytes as text.
+  public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+  /// JSON the caller spelled (`{"id":`): appended as it is.
+  public mutating func raw(_ literal: String) { bytes.append(contentsOf: literal.utf8) }
+
   /// Writes `key` and its value (`value` writes it) into the object being written.
-  mutating func field(_ key: StaticString, _ value: (inout JSONWriter) -> Void) {
+  public mutating func field(_ key: StaticString, _ value: (inout JSONWriter) -> Void) {
     if firstField[firstField.count - 1] {
       firstField[firstField.count - 1] = false
     } else {
@@ -48,13 +62,15 @@ struct JSONWriter {
   }
 
   /// The field when `value` is not nil (JSONEncoder leaves nil optionals out).
-  mutating func field<T>(_ key: StaticString, _ value: T?, _ write: (inout JSONWriter, T) -> Void) {
+  public mutating func field<T>(
+    _ key: StaticString, _ value: T?, _ write: (inout JSONWriter, T) -> Void
+  ) {
     guard let value else { return }
     field(key) { write(&$0, value) }
   }
 
   /// An object: `body` writes its fields.
-  mutating func object(_ body: (inout JSONWriter) -> Void) {
+  public mutating func object(_ body: (inout JSONWriter) -> Void) {
     bytes.append(UInt8(ascii: "{"))
     firstField.append(true)
     body(&self)
@@ -62,7 +78,9 @@ struct JSONWriter {
     bytes.append(UInt8(ascii: "}"))
   }
 
-  mutating func array<C: Collection>(_ items: C, _ write: (inout JSONWriter, C.Element) -> Void) {
+  public mutating func array<C: Collection>(
+    _ items: C, _ write: (inout JSONWriter, C.Element) -> Void
+  ) {
     bytes.append(UInt8(ascii: "["))
     var first = true
     for item in items {
@@ -73,15 +91,21 @@ struct JSONWriter {
     bytes.append(UInt8(ascii: "]"))
   }
 
-  mutating func null() { bytes.append(contentsOf: [110, 117, 108, 108]) }
+  public mutating func null() { bytes.append(contentsOf: [110, 117, 108, 108]) }
 
-  mutating func bool(_ value: Bool) {
+  public mutating func bool(_ value: Bool) {
     bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
   }
 
-  mutating func string(_ text: String) {
+  /// A string, or `null`.
+  public mutating func optionalString(_ value: String?) {
+    if let value { string(value) } else { null() }
+  }
+
+  public mutating func string(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
+    var utf8 = text.utf8.makeIterator()
+    while let byte = utf8.next() {
       switch byte {
       case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
       case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
@@ -90,16 +114,32 @@ struct JSONWriter {
       case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
       case 0x08: bytes.append(contentsOf: [92, UInt8(ascii: "b")])
       case 0x0C: bytes.append(contentsOf: [92, UInt8(ascii: "f")])
-      case 0..<0x20:
-        let hex = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+      case 0..<0x20: unicodeEscape(byte)
+      case 0x7F where escapesTerminalControls: unicodeEscape(byte)
+      case 0xC2 where escapesTerminalControls:
+        // U+0080–U+009F, the C1 controls, are 0xC2 0x80–0x9F in UTF-8.
+        guard let next = utf8.next() else {
+          bytes.append(byte)
+          break
+        }
+        if (0x80...0x9F).contains(next) {
+          unicodeEscape(next)
+        } else {
+          bytes.append(contentsOf: [byte, next])
+        }
       default: bytes.append(byte)
       }
     }
     bytes.append(UInt8(ascii: "\""))
   }
 
-  mutating func int(_ value: Int64) {
+  /// `\u00XX`, lowercase hex, for a code point below U+0100.
+  private mutating func unicodeEscape(_ value: UInt8) {
+    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(value >> 4)], hex[Int(value & 15)]])
+  }
+
+  public mutating func int(_ value: Int64) {
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
     var magnitude = value.magnitude
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: 20 digits fit
@@ -114,7 +154,7 @@ struct JSONWriter {
     }
   }
 
-  mutating func number(_ value: Double) {
+  public mutating func number(_ value: Double) {
     guard value.isFinite else {
       problem = problem ?? "the number \(value) is not finite"
       return null()
