@@ -450,26 +450,31 @@ final class FAADPacketDecoder: WholePacketDecoder {
     }
   }
 
-  /// `NeAACDecDecode`.
+  /// Room for the largest frame libfaad2 can give here: 2048 samples (implicit SBR) on two
+  /// channels (parametric stereo makes two of one).
+  private static let outputCapacity = 2048 * 2
+
+  /// `NeAACDecDecode2`, which writes the samples straight into `out`.
   func decode(_ bytes: inout [UInt8], _ size: Int, into out: inout [Float]) throws -> Int {
     guard let handle else { throw DemuxError.malformed("libfaad2 is not open") }
+    let capacity = FAADPacketDecoder.outputCapacity
+    if out.count < capacity { out = [Float](repeating: 0, count: capacity) }
     var frame = NeAACDecFrameInfo()
-    let samples = bytes.withUnsafeMutableBufferPointer {
-      NeAACDecDecode(handle, &frame, $0.baseAddress, UInt(size))
+    bytes.withUnsafeMutableBufferPointer { input in
+      out.withUnsafeMutableBytes { output in
+        var samples: UnsafeMutableRawPointer? = output.baseAddress
+        _ = NeAACDecDecode2(
+          handle, &frame, input.baseAddress, UInt(size), &samples, UInt(output.count))
+      }
     }
     guard frame.error == 0 else {
       throw DemuxError.malformed("AAC: \(String(cString: NeAACDecGetErrorMessage(frame.error)))")
     }
-    guard let samples, frame.samples > 0 else { return 0 }
+    guard frame.samples > 0 else { return 0 }
     guard Int(frame.channels) == channels, Int(frame.samplerate) == sampleRate else {
       throw DemuxError.malformed("AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
     }
-    let count = Int(frame.samples)
-    if out.count < count { out = [Float](repeating: 0, count: count) }
-    out.withUnsafeMutableBufferPointer {
-      $0.baseAddress!.update(from: samples.assumingMemoryBound(to: Float.self), count: count)
-    }
-    return count / channels
+    return Int(frame.samples) / channels
   }
 
   /// Closed and opened again: the next packet is a first packet, as after opening.
