@@ -86,8 +86,8 @@ final class PacketDecoder: AudioDecoder {
   private var nextFirst: Int64 = Int64.min / 4
   /// The next frame `read` returns.
   private var position: Int64 = 0
-  private var draining = false
-  private var endOfStream = false
+  /// libavcodec's send/receive state; its `endOfStream` serves the direct decoders too.
+  private var pump = CodecPump()
 
   /// Samples before a seek target the decoder is fed from (AAC needs one frame; more is
   /// cheap and covers long ALAC packets).
@@ -214,7 +214,7 @@ final class PacketDecoder: AudioDecoder {
         operation: "seek to frame \(target) in", advice: "the file may be truncated or damaged")
     }
     let decodedEnd = pendingFirst + Int64(pendingCount)
-    if target < pendingFirst || target - decodedEnd > forwardLimit || endOfStream {
+    if target < pendingFirst || target - decodedEnd > forwardLimit || pump.endOfStream {
       try restart(at: target)
     }
     position = target
@@ -242,8 +242,7 @@ final class PacketDecoder: AudioDecoder {
     pendingCount = 0
     pendingFirst = Int64.min / 4
     nextFirst = Int64.min / 4
-    draining = false
-    endOfStream = false
+    pump.reset()
     position = max(0, frame)
   }
 
@@ -251,36 +250,13 @@ final class PacketDecoder: AudioDecoder {
   private func decodeNext() throws -> Bool {
     if let direct { return decodeNextDirect(direct) }
     guard let codec, let packet, let frame else { return false }
-    while !endOfStream {
-      let received = avcodec_receive_frame(codec, frame)
-      if received == 0 {
-        defer { av_frame_unref(frame) }
-        if frame.pointee.nb_samples <= 0 { continue }
-        try convert(frame)
-        return true
-      }
-      if received == practice_averror_eof() {
-        endOfStream = true
-        break
-      }
-      if received != practice_averror_eagain() {
-        // A damaged packet: noted, and decoding goes on with the next one.
-        lastError = FFmpegError.message(received)
-      }
-      if draining {
-        endOfStream = true
-        break
-      }
+    let decoded = pump.nextFrame(codec, frame, noteError: { lastError = $0 }) { () -> Int32? in
       let next: Packet?
       do { next = try source.nextPacket(into: &packetBytes) } catch {
         lastError = "\(error)"
         next = nil
       }
-      guard let next else {
-        draining = true
-        _ = avcodec_send_packet(codec, nil)
-        continue
-      }
+      guard let next else { return nil }
       if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
       // libavcodec copies the bytes (the packet is not reference-counted) into a padded
       // buffer of its own.
@@ -297,23 +273,26 @@ final class PacketDecoder: AudioDecoder {
         return avcodec_send_packet(codec, packet)
       }
       if sent < 0, sent != practice_averror_eagain() {
-        lastError = FFmpegError.message(sent)
         nextFirst = next.time + next.duration - priming
       }
+      return sent
     }
-    return false
+    guard decoded else { return false }
+    defer { av_frame_unref(frame) }
+    try convert(frame)
+    return true
   }
 
   /// Decodes the next packet that gives frames into `pending`; false at the end.
   private func decodeNextDirect(_ decoder: any WholePacketDecoder) -> Bool {
-    while !endOfStream {
+    while !pump.endOfStream {
       let next: Packet?
       do { next = try source.nextPacket(into: &packetBytes) } catch {
         lastError = "\(error)"
         next = nil
       }
       guard let next else {
-        endOfStream = true
+        pump.endOfStream = true
         break
       }
       let decoded: Int
