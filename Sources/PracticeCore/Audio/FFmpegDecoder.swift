@@ -332,27 +332,34 @@ final class FFmpegDecoder: AudioDecoder {
   /// Decodes the next frame of the stream into `pending`; false at the end of the stream.
   private func decodeFrame() throws -> Bool {
     guard let format, let codec, let packet, let frame else { return false }
-    let decoded = try pump.nextFrame(codec, frame, noteError: { lastError = $0 }) {
-      () throws -> Int32? in
-      while true {
-        let status = av_read_frame(format, packet)
-        if status == practice_averror_eof() { return nil }
-        if status < 0 {
-          lastError = FFmpegError.message(status)
-          throw FFmpegError(
-            code: status, path: path, operation: "read audio from", category: .io,
-            advice: "the file may be truncated or damaged")
-        }
-        defer { av_packet_unref(packet) }
-        if packet.pointee.stream_index != streamIndex { continue }
-        try keepStartSkip(packet)
-        return avcodec_send_packet(codec, packet)
-      }
-    }
+    let decoded = try pump.nextFrame(
+      codec, frame, noteError: { lastError = $0 }, feed: { try send(format, codec, packet) })
     guard decoded else { return false }
     defer { av_frame_unref(frame) }
     try convert(frame)
     return true
+  }
+
+  /// Reads the stream's next packet and sends it to libavcodec: `avcodec_send_packet`'s
+  /// status, or nil at the end of the file; throws if the file cannot be read.
+  private func send(
+    _ format: UnsafeMutablePointer<AVFormatContext>,
+    _ codec: UnsafeMutablePointer<AVCodecContext>, _ packet: UnsafeMutablePointer<AVPacket>
+  ) throws -> Int32? {
+    while true {
+      let status = av_read_frame(format, packet)
+      if status == practice_averror_eof() { return nil }
+      if status < 0 {
+        lastError = FFmpegError.message(status)
+        throw FFmpegError(
+          code: status, path: path, operation: "read audio from", category: .io,
+          advice: "the file may be truncated or damaged")
+      }
+      defer { av_packet_unref(packet) }
+      if packet.pointee.stream_index != streamIndex { continue }
+      try keepStartSkip(packet)
+      return avcodec_send_packet(codec, packet)
+    }
   }
 
   /// Notes the priming the container declared on the stream's first packet

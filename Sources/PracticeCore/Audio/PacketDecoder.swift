@@ -250,37 +250,44 @@ final class PacketDecoder: AudioDecoder {
   private func decodeNext() throws -> Bool {
     if let direct { return decodeNextDirect(direct) }
     guard let codec, let packet, let frame else { return false }
-    let decoded = pump.nextFrame(codec, frame, noteError: { lastError = $0 }) { () -> Int32? in
-      let next: Packet?
-      do { next = try source.nextPacket(into: &packetBytes) } catch {
-        lastError = "\(error)"
-        next = nil
-      }
-      guard let next else { return nil }
-      if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
-      // libavcodec copies the bytes (the packet is not reference-counted) into a padded
-      // buffer of its own.
-      let sent = packetBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
-        packet.pointee.data = bytes.baseAddress
-        packet.pointee.size = Int32(next.size)
-        packet.pointee.pts = next.time
-        packet.pointee.dts = next.time
-        packet.pointee.duration = next.duration
-        defer {
-          packet.pointee.data = nil
-          packet.pointee.size = 0
-        }
-        return avcodec_send_packet(codec, packet)
-      }
-      if sent < 0, sent != practice_averror_eagain() {
-        nextFirst = next.time + next.duration - priming
-      }
-      return sent
-    }
+    let decoded = pump.nextFrame(
+      codec, frame, noteError: { lastError = $0 }, feed: { send(codec, packet) })
     guard decoded else { return false }
     defer { av_frame_unref(frame) }
     try convert(frame)
     return true
+  }
+
+  /// Sends the demuxer's next packet to libavcodec: `avcodec_send_packet`'s status, or nil
+  /// when there are no more.
+  private func send(
+    _ codec: UnsafeMutablePointer<AVCodecContext>, _ packet: UnsafeMutablePointer<AVPacket>
+  ) -> Int32? {
+    let next: Packet?
+    do { next = try source.nextPacket(into: &packetBytes) } catch {
+      lastError = "\(error)"
+      next = nil
+    }
+    guard let next else { return nil }
+    if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
+    // libavcodec copies the bytes (the packet is not reference-counted) into a padded
+    // buffer of its own.
+    let sent = packetBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
+      packet.pointee.data = bytes.baseAddress
+      packet.pointee.size = Int32(next.size)
+      packet.pointee.pts = next.time
+      packet.pointee.dts = next.time
+      packet.pointee.duration = next.duration
+      defer {
+        packet.pointee.data = nil
+        packet.pointee.size = 0
+      }
+      return avcodec_send_packet(codec, packet)
+    }
+    if sent < 0, sent != practice_averror_eagain() {
+      nextFirst = next.time + next.duration - priming
+    }
+    return sent
   }
 
   /// Decodes the next packet that gives frames into `pending`; false at the end.
@@ -451,7 +458,8 @@ final class FAADPacketDecoder: WholePacketDecoder {
     }
     guard frame.samples > 0 else { return 0 }
     guard Int(frame.channels) == channels, Int(frame.samplerate) == sampleRate else {
-      throw DemuxError.malformed("AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
+      throw DemuxError.malformed(
+        "AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
     }
     return Int(frame.samples) / channels
   }
