@@ -36,6 +36,7 @@ PACKAGES = {
     "pacat": "pulseaudio-utils",
     "paplay": "pulseaudio-utils",
     "aubiopitch": "aubio-tools",
+    "faad": "faad",
 }
 
 

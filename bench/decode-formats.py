@@ -13,6 +13,9 @@ Opus has). All three are added to one temporary library first.
 2. Decode throughput: whole-file `play` on `null` (not paced, so it runs as fast as the
    file decodes, as in rss.py) against `ffmpeg -v error -i FILE -f null -` of the same
    file, alternated in the same run; ratio = ffmpeg's median wall time / practice's.
+   The M4A's AAC is decoded by libfaad2, so libfaad2's own command, `faad -w FILE` (WAV to
+   /dev/null), is timed in the same rounds too: its ratio to ffmpeg is the ceiling of
+   practice's on this machine.
 3. Peak RSS (wait4 ru_maxrss) of those whole-file plays; the M4A's is the target.
 4. That FFmpeg weighs nothing on WAV and FLAC: the FLAC's first frame and peak RSS in this
    run against the figures of bench/RESULTS.md before FFmpeg was merged (b2cb210), or, with
@@ -86,6 +89,11 @@ def ffmpeg_null(song):
                    "decode-formats")
 
 
+def faad_wav(song):
+    """libfaad2's own command-line decoder: the whole file as WAV to stdout (/dev/null)."""
+    return b.child(["faad", "-q", "-w", song], "decode-formats")
+
+
 def mapped_ffmpeg(binary, db, song):
     """The FFmpeg libraries found in /proc/PID/maps of a whole-file `play` on null, read
     every 20 ms while it runs (after it has started playing, so after any decoder opened)."""
@@ -126,7 +134,8 @@ def main():
     songs = {FLAC: flac}
     for label, name, options in FORMATS:
         songs[label] = encoded(name, flac, options)
-    b.ensure_tools("ffmpeg")
+    b.ensure_tools("ffmpeg", "faad")
+    load_before = os.getloadavg()[0]
     players = {fmt: binary for fmt in songs}
     if BEFORE_BIN:
         if static_swift(BEFORE_BIN) != static_swift(binary):
@@ -141,6 +150,7 @@ def main():
     first = {(f, r): [] for f in players for r in RANGES}
     practice_runs = {label: [] for label, _, _ in FORMATS}
     ffmpeg_runs = {label: [] for label, _, _ in FORMATS}
+    faad_runs = []
     with b.TempDir() as tmp:
         db = os.path.join(tmp, "library.sqlite")
         b.practice(binary, "add", *songs.values(), db=db, stdout=subprocess.DEVNULL)
@@ -168,6 +178,9 @@ def main():
                 if i:
                     practice_runs[label].append(p)
                     ffmpeg_runs[label].append(f)
+            a = faad_wav(songs[FORMATS[0][0]])
+            if i:
+                faad_runs.append(a)
         flac_full, before_full = [], []
         for _ in range(3):
             flac_full.append(whole_play(binary, db, flac))
@@ -205,6 +218,12 @@ def main():
             f"{b.median([c.cpu for c in practice_runs[label]]):.2f} s; ffmpeg {f:.2f} s, CPU "
             f"{b.median([c.cpu for c in ffmpeg_runs[label]]):.2f} s)",
             f"≥ {SPEED_TARGET}×", ratio >= SPEED_TARGET))
+    m4a = FORMATS[0][0]
+    a = b.median([c.wall for c in faad_runs])
+    f = b.median([c.wall for c in ffmpeg_runs[m4a]])
+    rows.append(b.row(
+        f"{m4a}: libfaad2's own decoder, `faad -w` to /dev/null / `ffmpeg -f null` (median wall)",
+        f"{f / a:.2f}× ({a:.2f} s, CPU {b.median([c.cpu for c in faad_runs]):.2f} s)"))
     for label, _, _ in FORMATS:
         peak = max(c.maxrss_kib for c in practice_runs[label]) / 1024
         is_target = label == FORMATS[0][0]
@@ -255,12 +274,18 @@ def main():
             f"-f null -` of the same file, alternated, {THROUGHPUT_RUNS} rounds after one "
             "warm-up; ratio = ffmpeg's median wall time / practice's (≥ 1 is faster than "
             "ffmpeg).",
+            "The M4A's AAC-LC is decoded by libfaad2 (libavcodec only for other AAC): "
+            "`faad -q -w FILE` (libfaad2 2.10's own command, 16-bit WAV to /dev/null) runs "
+            "in the same rounds; its ratio is what libfaad2 alone reaches against "
+            "libavcodec's AAC decoder, practice's ceiling on this path.",
             "Peak RSS from wait4() rusage (ru_maxrss) of those whole-file plays, in MiB.",
             "Before FFmpeg: " + (f"`{BEFORE_BIN}` (BENCH_BEFORE_BIN, built "
                                  f"{b.provenance(BEFORE_BIN)['built']}), played in the same "
                                  "rounds as the FLAC, with its own library" if BEFORE_BIN
                                  else BEFORE_SOURCE) + ". FFmpeg libraries mapped: /proc/PID/maps of a "
             "whole-file `play`, read every 20 ms while it runs.",
+            f"Load average (1 min) {load_before:.1f} before the runs and "
+            f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs.",
         ])
 
 

@@ -11,7 +11,8 @@ static struct {
   NeAACDecConfigurationPtr (*get_configuration)(NeAACDecHandle);
   unsigned char (*set_configuration)(NeAACDecHandle, NeAACDecConfigurationPtr);
   char (*init2)(NeAACDecHandle, unsigned char *, unsigned long, unsigned long *, unsigned char *);
-  void *(*decode)(NeAACDecHandle, NeAACDecFrameInfo *, unsigned char *, unsigned long);
+  void *(*decode2)(NeAACDecHandle, NeAACDecFrameInfo *, unsigned char *, unsigned long, void **,
+                   unsigned long);
   void (*close)(NeAACDecHandle);
   char *(*error_message)(unsigned char);
   char (*audio_specific_config)(unsigned char *, unsigned long, mp4AudioSpecificConfig *);
@@ -40,7 +41,7 @@ static void load(void) {
   RESOLVE(get_configuration, NeAACDecGetCurrentConfiguration)
   RESOLVE(set_configuration, NeAACDecSetConfiguration)
   RESOLVE(init2, NeAACDecInit2)
-  RESOLVE(decode, NeAACDecDecode)
+  RESOLVE(decode2, NeAACDecDecode2)
   RESOLVE(close, NeAACDecClose)
   RESOLVE(error_message, NeAACDecGetErrorMessage)
   RESOLVE(audio_specific_config, NeAACDecAudioSpecificConfig)
@@ -64,9 +65,9 @@ char NeAACDecInit2(NeAACDecHandle decoder, unsigned char *config, unsigned long 
                    unsigned long *samplerate, unsigned char *channels) {
   return ready() ? real.init2(decoder, config, size, samplerate, channels) : -1;
 }
-void *NeAACDecDecode(NeAACDecHandle decoder, NeAACDecFrameInfo *info, unsigned char *buffer,
-                     unsigned long size) {
-  return ready() ? real.decode(decoder, info, buffer, size) : NULL;
+void *NeAACDecDecode2(NeAACDecHandle decoder, NeAACDecFrameInfo *info, unsigned char *buffer,
+                      unsigned long size, void **samples, unsigned long samples_size) {
+  return ready() ? real.decode2(decoder, info, buffer, size, samples, samples_size) : NULL;
 }
 void NeAACDecClose(NeAACDecHandle decoder) { if (ready()) real.close(decoder); }
 char *NeAACDecGetErrorMessage(unsigned char code) {

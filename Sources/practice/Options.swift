@@ -28,6 +28,14 @@ struct LibraryOptions: ParsableArguments {
   static func undoFirstUse() {
     for library in opened { try? library.undoFirstUse() }
   }
+
+  /// Lets go of the libraries this process opened, so their connections close before it
+  /// exits: closing the last connection is when SQLite checkpoints the WAL file into the
+  /// database and deletes it. Left open, every command leaves a -wal file that the next
+  /// one must read back whole before its first query (a growing cost at each start).
+  static func closeAll() {
+    opened.removeAll()
+  }
 }
 
 /// The options a selection can keep as its practice settings (`select set`), shared by

@@ -41,15 +41,19 @@ struct Practice: ParsableCommand {
       try refuseDashNames(arguments)
       var command = try parseAsRoot(PlaybackOptions.expandingOptionalValues(arguments))
       try command.run()
+      LibraryOptions.closeAll()
     } catch let failure as any PracticeFailure {
       LibraryOptions.undoFirstUse()
+      LibraryOptions.closeAll()
       Terminal.error(failure.description)
       Foundation.exit(ExitStatus.code(for: failure.category))
     } catch let code as ExitCode {
       // A command that chose its exit status (130 after a clean stop) has said its piece.
+      LibraryOptions.closeAll()
       Foundation.exit(code.rawValue)
     } catch {
       LibraryOptions.undoFirstUse()
+      LibraryOptions.closeAll()
       let code = exitCode(for: error)
       // The parser checks a command's own rules before it looks for options it does not
       // know, so `tone A4 --secs 1` would be told that '1' is not a note.

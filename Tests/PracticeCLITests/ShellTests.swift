@@ -289,6 +289,23 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: shared) == ["lib.sqlite"])
   }
 
+  @Test func everyCommandClosesTheLibrarySoNoWALIsLeftForTheNextOne() throws {
+    let path = dir.file("lib.sqlite")
+    for command in [
+      ["add", CLI.fixture("sine-440.wav")], ["list"], ["show", "1"],
+      ["select", "add", "1", "intro", "--from", "0", "--to", "1"], ["show", "99"],
+    ] {
+      let result = try cli.run(command)
+      #expect(result.status == (command == ["show", "99"] ? 66 : 0), "\(command): \(result.stderr)")
+      // A -wal file left behind is read back whole by the next command before its first query.
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+          $0.hasPrefix("lib.sqlite")
+        } == ["lib.sqlite"], "after \(command)")
+    }
+    #expect(FileManager.default.fileExists(atPath: path))
+  }
+
   /// Opens the library and closes it, the last connection: SQLite checkpoints the WAL into
   /// the main file and deletes -wal and -shm.
   func closeCleanly(_ path: String) throws {

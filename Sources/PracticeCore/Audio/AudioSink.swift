@@ -42,8 +42,10 @@ public enum SampleEncoding: Sendable {
 /// inverse of libsndfile's float reading, so 16- and 24-bit sources pass bit-exactly.
 /// No dither: the exactness of the speed-1 path matters more than the last bit of noise.
 public enum SampleConversion {
-  /// Adding and subtracting 1.5 × 2^23 rounds a Float of magnitude < 2^22 to the nearest
-  /// integer (ties to even) in plain arithmetic, which the compiler can vectorise.
+  /// Adding 1.5 × 2^23 to a Float of magnitude < 2^22 rounds it to the nearest integer
+  /// (ties to even) and leaves that integer in the low bits of the sum's bit pattern, in
+  /// two's complement: no float-to-integer conversion (whose range check stops the
+  /// compiler from vectorising the loop).
   private static let roundingMagic: Float = 12_582_912
 
   public static func toInt16(
@@ -52,8 +54,7 @@ public enum SampleConversion {
     for i in 0..<count {
       // Float.maximum/minimum turn NaN into a bound instead of passing it on.
       let clamped = Float.minimum(Float.maximum(source[i] * 32768, -32768), 32767)
-      let rounded = (clamped + roundingMagic) - roundingMagic
-      destination[i] = Int16(truncatingIfNeeded: Int32(rounded))
+      destination[i] = Int16(truncatingIfNeeded: (clamped + roundingMagic).bitPattern)
     }
   }
 

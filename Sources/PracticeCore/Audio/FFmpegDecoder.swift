@@ -111,8 +111,7 @@ final class FFmpegDecoder: AudioDecoder {
   /// sample rate (AC-3 at 90 kHz): they drift from the true frame, so a seek decodes from
   /// the start instead of landing by timestamp.
   private var seeksByDecoding = false
-  private var draining = false
-  private var endOfStream = false
+  private var pump = CodecPump()
 
   /// Frames before a seek target the decoder is fed, so its overlap and prediction state
   /// is rebuilt before the target: more than AAC's one frame and Opus's 80 ms.
@@ -322,8 +321,7 @@ final class FFmpegDecoder: AudioDecoder {
     startPending = frame < 0 && originKnown
     pendingStart = 0
     pendingEnd = 0
-    draining = false
-    endOfStream = false
+    pump.reset()
     needsPosition = true
     guard try decodeFrame() else {
       throw failure(
@@ -334,33 +332,23 @@ final class FFmpegDecoder: AudioDecoder {
   /// Decodes the next frame of the stream into `pending`; false at the end of the stream.
   private func decodeFrame() throws -> Bool {
     guard let format, let codec, let packet, let frame else { return false }
-    while !endOfStream {
-      let received = avcodec_receive_frame(codec, frame)
-      if received == 0 {
-        defer { av_frame_unref(frame) }
-        if frame.pointee.nb_samples <= 0 { continue }
-        try convert(frame)
-        return true
-      }
-      if received == practice_averror_eof() {
-        endOfStream = true
-        break
-      }
-      if received != practice_averror_eagain() {
-        // A damaged packet: note it and go on with the next one, as players do. Never
-        // ask again without feeding: a decoder in a failed state would answer forever.
-        lastError = FFmpegError.message(received)
-      }
-      if draining {
-        endOfStream = true
-        break
-      }
+    let decoded = try pump.nextFrame(
+      codec, frame, noteError: { lastError = $0 }, feed: { try send(format, codec, packet) })
+    guard decoded else { return false }
+    defer { av_frame_unref(frame) }
+    try convert(frame)
+    return true
+  }
+
+  /// Reads the stream's next packet and sends it to libavcodec: `avcodec_send_packet`'s
+  /// status, or nil at the end of the file; throws if the file cannot be read.
+  private func send(
+    _ format: UnsafeMutablePointer<AVFormatContext>,
+    _ codec: UnsafeMutablePointer<AVCodecContext>, _ packet: UnsafeMutablePointer<AVPacket>
+  ) throws -> Int32? {
+    while true {
       let status = av_read_frame(format, packet)
-      if status == practice_averror_eof() {
-        draining = true
-        _ = avcodec_send_packet(codec, nil)
-        continue
-      }
+      if status == practice_averror_eof() { return nil }
       if status < 0 {
         lastError = FFmpegError.message(status)
         throw FFmpegError(
@@ -370,12 +358,8 @@ final class FFmpegDecoder: AudioDecoder {
       defer { av_packet_unref(packet) }
       if packet.pointee.stream_index != streamIndex { continue }
       try keepStartSkip(packet)
-      let sent = avcodec_send_packet(codec, packet)
-      if sent < 0, sent != practice_averror_eagain() {
-        lastError = FFmpegError.message(sent)
-      }
+      return avcodec_send_packet(codec, packet)
     }
-    return false
   }
 
   /// Notes the priming the container declared on the stream's first packet

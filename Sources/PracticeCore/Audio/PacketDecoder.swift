@@ -86,8 +86,8 @@ final class PacketDecoder: AudioDecoder {
   private var nextFirst: Int64 = Int64.min / 4
   /// The next frame `read` returns.
   private var position: Int64 = 0
-  private var draining = false
-  private var endOfStream = false
+  /// libavcodec's send/receive state; its `endOfStream` serves the direct decoders too.
+  private var pump = CodecPump()
 
   /// Samples before a seek target the decoder is fed from (AAC needs one frame; more is
   /// cheap and covers long ALAC packets).
@@ -214,7 +214,7 @@ final class PacketDecoder: AudioDecoder {
         operation: "seek to frame \(target) in", advice: "the file may be truncated or damaged")
     }
     let decodedEnd = pendingFirst + Int64(pendingCount)
-    if target < pendingFirst || target - decodedEnd > forwardLimit || endOfStream {
+    if target < pendingFirst || target - decodedEnd > forwardLimit || pump.endOfStream {
       try restart(at: target)
     }
     position = target
@@ -242,8 +242,7 @@ final class PacketDecoder: AudioDecoder {
     pendingCount = 0
     pendingFirst = Int64.min / 4
     nextFirst = Int64.min / 4
-    draining = false
-    endOfStream = false
+    pump.reset()
     position = max(0, frame)
   }
 
@@ -251,69 +250,56 @@ final class PacketDecoder: AudioDecoder {
   private func decodeNext() throws -> Bool {
     if let direct { return decodeNextDirect(direct) }
     guard let codec, let packet, let frame else { return false }
-    while !endOfStream {
-      let received = avcodec_receive_frame(codec, frame)
-      if received == 0 {
-        defer { av_frame_unref(frame) }
-        if frame.pointee.nb_samples <= 0 { continue }
-        try convert(frame)
-        return true
-      }
-      if received == practice_averror_eof() {
-        endOfStream = true
-        break
-      }
-      if received != practice_averror_eagain() {
-        // A damaged packet: noted, and decoding goes on with the next one.
-        lastError = FFmpegError.message(received)
-      }
-      if draining {
-        endOfStream = true
-        break
-      }
-      let next: Packet?
-      do { next = try source.nextPacket(into: &packetBytes) } catch {
-        lastError = "\(error)"
-        next = nil
-      }
-      guard let next else {
-        draining = true
-        _ = avcodec_send_packet(codec, nil)
-        continue
-      }
-      if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
-      // libavcodec copies the bytes (the packet is not reference-counted) into a padded
-      // buffer of its own.
-      let sent = packetBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
-        packet.pointee.data = bytes.baseAddress
-        packet.pointee.size = Int32(next.size)
-        packet.pointee.pts = next.time
-        packet.pointee.dts = next.time
-        packet.pointee.duration = next.duration
-        defer {
-          packet.pointee.data = nil
-          packet.pointee.size = 0
-        }
-        return avcodec_send_packet(codec, packet)
-      }
-      if sent < 0, sent != practice_averror_eagain() {
-        lastError = FFmpegError.message(sent)
-        nextFirst = next.time + next.duration - priming
-      }
+    let decoded = pump.nextFrame(
+      codec, frame, noteError: { lastError = $0 }, feed: { send(codec, packet) })
+    guard decoded else { return false }
+    defer { av_frame_unref(frame) }
+    try convert(frame)
+    return true
+  }
+
+  /// Sends the demuxer's next packet to libavcodec: `avcodec_send_packet`'s status, or nil
+  /// when there are no more.
+  private func send(
+    _ codec: UnsafeMutablePointer<AVCodecContext>, _ packet: UnsafeMutablePointer<AVPacket>
+  ) -> Int32? {
+    let next: Packet?
+    do { next = try source.nextPacket(into: &packetBytes) } catch {
+      lastError = "\(error)"
+      next = nil
     }
-    return false
+    guard let next else { return nil }
+    if nextFirst == Int64.min / 4 { nextFirst = next.time - priming }
+    // libavcodec copies the bytes (the packet is not reference-counted) into a padded
+    // buffer of its own.
+    let sent = packetBytes.withUnsafeMutableBufferPointer { bytes -> Int32 in
+      packet.pointee.data = bytes.baseAddress
+      packet.pointee.size = Int32(next.size)
+      packet.pointee.pts = next.time
+      packet.pointee.dts = next.time
+      packet.pointee.duration = next.duration
+      defer {
+        packet.pointee.data = nil
+        packet.pointee.size = 0
+      }
+      return avcodec_send_packet(codec, packet)
+    }
+    if sent < 0, sent != practice_averror_eagain() {
+      nextFirst = next.time + next.duration - priming
+    }
+    return sent
   }
 
   /// Decodes the next packet that gives frames into `pending`; false at the end.
   private func decodeNextDirect(_ decoder: any WholePacketDecoder) -> Bool {
-    while !endOfStream {
+    while !pump.endOfStream {
       let next: Packet?
       do { next = try source.nextPacket(into: &packetBytes) } catch {
         lastError = "\(error)"
         next = nil
       }
       guard let next else {
-        endOfStream = true
+        pump.endOfStream = true
         break
       }
       let decoded: Int
@@ -450,26 +436,32 @@ final class FAADPacketDecoder: WholePacketDecoder {
     }
   }
 
-  /// `NeAACDecDecode`.
+  /// Room for the largest frame libfaad2 can give here: 2048 samples (implicit SBR) on two
+  /// channels (parametric stereo makes two of one).
+  private static let outputCapacity = 2048 * 2
+
+  /// `NeAACDecDecode2`, which writes the samples straight into `out`.
   func decode(_ bytes: inout [UInt8], _ size: Int, into out: inout [Float]) throws -> Int {
     guard let handle else { throw DemuxError.malformed("libfaad2 is not open") }
+    let capacity = FAADPacketDecoder.outputCapacity
+    if out.count < capacity { out = [Float](repeating: 0, count: capacity) }
     var frame = NeAACDecFrameInfo()
-    let samples = bytes.withUnsafeMutableBufferPointer {
-      NeAACDecDecode(handle, &frame, $0.baseAddress, UInt(size))
+    bytes.withUnsafeMutableBufferPointer { input in
+      out.withUnsafeMutableBytes { output in
+        var samples: UnsafeMutableRawPointer? = output.baseAddress
+        _ = NeAACDecDecode2(
+          handle, &frame, input.baseAddress, UInt(size), &samples, UInt(output.count))
+      }
     }
     guard frame.error == 0 else {
       throw DemuxError.malformed("AAC: \(String(cString: NeAACDecGetErrorMessage(frame.error)))")
     }
-    guard let samples, frame.samples > 0 else { return 0 }
+    guard frame.samples > 0 else { return 0 }
     guard Int(frame.channels) == channels, Int(frame.samplerate) == sampleRate else {
-      throw DemuxError.malformed("AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
+      throw DemuxError.malformed(
+        "AAC: a frame of \(frame.channels) channels at \(frame.samplerate) Hz")
     }
-    let count = Int(frame.samples)
-    if out.count < count { out = [Float](repeating: 0, count: count) }
-    out.withUnsafeMutableBufferPointer {
-      $0.baseAddress!.update(from: samples.assumingMemoryBound(to: Float.self), count: count)
-    }
-    return count / channels
+    return Int(frame.samples) / channels
   }
 
   /// Closed and opened again: the next packet is a first packet, as after opening.
