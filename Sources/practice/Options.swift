@@ -23,10 +23,17 @@ struct LibraryOptions: ParsableArguments {
   /// The libraries this process opened (main thread only).
   nonisolated(unsafe) private static var opened: [Library] = []
 
-  /// A command failed: takes back the songs it added on first use, so that the library is
-  /// as it was. Best effort: the command's own error is the one reported.
+  /// A command failed: takes back the songs it added on first use, and a library it made
+  /// that still holds nothing is closed and removed, so that the library is as it was (no
+  /// file where there was none). Best effort: the command's own error is the one reported.
   static func undoFirstUse() {
     for library in opened { try? library.undoFirstUse() }
+    let made = opened.filter { $0.created && (try? $0.isEmpty()) == true }.map(\.path)
+    guard !made.isEmpty else { return }
+    opened.removeAll { made.contains($0.path) }  // their connections close here
+    for path in made {
+      for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
   }
 
   /// Lets go of the libraries this process opened, so their connections close before it

@@ -30,6 +30,30 @@ import Testing
       ["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
   }
 
+  /// A command that fails on a library path where there was none leaves no file there; one
+  /// that added a song before failing keeps the library it made.
+  @Test func aFailedCommandLeavesNoNewLibrary() throws {
+    let garbage = dir.file("garbage.wav")
+    try Data("not audio".utf8).write(to: URL(fileURLWithPath: garbage))
+    let commands: [[String]] = [
+      ["add", dir.file("nope.wav")], ["add", garbage], ["play", garbage, "--device", "null"],
+      ["show", "3"], ["beats", "detect", garbage],
+    ]
+    for (i, arguments) in commands.enumerated() {
+      let fresh = CLI(database: dir.file("new-\(i).sqlite"))
+      let result = try fresh.run(arguments)
+      #expect(result.status != 0, "\(arguments)")
+      for suffix in ["", "-wal", "-shm"] {
+        #expect(
+          !FileManager.default.fileExists(atPath: dir.file("new-\(i).sqlite") + suffix),
+          "\(arguments) left new-\(i).sqlite\(suffix)")
+      }
+    }
+    let partly = CLI(database: dir.file("partly.sqlite"))
+    #expect(try partly.run(["add", garbage, CLI.fixture("sine-440.wav")]).status == 65)
+    #expect(try partly.run(["list"]).stdout.contains("sine-440"))
+  }
+
   @Test func directory() throws {
     // `add` takes folders: one with no audio in it is missing input.
     try expectFailure(["add", dir.path], status: 66, message: "no audio files in")

@@ -5,6 +5,8 @@ import GRDB
 /// beat maps, selections and practice log. Holds paths and metadata, never audio.
 public final class Library {
   public let path: String
+  /// Whether this process made the file (there was none at `path` before).
+  public let created: Bool
   private let db: DatabaseQueue
 
   /// `$PRACTICE_DB`, else `${XDG_DATA_HOME:-~/.local/share}/practice/library.sqlite`.
@@ -28,6 +30,7 @@ public final class Library {
         .usage, "the library path is empty; give a file with --db or PRACTICE_DB")
     }
     self.path = path
+    created = !FileManager.default.fileExists(atPath: path)
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
     do {
       try FileManager.default.createDirectory(
@@ -310,6 +313,14 @@ public final class Library {
 
   /// Removes the songs `resolve` added (and, by cascade, whatever was stored for them
   /// since): all of them, or only `song` if it was one.
+  /// True when the library holds no song and no setlist (what a new one holds).
+  public func isEmpty() throws -> Bool {
+    try read { db in
+      try Song.fetchCount(db) == 0
+        && Int.fetchOne(db, sql: "SELECT count(*) FROM setlist") == 0
+    }
+  }
+
   public func undoFirstUse(of song: Song? = nil) throws {
     let ids = addedOnFirstUse.filter { song == nil || $0 == song?.id }
     guard !ids.isEmpty else { return }
