@@ -116,8 +116,10 @@ enum Session {
         progress.bar.show(Double(written) / Double(progress.totalFrames), progress.label)
       }
       defer { progress?.bar.clear() }
-      // Ten looks a second: the event ring holds seconds, and a pass line or the bar needs no more.
-      while !engine.waitForEnd(timeout: .milliseconds(100)) {
+      // A play wakes ten times a second (the event ring holds seconds, a pass line needs no
+      // more); a render's progress bar fifty, to move smoothly.
+      let look = DispatchTimeInterval.milliseconds(progress == nil ? 100 : 20)
+      while !engine.waitForEnd(timeout: look) {
         announce()
         draw()
       }
