@@ -16,6 +16,10 @@ is reported too.
 
 Every comparison runs its commands in alternation, round after round, so that a burst of
 load on the shared machine hits them alike; figures are medians.
+
+With BENCH_BEFORE_BIN set to another build, its imports (the same files, into a library
+of its own) and its floor run in the same rounds, so that a change can be told from a
+slower or busier machine.
 """
 
 import json
@@ -25,6 +29,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
@@ -75,6 +80,10 @@ def rounds(commands, runs, warmup):
     return out
 
 
+BEFORE_BIN = os.path.abspath(os.environ["BENCH_BEFORE_BIN"]) if os.environ.get(
+    "BENCH_BEFORE_BIN") else None
+
+
 def main():
     binary = b.practice_bin()
     song = b.beats_wav()
@@ -116,12 +125,23 @@ def main():
         bars_args = ["--bars", f"{RANGE[0]}-{RANGE[1]}"]
         time_args = ["--from", t1, "--to", t2]
 
-        # Import, both formats, and the floor.
-        imp = rounds({
+        # Import, both formats, and the floor (and the same for the binary before).
+        commands = {
             "times": [binary, "beats", "import", "--db", db, song, times, "--format", "times"],
             "json": [binary, "beats", "import", "--db", db, song, js, "--format", "json"],
             "list": [binary, "list", "--db", db],
-        }, IMPORT_RUNS, IMPORT_WARMUP)
+        }
+        if BEFORE_BIN:
+            before_db = os.path.join(tmp, "before.sqlite")
+            b.practice(BEFORE_BIN, "add", song, db=before_db, stdout=subprocess.DEVNULL)
+            commands.update({
+                "times before": [BEFORE_BIN, "beats", "import", "--db", before_db, song, times,
+                                 "--format", "times"],
+                "json before": [BEFORE_BIN, "beats", "import", "--db", before_db, song, js,
+                                "--format", "json"],
+                "list before": [BEFORE_BIN, "list", "--db", before_db],
+            })
+        imp = rounds(commands, IMPORT_RUNS, IMPORT_WARMUP)
 
         # --bars against --from/--to on play (first frame).
         for _ in range(PLAY_WARMUP):
@@ -198,6 +218,16 @@ def main():
     rows.append(b.row(
         "floor: `practice list` (1 song) start to exit: median wall (p90; CPU)",
         f"{wall['list']:.1f} ms ({b.p90(imp['list'][0]):.1f} ms; CPU {cpu['list']:.1f} ms)"))
+    if BEFORE_BIN:
+        rows.append(b.row(
+            "the binary before (BENCH_BEFORE_BIN), same rounds: import times / json / floor, "
+            "median wall (CPU)",
+            " / ".join(f"{wall[n + ' before']:.1f} ms (CPU {cpu[n + ' before']:.1f} ms)"
+                       for n in ("times", "json", "list"))))
+        rows.append(b.row(
+            "this binary against the one before, same rounds: import times / json / floor, "
+            "difference of median CPU",
+            " / ".join(f"{cpu[n] - cpu[n + ' before']:+.1f} ms" for n in ("times", "json", "list"))))
     rows.append(b.row(
         "checks: json export → import → export identical; both renders identical; "
         "span `play` printed, both ways",
@@ -213,7 +243,10 @@ def main():
             f"Import: {IMPORT_RUNS} rounds after {IMPORT_WARMUP} warm-ups, each round runs "
             "import (times), import (json) and the floor; whole process, wall time from "
             "spawn to exit, CPU = user + sys (wait4 rusage). Each import replaces the 4,000 "
-            "beats in one transaction. Pass/fail on the median wall time.",
+            "beats in one transaction. Pass/fail on the median wall time."
+            + (f" The binary before: `{BEFORE_BIN}` (BENCH_BEFORE_BIN), built "
+               + time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(BEFORE_BIN)))
+               + ", in a library of its own, importing the same files." if BEFORE_BIN else ""),
             f"`--bars`: bars {RANGE[0]}-{RANGE[1]} are frames {start_frame}-{end_frame} "
             f"(`--from {t1} --to {t2}`); {PLAY_RUNS} rounds of the two `play`s on `null` after "
             f"{PLAY_WARMUP} warm-ups; first frame = PRACTICE_TRACE first-frame-ns minus "
