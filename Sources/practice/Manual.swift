@@ -94,9 +94,10 @@ enum Manual {
     ),
     (
       "PRACTICE_BEAT_MODEL",
-      "How beats detect finds the beats, for comparison: tracker (the default), hybrid (the "
-        + "tracker hearing the beat network too), net (the bar pointer over the network), bar "
-        + "or free (the bar pointer over learned patterns)."
+      "How beats detect finds the beats, for comparison: downbeats (the default: the tracker's "
+        + "beats, the bars chosen hearing the beat network's downbeats too), tracker (without "
+        + "the network), hybrid (the tracker hearing the network's beats too), net (the bar "
+        + "pointer over the network), bar or free (the bar pointer over learned patterns)."
     ),
     (
       "PRACTICE_BEAT_OBSERVATIONS",

@@ -14,9 +14,13 @@ public struct BeatDetectionError: PracticeFailure, Equatable {
 
 /// How `BeatDetector` finds the beats (bench/beats/README.md measures each).
 public enum BeatModel: String, Sendable, CaseIterable {
-  /// `BeatTracker` and `DownbeatFinder` on the hand-made onset features.
+  /// `BeatTracker`'s beats on the hand-made onset features; `DownbeatFinder` hearing the
+  /// beat network's downbeat probability as well (`BeatNetwork`). The default.
+  case downbeats
+  /// `BeatTracker` and `DownbeatFinder` on the hand-made onset features alone (the default
+  /// until 2026-11-26).
   case tracker
-  /// The same, hearing the beat network's activations as well (`BeatNetwork`).
+  /// `downbeats`, the tracker hearing the network's beat probability too.
   case hybrid
   /// The bar pointer decoding the beat network's activations.
   case network = "net"
@@ -26,7 +30,7 @@ public enum BeatModel: String, Sendable, CaseIterable {
   case free
 
   /// Whether the beat network runs (its input bands are computed).
-  public var usesNetwork: Bool { self == .hybrid || self == .network }
+  public var usesNetwork: Bool { self == .downbeats || self == .hybrid || self == .network }
 }
 
 /// What `BeatDetector` is asked for.
@@ -45,7 +49,7 @@ public struct BeatDetectionOptions: Sendable, Equatable {
 
   public init(
     meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220,
-    model: BeatModel = .tracker, featureDump: String? = nil, observationDump: String? = nil
+    model: BeatModel = .downbeats, featureDump: String? = nil, observationDump: String? = nil
   ) {
     self.meter = meter
     self.minBPM = minBPM

@@ -94,18 +94,21 @@ enum BeatTracker {
     var (broadband, novelty, bassNovelty) = onsetStrengths(features)
     // Noise is judged on the hand-made onsets alone: the network's activation is never noise.
     let heardOnsets = novelty
-    // The model `hybrid`: the beat network's beat probability, made an onset strength as the
-    // fluxes are, counts as much as the hand-made onset strengths, in both (the level and
-    // the beats); its downbeat probability is a cue for `DownbeatFinder`.
+    // The beat network's downbeat probability is a cue for `DownbeatFinder` (the models
+    // `downbeats` and `hybrid`). In `hybrid` its beat probability, made an onset strength
+    // as the fluxes are, counts as much as the hand-made onset strengths, in both (the
+    // level and the beats).
     var downbeatActivation: [Float]? = nil
-    if settings.model == .hybrid, let network = BeatNetwork.shipped,
-      features.networkBands.first?.count == n
+    if settings.model == .downbeats || settings.model == .hybrid,
+      let network = BeatNetwork.shipped, features.networkBands.first?.count == n
     {
       let (beat, downbeat) = network.activations(features.networkBands)
-      let heard = onsetStrength(beat, frameRate: fr)
-      for i in hiddenFrames(features)..<n {
-        novelty[i] += heard[i]
-        broadband[i] += heard[i]
+      if settings.model == .hybrid {
+        let heard = onsetStrength(beat, frameRate: fr)
+        for i in hiddenFrames(features)..<n {
+          novelty[i] += heard[i]
+          broadband[i] += heard[i]
+        }
       }
       downbeatActivation = downbeat
     }
