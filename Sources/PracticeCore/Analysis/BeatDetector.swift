@@ -209,7 +209,7 @@ public enum BeatDetector {
     // warning; noise and too little music get none.
     guard !tracked.soundsLikeNoise else {
       throw failure(
-        "it sounds like noise, with no note or beat standing out",
+        "it sounds like noise or a held sound, with no note or beat standing out",
         "check the file, or make the beat map with `beats grid` or `beats tap`")
     }
     guard tracked.frames.count >= 4 else {
