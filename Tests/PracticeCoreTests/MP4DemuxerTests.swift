@@ -92,13 +92,8 @@ import Testing
     let moov = whole.indices.dropLast(4).first {
       whole[$0] == 0x6D && whole[$0 + 1] == 0x6F && whole[$0 + 2] == 0x6F && whole[$0 + 3] == 0x76
     } ?? 0
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func random(_ bound: Int) -> Int {
-      state ^= state << 13
-      state ^= state >> 7
-      state ^= state << 17
-      return Int(state % UInt64(max(1, bound)))
-    }
+    var generator = SeededRandom()
+    func random(_ bound: Int) -> Int { generator.next(bound) }
     for round in 0..<120 {
       var bytes = whole
       let inMoov = round % 4 != 3

@@ -92,13 +92,8 @@ import Testing
     for fraction in [0.0005, 0.002, 0.01, 0.1, 0.35, 0.6, 0.9, 0.99, 0.999] {
       try survive(Array(whole.prefix(Int(Double(whole.count) * fraction))), "cut at \(fraction)")
     }
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func random(_ bound: Int) -> Int {
-      state ^= state << 13
-      state ^= state >> 7
-      state ^= state << 17
-      return Int(state % UInt64(max(1, bound)))
-    }
+    var generator = SeededRandom()
+    func random(_ bound: Int) -> Int { generator.next(bound) }
     for round in 0..<120 {
       var bytes = whole
       // Most rounds in the head (EBML header, Info, Tracks, Tags) and the Cues at the end.
