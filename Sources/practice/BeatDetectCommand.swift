@@ -22,10 +22,17 @@ struct BeatsDetect: ParsableCommand {
       valueName: "auto|N/D"))
   var meter: String = "auto"
   @Option(
+    help: ArgumentHelp(
+      "onsets: beats from the onsets heard, bars with the beat network's help; network: beats and bars decoded from the beat network.",
+      valueName: "onsets|network"))
+  var method: BeatMethod = .onsets
+  @Option(
     name: .customLong("min-bpm"),
-    help: ArgumentHelp("Slowest tempo to consider (20-400).", valueName: "bpm"),
+    help: ArgumentHelp(
+      "Slowest tempo to consider (20-400; default 50, 40 with --method network).",
+      valueName: "bpm"),
     transform: plainDecimal)
-  var minBPM: Double = 50
+  var minBPM: Double?
   @Option(
     name: .customLong("max-bpm"),
     help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"),
@@ -39,6 +46,7 @@ struct BeatsDetect: ParsableCommand {
     if meter != "auto" && Meter(parsing: meter) == nil {
       throw ValidationError("--meter '\(meter)' is not auto or a meter such as 4/4, 3/4 or 6/8")
     }
+    let minBPM = self.minBPM ?? method.model.slowestTempo
     for (name, value) in [("--min-bpm", minBPM), ("--max-bpm", maxBPM)] {
       guard value.isFinite, (20...400).contains(value) else {
         throw ValidationError("\(name) \(value) is out of range; use 20-400")
@@ -68,7 +76,8 @@ struct BeatsDetect: ParsableCommand {
       }
     }
     let options = BeatDetectionOptions.fromEnvironment(
-      meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM)
+      meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM,
+      model: method.model)
     let bar = ProgressBar()
     var firstFailure: FailureCategory?
     for song in resolved {
@@ -140,17 +149,27 @@ extension BeatDetectionOptions {
   /// (another `BeatModel`, for comparison; an unknown name is ignored),
   /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
   /// beat network and the bar pointer hear, for training them).
-  static func fromEnvironment(meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220)
-    -> BeatDetectionOptions
-  {
+  static func fromEnvironment(
+    meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
+    model: BeatModel = .downbeats
+  ) -> BeatDetectionOptions {
     let environment = ProcessInfo.processInfo.environment
     func path(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-    var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM)
-    if let model = environment["PRACTICE_BEAT_MODEL"].flatMap(BeatModel.init(rawValue:)) {
-      options.model = model
-    }
+    let model = environment["PRACTICE_BEAT_MODEL"].flatMap(BeatModel.init(rawValue:)) ?? model
+    var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM, model: model)
     options.featureDump = path("PRACTICE_BEAT_FEATURES")
     options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
     return options
   }
+}
+
+/// How `beats detect` finds the beats: the musician's names for two `BeatModel`s
+/// (bench/beats/README.md measures both).
+enum BeatMethod: String, ExpressibleByArgument, CaseIterable {
+  /// The default: `BeatTracker`'s beats, `DownbeatFinder`'s bars hearing the network.
+  case onsets
+  /// The bar pointer over the beat network's activations.
+  case network
+
+  var model: BeatModel { self == .network ? .network : .downbeats }
 }

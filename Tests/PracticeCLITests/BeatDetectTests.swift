@@ -308,11 +308,21 @@ import Testing
     #expect(try cli.snapshot() == before)
   }
 
+  /// `--method network`: the beat network's beats and bars, stored as any detected map.
+  @Test func theNetworkMethodMakesAMap() throws {
+    let a = try song("a.wav", bpm: 128)
+    let result = try cli.run(["beats", "detect", a, "--method", "network"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderrLines.first?.hasPrefix("a.wav: ") == true, "\(result.stderr)")
+    #expect(result.stderr.contains("4/4"), "\(result.stderr)")
+    #expect(try cli.run(["beats", "show", a]).status == 0)
+  }
+
   @Test func badUsageIsRefusedBeforeAnything() throws {
     let a = try song("a.wav")
     for args in [
       ["--meter", "5/x"], ["--min-bpm", "300", "--max-bpm", "100"], ["--max-bpm", "1000"],
-      ["--min-bpm", "nan"],
+      ["--min-bpm", "nan"], ["--method", "magic"], ["--method", "network", "--max-bpm", "45"],
     ] {
       let result = try cli.run(["beats", "detect", a] + args)
       #expect(result.status == 64, "\(args): \(result.stderr)")

@@ -13,14 +13,30 @@ import TestSupport
   /// Beats that divide the bars the chords change in mark no attack of their own.
   static let betweenChanges = 0.05
 
-  func detect(_ samples: [Float], sampleRate: Int = 44100, meter: Meter? = nil) throws -> BeatDetection {
-    // What `beats detect` computes for the default model (the network's bands for `hybrid`).
-    let analyzer = try OnsetAnalyzer(
-      sampleRate: sampleRate, networkBands: BeatDetectionOptions().model.usesNetwork)
+  func detect(
+    _ samples: [Float], sampleRate: Int = 44100, meter: Meter? = nil,
+    model: BeatModel = BeatDetectionOptions().model
+  ) throws -> BeatDetection {
+    // What `beats detect` computes for the model (the network's bands when it runs).
+    let analyzer = try OnsetAnalyzer(sampleRate: sampleRate, networkBands: model.usesNetwork)
     samples.withUnsafeBufferPointer { analyzer.process($0) }
     return try BeatDetector.detect(
       features: analyzer.finish(), sampleRate: sampleRate, totalFrames: Int64(samples.count),
-      path: "test.wav", options: BeatDetectionOptions(meter: meter))
+      path: "test.wav", options: BeatDetectionOptions(meter: meter, model: model))
+  }
+
+  /// `beats detect --method network`: the bar pointer over the beat network's activations
+  /// finds a drum groove's beats and bars, at tempi its range (40-220 BPM) holds.
+  @Test(arguments: [(96.0, 3), (128.0, 4)])
+  func theNetworkMethodFollowsADrumGroove(bpm: Double, beatsPerBar: Int) throws {
+    #expect(BeatDetectionOptions(model: .network).minBPM == 40)
+    #expect(BeatDetectionOptions().minBPM == 50)
+    var piece = steady(bpm)
+    piece.beatsPerBar = beatsPerBar
+    let (samples, truth) = BeatSynth.render(piece)
+    let found = try detect(samples, model: .network)
+    expectAccurate(found, truth)
+    #expect(found.meter.beats == beatsPerBar)
   }
 
   /// A steady piece without drums: `bars` bars of `beatsPerBar` at `bpm`.

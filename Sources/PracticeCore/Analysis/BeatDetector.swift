@@ -31,6 +31,11 @@ public enum BeatModel: String, Sendable, CaseIterable {
 
   /// Whether the beat network runs (its input bands are computed).
   public var usesNetwork: Bool { self == .downbeats || self == .hybrid || self == .network }
+
+  /// The slowest beat considered unless one is asked for, in BPM. The network decodes
+  /// down to 40 BPM (the development corpus's slowest dotted quarters); the tracker's
+  /// metrical level was measured worse with 40 than with 50 (bench/beats/README.md).
+  public var slowestTempo: Double { self == .network ? 40 : 50 }
 }
 
 /// What `BeatDetector` is asked for.
@@ -47,12 +52,13 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   /// Where the bar pointer writes its observations, for training its patterns.
   public var observationDump: String?
 
+  /// `minBPM` nil: the model's `slowestTempo`.
   public init(
-    meter: Meter? = nil, minBPM: Double = 50, maxBPM: Double = 220,
+    meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
     model: BeatModel = .downbeats, featureDump: String? = nil, observationDump: String? = nil
   ) {
     self.meter = meter
-    self.minBPM = minBPM
+    self.minBPM = minBPM ?? model.slowestTempo
     self.maxBPM = maxBPM
     self.model = model
     self.featureDump = featureDump
