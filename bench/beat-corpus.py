@@ -20,6 +20,10 @@ sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
 CORPUS_PY = os.path.join(b.BENCH_DIR, "beats", "corpus.py")
+DETECT_DIR_PY = os.path.join(b.BENCH_DIR, "beats", "detect-dir.py")
+SCORE_PY = os.path.join(b.BENCH_DIR, "beats", "score.py")
+TIMIDITY_PY = os.path.join(b.BENCH_DIR, "beats", "timidity.py")
+VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 RESULTS = os.path.join(b.OUT_DIR, "beats-corpus-results.json")
 RUNS = os.path.join(b.OUT_DIR, "beats-corpus-detected", "runs.json")
 TRACKERS = ("madmom", "librosa", "aubio")
@@ -32,6 +36,57 @@ def fmt(v):
 def mean(res, half, tracker, group, key):
     m = res.get(half, {}).get(tracker, {}).get("means", {}).get(group)
     return None if not m or m.get(key) is None else m[key]
+
+
+def detect_and_score(binary, corpus, out, model):
+    """`beats detect` with `PRACTICE_BEAT_MODEL=model` (`net` is `--method network`) on both
+    halves of `corpus` into `out` (detect-dir.py reuses detections newer than the binary),
+    scored by half: score.py's JSON, {"test": ..., "tune": ...}."""
+    subprocess.run([sys.executable, DETECT_DIR_PY, binary, corpus, out, "--half", "both",
+                    "--env", f"PRACTICE_BEAT_MODEL={model}"], check=True)
+    scores = {}
+    for half in ("test", "tune"):
+        path = out + f"-{half}.json"
+        subprocess.run([VENV_PY, SCORE_PY, corpus, out, "--split", half, "--json", path],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(path) as f:
+            scores[half] = json.load(f)
+    return scores
+
+
+def scored(scores, half, group="all"):
+    m = scores[half]["means"].get(group)
+    if not m:
+        return "n/a"
+    return f"{fmt(m.get('beat_f'))} / {fmt(m.get('downbeat_f'))}"
+
+
+def method_rows(binary, corpus):
+    """Info rows: `--method network` on the corpus, and both methods on the corpus as
+    TiMidity++ and Freepats render it (timidity.py)."""
+    rows = []
+    net = detect_and_score(binary, corpus, os.path.join(b.OUT_DIR, "beats-corpus-detected-network"),
+                           "net")
+    groups = ("no-drums", "meter 3/4", "meter 6/8", "meter 9/8", "meter 12/8", "changing")
+    rows.append(b.row(
+        "`beats detect --method network`, test half: beat F / downbeat F (tuning half)",
+        f"{scored(net, 'test')} ({scored(net, 'tune')}); "
+        + "; ".join(f"{g} {scored(net, 'test', g)}" for g in groups)))
+    rendered = os.path.join(b.OUT_DIR, "beats-corpus-timidity")
+    try:
+        subprocess.run([sys.executable, TIMIDITY_PY, "--corpus", corpus, "--out", rendered],
+                       check=True)
+    except subprocess.CalledProcessError:
+        return rows
+    for label, model in (("default (`--method onsets`)", "downbeats"), ("`--method network`", "net")):
+        out = os.path.join(b.OUT_DIR, f"beats-timidity-detected-{model}")
+        res = detect_and_score(binary, rendered, out, model)
+        rows.append(b.row(
+            f"the corpus rendered by TiMidity++ with Freepats, {label}: test half "
+            "(tuning half) beat F / downbeat F",
+            f"{scored(res, 'test')} ({scored(res, 'tune')}); no drums {scored(res, 'test', 'no-drums')}; "
+            f"3/4 {scored(res, 'test', 'meter 3/4')}"))
+    return rows
 
 
 def main():
@@ -91,6 +146,7 @@ def main():
                       f"practice {pair('tune', 'practice', 'all')}; "
                       + ", ".join(f"{t} {pair('tune', t, 'all')}" for t in TRACKERS
                                   if t in res.get("tune", {}))))
+    rows += method_rows(binary, os.path.join(b.OUT_DIR, "beats-corpus"))
     try:
         with open(RUNS) as f:
             runs = json.load(f)
@@ -118,6 +174,11 @@ def main():
         "piece into a tuning half and a test half before any tuning (bench/beats/split.json). "
         "Figures are the test half's unless marked; beats are not trimmed.",
         "Cells read beat F / downbeat F; librosa and aubio give no downbeats.",
+        "`--method network` (not the default: bench/beats/README.md, \"The network's beats\"): "
+        "the bar pointer over the beat network's activations, 40-220 BPM. TiMidity++ with "
+        "Freepats (bench/beats/timidity.py): the corpus's MIDI rendered clean by a synthesizer "
+        "and samples no part of practice was trained or tuned on; the network's validation set "
+        "was the tuning half's FluidSynth renderings, so only the test half's MIDI is unseen.",
         "The offset is measured against the MIDI grid. FluidSynth sounds each note 3-5.6 ms after "
         "its MIDI time (median 4.2 ms: its 64-frame blocks and the samples' attacks; bench/beats/"
         "README.md, \"Click check\"), so a detector that places beats where the notes begin reads "

@@ -3,7 +3,8 @@
 #   apt:  fluidsynth, fluid-soundfont-gm (FluidR3_GM.sf2), aubio-tools (`aubio beat`),
 #         gcc and python3-dev when missing (to build madmom); for the corpus
 #         (make-corpus.py): musescore-general-soundfont (MuseScore_General.sf2/.sf3),
-#         timgm6mb-soundfont (TimGM6mb.sf2) and ffmpeg (the MP3 round trip, 48 kHz)
+#         timgm6mb-soundfont (TimGM6mb.sf2) and ffmpeg (the MP3 round trip, 48 kHz);
+#         timidity and freepats (timidity.py: the corpus by another synthesizer)
 #   venv: bench/out/venv (git-ignored) with pinned mir_eval, mido, numpy, scipy,
 #         soundfile (noisy.py, edges.py, clicks.py read and write WAVs with it), and
 #         librosa if it installs (optional: the harness reports it as missing otherwise).
@@ -29,6 +30,9 @@ command -v aubio >/dev/null 2>&1 || missing+=(aubio-tools)
 dpkg -s musescore-general-soundfont >/dev/null 2>&1 || missing+=(musescore-general-soundfont)
 dpkg -s timgm6mb-soundfont >/dev/null 2>&1 || missing+=(timgm6mb-soundfont)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+# another synthesizer and other samples for the corpus's MIDI (timidity.py)
+command -v timidity >/dev/null 2>&1 || missing+=(timidity)
+[ -d /usr/share/midi/freepats ] || missing+=(freepats)
 # python3 -m venv needs python3-venv on Debian (ensurepip)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
