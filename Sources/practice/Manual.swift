@@ -95,8 +95,8 @@ enum Manual {
     (
       "PRACTICE_BEAT_MODEL",
       "How beats detect finds the beats, for comparison: downbeats (the default: the tracker's "
-        + "beats, the bars chosen hearing the beat network's downbeats too), tracker (without "
-        + "the network), hybrid (the tracker hearing the network's beats too), net (the bar "
+        + "beats, the bars chosen hearing the beat network's downbeats too: --method onsets), tracker (without "
+        + "the network), hybrid (the tracker hearing the network's beats too), net (--method network: the bar "
         + "pointer over the network), bar or free (the bar pointer over learned patterns)."
     ),
     (

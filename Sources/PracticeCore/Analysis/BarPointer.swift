@@ -439,10 +439,8 @@ extension BarPointer {
   static func trackActivations(
     _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int
   ) -> Tracked? {
-    guard let network = BeatNetwork.shipped,
-      features.networkBands.first?.count == features.count
-    else { return nil }
-    let (beat, downbeat) = network.activations(features.networkBands)
+    guard features.heardNetwork else { return nil }
+    let (beat, downbeat) = (features.beatActivation, features.downbeatActivation)
     let n = beat.count
     let step = max(1, Int((features.frameRate / frameRate).rounded()))
     let shortest = max(2, Int((60 * frameRate / settings.maxBPM).rounded(.down)))

@@ -127,6 +127,8 @@ public enum BeatDetector {
       try file.seek(to: 0)
       pass = try analyse(file, path: path, channel: 0, bands: bands, progress: { _ in })
     }
+    // The network hears its bands now, and they are dropped before the tracker works.
+    prepare(&pass.features, sampleRate: file.info.sampleRate, options: options)
     // The map must fit the song as stored: the frames libsndfile reports.
     return try detect(
       features: pass.features, sampleRate: file.info.sampleRate,
@@ -197,9 +199,8 @@ public enum BeatDetector {
         "it needs at least \(Int(minimumSeconds)) s; make the beat map with `beats grid` or `beats import`"
       )
     }
-    if let dump = options.featureDump, !dump.isEmpty {
-      writeNetworkBands(features, sampleRate: sampleRate, to: dump)
-    }
+    var features = features
+    prepare(&features, sampleRate: sampleRate, options: options)
     let compound = options.meter.map(BeatDetectionOptions.isCompound)
     guard
       let tracked = BeatTracker.track(
@@ -287,6 +288,18 @@ public enum BeatDetector {
 }
 
 extension BeatDetector {
+  /// Writes the network's bands when asked to (`featureDump`), then, for a model that uses
+  /// the network, replaces them with its probabilities (`OnsetFeatures.hearNetwork`). Once
+  /// done, doing it again changes nothing.
+  static func prepare(
+    _ features: inout OnsetFeatures, sampleRate: Int, options: BeatDetectionOptions
+  ) {
+    if let dump = options.featureDump, !dump.isEmpty, features.networkBands.first?.isEmpty == false {
+      writeNetworkBands(features, sampleRate: sampleRate, to: dump)
+    }
+    if options.model.usesNetwork { features.hearNetwork() }
+  }
+
   /// What the beat network hears, for `bench/beats/train-network.py`: `PATH` holds
   /// `OnsetFeatures.networkBands` as little-endian 32-bit floats, band-major, and
   /// `PATH.json` the frame count, band count and the frames' time reference (frame `i` is

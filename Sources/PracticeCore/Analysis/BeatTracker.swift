@@ -99,18 +99,15 @@ enum BeatTracker {
     // as the fluxes are, counts as much as the hand-made onset strengths, in both (the
     // level and the beats).
     var downbeatActivation: [Float]? = nil
-    if settings.model == .downbeats || settings.model == .hybrid,
-      let network = BeatNetwork.shipped, features.networkBands.first?.count == n
-    {
-      let (beat, downbeat) = network.activations(features.networkBands)
+    if settings.model == .downbeats || settings.model == .hybrid, features.heardNetwork {
       if settings.model == .hybrid {
-        let heard = onsetStrength(beat, frameRate: fr)
+        let heard = onsetStrength(features.beatActivation, frameRate: fr)
         for i in hiddenFrames(features)..<n {
           novelty[i] += heard[i]
           broadband[i] += heard[i]
         }
       }
-      downbeatActivation = downbeat
+      downbeatActivation = features.downbeatActivation
     }
     let padded = hiddenFrames(features)
     // The music ends at its last clear onset: a final chord ringing on has no more beats.

@@ -41,8 +41,26 @@ public struct OnsetFeatures: Sendable {
   /// band-major (`networkBands[band][frame]`), so the network's convolutions run along
   /// contiguous rows. Empty unless asked for (`OnsetAnalyzer.init`).
   public var networkBands: [[Float]] = Array(repeating: [], count: NetworkBands.count)
+  /// The beat network's beat and downbeat probabilities at every analysis frame, once
+  /// `hearNetwork()` has run (empty before).
+  public var beatActivation: [Float] = []
+  public var downbeatActivation: [Float] = []
 
   public var count: Int { flux.count }
+
+  /// Runs the shipped beat network over `networkBands` and keeps its two outputs instead:
+  /// the 80 bands are the largest features (19 MB for 10 minutes), and dropping them before
+  /// the tracker works keeps detection's peak memory down. Does nothing without the bands
+  /// or a network.
+  public mutating func hearNetwork() {
+    guard let network = BeatNetwork.shipped, count > 0, networkBands.first?.count == count
+    else { return }
+    (beatActivation, downbeatActivation) = network.activations(networkBands)
+    networkBands = Array(repeating: [], count: NetworkBands.count)
+  }
+
+  /// True when the network's probabilities are there for every frame.
+  var heardNetwork: Bool { count > 0 && beatActivation.count == count }
 
   /// Where analysis frame `index`'s chroma starts in `chroma`: the chroma frame centred
   /// nearest it; nil when there is no chroma.
