@@ -87,65 +87,95 @@ public struct BeatNetwork: Sendable {
   /// The beat and downbeat probabilities of every frame of `rows` (`bands` rows of equal
   /// length: `OnsetFeatures.networkBands`).
   public func activations(_ rows: [[Float]]) -> (beat: [Float], downbeat: [Float]) {
+    var rows = rows
+    return activations(releasing: &rows)
+  }
+
+  /// The same, emptying `rows` once the input layer has read them: with the caller's only
+  /// reference (`OnsetFeatures.hearNetwork`), the bands' memory is free before the residual
+  /// blocks take theirs, so the two are never held together.
+  func activations(releasing rows: inout [[Float]]) -> (beat: [Float], downbeat: [Float]) {
     let frames = rows.first?.count ?? 0
     guard rows.count == bands, frames > 0 else { return ([], []) }
     let t = frames
-    var first = [Float](repeating: 0, count: inputWidth * t)
+    let blockSize = BeatNetwork.block
+    // The input layer's 32 rows for one block only: the 1x1 layer after it takes them to
+    // `x` block by block.
+    var first = [Float](repeating: 0, count: inputWidth * blockSize)
     var x = [Float](repeating: 0, count: width * t)
-    var h = [Float](repeating: 0, count: width * t)
     let half = inputKernel / 2
-    var row = [Float](repeating: 0, count: BeatNetwork.block + 2 * half)
+    var row = [Float](repeating: 0, count: blockSize + 2 * half)
     let o = offsets
     weights.withUnsafeBufferPointer { wb in
       let w = wb.baseAddress!
       first.withUnsafeMutableBufferPointer { fb in
         let f = fb.baseAddress!
         row.withUnsafeMutableBufferPointer { rb in
-          let r = rb.baseAddress!
-          // A block of frames at a time, every input channel into every output row, so the
-          // block's output rows stay in the cache.
-          for start in stride(from: 0, to: t, by: BeatNetwork.block) {
-            let count = min(BeatNetwork.block, t - start)
-            for c in 0..<inputWidth { fill(f + c * t + start, count, w[o.inB + c]) }
-            for channel in 0..<(2 * bands) {
-              // The input channel over the block and `half` frames either side (zero
-              // outside the piece), standardised: a band, or its rise from the frame before.
-              rows[channel % bands].withUnsafeBufferPointer { band in
-                let b = band.baseAddress!
-                let mean = w[o.mean + channel]
-                let scale = w[o.scale + channel]
-                for j in 0..<(count + 2 * half) {
-                  let i = start + j - half
-                  if i < 0 || i >= t {
-                    r[j] = 0
-                  } else if channel < bands {
-                    r[j] = (b[i] - mean) * scale
-                  } else {
-                    r[j] = ((i > 0 ? max(0, b[i] - b[i - 1]) : 0) - mean) * scale
+          x.withUnsafeMutableBufferPointer { xb in
+            let xp = xb.baseAddress!
+            let r = rb.baseAddress!
+            // A block of frames at a time, every input channel into every output row, so the
+            // block's output rows stay in the cache.
+            for start in stride(from: 0, to: t, by: blockSize) {
+              let count = min(blockSize, t - start)
+              for c in 0..<inputWidth { fill(f + c * blockSize, count, w[o.inB + c]) }
+              for channel in 0..<(2 * bands) {
+                // The input channel over the block and `half` frames either side (zero
+                // outside the piece), standardised: a band, or its rise from the frame before.
+                rows[channel % bands].withUnsafeBufferPointer { band in
+                  let b = band.baseAddress!
+                  let mean = w[o.mean + channel]
+                  let scale = w[o.scale + channel]
+                  for j in 0..<(count + 2 * half) {
+                    let i = start + j - half
+                    if i < 0 || i >= t {
+                      r[j] = 0
+                    } else if channel < bands {
+                      r[j] = (b[i] - mean) * scale
+                    } else {
+                      r[j] = ((i > 0 ? max(0, b[i] - b[i - 1]) : 0) - mean) * scale
+                    }
+                  }
+                }
+                for c in 0..<inputWidth {
+                  let base = o.inW + (c * 2 * bands + channel) * inputKernel
+                  let y = f + c * blockSize
+                  for k in 0..<inputKernel {
+                    let a = w[base + k]
+                    let xs = r + k
+                    for j in 0..<count { y[j] += a * xs[j] }
                   }
                 }
               }
-              for c in 0..<inputWidth {
-                let base = o.inW + (c * 2 * bands + channel) * inputKernel
-                let y = f + c * t + start
-                for k in 0..<inputKernel {
-                  let a = w[base + k]
-                  let xs = r + k
+              for c in 0..<inputWidth { elu(f + c * blockSize, count) }
+              // The 1x1 layer to `width` rows, for this block.
+              for c in 0..<width {
+                let y = xp + c * t + start
+                fill(y, count, w[o.midB + c])
+                for i in 0..<inputWidth {
+                  let a = w[o.midW + c * inputWidth + i]
+                  let xs = f + i * blockSize
                   for j in 0..<count { y[j] += a * xs[j] }
                 }
+                elu(y, count)
               }
             }
           }
         }
-        elu(f, inputWidth * t)
-        x.withUnsafeMutableBufferPointer { xb in
-          let xp = xb.baseAddress!
-          conv(
-            f, inputWidth, w + o.midW, w + o.midB, xp, width, kernel: 1, dilation: 1, frames: t)
-          elu(xp, width * t)
+      }
+    }
+    rows = []
+    first = []
+    var g = [Float](repeating: 0, count: width * t)
+    var h = [Float](repeating: 0, count: width * t)
+    weights.withUnsafeBufferPointer { wb in
+      let w = wb.baseAddress!
+      x.withUnsafeMutableBufferPointer { xb in
+        let xp = xb.baseAddress!
+        g.withUnsafeMutableBufferPointer { gb in
+          let f = gb.baseAddress!
           h.withUnsafeMutableBufferPointer { hb in
             let hp = hb.baseAddress!
-            // The first buffer is free now: it holds each block's middle.
             for b in 0..<blocks {
               conv(
                 xp, width, w + o.blockW[b], w + o.blockB[b], f, width, kernel: kernel,
@@ -159,6 +189,8 @@ public struct BeatNetwork: Sendable {
         }
       }
     }
+    g = []
+    h = []
     var out = [[Float]](repeating: [Float](repeating: 0, count: t), count: 2)
     x.withUnsafeBufferPointer { xb in
       weights.withUnsafeBufferPointer { wb in

@@ -55,7 +55,7 @@ public struct OnsetFeatures: Sendable {
   public mutating func hearNetwork() {
     guard let network = BeatNetwork.shipped, count > 0, networkBands.first?.count == count
     else { return }
-    (beatActivation, downbeatActivation) = network.activations(networkBands)
+    (beatActivation, downbeatActivation) = network.activations(releasing: &networkBands)
     networkBands = Array(repeating: [], count: NetworkBands.count)
   }
 
