@@ -559,6 +559,26 @@ import TestSupport
     }
   }
 
+  /// A held sound (a test tone, a chord held throughout) has no note beginning, at any
+  /// rate: refused as noise is. The same music 60 dB down is still music.
+  @Test func aHeldToneIsRefusedAndQuietMusicIsNot() throws {
+    func tone(_ hz: [Double], rate: Int) -> [Float] {
+      (0..<(rate * 12)).map { i in
+        Float(hz.reduce(0) { $0 + 0.3 * sin(2 * .pi * $1 * Double(i) / Double(rate)) })
+      }
+    }
+    for (samples, rate) in [(tone([440], rate: 44100), 44100), (tone([261.6, 329.6, 392], rate: 48000), 48000)] {
+      #expect {
+        try detect(samples, sampleRate: rate)
+      } throws: { error in
+        (error as? BeatDetectionError)?.reason.contains("a held sound") == true
+      }
+    }
+    let (music, truth) = BeatSynth.render(steady(112))
+    let quiet = try detect(music.map { $0 * 0.001 })
+    expectAccurate(quiet, truth)
+  }
+
   /// Notes at irregular times (a cadenza, free time): no steady beat, but music, so a map
   /// all the same, with a warning to check it by ear; under hiss 3 dB down, music still.
   @Test func musicWithoutASteadyBeatGetsAMapWithAWarning() throws {

@@ -27,6 +27,11 @@ public struct OnsetFeatures: Sendable {
   /// source frame `(k + 1) * chromaHop - chromaWindow / 2`.
   public var chromaHop = 1
   public var chromaWindow = 0
+  /// The largest rise, in dB from the frame before, of any mel band within 40 dB of the
+  /// frame's loudest: a note beginning raises some band by several dB at any level; a held
+  /// tone (a test tone, a drone) by none, its spectrum the same frame after frame. Level
+  /// does not enter, so very quiet music is told from a held sound too.
+  public var largestRise: [Float] = []
   /// Log-magnitude flux over 24 bands an octave, each band's rise measured against the
   /// loudest of it and its neighbours a frame before (`SuperFlux`): new notes, not vibrato.
   public var superFlux: [Float] = []
@@ -156,6 +161,8 @@ public final class OnsetAnalyzer {
   private let bassBands: Int
   private let chroma: ChromaAnalyzer
   private var previous: [Float]
+  /// Each mel band's value a frame before, as aubio gives it (not compressed).
+  private var previousRaw: [Float]
   private var features: OnsetFeatures
   private var superFlux: SuperFlux
   /// Nil unless the beat network is to hear this audio (`init`'s `networkBands`).
@@ -232,6 +239,7 @@ public final class OnsetAnalyzer {
     superFlux = SuperFlux(binHz: binHz, bins: bins, lowest: 30, highest: top)
     self.networkBands = networkBands ? NetworkBands(binHz: binHz, bins: bins) : nil
     previous = [Float](repeating: 0, count: bandCount)
+    previousRaw = previous
     features = OnsetFeatures(frameRate: Double(sampleRate) / Double(hop), hop: hop, window: window)
     features.envelopeBlock = envelopeBlock
   }
@@ -302,6 +310,18 @@ public final class OnsetAnalyzer {
     aubio_filterbank_do(bank, spectrum.spectrum, bands)
     var flux: Float = 0
     var bassFlux: Float = 0
+    var loudest: Float = 0
+    for band in 0..<bandCount { loudest = max(loudest, bands.pointee.data[band]) }
+    var largestRise: Float = 0
+    for band in 0..<bandCount {
+      let raw = bands.pointee.data[band]
+      // Band values are magnitudes: 40 dB below the loudest is a hundredth of it.
+      if raw > 0.01 * loudest, previousRaw[band] > 0 {
+        largestRise = max(largestRise, 20 * log10(raw / previousRaw[band]))
+      }
+      previousRaw[band] = raw
+    }
+    features.largestRise.append(features.count > 0 ? largestRise : 0)
     for band in 0..<bandCount {
       let value = OnsetAnalyzer.compressed(bands.pointee.data[band])
       let rise = features.count > 0 ? max(0, value - previous[band]) : 0
