@@ -53,8 +53,10 @@ struct BeatsDetect: ParsableCommand {
       }
     }
     if minBPM * 1.2 > maxBPM {
+      // Without --min-bpm, the slowest tempo is the method's own: say so.
+      let slowest = self.minBPM == nil ? "the default --min-bpm \(minBPM)" : "--min-bpm \(minBPM)"
       throw ValidationError(
-        "--min-bpm \(minBPM) and --max-bpm \(maxBPM) leave too narrow a range; make --max-bpm at least 1.2 times --min-bpm"
+        "\(slowest) and --max-bpm \(maxBPM) leave too narrow a range; make --max-bpm at least 1.2 times --min-bpm"
       )
     }
   }

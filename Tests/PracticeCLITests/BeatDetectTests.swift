@@ -308,6 +308,20 @@ import Testing
     #expect(try cli.snapshot() == before)
   }
 
+  /// A held tone (a test tone) is refused as noise is: exit 65, one line, nothing stored.
+  @Test func aHeldToneIsRefusedWith65() throws {
+    let tone = dir.file("tone.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 12), to: tone)
+    _ = try cli.run(["add", tone])
+    let before = try cli.snapshot()
+    let result = try cli.run(["beats", "detect", tone])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("tone.wav': it sounds like noise or a held sound"), "\(result.stderr)")
+    #expect(try cli.run(["beats", "show", tone]).status == 66)
+    #expect(try cli.snapshot() == before)
+  }
+
   /// `--method network`: the beat network's beats and bars, stored as any detected map.
   @Test func theNetworkMethodMakesAMap() throws {
     let a = try song("a.wav", bpm: 128)
@@ -326,7 +340,13 @@ import Testing
     ] {
       let result = try cli.run(["beats", "detect", a] + args)
       #expect(result.status == 64, "\(args): \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(args): \(result.stderr)")
     }
+    let method = try cli.run(["beats", "detect", a, "--method", "magic"])
+    #expect(method.stderr.contains("--method magic: use one of 'onsets' and 'network'"), "\(method.stderr)")
+    // --method network's own slowest tempo, 40, is what the range is checked against.
+    let range = try cli.run(["beats", "detect", a, "--method", "network", "--max-bpm", "45"])
+    #expect(range.stderr.contains("the default --min-bpm 40.0 and --max-bpm 45.0"), "\(range.stderr)")
     #expect(try cli.run(["beats", "detect"]).status == 64)
     #expect(try cli.run(["beats", "detect", dir.file("missing.wav")]).status == 66)
     #expect(try cli.run(["beats", "show", a]).status == 66)
