@@ -196,6 +196,12 @@ enum BarPointer {
 
   /// Viterbi over one meter's states, each frame heard through `likelihoods` (frame-major,
   /// `cellsPerBeat` cells a beat of the bar).
+  ///
+  /// Within a beat the position only moves on, one frame at a time: a path chooses only
+  /// where a beat begins (its period, from the period of the beat before). So the search
+  /// runs over beats, each beat's frames summed at once from running sums of every cell's
+  /// log-likelihood (a semi-Markov form of the same model): the same best path as a
+  /// frame-by-frame Viterbi over all states, at the cost of the beats' states alone.
   static func viterbi(
     likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil
   ) -> Decoded? {
@@ -203,111 +209,152 @@ enum BarPointer {
     guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }
     let cells = cellsPerBeat * m
     let p = periods.count
-    var offset = [Int](repeating: 0, count: p + 1)
-    for j in 0..<p { offset[j + 1] = offset[j] + m * periods[j] }
-    let states = offset[p]
-    // The cell each state hears through.
-    var cell = [Int32](repeating: 0, count: states)
-    for j in 0..<p {
-      let tau = periods[j]
-      for phi in 0..<(m * tau) {
-        cell[offset[j] + phi] = Int32(min(cells - 1, phi * cellsPerBeat / tau))
-      }
+    let longest = periods.max() ?? 1
+    // Cell c of a beat with period periods[j] covers the beat's frames
+    // edges[j * (cellsPerBeat + 1) + c] ..< edges[j * (cellsPerBeat + 1) + c + 1].
+    var edges = [Int]()
+    for tau in periods {
+      for c in 0...cellsPerBeat { edges.append((c * tau + cellsPerBeat - 1) / cellsPerBeat) }
     }
     // Period changes at a beat: from period i to j, with their log-probabilities, only those
     // within 15 % (beyond it the probability is below e^-15 of staying).
-    var sources: [[(from: Int, cost: Float)]] = Array(repeating: [], count: p)
-    for i in 0..<p {
+    var sourceStart = [Int](repeating: 0, count: p + 1)
+    var sourceFrom: [Int] = []
+    var sourceCost: [Double] = []
+    for j in 0..<p {
       var row: [(Int, Double)] = []
-      for j in 0..<p {
+      for i in 0..<p {
         let change = abs(Double(periods[j]) / Double(periods[i]) - 1)
-        if change <= 0.15 { row.append((j, -tempoChange * change)) }
+        if change <= 0.15 { row.append((i, -tempoChange * change)) }
       }
-      let total = log(row.reduce(0) { $0 + exp($1.1) })
-      for (j, lp) in row { sources[j].append((i, Float(lp - total))) }
+      for (i, lp) in row {
+        // Normalised over where period i may go, as the frame-by-frame model's rows are.
+        var total = 0.0
+        for k in 0..<p {
+          let change = abs(Double(periods[k]) / Double(periods[i]) - 1)
+          if change <= 0.15 { total += exp(-tempoChange * change) }
+        }
+        sourceFrom.append(i)
+        sourceCost.append(lp - log(total))
+      }
+      sourceStart[j + 1] = sourceFrom.count
     }
-    // Backpointers: per frame, per period and beat of the bar, the period before.
-    var back = [UInt16](repeating: 0, count: frames * p * m)
-    var score = [Float](repeating: 0, count: states)
-    var next = [Float](repeating: 0, count: states)
-    // What was taken off the scores to keep them small: added back for comparing meters.
-    var removed = 0.0
+    // Running sums of each cell's log-likelihood over frames 0 ..< f, for the last
+    // `ring` values of f (a beat reaches back at most `longest` frames; a power of two, so
+    // that a frame's slot is a mask, not a division).
+    var ring = 1
+    while ring < longest + 2 { ring *= 2 }
+    let mask = ring - 1
+    var sums = [Double](repeating: 0, count: ring * cells)
+    // The best score of a path whose beat k (period j) begins at frame s, for the last
+    // `ring` frames s; and of one whose beat k ends at the frame now.
+    let beatStates = p * m
+    var begins = [Double](repeating: -.infinity, count: ring * beatStates)
+    var ends = [Double](repeating: -.infinity, count: beatStates)
+    var endsBefore = ends
+    // Per frame, per period and beat of the bar beginning there: the period before.
+    var back = [UInt16](repeating: 0, count: frames * beatStates)
+    // The last frame where each period was out of `near`'s reach.
+    var lastBarred = [Int](repeating: -1, count: p)
+    // The best state at the last frame: its score, where its beat began, period, beat.
+    var best = (value: -Double.infinity, begun: 0, j: 0, k: 0)
     likelihoods.withUnsafeBufferPointer { ll in
-      for s in 0..<states { score[s] = ll[Int(cell[s])] }
-      score.withUnsafeMutableBufferPointer { old in
-        next.withUnsafeMutableBufferPointer { new in
-          cell.withUnsafeBufferPointer { cellOf in
-            for t in 1..<frames {
-              let row = t * cells
-              for j in 0..<p {
-                let tau = periods[j]
-                let base = offset[j]
-                if let near, Double(tau) < near[t] / nearness || Double(tau) > near[t] * nearness {
-                  for phi in 0..<(m * tau) { new[base + phi] = -.infinity }
-                  continue
-                }
-                for phi in 1..<(m * tau) where phi % tau != 0 {
-                  new[base + phi] = old[base + phi - 1] + ll[row + Int(cellOf[base + phi])]
-                }
-                for k in 0..<m {
-                  // Beat k begins: the last frame of beat k - 1 (of the bar before for k = 0).
-                  let before = (k + m - 1) % m
-                  var bestValue = -Float.infinity
-                  var bestFrom = j
-                  for (i, cost) in sources[j] {
-                    let v = old[offset[i] + before * periods[i] + periods[i] - 1] + cost
-                    if v > bestValue {
-                      bestValue = v
-                      bestFrom = i
-                    }
+      sums.withUnsafeMutableBufferPointer { sum in
+        // The sum over frames 0 ..< f of cell c (nothing before frame 0).
+        func total(_ f: Int, _ c: Int) -> Double { f <= 0 ? 0 : sum[(f & mask) * cells + c] }
+        for t in 0..<frames {
+          let was = (t & mask) * cells
+          let now = ((t + 1) & mask) * cells
+          for c in 0..<cells { sum[now + c] = (t == 0 ? 0 : sum[was + c]) + Double(ll[t * cells + c]) }
+          if let near {
+            for j in 0..<p where Double(periods[j]) < near[t] / nearness
+              || Double(periods[j]) > near[t] * nearness
+            {
+              lastBarred[j] = t
+            }
+          }
+          let slot = (t & mask) * beatStates
+          if t > 0 {
+            for j in 0..<p {
+              for k in 0..<m {
+                let before = (k + m - 1) % m
+                var bestValue = -Double.infinity
+                var bestFrom = j
+                for n in sourceStart[j]..<sourceStart[j + 1] {
+                  let i = sourceFrom[n]
+                  let v = endsBefore[i * m + before] + sourceCost[n]
+                  if v > bestValue {
+                    bestValue = v
+                    bestFrom = i
                   }
-                  let s = base + k * tau
-                  new[s] = bestValue + ll[row + Int(cellOf[s])]
-                  back[(t * p + j) * m + k] = UInt16(bestFrom)
+                }
+                begins[slot + j * m + k] = bestValue
+                back[t * beatStates + j * m + k] = UInt16(bestFrom)
+              }
+            }
+          }
+          for j in 0..<p {
+            let tau = periods[j]
+            let s = t - tau + 1
+            let e = j * (cellsPerBeat + 1)
+            for k in 0..<m {
+              // A beat begun before frame 0 is where a path may start: nothing before it.
+              var value = s > 0 ? begins[(s & mask) * beatStates + j * m + k] : 0
+              if lastBarred[j] >= max(0, s) { value = -.infinity }
+              if value > -.infinity {
+                for c in 0..<cellsPerBeat {
+                  let cell = k * cellsPerBeat + c
+                  value += total(s + edges[e + c + 1], cell) - total(s + edges[e + c], cell)
                 }
               }
-              // Keep the numbers small: the best path is unchanged by a constant.
-              var top = -Float.infinity
-              for s in 0..<states where new[s] > top { top = new[s] }
-              for s in 0..<states { old[s] = new[s] - top }
-              removed += Double(top)
+              ends[j * m + k] = value
+            }
+          }
+          swap(&ends, &endsBefore)
+        }
+        // Any period, beat and frame within the beat.
+        let last = frames - 1
+        for j in 0..<p {
+          let tau = periods[j]
+          let e = j * (cellsPerBeat + 1)
+          for k in 0..<m {
+            for r in 0..<tau {
+              let s = last - r
+              var value = begins[(s & mask) * beatStates + j * m + k]
+              if lastBarred[j] >= s || value == -.infinity { continue }
+              for c in 0..<cellsPerBeat where edges[e + c] <= r {
+                let cell = k * cellsPerBeat + c
+                value +=
+                  total(s + min(edges[e + c + 1], r + 1), cell) - total(s + edges[e + c], cell)
+              }
+              if value > best.value { best = (value, s, j, k) }
             }
           }
         }
       }
     }
-    // Trace back from the best final state.
-    var s = 0
-    for i in 0..<states where score[i] > score[s] { s = i }
-    var j = (0..<p).last { offset[$0] <= s } ?? 0
-    var phi = s - offset[j]
+    guard best.value > -.infinity else { return nil }
+    // Trace back, beat by beat, from the beat under way at the last frame.
+    var (s, j, k) = (best.begun, best.j, best.k)
     var beats: [Int] = []
     var positions: [Int] = []
     var beatPeriods: [Int] = []
-    var t = frames - 1
-    while t >= 0 {
-      let tau = periods[j]
-      if phi % tau == 0 {
-        beats.append(t)
-        positions.append(phi / tau)
-        beatPeriods.append(tau)
-        guard t > 0 else { break }
-        let k = phi / tau
-        let i = Int(back[(t * p + j) * m + k])
-        let before = (k + m - 1) % m
-        j = i
-        phi = before * periods[i] + periods[i] - 1
-      } else {
-        phi -= 1
-      }
-      t -= 1
+    while true {
+      beats.append(s)
+      positions.append(k)
+      beatPeriods.append(periods[j])
+      guard s > 0 else { break }
+      let i = Int(back[s * beatStates + j * m + k])
+      let previous = s - periods[i]
+      guard previous >= 0 else { break }
+      (s, j, k) = (previous, i, (k + m - 1) % m)
     }
     beats.reverse()
     positions.reverse()
     beatPeriods.reverse()
     return Decoded(
       meter: meter, beats: beats, positions: positions, periods: beatPeriods,
-      score: (removed + Double(score.max() ?? 0)) / Double(frames))
+      score: best.value / Double(frames))
   }
 }
 
