@@ -252,8 +252,10 @@ enum BarPointer {
     var begins = [Double](repeating: -.infinity, count: ring * beatStates)
     var ends = [Double](repeating: -.infinity, count: beatStates)
     var endsBefore = ends
-    // Per frame, per period and beat of the bar beginning there: the period before.
-    var back = [UInt16](repeating: 0, count: frames * beatStates)
+    // Per frame, per period j and beat of the bar beginning there: the period before, as
+    // its place among j's sources (those within 15 %: under 256 for any beat shorter than
+    // 16 s, and the slowest tempo asked for is 20 BPM, 3 s).
+    var back = [UInt8](repeating: 0, count: frames * beatStates)
     // The last frame where each period was out of `near`'s reach.
     var lastBarred = [Int](repeating: -1, count: p)
     // The best state at the last frame: its score, where its beat began, period, beat.
@@ -279,17 +281,16 @@ enum BarPointer {
               for k in 0..<m {
                 let before = (k + m - 1) % m
                 var bestValue = -Double.infinity
-                var bestFrom = j
+                var bestSource = 0
                 for n in sourceStart[j]..<sourceStart[j + 1] {
-                  let i = sourceFrom[n]
-                  let v = endsBefore[i * m + before] + sourceCost[n]
+                  let v = endsBefore[sourceFrom[n] * m + before] + sourceCost[n]
                   if v > bestValue {
                     bestValue = v
-                    bestFrom = i
+                    bestSource = n - sourceStart[j]
                   }
                 }
                 begins[slot + j * m + k] = bestValue
-                back[t * beatStates + j * m + k] = UInt16(bestFrom)
+                back[t * beatStates + j * m + k] = UInt8(bestSource)
               }
             }
           }
@@ -344,7 +345,7 @@ enum BarPointer {
       positions.append(k)
       beatPeriods.append(periods[j])
       guard s > 0 else { break }
-      let i = Int(back[s * beatStates + j * m + k])
+      let i = sourceFrom[sourceStart[j] + Int(back[s * beatStates + j * m + k])]
       let previous = s - periods[i]
       guard previous >= 0 else { break }
       (s, j, k) = (previous, i, (k + m - 1) % m)
