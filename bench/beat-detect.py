@@ -114,6 +114,11 @@ def run(cmd, env=None, capture=False):
     return c.wall, c.cpu, c.maxrss_kib, c.stdout
 
 
+# Pieces `beats detect` refused (exit 65: silence, noise, a held sound, too short): scored
+# as a detector that found nothing, and listed.
+REFUSED = []
+
+
 def detect(binary, wav, pin=False, meter=None, method=None):
     """add + detect (timed) with a fresh library, `--meter METER` and `--method METHOD` when
     given; (wall, cpu, maxrss KiB, mirex text)."""
@@ -122,10 +127,15 @@ def detect(binary, wav, pin=False, meter=None, method=None):
         run([binary, "add", wav], env=env)
         prefix = ["taskset", "-c", "0"] if pin and shutil.which("taskset") else []
         given = (["--meter", meter] if meter else []) + (["--method", method] if method else [])
-        wall, cpu, rss, _ = run(prefix + [binary, "beats", "detect", wav] + given, env=env)
+        c = b.child(prefix + [binary, "beats", "detect", wav] + given, "beat-detect", env,
+                    allowed=(0, 65))
+        if c.code == 65:
+            b.log(f"beat-detect: {wav} refused: {c.stderr.strip()}")
+            REFUSED.append(os.path.relpath(wav, b.OUT_DIR))
+            return c.wall, c.cpu, c.maxrss_kib, ""
         _, _, _, mirex = run([binary, "beats", "export", wav, "--format", "mirex"], env=env,
                              capture=True)
-    return wall, cpu, rss, mirex
+    return c.wall, c.cpu, c.maxrss_kib, mirex
 
 
 def wav_seconds(path):
@@ -396,6 +406,8 @@ def main():
                               f"{f3(t['means']['all']['amlt'])}"
                               + (f", downbeat F {f3(down)}" if down is not None else "")
                               + f"; {t['x_realtime_cpu']:.0f}× real time (CPU)"))
+    rows.append(b.row("pieces refused (exit 65), scored as finding nothing",
+                      ", ".join(REFUSED) if REFUSED else "none"))
     for tracker in base.get("missing", []):
         notes.append(f"{tracker} is not installed (bench/beats/setup.sh could not install "
                      "it), so it has no baseline row.")

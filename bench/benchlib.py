@@ -212,9 +212,9 @@ class Child:
         self.stdout, self.stderr, self.started_ns = stdout, stderr, started_ns
 
 
-def child(cmd, label, env=None, capture=False):
+def child(cmd, label, env=None, capture=False, allowed=(0,)):
     """Runs `cmd` to the end and measures it with wait4(); exits with `label` and its stderr
-    if it fails. Output goes to temporary files, not pipes, so nothing can block; stdin is
+    if it fails (an exit code outside `allowed`; the code is Child.code). Output goes to temporary files, not pipes, so nothing can block; stdin is
     empty. An interrupt kills the child rather than leaving it playing."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started_ns = time.monotonic_ns()
@@ -232,10 +232,12 @@ def child(cmd, label, env=None, capture=False):
         err.seek(0)
         stdout = out.read().decode(errors="replace") if capture else None
         stderr = err.read().decode(errors="replace")
-    if code != 0:
+    if code not in allowed:
         sys.exit(f"{label}: {' '.join(cmd)} exited {code}: {stderr.strip()}")
-    return Child(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, usage.ru_nvcsw,
-                 stdout, stderr, started_ns)
+    result = Child(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, usage.ru_nvcsw,
+                   stdout, stderr, started_ns)
+    result.code = code
+    return result
 
 
 def median(values):

@@ -559,6 +559,34 @@ import TestSupport
     }
   }
 
+  /// Onsets that rise as often as noise's are noise only when the pitch classes sound
+  /// alike too: soft bowed strings can have noise's onsets, never its even pitch classes.
+  @Test func noiseLikeOnsetsOverChordsAreMusic() throws {
+    var features = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
+    let frames = 1200
+    features.flux = [Float](repeating: 1, count: frames)
+    // Every frame rises a little in some band: nothing is held.
+    features.largestRise = [Float](repeating: 3, count: frames)
+    features.chromaHop = 8 * 441
+    features.chromaWindow = 8192
+    // White noise's onset strength: rising as often as not, nothing standing out.
+    var seed: UInt64 = 21
+    let onsets = (0..<frames).map { _ -> Double in
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return max(0, Double(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 0.7)
+    }
+    #expect(BeatTracker.isNoise(onsets))
+    let chromaFrames = frames / 8 + 2
+    // A major triad (C, E, G) with a little of every other pitch class.
+    let chord = (0..<12).map { [0, 4, 7].contains($0) ? Float(1) : 0.02 }
+    features.chroma = Array((0..<chromaFrames).map { _ in chord }.joined())
+    #expect(!BeatTracker.soundsLikeNoise(features, onsets: onsets, music: 0...(frames - 1)))
+    // Noise: every pitch class alike (within the 2:1 a semitone's width gives white noise).
+    features.chroma = Array(
+      (0..<chromaFrames).map { _ in (0..<12).map { Float(1 + Double($0) / 12) } }.joined())
+    #expect(BeatTracker.soundsLikeNoise(features, onsets: onsets, music: 0...(frames - 1)))
+  }
+
   /// A held sound (a test tone, a chord held throughout) has no note beginning, at any
   /// rate: refused as noise is. The same music 60 dB down is still music.
   @Test func aHeldToneIsRefusedAndQuietMusicIsNot() throws {
