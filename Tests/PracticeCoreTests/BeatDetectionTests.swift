@@ -550,7 +550,11 @@ import TestSupport
   @Test func noiseIsRefused() throws {
     var red = BeatSynth.noise(seconds: 12)
     for i in 1..<red.count { red[i] = 0.98 * red[i - 1] + 0.1 * red[i] }
-    for samples in [BeatSynth.noise(seconds: 12), red] {
+    // Brown noise (white noise integrated, leaking slowly), longer: its rare large rises
+    // stand out more than white noise's.
+    var brown = BeatSynth.noise(seconds: 30)
+    for i in 1..<brown.count { brown[i] = 0.9995 * brown[i - 1] + 0.02 * brown[i] }
+    for samples in [BeatSynth.noise(seconds: 12), red, brown] {
       #expect {
         try detect(samples)
       } throws: { error in
