@@ -13,7 +13,6 @@ static struct {
   void (*aubio_fft_get_spectrum)(const fvec_t *, cvec_t *);
   aubio_filterbank_t *(*new_aubio_filterbank)(uint_t, uint_t);
   void (*del_aubio_filterbank)(aubio_filterbank_t *);
-  void (*aubio_filterbank_do)(aubio_filterbank_t *, const cvec_t *, fvec_t *);
   fmat_t *(*aubio_filterbank_get_coeffs)(const aubio_filterbank_t *);
   uint_t (*aubio_filterbank_set_mel_coeffs)(aubio_filterbank_t *, smpl_t, smpl_t, smpl_t);
   uint_t (*aubio_filterbank_set_norm)(aubio_filterbank_t *, smpl_t);
@@ -52,7 +51,6 @@ static void load(void) {
   RESOLVE(aubio_fft_get_spectrum)
   RESOLVE(new_aubio_filterbank)
   RESOLVE(del_aubio_filterbank)
-  RESOLVE(aubio_filterbank_do)
   RESOLVE(aubio_filterbank_get_coeffs)
   RESOLVE(aubio_filterbank_set_mel_coeffs)
   RESOLVE(aubio_filterbank_set_norm)
@@ -98,9 +96,6 @@ aubio_filterbank_t *new_aubio_filterbank(uint_t n_filters, uint_t win_s) {
 }
 void del_aubio_filterbank(aubio_filterbank_t *f) {
   if (f != NULL && ready()) real.del_aubio_filterbank(f);
-}
-void aubio_filterbank_do(aubio_filterbank_t *f, const cvec_t *in, fvec_t *out) {
-  real.aubio_filterbank_do(f, in, out);
 }
 fmat_t *aubio_filterbank_get_coeffs(const aubio_filterbank_t *f) {
   return real.aubio_filterbank_get_coeffs(f);

@@ -218,24 +218,18 @@ enum BarPointer {
     }
     // Period changes at a beat: from period i to j, with their log-probabilities, only those
     // within 15 % (beyond it the probability is below e^-15 of staying).
+    // Each normalised over where period i may go.
+    func change(_ i: Int, _ j: Int) -> Double { abs(Double(periods[j]) / Double(periods[i]) - 1) }
+    let logTotal = (0..<p).map { i in
+      log((0..<p).filter { change(i, $0) <= 0.15 }.reduce(0) { $0 + exp(-tempoChange * change(i, $1)) })
+    }
     var sourceStart = [Int](repeating: 0, count: p + 1)
     var sourceFrom: [Int] = []
     var sourceCost: [Double] = []
     for j in 0..<p {
-      var row: [(Int, Double)] = []
-      for i in 0..<p {
-        let change = abs(Double(periods[j]) / Double(periods[i]) - 1)
-        if change <= 0.15 { row.append((i, -tempoChange * change)) }
-      }
-      for (i, lp) in row {
-        // Normalised over where period i may go, as the frame-by-frame model's rows are.
-        var total = 0.0
-        for k in 0..<p {
-          let change = abs(Double(periods[k]) / Double(periods[i]) - 1)
-          if change <= 0.15 { total += exp(-tempoChange * change) }
-        }
+      for i in 0..<p where change(i, j) <= 0.15 {
         sourceFrom.append(i)
-        sourceCost.append(lp - log(total))
+        sourceCost.append(-tempoChange * change(i, j) - logTotal[i])
       }
       sourceStart[j + 1] = sourceFrom.count
     }
