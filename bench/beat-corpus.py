@@ -174,8 +174,10 @@ def main():
         "piece into a tuning half and a test half before any tuning (bench/beats/split.json). "
         "Figures are the test half's unless marked; beats are not trimmed.",
         "Cells read beat F / downbeat F; librosa and aubio give no downbeats.",
-        "`--method network` (not the default: bench/beats/README.md, \"The network's beats\"): "
-        "the bar pointer over the beat network's activations, 40-220 BPM. TiMidity++ with "
+        "The default (`--method onsets`) reads the beat twice, the tracker's way and the bar "
+        "pointer's over the beat network's activations, and keeps the reading the network hears "
+        "more (bench/beats/README.md, session 7); `--method network` is the bar pointer alone, "
+        "its bars its own, 40-220 BPM. TiMidity++ with "
         "Freepats (bench/beats/timidity.py): the corpus's MIDI rendered clean by a synthesizer "
         "and samples no part of practice was trained or tuned on; the network's validation set "
         "was the tuning half's FluidSynth renderings, so only the test half's MIDI is unseen.",

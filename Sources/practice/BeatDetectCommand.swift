@@ -23,13 +23,13 @@ struct BeatsDetect: ParsableCommand {
   var meter: String = "auto"
   @Option(
     help: ArgumentHelp(
-      "onsets: beats from the onsets heard, bars with the beat network's help; network: beats and bars decoded from the beat network.",
+      "onsets: beats from the onsets heard or from the beat network, whichever reading the network hears more, bars with its help; network: beats and bars decoded from the beat network alone.",
       valueName: "onsets|network"))
   var method: BeatMethod = .onsets
   @Option(
     name: .customLong("min-bpm"),
     help: ArgumentHelp(
-      "Slowest tempo to consider (20-400; default 50, 40 with --method network).",
+      "Slowest tempo to consider (20-400; default 40 for the network's reading, 50 for the onsets').",
       valueName: "bpm"),
     transform: plainDecimal)
   var minBPM: Double?
@@ -168,7 +168,8 @@ extension BeatDetectionOptions {
 /// How `beats detect` finds the beats: the musician's names for two `BeatModel`s
 /// (bench/beats/README.md measures both).
 enum BeatMethod: String, ExpressibleByArgument, CaseIterable {
-  /// The default: `BeatTracker`'s beats, `DownbeatFinder`'s bars hearing the network.
+  /// The default: `BeatTracker`'s beats or the network's, `DownbeatFinder`'s bars hearing
+  /// the network.
   case onsets
   /// The bar pointer over the beat network's activations.
   case network

@@ -30,13 +30,35 @@ import TestSupport
   @Test(arguments: [(96.0, 3), (128.0, 4)])
   func theNetworkMethodFollowsADrumGroove(bpm: Double, beatsPerBar: Int) throws {
     #expect(BeatDetectionOptions(model: .network).minBPM == 40)
-    #expect(BeatDetectionOptions().minBPM == 50)
+    // The default decodes the network's reading from 40 BPM, the tracker's level from 50.
+    #expect(BeatDetectionOptions().minBPM == 40)
+    #expect(BeatDetectionOptions().trackerMinBPM == 50)
+    #expect(BeatDetectionOptions(minBPM: 60).trackerMinBPM == 60)
     var piece = steady(bpm)
     piece.beatsPerBar = beatsPerBar
     let (samples, truth) = BeatSynth.render(piece)
     let found = try detect(samples, model: .network)
     expectAccurate(found, truth)
     #expect(found.meter.beats == beatsPerBar)
+  }
+
+  /// The default keeps the reading of the beat the network hears more: a slow beat heard
+  /// at 0.7 over the same beat with weak eighths between (0.7 and 0.1: 0.4 on average), and
+  /// the tracker's beats when the network hears its own at less than one in ten.
+  @Test func theReadingTheNetworkHearsMoreIsKept() {
+    var activation = [Float](repeating: 0.01, count: 400)
+    for f in stride(from: 20, to: 400, by: 50) { activation[f] = 0.7 }
+    for f in stride(from: 45, to: 400, by: 50) { activation[f + 1] = 0.1 }
+    let slow = Array(stride(from: 20, to: 400, by: 50))
+    let eighths = Array(stride(from: 20, to: 400, by: 25))
+    #expect(BeatTracker.networkHearsMore(slow, than: eighths, activation: activation))
+    #expect(!BeatTracker.networkHearsMore(eighths, than: slow, activation: activation))
+    // Its largest within 20 ms (two frames) counts: a beat a frame off is heard.
+    #expect(BeatTracker.networkHearsMore(slow.map { $0 + 2 }, than: eighths, activation: activation))
+    let faint = activation.map { $0 / 8 }
+    #expect(!BeatTracker.networkHearsMore(slow, than: eighths, activation: faint))
+    #expect(!BeatTracker.networkHearsMore([], than: slow, activation: activation))
+    #expect(BeatTracker.networkHearsMore([0, 399], than: [], activation: [0.5] + faint.dropFirst()))
   }
 
   /// A steady piece without drums: `bars` bars of `beatsPerBar` at `bpm`.

@@ -486,7 +486,7 @@ extension BarPointer {
     let n = beat.count
     let step = max(1, Int((features.frameRate / frameRate).rounded()))
     let shortest = max(2, Int((60 * frameRate / settings.maxBPM).rounded(.down)))
-    let longest = max(shortest + 1, Int((60 * frameRate / settings.minBPM).rounded(.up)))
+    let longest = max(shortest + 1, Int((60 * frameRate / settings.networkMinBPM).rounded(.up)))
     let periods = Array(shortest...longest)
     var best: Decoded? = nil
     for m in [2, 3, 4, 5] where settings.beatsPerBar == nil || settings.beatsPerBar == m {

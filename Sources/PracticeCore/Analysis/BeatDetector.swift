@@ -14,8 +14,10 @@ public struct BeatDetectionError: PracticeFailure, Equatable {
 
 /// How `BeatDetector` finds the beats (bench/beats/README.md measures each).
 public enum BeatModel: String, Sendable, CaseIterable {
-  /// `BeatTracker`'s beats on the hand-made onset features; `DownbeatFinder` hearing the
-  /// beat network's downbeat probability as well (`BeatNetwork`). The default.
+  /// Two readings of the beat, `BeatTracker`'s on the hand-made onset features and the bar
+  /// pointer's over the beat network's activations, the one whose beats the network hears
+  /// more (`BeatTracker.networkHearsMore`); `DownbeatFinder` places the bars, hearing the
+  /// network's downbeat probability as well (`BeatNetwork`). The default.
   case downbeats
   /// `BeatTracker` and `DownbeatFinder` on the hand-made onset features alone (the default
   /// until 2026-11-26).
@@ -34,8 +36,13 @@ public enum BeatModel: String, Sendable, CaseIterable {
 
   /// The slowest beat considered unless one is asked for, in BPM. The network decodes
   /// down to 40 BPM (the development corpus's slowest dotted quarters); the tracker's
-  /// metrical level was measured worse with 40 than with 50 (bench/beats/README.md).
-  public var slowestTempo: Double { self == .network ? 40 : 50 }
+  /// metrical level was measured worse with 40 than with 50 (bench/beats/README.md), so in
+  /// `downbeats` the tracker looks from 50 and the network from 40.
+  public var slowestTempo: Double { self == .downbeats || self == .network ? 40 : 50 }
+
+  /// The slowest beat the tracker's own metrical level is looked for at, unless one is
+  /// asked for.
+  var slowestTrackedTempo: Double { self == .network ? 40 : 50 }
 }
 
 /// What `BeatDetector` is asked for.
@@ -43,7 +50,12 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   /// Nil: choose 2, 3, 4 or 5 beats a bar. A meter fixes the bar length and only the
   /// downbeats are found; compound meters (6/8, 9/8, 12/8) count dotted quarters.
   public var meter: Meter?
+  /// The slowest beat considered, in BPM (the network's decoding); the tracker's level
+  /// is looked for from `trackerMinBPM`.
   public var minBPM: Double
+  /// The slowest beat the tracker's metrical level is looked for at: `minBPM` when one was
+  /// given, else the model's `slowestTrackedTempo`.
+  public var trackerMinBPM: Double
   public var maxBPM: Double
   /// The method; the others are kept for comparison (bench/beats).
   public var model: BeatModel
@@ -59,6 +71,7 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   ) {
     self.meter = meter
     self.minBPM = minBPM ?? model.slowestTempo
+    self.trackerMinBPM = minBPM ?? model.slowestTrackedTempo
     self.maxBPM = maxBPM
     self.model = model
     self.featureDump = featureDump
@@ -206,7 +219,8 @@ public enum BeatDetector {
       let tracked = BeatTracker.track(
         features,
         settings: .init(
-          minBPM: options.minBPM, maxBPM: options.maxBPM, compound: compound,
+          minBPM: options.trackerMinBPM, networkMinBPM: options.minBPM, maxBPM: options.maxBPM,
+          compound: compound,
           beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats), model: options.model,
           observationDump: options.observationDump))
     else {

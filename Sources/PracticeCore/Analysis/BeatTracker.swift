@@ -64,9 +64,16 @@ struct TrackedBeats {
 ///    and the beats divide those bars instead (`HarmonicBars.beats`);
 /// 8. without a given meter, beats whose onsets fall on their thirds rather than their
 ///    half are dotted quarters: the meter is compound (6/8, 9/8, 12/8).
+///
+/// The default model (`downbeats`) also decodes the beat network's activations with the bar
+/// pointer and keeps that reading instead (before 6) where the network hears its beats
+/// more than the tracker's (`networkHearsMore`); such beats skip 7.
 enum BeatTracker {
   struct Settings {
+    /// The slowest beat of the tracker's metrical level.
     var minBPM: Double = 50
+    /// The slowest beat the bar pointer decodes the network's activations at.
+    var networkMinBPM: Double = 40
     var maxBPM: Double = 220
     /// Count dotted quarters (6/8, 9/8, 12/8): prefer a beat divided in three. Nil: decide
     /// from the music (a beat whose onsets fall on its thirds rather than its half).
@@ -197,14 +204,26 @@ enum BeatTracker {
       }
       beats = shifted
     }
-    // The bar pointer (an experiment, off by default) decodes beats, meter and bars
-    // together, near the tempo found here or freely.
+    // The bar pointer decodes beats, meter and bars together: over the network's
+    // activations (`network`), or over learned patterns near the tempo found here or freely
+    // (`bar`, `free`: experiments). The default reads the beat both ways and keeps the
+    // reading the network hears more.
     var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
+    var networkBeats = false
     if let decoded = BarPointer.track(
       features, novelty: novelty, settings: settings, end: min(n - 1, lastOnset + 2), around: period
     ) {
       (beats, period) = (decoded.beats, decoded.period)
       bars = (decoded.meter, decoded.downbeat)
+      networkBeats = BarPointer.followsNetwork(settings)
+    } else if settings.model == .downbeats, features.heardNetwork,
+      let decoded = BarPointer.trackActivations(
+        features, novelty: novelty, settings: settings, end: min(n - 1, lastOnset + 2)),
+      networkHearsMore(decoded.beats, than: beats, activation: features.beatActivation)
+    {
+      // The network's reading of the beat: its bars are left to `DownbeatFinder`.
+      (beats, period) = (decoded.beats, decoded.period)
+      networkBeats = true
     }
     // Where the music begins. The file's opening is its hidden frames (left out above) and
     // 50 ms more, about 100 ms. A file whose opening is as loud as the music's median (a
@@ -260,7 +279,7 @@ enum BeatTracker {
     // the bar, the beats are the bars' divisions (`HarmonicBars`).
     var fromHarmony = false
     let doubtful = confidences.filter { $0 < BeatDetector.lowConfidence }.count
-    if bars == nil || !BarPointer.followsNetwork(settings), let first = beats.first, let last = beats.last,
+    if !networkBeats, let first = beats.first, let last = beats.last,
       Double(doubtful) >= harmonyShare * Double(beats.count),
       let harmonic = HarmonicBars.beats(
         features: features, novelty: novelty, music: first...last, settings: settings,
@@ -282,6 +301,36 @@ enum BeatTracker {
         music: firstActive...lastActive),
       bars: keptBars, downbeatActivation: fromHarmony ? nil : downbeatActivation)
   }
+
+  /// Whether the beat network hears `candidate`'s beats more than `tracked`'s: their mean
+  /// beat probability (each beat's largest within 20 ms) is higher, and at least
+  /// `networkHearing`. The two readings mostly differ in their metrical level (one counts
+  /// twice or three times the other's beats) or their phase; the network was trained to
+  /// fire on beats, not on their subdivisions or off-beats, so the reading whose beats it
+  /// hears more is taken, provided it hears its own at all. No margin: on the tuning half
+  /// any (10 %, 25 %) lost beat F (bench/beats/README.md, session 7).
+  static func networkHearsMore(_ candidate: [Int], than tracked: [Int], activation: [Float]) -> Bool {
+    func heard(_ beats: [Int]) -> Double {
+      guard !beats.isEmpty, !activation.isEmpty else { return 0 }
+      var total = 0.0
+      for f in beats {
+        let lo = min(activation.count - 1, max(0, f - 2))
+        let hi = min(activation.count - 1, f + 2)
+        total += Double(activation[lo...max(lo, hi)].max() ?? 0)
+      }
+      return total / Double(beats.count)
+    }
+    let candidateHeard = heard(candidate)
+    return candidateHeard >= networkHearing && candidateHeard > heard(tracked)
+  }
+
+  /// The least mean beat probability at which the network is said to hear the beats it
+  /// decodes: one in ten. Below it its decoding follows its own noise: on soft trembling
+  /// chords (0.05-0.09) the tracker's reading, then the chords' changes (`HarmonicBars`),
+  /// are right. On the development corpus's tuning half (both renderings, 162 pieces) the
+  /// floor moves two pieces, a rubato chorale and a string pad that both readings count
+  /// poorly (bench/beats/README.md).
+  static let networkHearing = 0.1
 
   /// Whether the music is noise (its onsets as noise's, `isNoise`, and its pitch classes
   /// as even as noise's, `pitchClassesAreEven`) or one held sound (`isHeld`).
