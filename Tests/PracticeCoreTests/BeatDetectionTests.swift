@@ -34,6 +34,7 @@ import TestSupport
     #expect(BeatDetectionOptions().minBPM == 40)
     #expect(BeatDetectionOptions().trackerMinBPM == 50)
     #expect(BeatDetectionOptions(minBPM: 60).trackerMinBPM == 60)
+    #expect(BeatDetectionOptions(maxBPM: 54).trackerMinBPM == 45)
     var piece = steady(bpm)
     piece.beatsPerBar = beatsPerBar
     let (samples, truth) = BeatSynth.render(piece)

@@ -71,7 +71,8 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   ) {
     self.meter = meter
     self.minBPM = minBPM ?? model.slowestTempo
-    self.trackerMinBPM = minBPM ?? model.slowestTrackedTempo
+    // Below a low --max-bpm, the tracker's level looks from 1.2 times below it.
+    self.trackerMinBPM = minBPM ?? max(self.minBPM, min(model.slowestTrackedTempo, maxBPM / 1.2))
     self.maxBPM = maxBPM
     self.model = model
     self.featureDump = featureDump
