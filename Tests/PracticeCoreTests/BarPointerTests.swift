@@ -101,16 +101,28 @@ import Testing
     }
     let (values, count) = BarPointer.activationLikelihoods(
       beat: beat, downbeat: downbeat, beats: m, step: 1)
+    // The frame-by-frame search hears every twelfth of the beat as its own cell: the first
+    // twelfth its value, each of the eleven others the rest's.
+    let twelve = BarPointer.cellsPerBeat
+    var everyTwelfth = [Float](repeating: 0, count: count * m * twelve)
+    for t in 0..<count {
+      for k in 0..<m {
+        for c in 0..<twelve {
+          everyTwelfth[(t * m + k) * twelve + c] = values[(t * m + k) * 2 + (c == 0 ? 0 : 1)]
+        }
+      }
+    }
     let meter = BarPointer.Meter(beats: m, triple: false)
     let periods = Array(14...60)
     let near = (0..<count).map { 23 + 4 * sin(Double($0) / 200) }
     for held in [nil, near] {
       let fast = try #require(
         BarPointer.viterbi(
-          likelihoods: values, frames: count, meter: meter, periods: periods, near: held))
+          likelihoods: values, frames: count, meter: meter, periods: periods, near: held,
+          twelfths: BarPointer.activationTwelfths))
       let slow = try #require(
         BarPointer.frameByFrameViterbi(
-          likelihoods: values, frames: count, meter: meter, periods: periods, near: held))
+          likelihoods: everyTwelfth, frames: count, meter: meter, periods: periods, near: held))
       #expect(fast.beats == slow.beats)
       #expect(fast.positions == slow.positions)
       #expect(fast.periods == slow.periods)

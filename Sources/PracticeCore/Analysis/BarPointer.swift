@@ -195,7 +195,8 @@ enum BarPointer {
   }
 
   /// Viterbi over one meter's states, each frame heard through `likelihoods` (frame-major,
-  /// `cellsPerBeat` cells a beat of the bar).
+  /// `twelfths.count - 1` cells a beat of the bar: cell c covers the beat's twelfths
+  /// `twelfths[c] ..< twelfths[c + 1]`; every twelfth its own cell unless said otherwise).
   ///
   /// Within a beat the position only moves on, one frame at a time: a path chooses only
   /// where a beat begins (its period, from the period of the beat before). So the search
@@ -203,18 +204,22 @@ enum BarPointer {
   /// log-likelihood (a semi-Markov form of the same model): the same best path as a
   /// frame-by-frame Viterbi over all states, at the cost of the beats' states alone.
   static func viterbi(
-    likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil
+    likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil,
+    twelfths: [Int] = Array(0...cellsPerBeat)
   ) -> Decoded? {
     let m = meter.beats
-    guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }
-    let cells = cellsPerBeat * m
+    guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty, twelfths.count >= 2 else {
+      return nil
+    }
+    let perBeat = twelfths.count - 1
+    let cells = perBeat * m
     let p = periods.count
     let longest = periods.max() ?? 1
     // Cell c of a beat with period periods[j] covers the beat's frames
-    // edges[j * (cellsPerBeat + 1) + c] ..< edges[j * (cellsPerBeat + 1) + c + 1].
+    // edges[j * (perBeat + 1) + c] ..< edges[j * (perBeat + 1) + c + 1].
     var edges = [Int]()
     for tau in periods {
-      for c in 0...cellsPerBeat { edges.append((c * tau + cellsPerBeat - 1) / cellsPerBeat) }
+      for c in 0...perBeat { edges.append((twelfths[c] * tau + cellsPerBeat - 1) / cellsPerBeat) }
     }
     // Period changes at a beat: from period i to j, with their log-probabilities, only those
     // within 15 % (beyond it the probability is below e^-15 of staying).
@@ -254,6 +259,10 @@ enum BarPointer {
     var lastBarred = [Int](repeating: -1, count: p)
     // The best state at the last frame: its score, where its beat began, period, beat.
     var best = (value: -Double.infinity, begun: 0, j: 0, k: 0)
+    // The beat before each beat of the bar, and the best source found for each so far.
+    let before = (0..<m).map { ($0 + m - 1) % m }
+    var bestValue = [Double](repeating: -.infinity, count: m)
+    var bestSource = [Int](repeating: 0, count: m)
     likelihoods.withUnsafeBufferPointer { ll in
       sums.withUnsafeMutableBufferPointer { sum in
         // The sum over frames 0 ..< f of cell c (nothing before frame 0).
@@ -271,34 +280,38 @@ enum BarPointer {
           }
           let slot = (t & mask) * beatStates
           if t > 0 {
+            // Each source's ends for every beat of the bar at once (they lie side by side):
+            // beat k begins after beat k - 1 ended.
             for j in 0..<p {
-              for k in 0..<m {
-                let before = (k + m - 1) % m
-                var bestValue = -Double.infinity
-                var bestSource = 0
-                for n in sourceStart[j]..<sourceStart[j + 1] {
-                  let v = endsBefore[sourceFrom[n] * m + before] + sourceCost[n]
-                  if v > bestValue {
-                    bestValue = v
-                    bestSource = n - sourceStart[j]
+              for k in 0..<m { bestValue[k] = -.infinity }
+              for n in sourceStart[j]..<sourceStart[j + 1] {
+                let from = sourceFrom[n] * m
+                let cost = sourceCost[n]
+                for k in 0..<m {
+                  let v = endsBefore[from + before[k]] + cost
+                  if v > bestValue[k] {
+                    bestValue[k] = v
+                    bestSource[k] = n - sourceStart[j]
                   }
                 }
-                begins[slot + j * m + k] = bestValue
-                back[t * beatStates + j * m + k] = UInt8(bestSource)
+              }
+              for k in 0..<m {
+                begins[slot + j * m + k] = bestValue[k]
+                back[t * beatStates + j * m + k] = UInt8(bestSource[k])
               }
             }
           }
           for j in 0..<p {
             let tau = periods[j]
             let s = t - tau + 1
-            let e = j * (cellsPerBeat + 1)
+            let e = j * (perBeat + 1)
             for k in 0..<m {
               // A beat begun before frame 0 is where a path may start: nothing before it.
               var value = s > 0 ? begins[(s & mask) * beatStates + j * m + k] : 0
               if lastBarred[j] >= max(0, s) { value = -.infinity }
               if value > -.infinity {
-                for c in 0..<cellsPerBeat {
-                  let cell = k * cellsPerBeat + c
+                for c in 0..<perBeat {
+                  let cell = k * perBeat + c
                   value += total(s + edges[e + c + 1], cell) - total(s + edges[e + c], cell)
                 }
               }
@@ -311,14 +324,14 @@ enum BarPointer {
         let last = frames - 1
         for j in 0..<p {
           let tau = periods[j]
-          let e = j * (cellsPerBeat + 1)
+          let e = j * (perBeat + 1)
           for k in 0..<m {
             for r in 0..<tau {
               let s = last - r
               var value = begins[(s & mask) * beatStates + j * m + k]
               if lastBarred[j] >= s || value == -.infinity { continue }
-              for c in 0..<cellsPerBeat where edges[e + c] <= r {
-                let cell = k * cellsPerBeat + c
+              for c in 0..<perBeat where edges[e + c] <= r {
+                let cell = k * perBeat + c
                 value +=
                   total(s + min(edges[e + c + 1], r + 1), cell) - total(s + edges[e + c], cell)
               }
@@ -446,17 +459,24 @@ extension BarPointer {
     settings.model == .network && BeatNetwork.shipped != nil
   }
 
+  /// The cells of a beat in the beat network's observation model: its first twelfth, and
+  /// the rest, which hears the same in every twelfth (so the Viterbi sums it once, not
+  /// eleven times).
+  static let activationTwelfths = [0, 1, cellsPerBeat]
+
   /// The beat network's observation model, as madmom's `DBNDownBeatTrackingProcessor`'s:
-  /// the first cell of the bar hears the downbeat probability, the first cell of each other
-  /// beat the beat probability less the downbeat's, every other cell the probability of no
-  /// beat shared among the beat's other cells. `beat` and `downbeat` are per analysis
-  /// frame; each frame here takes the largest of its `step`.
+  /// the first twelfth of the bar hears the downbeat probability, the first twelfth of each
+  /// other beat the beat probability less the downbeat's, every other twelfth the
+  /// probability of no beat shared among the beat's other eleven. Two cells a beat
+  /// (`activationTwelfths`). `beat` and `downbeat` are per analysis frame; each frame here
+  /// takes the largest of its `step`.
   static func activationLikelihoods(
     beat: [Float], downbeat: [Float], beats m: Int, step: Int
   ) -> (values: [Float], frames: Int) {
     let n = beat.count
     let frames = (n + step - 1) / step
-    let cells = cellsPerBeat * m
+    let perBeat = activationTwelfths.count - 1
+    let cells = perBeat * m
     let floor: Float = 1e-4
     var out = [Float](repeating: 0, count: frames * cells)
     for t in 0..<frames {
@@ -468,7 +488,7 @@ extension BarPointer {
       }
       let none = log(max(floor, 1 - b) / Float(cellsPerBeat - 1))
       let onBeat = log(max(floor, b - d))
-      for k in 0..<cells { out[t * cells + k] = k % cellsPerBeat == 0 ? onBeat : none }
+      for k in 0..<cells { out[t * cells + k] = k % perBeat == 0 ? onBeat : none }
       out[t * cells] = log(max(floor, d))
     }
     return (out, frames)
@@ -495,7 +515,7 @@ extension BarPointer {
       guard
         let decoded = viterbi(
           likelihoods: values, frames: frames, meter: Meter(beats: m, triple: false),
-          periods: periods)
+          periods: periods, twelfths: activationTwelfths)
       else { continue }
       if decoded.score > best?.score ?? -.infinity { best = decoded }
     }
