@@ -311,17 +311,20 @@ enum BeatTracker {
   /// any (10 %, 25 %) lost beat F (bench/beats/README.md, session 7).
   static func networkHearsMore(_ candidate: [Int], than tracked: [Int], activation: [Float]) -> Bool {
     func heard(_ beats: [Int]) -> Double {
-      guard !beats.isEmpty, !activation.isEmpty else { return 0 }
-      var total = 0.0
-      for f in beats {
-        let lo = min(activation.count - 1, max(0, f - 2))
-        let hi = min(activation.count - 1, f + 2)
-        total += Double(activation[lo...max(lo, hi)].max() ?? 0)
-      }
-      return total / Double(beats.count)
+      guard !beats.isEmpty else { return 0 }
+      return beats.reduce(0) { $0 + largest(activation, near: $1) } / Double(beats.count)
     }
     let candidateHeard = heard(candidate)
     return candidateHeard >= networkHearing && candidateHeard > heard(tracked)
+  }
+
+  /// The largest of `values` within two frames (20 ms) of frame `f`, the frames outside
+  /// them left out; 0 when there are none.
+  static func largest<T: BinaryFloatingPoint>(_ values: [T], near f: Int) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let lo = min(values.count - 1, max(0, f - 2))
+    let hi = max(lo, min(values.count - 1, f + 2))
+    return Double(values[lo...hi].max() ?? 0)
   }
 
   /// The least mean beat probability at which the network is said to hear the beats it
@@ -482,12 +485,11 @@ enum BeatTracker {
   /// shuffle count too: their off-beat eighth sits on the last third).
   static func dividesInThree(_ beats: [Int], novelty: [Double]) -> Bool {
     guard beats.count > 4 else { return false }
-    let n = novelty.count
     func strength(at fraction: Double) -> Double {
       var sum = 0.0
       for i in 0..<(beats.count - 1) {
         let f = Int((Double(beats[i]) + fraction * Double(beats[i + 1] - beats[i])).rounded())
-        sum += novelty[max(0, f - 2)...min(n - 1, f + 2)].max() ?? 0
+        sum += largest(novelty, near: f)
       }
       return sum / Double(beats.count - 1)
     }
