@@ -423,7 +423,7 @@ extension BarPointer {
     }
     guard
       let decoded = decode(
-        observed, patterns: BarPointerPatterns.all, meters: meters, minBPM: settings.minBPM,
+        observed, patterns: BarPointerPatterns.all, meters: meters, minBPM: settings.trackerMinBPM,
         maxBPM: settings.maxBPM, near: near)
     else { return nil }
     var beats: [Int] = []

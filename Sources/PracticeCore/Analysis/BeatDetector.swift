@@ -220,7 +220,7 @@ public enum BeatDetector {
       let tracked = BeatTracker.track(
         features,
         settings: .init(
-          minBPM: options.trackerMinBPM, networkMinBPM: options.minBPM, maxBPM: options.maxBPM,
+          trackerMinBPM: options.trackerMinBPM, networkMinBPM: options.minBPM, maxBPM: options.maxBPM,
           compound: compound,
           beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats), model: options.model,
           observationDump: options.observationDump))

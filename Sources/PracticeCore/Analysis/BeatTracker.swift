@@ -71,7 +71,7 @@ struct TrackedBeats {
 enum BeatTracker {
   struct Settings {
     /// The slowest beat of the tracker's metrical level.
-    var minBPM: Double = 50
+    var trackerMinBPM: Double = 50
     /// The slowest beat the bar pointer decodes the network's activations at.
     var networkMinBPM: Double = 40
     var maxBPM: Double = 220
@@ -124,7 +124,7 @@ enum BeatTracker {
     let clear = max(1, 0.25 * strong[Int(Double(strong.count - 1) * 0.99)])
     let lastOnset = (firstActive...lastActive).last { novelty[$0] >= clear } ?? lastActive
     let shortest = max(2, Int((60 * fr / settings.maxBPM).rounded(.down)))
-    let longest = max(shortest + 1, Int((60 * fr / settings.minBPM).rounded(.up)))
+    let longest = max(shortest + 1, Int((60 * fr / settings.trackerMinBPM).rounded(.up)))
 
     // Global periodicity and the metrical level.
     let ac = autocorrelation(broadband, maxLag: 4 * longest + 2)

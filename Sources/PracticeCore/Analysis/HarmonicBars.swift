@@ -74,7 +74,7 @@ extension HarmonicBars {
     let n = features.count
     let change = DownbeatFinder.standardised(HarmonicBars.change(features))
     let shortestBeat = 60 * fr / settings.maxBPM
-    let longestBeat = 60 * fr / settings.minBPM
+    let longestBeat = 60 * fr / settings.trackerMinBPM
     let lo = max(2, Int(max(1.0 * fr, 2 * shortestBeat)))
     let hi = Int(min(6 * fr, 4 * longestBeat))
     guard hi > lo else { return nil }
