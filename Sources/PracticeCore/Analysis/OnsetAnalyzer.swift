@@ -86,15 +86,16 @@ public struct OnsetFeatures: Sendable {
   ///
   /// The spectral flux places an onset only to within its window (46 ms), and where in the
   /// window depends on the attack. Here, anywhere that window reaches (from a hop before it
-  /// to a hop after), the sharpest rise of the energy — a span against the span before, in
-  /// dB — and from there back to where the rise left the level before it (a swell rises
-  /// most some milliseconds in): while the span before is over 3 dB above the quietest
-  /// span of the 30 ms before. The rise is looked for in two envelopes, the one where it
-  /// is sharper counting: above 400 Hz in 3 ms spans (most attacks, a hi-hat, a note over a
-  /// sustained bass; the bass filtered out, as its energy summed over less than half its
-  /// period would rise and fall with its phase) and the plain one in 10 ms spans (a kick or
-  /// a bass note, whose attack has nothing above 400 Hz). Without a rise of 3 dB in either (a
-  /// legato change inside a sustained texture), the window's centre.
+  /// to a hop after), the sharpest rise of the energy — a span against the span before and
+  /// against the mean of the 30 ms before, in dB, the smaller — and from there back to
+  /// where the rise left the level before it (a swell rises most some milliseconds in):
+  /// while the span before is over 3 dB above the quietest span of the 30 ms before. The
+  /// rise is looked for in two envelopes, the one where it is sharper counting: above 400 Hz
+  /// in 3 ms spans (most attacks, a hi-hat, a note over a sustained bass; the bass filtered
+  /// out, as its energy summed over less than half its period would rise and fall with its
+  /// phase) and the plain one in 10 ms spans (a kick or a bass note, whose attack has
+  /// nothing above 400 Hz). Without a rise of 3 dB in either (a legato change inside a
+  /// sustained texture), the window's centre.
   public func attackStart(ofFrame index: Int) -> Int64 {
     let centre = Int64(max(0, (index + 1) * hop - window / 2))
     let block = max(1, envelopeBlock)
@@ -109,8 +110,15 @@ public struct OnsetFeatures: Sendable {
       for t in (low - w)...(high + w) { loudest = max(loudest, energy(band, t, w)) }
       guard loudest > 0 else { continue }
       let floor = loudest * 1e-3
+      let recent = Int((0.03 * blocksPerSecond).rounded())
       for t in low...high {
-        let rise = log10((energy(band, t, w) + floor) / (energy(band, t - w, w) + floor))
+        // Against the span before, and against the mean of the 30 ms before: a partial
+        // that beats against a neighbour (a detuned pair, a chorus, an organ's celeste)
+        // rises out of each null as sharply as a note begins, but only back to its level.
+        let now = energy(band, t, w) + floor
+        let level = energy(band, t - w - recent, recent) * Double(w) / Double(recent)
+        let rise = min(
+          log10(now / (energy(band, t - w, w) + floor)), log10(now / (level + floor)))
         if rise > found?.rise ?? 0.3 { found = (rise, t, band, w, floor) }
       }
     }
