@@ -64,6 +64,10 @@ SOUNDFONTS = {  # short name: path (apt packages in setup.sh)
     "musescore": "/usr/share/sounds/sf3/MuseScore_General_Full.sf3",  # musescore-general-soundfont
     "timgm": "/usr/share/sounds/sf2/TimGM6mb.sf2",                 # timgm6mb-soundfont
 }
+TRAIN_SOUNDFONTS = {  # other samples, for training corpora only (--fonts; setup-train.sh)
+    "csound": "/usr/share/sounds/sf2/sf_GMbank.sf2",               # csound-soundfont
+    "opl3": "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2",             # opl3-soundfont
+}
 
 # pieces per meter; about 45 % of each with drums
 METER_COUNTS = {"4/4": 40, "3/4": 24, "2/4": 16, "6/8": 20, "5/4": 18, "9/8": 18, "12/8": 24}
@@ -221,14 +225,16 @@ def log_uniform(rng, lo, hi):
     return round(math.exp(rng.uniform(math.log(lo), math.log(hi))), 1)
 
 
-def recipes(seed=SEED, prefix=""):
+def recipes(seed=SEED, prefix="", fonts=SOUNDFONTS):
     """The corpus's recipes, in a fixed order: make-set.py piece specs plus "processing",
     "processing_param", "sf" (soundfont short name) and "arrangement". Another seed and a
-    name prefix draw a training corpus (--train) whose pieces are in neither half."""
+    name prefix draw a training corpus (--train) whose pieces are in neither half; fonts
+    (short name: path) are the soundfonts drawn from."""
     rng = random.Random(seed)
     n_all = sum(METER_COUNTS.values())
     processing = allot(rng, dict(PROCESSING, clean=n_all - sum(PROCESSING.values())), n_all)
-    fonts = allot(rng, {k: 1 for k in SOUNDFONTS}, n_all)
+    font_paths = fonts
+    fonts = allot(rng, {k: 1 for k in font_paths}, n_all)
     out = []
     i = 0
     for meter, n in METER_COUNTS.items():
@@ -287,7 +293,7 @@ def recipes(seed=SEED, prefix=""):
             name = (f"{prefix}{meter.replace('/', '')}-{i:03d}-{arr}-{kind}-{font}"
                     + ("" if proc == "clean" else f"-{proc}"))
             spec = ms.piece(name, meter, tempo, style, texture, bass, melody, **kw)
-            spec.update(soundfont=SOUNDFONTS[font], sf=font, processing=proc,
+            spec.update(soundfont=font_paths[font], sf=font, processing=proc,
                         processing_param=param, arrangement=arr)
             out.append(spec)
             i += 1
@@ -517,6 +523,10 @@ def main():
     ap.add_argument("--train", type=int, metavar="SEED",
                     help="draw a TRAINING corpus with this seed (names start with "
                          "'train<SEED>-'; in neither half of split.json; give --out)")
+    ap.add_argument("--fonts", nargs="+", metavar="NAME",
+                    choices=sorted({**SOUNDFONTS, **TRAIN_SOUNDFONTS}),
+                    help="with --train: draw the soundfonts from these (default the corpus's "
+                         "three; csound and opl3 are other samples, for training only)")
     ap.add_argument("--write-split", action="store_true",
                     help="write bench/beats/split.json from the recipes (once, before tuning)")
     args = ap.parse_args()
@@ -526,12 +536,17 @@ def main():
                      "--write-split")
         if os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT):
             sys.exit("make-corpus: --train writes elsewhere: give --out")
-        specs = recipes(args.train, f"train{args.train}-")
+        all_fonts = {**SOUNDFONTS, **TRAIN_SOUNDFONTS}
+        fonts = {k: all_fonts[k] for k in args.fonts} if args.fonts else SOUNDFONTS
+        specs = recipes(args.train, f"train{args.train}-", fonts)
         split = read_split()
         clash = [s["name"] for s in specs if s["name"] in split]
         assert not clash, clash
         halves = {s["name"]: "train" for s in specs}
     else:
+        if args.fonts:
+            sys.exit("make-corpus: --fonts is for training corpora (--train) only")
+        fonts = SOUNDFONTS
         specs = recipes()
     if args.write_split:
         halves = draw_split(specs)
@@ -558,7 +573,7 @@ def main():
             print(f"{halves[s['name']]:5} {s['name']:50} {s['meter']:5} {str(s['tempo']):42} "
                   f"{s['texture']} {s['melody']}")
         return
-    missing = [p for p in SOUNDFONTS.values() if not os.path.exists(p)]
+    missing = [p for p in fonts.values() if not os.path.exists(p)]
     if missing or not shutil.which("fluidsynth") or not shutil.which("ffmpeg"):
         sys.exit(f"make-corpus: fluidsynth, ffmpeg or a soundfont is missing ({missing}); "
                  "run bench/beats/setup.sh")
