@@ -64,7 +64,7 @@ SOUNDFONTS = {  # short name: path (apt packages in setup.sh)
     "musescore": "/usr/share/sounds/sf3/MuseScore_General_Full.sf3",  # musescore-general-soundfont
     "timgm": "/usr/share/sounds/sf2/TimGM6mb.sf2",                 # timgm6mb-soundfont
 }
-TRAIN_SOUNDFONTS = {  # other samples, for training corpora only (--fonts; setup-train.sh)
+TRAIN_SOUNDFONTS = {  # other samples, for training corpora only (--fonts; setup.sh)
     "csound": "/usr/share/sounds/sf2/sf_GMbank.sf2",               # csound-soundfont
     "opl3": "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2",             # opl3-soundfont
 }
@@ -225,16 +225,15 @@ def log_uniform(rng, lo, hi):
     return round(math.exp(rng.uniform(math.log(lo), math.log(hi))), 1)
 
 
-def recipes(seed=SEED, prefix="", fonts=SOUNDFONTS):
+def recipes(seed=SEED, prefix="", soundfonts=SOUNDFONTS):
     """The corpus's recipes, in a fixed order: make-set.py piece specs plus "processing",
     "processing_param", "sf" (soundfont short name) and "arrangement". Another seed and a
-    name prefix draw a training corpus (--train) whose pieces are in neither half; fonts
-    (short name: path) are the soundfonts drawn from."""
+    name prefix draw a training corpus (--train) whose pieces are in neither half, from
+    other soundfonts (short name: path) if given."""
     rng = random.Random(seed)
     n_all = sum(METER_COUNTS.values())
     processing = allot(rng, dict(PROCESSING, clean=n_all - sum(PROCESSING.values())), n_all)
-    font_paths = fonts
-    fonts = allot(rng, {k: 1 for k in font_paths}, n_all)
+    fonts = allot(rng, {k: 1 for k in soundfonts}, n_all)
     out = []
     i = 0
     for meter, n in METER_COUNTS.items():
@@ -293,7 +292,7 @@ def recipes(seed=SEED, prefix="", fonts=SOUNDFONTS):
             name = (f"{prefix}{meter.replace('/', '')}-{i:03d}-{arr}-{kind}-{font}"
                     + ("" if proc == "clean" else f"-{proc}"))
             spec = ms.piece(name, meter, tempo, style, texture, bass, melody, **kw)
-            spec.update(soundfont=font_paths[font], sf=font, processing=proc,
+            spec.update(soundfont=soundfonts[font], sf=font, processing=proc,
                         processing_param=param, arrangement=arr)
             out.append(spec)
             i += 1
