@@ -108,12 +108,6 @@ def pieces(set_dir=SET_DIR):
         return json.load(f)
 
 
-def run(cmd, env=None, capture=False):
-    """(wall s, CPU s = user + sys, peak RSS KiB, stdout text or None); exits if it fails."""
-    c = b.child(cmd, "beat-detect", env, capture)
-    return c.wall, c.cpu, c.maxrss_kib, c.stdout
-
-
 # Pieces `beats detect` refused (exit 65: silence, noise, a held sound, too short): scored
 # as a detector that found nothing, and listed.
 REFUSED = []
@@ -122,19 +116,12 @@ REFUSED = []
 def detect(binary, wav, pin=False, meter=None, method=None):
     """add + detect (timed) with a fresh library, `--meter METER` and `--method METHOD` when
     given; (wall, cpu, maxrss KiB, mirex text)."""
-    with b.TempDir() as tmp:
-        env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
-        run([binary, "add", wav], env=env)
-        prefix = ["taskset", "-c", "0"] if pin and shutil.which("taskset") else []
-        given = (["--meter", meter] if meter else []) + (["--method", method] if method else [])
-        c = b.child(prefix + [binary, "beats", "detect", wav] + given, "beat-detect", env,
-                    allowed=(0, 65))
-        if c.code == 65:
-            b.log(f"beat-detect: {wav} refused: {c.stderr.strip()}")
-            REFUSED.append(os.path.relpath(wav, b.OUT_DIR))
-            return c.wall, c.cpu, c.maxrss_kib, ""
-        _, _, _, mirex = run([binary, "beats", "export", wav, "--format", "mirex"], env=env,
-                             capture=True)
+    given = (["--meter", meter] if meter else []) + (["--method", method] if method else [])
+    c, mirex = b.beats_detect(binary, wav, "beat-detect", given, pin=pin)
+    if mirex is None:
+        b.log(f"beat-detect: {wav} refused: {c.stderr.strip()}")
+        REFUSED.append(os.path.relpath(wav, b.OUT_DIR))
+        return c.wall, c.cpu, c.maxrss_kib, ""
     return c.wall, c.cpu, c.maxrss_kib, mirex
 
 

@@ -35,16 +35,11 @@ TARGET_CLOSE_SHARE = 0.9
 
 def detect(binary, wav):
     """The detected beats' times in seconds (empty when refused)."""
-    with b.TempDir() as tmp:
-        env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
-        b.child([binary, "add", wav], "beat-offset", env)
-        c = b.child([binary, "beats", "detect", wav], "beat-offset", env, allowed=(0, 65))
-        if c.code == 65:
-            b.log(f"beat-offset: {wav} refused: {c.stderr.strip()}")
-            return []
-        out = b.child([binary, "beats", "export", wav, "--format", "mirex"], "beat-offset", env,
-                      capture=True).stdout
-    return [float(line.split()[0]) for line in out.splitlines() if line.strip()]
+    c, mirex = b.beats_detect(binary, wav, "beat-offset")
+    if mirex is None:
+        b.log(f"beat-offset: {wav} refused: {c.stderr.strip()}")
+        return []
+    return [float(line.split()[0]) for line in mirex.splitlines() if line.strip()]
 
 
 def offsets(truth, found):

@@ -240,6 +240,22 @@ def child(cmd, label, env=None, capture=False, allowed=(0,)):
     return result
 
 
+def beats_detect(binary, wav, label, args=(), pin=False):
+    """`practice add WAV` and `practice beats detect WAV ARGS` (timed, on core 0 when `pin`
+    and taskset is there) with a fresh library, then the map as `beats export --format
+    mirex`. Returns (the detect's Child, the mirex text, or None when it refused: exit 65)."""
+    with TempDir() as tmp:
+        env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
+        child([binary, "add", wav], label, env)
+        prefix = ["taskset", "-c", "0"] if pin and shutil.which("taskset") else []
+        c = child(prefix + [binary, "beats", "detect", wav, *args], label, env, allowed=(0, 65))
+        if c.code == 65:
+            return c, None
+        mirex = child([binary, "beats", "export", wav, "--format", "mirex"], label, env,
+                      capture=True).stdout
+    return c, mirex
+
+
 def median(values):
     return statistics.median(values)
 

@@ -50,7 +50,7 @@ def add(out, start, sound):
     out[start:end] += sound[:end - start]
 
 
-def kick(rate, rng):
+def kick(rate):
     t = np.arange(int(0.35 * rate)) / rate
     f = 50 + 100 * np.exp(-t / 0.04)
     phase = 2 * np.pi * np.cumsum(f) / rate - 2 * np.pi * f[0] / rate  # sin(0) at the onset
@@ -105,7 +105,7 @@ def render(kind, bpm, rate):
             continue
         drums = left
         chords = right if kind == "stereo" else left
-        add(drums, start, kick(rate, rng) if k % 2 == 0 else snare(rate, rng))
+        add(drums, start, kick(rate) if k % 2 == 0 else snare(rate, rng))
         add(drums, start, hat(rate, rng))
         add(drums, start + round(period / 2 * rate), hat(rate, rng))
         add(chords, start, pluck(chord, rate))
