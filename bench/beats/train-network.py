@@ -19,7 +19,7 @@ epoch kept is the one with the lowest validation loss); its test half is never r
 
   bench/out/train-venv/bin/python bench/beats/train-network.py
       --train CORPUS:FEATURES [CORPUS:FEATURES ...] --valid CORPUS:FEATURES
-      [--minutes 20] [--seed 1] [--stretch 1.25] [--init FILE.pt --lr 1e-3]
+      [--minutes 20] [--seed 1] [--stretch 1.25] [--init FILE.pt|FILE.c --lr 1e-3]
       [--out Sources/CBeatNetwork/beat_network_weights.c]
 
 The model (Davies & Böck 2019, Böck & Davies 2020, made small): the 80 bands and their
@@ -95,6 +95,33 @@ class Net(nn.Module):
                 + [self.out]:
             parts += [layer.weight.detach().numpy().ravel(), layer.bias.detach().numpy().ravel()]
         return np.concatenate(parts).astype(np.float32)
+
+    def load_flat(self, flat):
+        """The inverse of flat(): weights in BeatNetwork's order (e.g. read back from the
+        shipped C file) into this model, its standardisation too."""
+        head = np.array([1, BANDS, INPUT_WIDTH, WIDTH, BLOCKS, KERNEL, INPUT_KERNEL, 2],
+                        dtype=np.float32)
+        if len(flat) != len(self.flat()) or not np.array_equal(flat[:len(head)], head):
+            sys.exit(f"train-network: {len(flat)} weights of another shape than this model's")
+        at = len(head)
+        for buf in (self.mean, self.scale):
+            buf.copy_(torch.from_numpy(flat[at:at + buf.numel()]))
+            at += buf.numel()
+        for layer in [self.inp, self.mid] + [m for pair in zip(self.dil, self.pw) for m in pair] \
+                + [self.out]:
+            for param in (layer.weight, layer.bias):
+                with torch.no_grad():
+                    param.copy_(torch.from_numpy(flat[at:at + param.numel()]).view_as(param))
+                at += param.numel()
+
+
+def read_c(path):
+    """The weights a write_c file holds, as float32 (written with 9 significant digits,
+    so they read back exactly)."""
+    text = open(path).read()
+    body = text[text.index("= {") + 3:text.index("};")]
+    return np.array([float(v.rstrip("f")) for v in body.replace(",", " ").split()],
+                    dtype=np.float32)
 
 
 def targets(n, beats):
@@ -200,7 +227,8 @@ def main():
     ap.add_argument("--valid", required=True)
     ap.add_argument("--minutes", type=float, default=20)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--init", help="start from these weights (a --save file) at --lr")
+    ap.add_argument("--init", help="start from these weights at --lr: a --save file (.pt) or "
+                    "a weights file this script wrote (.c, e.g. the shipped one)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--crop", type=int, default=3000, help="frames per training excerpt")
     ap.add_argument("--batch", type=int, default=4)
@@ -228,7 +256,9 @@ def main():
     scale = 1 / np.maximum(x.std(axis=1), 1e-3)
     del allb, rise, x
     model = Net(mean, scale)
-    if args.init:
+    if args.init and args.init.endswith(".c"):
+        model.load_flat(read_c(args.init))  # its standardisation too
+    elif args.init:
         model.load_state_dict(torch.load(args.init))  # its standardisation too
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=3)
