@@ -265,34 +265,43 @@ def main():
     t0 = time.monotonic()
     best = (math.inf, None, 0)
     epoch = 0
-    while time.monotonic() - t0 < args.minutes * 60:
+    # Until the minutes run out, the learning rate has been halved to a thousandth of its
+    # start (nothing more is learned), or an interrupt (Ctrl-C: the best epoch is kept).
+    while (time.monotonic() - t0 < args.minutes * 60
+           and opt.param_groups[0]["lr"] >= args.lr * 1e-3):
         epoch += 1
-        model.train()
-        order = list(range(len(train)))
-        random.shuffle(order)
-        total = 0.0
-        for k in range(0, len(order), args.batch):
-            crops = [crop(train[i], args.crop, args.stretch) for i in order[k:k + args.batch]]
-            m = min(c[0].shape[1] for c in crops)
-            bb = torch.from_numpy(np.stack([c[0][:, :m] for c in crops]))
-            tb = torch.from_numpy(np.stack([c[1][:m] for c in crops]))
-            td = torch.from_numpy(np.stack([c[2][:m] for c in crops]))
-            opt.zero_grad()
-            loss = loss_of(model, bb, tb, td)
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(crops)
-        model.eval()
-        with torch.no_grad():
-            vl = sum(loss_of(model, torch.from_numpy(b[None]), torch.from_numpy(bt[None]),
-                             torch.from_numpy(dt[None])).item() for _, b, bt, dt, _ in valid)
-        vl /= max(1, len(valid))
-        sched.step(vl)
-        if vl < best[0]:
-            best = (vl, {k: v.clone() for k, v in model.state_dict().items()}, epoch)
-        print(f"train-network: epoch {epoch}: train {total / len(train):.4f}, valid {vl:.4f}"
-              f"{' *' if best[2] == epoch else ''} ({time.monotonic() - t0:.0f} s, lr "
-              f"{opt.param_groups[0]['lr']:.1e})", file=sys.stderr, flush=True)
+        try:
+            model.train()
+            order = list(range(len(train)))
+            random.shuffle(order)
+            total = 0.0
+            for k in range(0, len(order), args.batch):
+                crops = [crop(train[i], args.crop, args.stretch) for i in order[k:k + args.batch]]
+                m = min(c[0].shape[1] for c in crops)
+                bb = torch.from_numpy(np.stack([c[0][:, :m] for c in crops]))
+                tb = torch.from_numpy(np.stack([c[1][:m] for c in crops]))
+                td = torch.from_numpy(np.stack([c[2][:m] for c in crops]))
+                opt.zero_grad()
+                loss = loss_of(model, bb, tb, td)
+                loss.backward()
+                opt.step()
+                total += loss.item() * len(crops)
+            model.eval()
+            with torch.no_grad():
+                vl = sum(loss_of(model, torch.from_numpy(b[None]), torch.from_numpy(bt[None]),
+                                 torch.from_numpy(dt[None])).item() for _, b, bt, dt, _ in valid)
+            vl /= max(1, len(valid))
+            sched.step(vl)
+            if vl < best[0]:
+                best = (vl, {k: v.clone() for k, v in model.state_dict().items()}, epoch)
+            print(f"train-network: epoch {epoch}: train {total / len(train):.4f}, valid {vl:.4f}"
+                  f"{' *' if best[2] == epoch else ''} ({time.monotonic() - t0:.0f} s, lr "
+                  f"{opt.param_groups[0]['lr']:.1e})", file=sys.stderr, flush=True)
+        except KeyboardInterrupt:
+            print("train-network: interrupted; keeping the best epoch", file=sys.stderr)
+            break
+    if best[1] is None:
+        sys.exit("train-network: no epoch finished")
     model.load_state_dict(best[1])
     model.eval()
     torch.save(best[1], args.save)
