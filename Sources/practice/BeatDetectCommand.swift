@@ -23,7 +23,7 @@ struct BeatsDetect: ParsableCommand {
   var meter: String = "auto"
   @Option(
     help: ArgumentHelp(
-      "onsets: beats from the onsets heard or from the beat network, whichever reading the network prefers, bars with its help; network: beats and bars decoded from the beat network alone.",
+      "onsets: beats from the onsets heard or from the beat network, whichever reading the network hears more, bars with its help; network: beats and bars decoded from the beat network alone.",
       valueName: "onsets|network"))
   var method: BeatMethod = .onsets
   @Option(

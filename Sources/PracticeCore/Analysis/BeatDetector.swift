@@ -15,8 +15,8 @@ public struct BeatDetectionError: PracticeFailure, Equatable {
 /// How `BeatDetector` finds the beats (bench/beats/README.md measures each).
 public enum BeatModel: String, Sendable, CaseIterable {
   /// Two readings of the beat, `BeatTracker`'s on the hand-made onset features and the bar
-  /// pointer's over the beat network's activations, the one the network prefers
-  /// (`BeatTracker.networkPrefers`); `DownbeatFinder` places the bars, hearing the
+  /// pointer's over the beat network's activations, the one whose beats the network hears
+  /// more (`BeatTracker.networkHearsMore`); `DownbeatFinder` places the bars, hearing the
   /// network's downbeat probability as well (`BeatNetwork`). The default.
   case downbeats
   /// `BeatTracker` and `DownbeatFinder` on the hand-made onset features alone (the default

@@ -66,8 +66,8 @@ struct TrackedBeats {
 ///    half are dotted quarters: the meter is compound (6/8, 9/8, 12/8).
 ///
 /// The default model (`downbeats`) also decodes the beat network's activations with the bar
-/// pointer and keeps that reading instead (before 6) where the network prefers it to the
-/// tracker's (`networkPrefers`); such beats skip 7.
+/// pointer and keeps that reading instead (before 6) where the network hears its beats
+/// more than the tracker's (`networkHearsMore`); such beats skip 7.
 enum BeatTracker {
   struct Settings {
     /// The slowest beat of the tracker's metrical level.
@@ -207,7 +207,7 @@ enum BeatTracker {
     // The bar pointer decodes beats, meter and bars together: over the network's
     // activations (`network`), or over learned patterns near the tempo found here or freely
     // (`bar`, `free`: experiments). The default reads the beat both ways and keeps the
-    // reading the network prefers.
+    // reading the network hears more.
     var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
     var networkBeats = false
     if let decoded = BarPointer.track(
@@ -219,8 +219,7 @@ enum BeatTracker {
     } else if settings.model == .downbeats, features.heardNetwork,
       let decoded = BarPointer.trackActivations(
         features, novelty: novelty, settings: settings, end: min(n - 1, lastOnset + 2)),
-      networkPrefers(
-        decoded.beats, over: beats, activation: features.beatActivation, frameRate: fr)
+      networkHearsMore(decoded.beats, than: beats, activation: features.beatActivation)
     {
       // The network's reading of the beat: its bars are left to `DownbeatFinder`.
       (beats, period) = (decoded.beats, decoded.period)
@@ -303,49 +302,20 @@ enum BeatTracker {
       bars: keptBars, downbeatActivation: fromHarmony ? nil : downbeatActivation)
   }
 
-  /// Whether the beat network prefers `candidate`'s beats (its own reading, decoded by the
-  /// bar pointer) to `tracked`'s (the tracker's). Never when it hears its own at less than
-  /// `networkHearing` on average (each beat's largest beat probability within 20 ms).
-  /// Otherwise:
-  /// - readings a duple level apart (one has 3/2 to 5/2 times the other's beats: twice the
-  ///   tempo, or a dotted beat against a plain one): the faster one's beats that fall
-  ///   between the slower one's (more than 70 ms from any) decide. Heard at least half as
-  ///   much as the beats the two share, they are beats, and the faster reading is
-  ///   preferred; heard less, they are subdivisions or off-beats, and the slower one is.
-  ///   Comparing the two readings' means instead leans to the slower one, whose beats are
-  ///   only the strongest (on the corpus's tuning half, 6 of its 162 renderings change
-  ///   reading, each to a higher beat F: bench/beats/README.md, session 9);
-  /// - otherwise: the reading whose beats it hears more on average. That is the same
-  ///   level (another phase, another tempo curve), or three times the beats: a compound
-  ///   beat against its eighths, which the network hears as notes begin on each (a jig's
-  ///   at 0.74 against 0.90 on its beats) and which the project counts in dotted quarters;
-  ///   or no beats shared, or none between.
-  static func networkPrefers(
-    _ candidate: [Int], over tracked: [Int], activation: [Float], frameRate: Double
-  ) -> Bool {
+  /// Whether the beat network hears `candidate`'s beats more than `tracked`'s: their mean
+  /// beat probability (each beat's largest within 20 ms) is higher, and at least
+  /// `networkHearing`. The two readings mostly differ in their metrical level (one counts
+  /// twice or three times the other's beats) or their phase; the network was trained to
+  /// fire on beats, not on their subdivisions or off-beats, so the reading whose beats it
+  /// hears more is taken, provided it hears its own at all. No margin: on the tuning half
+  /// any (10 %, 25 %) lost beat F (bench/beats/README.md, session 7).
+  static func networkHearsMore(_ candidate: [Int], than tracked: [Int], activation: [Float]) -> Bool {
     func heard(_ beats: [Int]) -> Double {
       guard !beats.isEmpty else { return 0 }
       return beats.reduce(0) { $0 + largest(activation, near: $1) } / Double(beats.count)
     }
     let candidateHeard = heard(candidate)
-    guard candidateHeard >= networkHearing else { return false }
-    let candidateFaster = candidate.count >= tracked.count
-    let (faster, slower) = candidateFaster ? (candidate, tracked) : (tracked, candidate)
-    if !slower.isEmpty, 2 * faster.count >= 3 * slower.count, 2 * faster.count < 5 * slower.count {
-      let apart = Int((0.07 * frameRate).rounded())
-      var shared: [Int] = []
-      var between: [Int] = []
-      var j = 0
-      for f in faster {
-        while j + 1 < slower.count, abs(slower[j + 1] - f) <= abs(slower[j] - f) { j += 1 }
-        if abs(slower[j] - f) <= apart { shared.append(f) } else { between.append(f) }
-      }
-      if !shared.isEmpty, !between.isEmpty {
-        let fasterPreferred = heard(between) >= 0.5 * heard(shared)
-        return fasterPreferred == candidateFaster
-      }
-    }
-    return candidateHeard > heard(tracked)
+    return candidateHeard >= networkHearing && candidateHeard > heard(tracked)
   }
 
   /// The largest of `values` within two frames (20 ms) of frame `f`, the frames outside
