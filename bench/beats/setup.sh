@@ -76,12 +76,21 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "beats/setup: pip install ${need[*]}" >&2
   "$PY" -m pip install -q "${need[@]}"
 fi
+# librosa's beat tracker runs through numba: numba 0.68.1 with llvmlite 0.50.0 (what pip
+# picks on its own in 2026-11) crashes the process (SIGSEGV in a gufunc) on every piece;
+# 0.61.2 with 0.44.0 runs it. Installed with librosa, checked with it.
+OPTIONAL_PINS=(numba==0.61.2 llvmlite==0.44.0)
 for spec in "${OPTIONAL[@]}"; do
-  name=${spec%%==*}; want=${spec##*==}
-  have=$("$PY" -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null || true)
-  if [ "$have" != "$want" ] && [ ! -f "$VENV/.no-$name" ]; then
-    echo "beats/setup: pip install $spec (optional)" >&2
-    if ! "$PY" -m pip install -q "$spec" "${REQUIRED[@]}"; then
+  name=${spec%%==*}
+  stale=""
+  for pin in "$spec" "${OPTIONAL_PINS[@]}"; do
+    pin_name=${pin%%==*}; want=${pin##*==}
+    have=$("$PY" -c "import importlib.metadata as m; print(m.version('$pin_name'))" 2>/dev/null || true)
+    [ "$have" = "$want" ] || stale=1
+  done
+  if [ -n "$stale" ] && [ ! -f "$VENV/.no-$name" ]; then
+    echo "beats/setup: pip install $spec ${OPTIONAL_PINS[*]} (optional)" >&2
+    if ! "$PY" -m pip install -q "$spec" "${OPTIONAL_PINS[@]}" "${REQUIRED[@]}"; then
       echo "beats/setup: $spec did not install; the harness carries on without it" >&2
       touch "$VENV/.no-$name"   # do not retry on every run; delete the file to retry
     fi
