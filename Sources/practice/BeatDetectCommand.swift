@@ -10,7 +10,10 @@ struct BeatsDetect: ParsableCommand {
     discussion: """
       Each song's map is replaced whole (source `detected`, with a confidence per beat; \
       `beats show` marks doubtful bars with ?). A map that was imported, tapped, made with \
-      `grid` or edited is kept unless --replace is given. One summary line per song on stderr.
+      `grid` or edited is kept unless --replace is given. One summary line per song on stderr, \
+      and a warning when the beat is unclear: the beat network hears the map's beats weakly \
+      (below 0.4 of 1, on average), or, in music it does not hear, the onsets mark no steady \
+      beat; such a map is still stored (exit 0), to be checked by ear.
       """)
 
   @OptionGroup var library: LibraryOptions

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -55,11 +55,48 @@ import TestSupport
     #expect(BeatTracker.networkHearsMore(slow, than: eighths, activation: activation))
     #expect(!BeatTracker.networkHearsMore(eighths, than: slow, activation: activation))
     // Its largest within 20 ms (two frames) counts: a beat a frame off is heard.
-    #expect(BeatTracker.networkHearsMore(slow.map { $0 + 2 }, than: eighths, activation: activation))
+    #expect(
+      BeatTracker.networkHearsMore(slow.map { $0 + 2 }, than: eighths, activation: activation))
     let faint = activation.map { $0 / 8 }
     #expect(!BeatTracker.networkHearsMore(slow, than: eighths, activation: faint))
     #expect(!BeatTracker.networkHearsMore([], than: slow, activation: activation))
-    #expect(BeatTracker.networkHearsMore([0, 399], than: [], activation: [0.5] + faint.dropFirst()))
+    #expect(
+      BeatTracker.networkHearsMore([0, 399], than: [], activation: [0.5] + faint.dropFirst()))
+  }
+
+  /// The warning that the beat is unclear: where the network hears the music, its hearing
+  /// of the map's beats alone decides; elsewhere the onsets' pulse and doubtful beats do.
+  @Test func anUnclearBeatIsWarnedOfByWhatTheNetworkHears() {
+    let weak = BeatDetector.unclearBeat(
+      networkHeard: 0.31, pulseClarity: 0.6, doubtful: 0, beats: 40)
+    #expect(
+      weak?.contains("the beat is unclear (the beat network hears these beats at 0.31 of 1)")
+        == true)
+    #expect(weak?.contains("--min-bpm or --max-bpm") == true)
+    // Heard clearly: no warning, however unclear the onsets are.
+    #expect(
+      BeatDetector.unclearBeat(networkHeard: 0.4, pulseClarity: 0.05, doubtful: 40, beats: 40)
+        == nil)
+    // Music the network does not hear: the onsets decide.
+    #expect(
+      BeatDetector.unclearBeat(networkHeard: nil, pulseClarity: 0.6, doubtful: 20, beats: 40) == nil
+    )
+    #expect(
+      BeatDetector.unclearBeat(networkHeard: nil, pulseClarity: 0.6, doubtful: 21, beats: 40)
+        == "the beat is unclear (pulse clarity 0.60, 21 of 40 beats doubtful); check the bars marked ? in `beats show` by ear"
+    )
+    #expect(
+      BeatDetector.unclearBeat(networkHeard: nil, pulseClarity: 0.14, doubtful: 0, beats: 40) != nil
+    )
+    let activation: [Float] = (0..<400).map { $0 % 50 == 20 ? 0.7 : 0.01 }
+    #expect(
+      abs(BeatTracker.heard(Array(stride(from: 21, to: 400, by: 50)), activation: activation) - 0.7)
+        < 1e-6)
+    #expect(
+      abs(
+        BeatTracker.heard(Array(stride(from: 20, to: 400, by: 25)), activation: activation) - 0.355)
+        < 1e-6)
+    #expect(BeatTracker.heard([], activation: activation) == 0)
   }
 
   /// A steady piece without drums: `bars` bars of `beatsPerBar` at `bpm`.
@@ -76,7 +113,9 @@ import TestSupport
     return piece
   }
 
-  func times(_ beats: [Beat], _ rate: Int) -> [Double] { beats.map { Double($0.frame) / Double(rate) } }
+  func times(_ beats: [Beat], _ rate: Int) -> [Double] {
+    beats.map { Double($0.frame) / Double(rate) }
+  }
 
   /// A steady piece with drums and chords at `bpm`, after `leadIn` seconds of silence.
   func steady(_ bpm: Double, leadIn: Double = 0.3) -> BeatSynth.Piece {
@@ -89,12 +128,18 @@ import TestSupport
 
   /// The map's first beat (and its last, when `last` is given) on time with the music's.
   func expectEdges(
-    _ found: BeatDetection, first: Double, last: Double? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ found: BeatDetection, first: Double, last: Double? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) {
     let detected = times(found.map.beats, found.map.sampleRate)
-    #expect(abs(detected[0] - first) < Self.onTime, "first beat at \(detected[0]) s, the music's at \(first) s", sourceLocation: sourceLocation)
+    #expect(
+      abs(detected[0] - first) < Self.onTime,
+      "first beat at \(detected[0]) s, the music's at \(first) s", sourceLocation: sourceLocation)
     if let last {
-      #expect(abs(detected[detected.count - 1] - last) < Self.onTime, "last beat at \(detected[detected.count - 1]) s, the music's at \(last) s", sourceLocation: sourceLocation)
+      #expect(
+        abs(detected[detected.count - 1] - last) < Self.onTime,
+        "last beat at \(detected[detected.count - 1]) s, the music's at \(last) s",
+        sourceLocation: sourceLocation)
     }
   }
 
@@ -114,11 +159,15 @@ import TestSupport
     let trueDownbeats = truth.filter { $0.beatInBar == 1 }.map(\.time)
     let downRecall = BeatSynth.recall(downbeats, trueDownbeats, tolerance: tolerance)
     let downPrecision = BeatSynth.recall(trueDownbeats, downbeats, tolerance: tolerance)
-    #expect(downRecall >= 0.9 && downPrecision >= 0.9, "downbeats \(downRecall)/\(downPrecision)", sourceLocation: sourceLocation)
+    #expect(
+      downRecall >= 0.9 && downPrecision >= 0.9, "downbeats \(downRecall)/\(downPrecision)",
+      sourceLocation: sourceLocation)
   }
 
   /// The tempo range found is `bpm` within 3 BPM at both ends.
-  func expectSteadyTempo(_ found: BeatDetection, _ bpm: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+  func expectSteadyTempo(
+    _ found: BeatDetection, _ bpm: Double, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     #expect(
       abs(found.tempoRange.lowerBound - bpm) < 3 && abs(found.tempoRange.upperBound - bpm) < 3,
       "tempo \(found.tempoRange)", sourceLocation: sourceLocation)
@@ -207,7 +256,8 @@ import TestSupport
   @Test func noBeatsInTheNoiseAroundTheMusic() throws {
     let (clean, truth) = BeatSynth.render(steady(112, leadIn: 1.5))
     let rms = (clean.reduce(0) { $0 + Double($1 * $1) } / Double(clean.count)).squareRoot()
-    let hiss = BeatSynth.noise(seconds: Double(clean.count) / 44100 + 1, gain: rms / 4 * 3.0.squareRoot())
+    let hiss = BeatSynth.noise(
+      seconds: Double(clean.count) / 44100 + 1, gain: rms / 4 * 3.0.squareRoot())
     let found = try detect(zip(clean, hiss).map { $0 + $1 })
     expectAccurate(found, truth)
     expectEdges(found, first: truth[0].time, last: truth[truth.count - 1].time)
@@ -248,7 +298,9 @@ import TestSupport
     features.superFlux = onsets
     features.bassFlux = onsets
     let tracked = try #require(BeatTracker.track(features, settings: .init()))
-    #expect(abs(tracked.frames[0] - first) <= 3, "first beat at frame \(tracked.frames[0]), the music's at \(first)")
+    #expect(
+      abs(tracked.frames[0] - first) <= 3,
+      "first beat at frame \(tracked.frames[0]), the music's at \(first)")
   }
 
   /// A damaged file can decode shorter than its analysis frames reach: an onset placed past
@@ -353,7 +405,9 @@ import TestSupport
     let trueDownbeats = truth.filter { $0.beatInBar == 1 }.map(\.time)
     let downPrecision = BeatSynth.recall(trueDownbeats, downbeats, tolerance: Self.onTime)
     let downRecall = BeatSynth.recall(downbeats, trueDownbeats, tolerance: Self.onTime)
-    #expect(downPrecision >= 0.9, "downbeats on chord changes: \(downPrecision), recall \(downRecall), \(found.meter)")
+    #expect(
+      downPrecision >= 0.9,
+      "downbeats on chord changes: \(downPrecision), recall \(downRecall), \(found.meter)")
   }
 
   /// A fast waltz whose beats all sound alike is counted in its crotchets (168 BPM), not
@@ -470,10 +524,14 @@ import TestSupport
   /// two 2 s reverbs (bench/beats/reverb.py and sox's), whose every beat was moved to
   /// the off-beats.
   @Test func offBeatsAreMovedOnlyWhereThereAreNotes() {
-    #expect(BeatTracker.areOffBeats(on: (onset: 8.05, bass: 0.81), halfway: (onset: 7.09, bass: 5.86)))
-    #expect(BeatTracker.areOffBeats(on: (onset: 8.56, bass: 2.46), halfway: (onset: 5.77, bass: 4.22)))
-    #expect(!BeatTracker.areOffBeats(on: (onset: 5.94, bass: 1.21), halfway: (onset: 2.14, bass: 2.00)))
-    #expect(!BeatTracker.areOffBeats(on: (onset: 6.58, bass: 0.89), halfway: (onset: 1.94, bass: 1.58)))
+    #expect(
+      BeatTracker.areOffBeats(on: (onset: 8.05, bass: 0.81), halfway: (onset: 7.09, bass: 5.86)))
+    #expect(
+      BeatTracker.areOffBeats(on: (onset: 8.56, bass: 2.46), halfway: (onset: 5.77, bass: 4.22)))
+    #expect(
+      !BeatTracker.areOffBeats(on: (onset: 5.94, bass: 1.21), halfway: (onset: 2.14, bass: 2.00)))
+    #expect(
+      !BeatTracker.areOffBeats(on: (onset: 6.58, bass: 0.89), halfway: (onset: 1.94, bass: 1.58)))
   }
 
   /// Tones that swell for 120 ms (organ, bowed strings): the beats are where the notes
@@ -549,7 +607,9 @@ import TestSupport
   }
 
   @Test func silenceIsRefused() throws {
-    #expect(throws: BeatDetectionError.self) { try detect([Float](repeating: 0, count: 44100 * 10)) }
+    #expect(throws: BeatDetectionError.self) {
+      try detect([Float](repeating: 0, count: 44100 * 10))
+    }
     do {
       _ = try detect([Float](repeating: 0, count: 44100 * 10))
     } catch let error as BeatDetectionError {
@@ -622,7 +682,9 @@ import TestSupport
         Float(hz.reduce(0) { $0 + 0.3 * sin(2 * .pi * $1 * Double(i) / Double(rate)) })
       }
     }
-    for (samples, rate) in [(tone([440], rate: 44100), 44100), (tone([261.6, 329.6, 392], rate: 48000), 48000)] {
+    for (samples, rate) in [
+      (tone([440], rate: 44100), 44100), (tone([261.6, 329.6, 392], rate: 48000), 48000),
+    ] {
       #expect {
         try detect(samples, sampleRate: rate)
       } throws: { error in
@@ -651,12 +713,15 @@ import TestSupport
     }
     let found = try detect(samples)
     #expect(found.map.bars.count >= 2)
-    #expect(found.warning?.contains("the beat is unclear") == true, "\(String(describing: found.warning))")
+    #expect(
+      found.warning?.contains("the beat is unclear") == true, "\(String(describing: found.warning))"
+    )
     var piece = BeatSynth.Piece()
     piece.drums = false
     let (clean, _) = BeatSynth.render(piece)
     let rms = (clean.reduce(0) { $0 + Double($1 * $1) } / Double(clean.count)).squareRoot()
-    let hiss = BeatSynth.noise(seconds: Double(clean.count) / 44100 + 1, gain: rms * pow(10, -3.0 / 20) * 3.0.squareRoot())
+    let hiss = BeatSynth.noise(
+      seconds: Double(clean.count) / 44100 + 1, gain: rms * pow(10, -3.0 / 20) * 3.0.squareRoot())
     #expect(throws: Never.self) { try detect(zip(clean, hiss).map { $0 + $1 }) }
   }
 
@@ -678,12 +743,18 @@ import TestSupport
     sourceLocation: SourceLocation = #_sourceLocation
   ) {
     let signed = offsets(found, truth).sorted()
-    #expect(signed.count >= truth.count * 95 / 100, "\(label): \(signed.count) of \(truth.count) beats found", sourceLocation: sourceLocation)
+    #expect(
+      signed.count >= truth.count * 95 / 100,
+      "\(label): \(signed.count) of \(truth.count) beats found", sourceLocation: sourceLocation)
     guard !signed.isEmpty else { return }
     let median = signed[signed.count / 2]
     let close = signed.filter { abs($0) <= 0.010 }.count
-    #expect(abs(median) <= 0.003, "\(label): median offset \(median * 1000) ms", sourceLocation: sourceLocation)
-    #expect(close * 10 >= signed.count * 9, "\(label): \(close) of \(signed.count) within 10 ms", sourceLocation: sourceLocation)
+    #expect(
+      abs(median) <= 0.003, "\(label): median offset \(median * 1000) ms",
+      sourceLocation: sourceLocation)
+    #expect(
+      close * 10 >= signed.count * 9, "\(label): \(close) of \(signed.count) within 10 ms",
+      sourceLocation: sourceLocation)
   }
 
   @Test(arguments: [22050, 44100, 48000, 88200, 96000])
@@ -698,7 +769,8 @@ import TestSupport
     soft.sampleRate = sampleRate
     soft.attack = 0.04
     let (swells, swellTruth) = BeatSynth.render(soft)
-    expectOnTime(try detect(swells, sampleRate: sampleRate), swellTruth, "swells at \(sampleRate) Hz")
+    expectOnTime(
+      try detect(swells, sampleRate: sampleRate), swellTruth, "swells at \(sampleRate) Hz")
     // Stereo, through a file: drums on the left, the plucked chords on the right.
     var left = sharp
     left.chords = false
@@ -757,7 +829,8 @@ import TestSupport
     #expect(signed.count == truth.count)
     guard !signed.isEmpty else { return }
     let close = signed.filter { abs($0) <= 0.010 }.count
-    #expect(abs(signed[signed.count / 2]) <= 0.003, "median offset \(signed[signed.count / 2] * 1000) ms")
+    #expect(
+      abs(signed[signed.count / 2]) <= 0.003, "median offset \(signed[signed.count / 2] * 1000) ms")
     #expect(close * 4 >= signed.count * 3, "\(close) of \(signed.count) within 10 ms")
   }
 
@@ -773,7 +846,9 @@ import TestSupport
 
   @Test func editsClearConfidence() throws {
     let beats = (0..<8).map {
-      Beat(frame: Int64($0 * 22050), bar: $0 / 4 + 1, beat: $0 % 4 + 1, source: .detected, confidence: 0.9)
+      Beat(
+        frame: Int64($0 * 22050), bar: $0 / 4 + 1, beat: $0 % 4 + 1, source: .detected,
+        confidence: 0.9)
     }
     let map = try BeatMap(beats: beats, totalFrames: 44100 * 5, sampleRate: 44100)
     #expect(map.beats.areAsDetected)
@@ -781,4 +856,3 @@ import TestSupport
     #expect(try !map.shifted(byFrames: 10).beats.areAsDetected)
   }
 }
-

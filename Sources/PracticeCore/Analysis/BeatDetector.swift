@@ -220,7 +220,8 @@ public enum BeatDetector {
       let tracked = BeatTracker.track(
         features,
         settings: .init(
-          trackerMinBPM: options.trackerMinBPM, networkMinBPM: options.minBPM, maxBPM: options.maxBPM,
+          trackerMinBPM: options.trackerMinBPM, networkMinBPM: options.minBPM,
+          maxBPM: options.maxBPM,
           compound: compound,
           beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats), model: options.model,
           observationDump: options.observationDump))
@@ -293,12 +294,31 @@ public enum BeatDetector {
         "the onsets mark no steady beat, so the beats divide the bars where the chords change "
         + "(\(weak) of \(confidences.count) beats doubtful); check them by ear, the bars marked ? in "
         + "`beats show` first"
-    } else if tracked.pulseClarity < 0.15 || weak * 2 > confidences.count {
-      warning =
-        "the beat is unclear (pulse clarity \(String(format: "%.2f", tracked.pulseClarity)), "
-        + "\(weak) of \(confidences.count) beats doubtful); check the bars marked ? in `beats show` by ear"
+    } else {
+      warning = unclearBeat(
+        networkHeard: tracked.networkHeard, pulseClarity: tracked.pulseClarity, doubtful: weak,
+        beats: confidences.count)
     }
     return BeatDetection(map: map, meter: meter, tempoRange: low...high, warning: warning)
+  }
+
+  /// The warning for a map whose beat is unclear, or nil. Where the beat network hears the
+  /// music (`networkHeard`, its mean beat probability at the map's beats), that decides:
+  /// below `BeatTracker.clearHearing`. In music it does not hear, the onsets do: a pulse
+  /// clarity below 0.15, or more than half the beats doubtful.
+  static func unclearBeat(networkHeard: Double?, pulseClarity: Double, doubtful: Int, beats: Int)
+    -> String?
+  {
+    if let heard = networkHeard {
+      guard heard < BeatTracker.clearHearing else { return nil }
+      return "the beat is unclear (the beat network hears these beats at "
+        + "\(String(format: "%.2f", heard)) of 1); check the map by ear, the bars marked ? in "
+        + "`beats show` first; if it counts twice or half the tempo, detect again with "
+        + "--min-bpm or --max-bpm"
+    }
+    guard pulseClarity < 0.15 || doubtful * 2 > beats else { return nil }
+    return "the beat is unclear (pulse clarity \(String(format: "%.2f", pulseClarity)), "
+      + "\(doubtful) of \(beats) beats doubtful); check the bars marked ? in `beats show` by ear"
   }
 }
 
@@ -309,7 +329,8 @@ extension BeatDetector {
   static func prepare(
     _ features: inout OnsetFeatures, sampleRate: Int, options: BeatDetectionOptions
   ) {
-    if let dump = options.featureDump, !dump.isEmpty, features.networkBands.first?.isEmpty == false {
+    if let dump = options.featureDump, !dump.isEmpty, features.networkBands.first?.isEmpty == false
+    {
       writeNetworkBands(features, sampleRate: sampleRate, to: dump)
     }
     if options.model.usesNetwork { features.hearNetwork() }
