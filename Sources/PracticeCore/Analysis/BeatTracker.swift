@@ -352,9 +352,9 @@ enum BeatTracker {
   /// Below this mean beat probability at the map's beats (where the network hears the
   /// music) the beat is called unclear and the musician warned. The best of 0.2-0.6 on the
   /// development corpus's tuning halves (both renderings, 162 pieces) at telling the maps
-  /// below beat F 0.8 from the rest (F1 0.67: 74 % of them warned, 61 % of warnings right,
-  /// against 50 % and 56 % for the pulse clarity and doubtful beats alone); on the
-  /// seed-41 corpus, which nothing was chosen on, 54 % and 40 %, against 33 % and 34 %
+  /// below beat F 0.8 from the rest (71 % of them warned, 60 % of warnings right, against
+  /// 50 % and 56 % for the pulse clarity and doubtful beats alone); on the seed-41 corpus,
+  /// which nothing was chosen on, 54 % and 40 %, against 33 % and 34 %
   /// (bench/beats/README.md, session 10).
   static let clearHearing = 0.4
 
