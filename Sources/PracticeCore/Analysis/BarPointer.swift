@@ -203,9 +203,12 @@ enum BarPointer {
   /// runs over beats, each beat's frames summed at once from running sums of every cell's
   /// log-likelihood (a semi-Markov form of the same model): the same best path as a
   /// frame-by-frame Viterbi over all states, at the cost of the beats' states alone.
+  ///
+  /// `beatCell`, when given, caps the beat's first cell at that many frames, whatever the
+  /// period (`activationBeatFrames`).
   static func viterbi(
     likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil,
-    twelfths: [Int] = Array(0...cellsPerBeat)
+    twelfths: [Int] = Array(0...cellsPerBeat), beatCell: Int? = nil
   ) -> Decoded? {
     let m = meter.beats
     guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty, twelfths.count >= 2 else {
@@ -219,14 +222,20 @@ enum BarPointer {
     // edges[j * (perBeat + 1) + c] ..< edges[j * (perBeat + 1) + c + 1].
     var edges = [Int]()
     for tau in periods {
-      for c in 0...perBeat { edges.append((twelfths[c] * tau + cellsPerBeat - 1) / cellsPerBeat) }
+      for c in 0...perBeat {
+        let edge = (twelfths[c] * tau + cellsPerBeat - 1) / cellsPerBeat
+        edges.append(c == 1 ? min(edge, beatCell ?? edge) : edge)
+      }
     }
     // Period changes at a beat: from period i to j, with their log-probabilities, only those
     // within 15 % (beyond it the probability is below e^-15 of staying).
     // Each normalised over where period i may go.
     func change(_ i: Int, _ j: Int) -> Double { abs(Double(periods[j]) / Double(periods[i]) - 1) }
     let logTotal = (0..<p).map { i in
-      log((0..<p).filter { change(i, $0) <= 0.15 }.reduce(0) { $0 + exp(-tempoChange * change(i, $1)) })
+      log(
+        (0..<p).filter { change(i, $0) <= 0.15 }.reduce(0) {
+          $0 + exp(-tempoChange * change(i, $1))
+        })
     }
     var sourceStart = [Int](repeating: 0, count: p + 1)
     var sourceFrom: [Int] = []
@@ -270,9 +279,12 @@ enum BarPointer {
         for t in 0..<frames {
           let was = (t & mask) * cells
           let now = ((t + 1) & mask) * cells
-          for c in 0..<cells { sum[now + c] = (t == 0 ? 0 : sum[was + c]) + Double(ll[t * cells + c]) }
+          for c in 0..<cells {
+            sum[now + c] = (t == 0 ? 0 : sum[was + c]) + Double(ll[t * cells + c])
+          }
           if let near {
-            for j in 0..<p where Double(periods[j]) < near[t] / nearness
+            for j in 0..<p
+            where Double(periods[j]) < near[t] / nearness
               || Double(periods[j]) > near[t] * nearness
             {
               lastBarred[j] = t
@@ -464,14 +476,34 @@ extension BarPointer {
   /// eleven times).
   static let activationTwelfths = [0, 1, cellsPerBeat]
 
+  /// The longest a beat's first cell is in the network's observation model: 2 frames, 40 ms.
+  /// The network's peak at a beat is 20-40 ms wide whatever the tempo, so a cell of a twelfth
+  /// of the beat (140 ms at 40 BPM) heard the silence around a slow beat's peak as a missing
+  /// beat, and slow music was counted twice as fast (bench/beats/README.md, session 10).
+  static let activationBeatFrames = 2
+
+  /// The factor the network's activations are scaled by before the bar pointer hears them
+  /// as probabilities: their 99th percentile (the height the clearest beats reach) brought
+  /// to 0.9, never scaled down, and left alone where the network hears next to nothing
+  /// (below 0.05). The network hears some recordings less loudly than the ones it was
+  /// trained on (TiMidity++'s samples: 0.55 at the beats against 0.72, the medians), and the
+  /// balance between metrical levels followed that loudness (session 10).
+  static func activationGain(_ beat: [Float]) -> Float {
+    guard !beat.isEmpty else { return 1 }
+    let sorted = beat.sorted()
+    let top = sorted[Int(Double(sorted.count - 1) * 0.99)]
+    return top > 0.05 ? max(1, 0.9 / top) : 1
+  }
+
   /// The beat network's observation model, as madmom's `DBNDownBeatTrackingProcessor`'s:
   /// the first twelfth of the bar hears the downbeat probability, the first twelfth of each
   /// other beat the beat probability less the downbeat's, every other twelfth the
   /// probability of no beat shared among the beat's other eleven. Two cells a beat
-  /// (`activationTwelfths`). `beat` and `downbeat` are per analysis frame; each frame here
-  /// takes the largest of its `step`.
+  /// (`activationTwelfths`), the first at most `activationBeatFrames` long (`viterbi`'s
+  /// `beatCell`). `beat` and `downbeat` are per analysis frame, scaled by `gain`
+  /// (`activationGain`) up to 1; each frame here takes the largest of its `step`.
   static func activationLikelihoods(
-    beat: [Float], downbeat: [Float], beats m: Int, step: Int
+    beat: [Float], downbeat: [Float], beats m: Int, step: Int, gain: Float = 1
   ) -> (values: [Float], frames: Int) {
     let n = beat.count
     let frames = (n + step - 1) / step
@@ -483,8 +515,8 @@ extension BarPointer {
       var b: Float = 0
       var d: Float = 0
       for i in (t * step)..<min(n, (t + 1) * step) {
-        b = max(b, beat[i])
-        d = max(d, downbeat[i])
+        b = max(b, min(1, gain * beat[i]))
+        d = max(d, min(1, gain * downbeat[i]))
       }
       let none = log(max(floor, 1 - b) / Float(cellsPerBeat - 1))
       let onBeat = log(max(floor, b - d))
@@ -508,14 +540,15 @@ extension BarPointer {
     let shortest = max(2, Int((60 * frameRate / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * frameRate / settings.networkMinBPM).rounded(.up)))
     let periods = Array(shortest...longest)
+    let gain = activationGain(beat)
     var best: Decoded? = nil
     for m in [2, 3, 4, 5] where settings.beatsPerBar == nil || settings.beatsPerBar == m {
       let (values, frames) = activationLikelihoods(
-        beat: beat, downbeat: downbeat, beats: m, step: step)
+        beat: beat, downbeat: downbeat, beats: m, step: step, gain: gain)
       guard
         let decoded = viterbi(
           likelihoods: values, frames: frames, meter: Meter(beats: m, triple: false),
-          periods: periods, twelfths: activationTwelfths)
+          periods: periods, twelfths: activationTwelfths, beatCell: activationBeatFrames)
       else { continue }
       if decoded.score > best?.score ?? -.infinity { best = decoded }
     }

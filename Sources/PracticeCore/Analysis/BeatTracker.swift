@@ -346,7 +346,10 @@ enum BeatTracker {
   /// chords (0.05-0.09) the tracker's reading, then the chords' changes (`HarmonicBars`),
   /// are right. On the development corpus's tuning half (both renderings, 162 pieces) the
   /// floor moves two pieces, a rubato chorale and a string pad that both readings count
-  /// poorly (bench/beats/README.md).
+  /// poorly (bench/beats/README.md). Since the network's reading is decoded on its peaks
+  /// (`BarPointer.activationBeatFrames`), some trembling chords clear it (0.13-0.17) and are
+  /// counted in half notes; string pads and chorales heard as weakly (0.11-0.44) are read
+  /// better that way, so the floor stayed (session 11).
   static let networkHearing = 0.1
 
   /// Below this mean beat probability at the map's beats (where the network hears the
