@@ -61,6 +61,20 @@ def scored(scores, half, group="all"):
     return f"{fmt(m.get('beat_f'))} / {fmt(m.get('downbeat_f'))}"
 
 
+def warning_row(label, pieces, runs):
+    """How often a piece below beat F 0.8 was warned about, and a warned piece right:
+    `pieces` score.py's per-piece figures, `runs` detect-dir.py's runs.json."""
+    names = list(pieces)
+    poor = {n for n in names if pieces[n]["beat_f"] < 0.8}
+    warned = {n for n in names
+              if runs.get(n, {}).get("warned", "warning" in runs.get(n, {}).get("stderr", ""))}
+    refused = {n for n in names if runs.get(n, {}).get("exit", 0) != 0}
+    return b.row(label,
+                 f"{len(poor)} of {len(names)} pieces below beat F 0.8: {len(poor & warned)} "
+                 f"warned, {len(poor & refused)} refused; {len(warned)} warned, "
+                 f"{len(warned - poor)} of them right")
+
+
 def method_rows(binary, corpus):
     """Info rows: `--method network` on the corpus, and both methods on the corpus as
     TiMidity++ and Freepats render it (timidity.py)."""
@@ -86,6 +100,15 @@ def method_rows(binary, corpus):
             "(tuning half) beat F / downbeat F",
             f"{scored(res, 'test')} ({scored(res, 'tune')}); no drums {scored(res, 'test', 'no-drums')}; "
             f"3/4 {scored(res, 'test', 'meter 3/4')}"))
+        if model == "downbeats":
+            try:
+                with open(os.path.join(out, "runs.json")) as f:
+                    runs = json.load(f)
+            except OSError:
+                continue
+            test = {n: p for n, p in res["test"]["pieces"].items() if not p.get("missing")}
+            rows.append(warning_row("the corpus rendered by TiMidity++, default: the warnings, "
+                                    "test half", test, runs))
     return rows
 
 
@@ -125,7 +148,7 @@ def main():
     when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(os.path.getmtime(summary))) if os.path.exists(
         summary) else "?"
     reused = " (the peers' outputs as run at " + when + " UTC)" if os.environ.get(
-        "BENCH_CORPUS_NO_BASELINES") else " (same run)"
+        "BENCH_CORPUS_NO_BASELINES") else " (scored in the same run)"
     rows.append(b.row("test half: beat F / downbeat F, practice vs the peers on the same pieces"
                       + reused, f"practice {pair('test', 'practice', 'all')}; {peers}"))
     groups = [g for g in test["means"] if g != "all"]
@@ -154,15 +177,7 @@ def main():
         runs = {}
     names = list(test.get("pieces", {}))
     if runs and names:
-        poor = {n for n in names if test["pieces"][n]["beat_f"] < 0.8}
-        warned = {n for n in names
-                  if runs.get(n, {}).get("warned", "warning" in runs.get(n, {}).get("stderr", ""))}
-        refused = {n for n in names if runs.get(n, {}).get("exit", 0) != 0}
-        rows.append(b.row(
-            "test half: the warnings (issue 21, item 4)",
-            f"{len(poor)} of {len(names)} pieces below beat F 0.8: {len(poor & warned)} warned, "
-            f"{len(poor & refused)} refused; {len(warned)} warned, {len(warned - poor)} of them "
-            f"right"))
+        rows.append(warning_row("test half: the warnings (issue 21, item 4)", test["pieces"], runs))
         cpu = [runs[n]["cpu_s"] for n in names if n in runs]
         if cpu:
             rows.append(b.row("test half: `beats detect` CPU per piece (30-45 s each), median",
@@ -187,6 +202,11 @@ def main():
         "about +4 ms here; the tests (BeatDetectionTests.beatsAreWhereTheNotesBegin) check the "
         "time reference exactly on synthetic onsets at 22.05-96 kHz.",
     ]
+    if not os.environ.get("BENCH_CORPUS_NO_BASELINES"):
+        notes.append(
+            "madmom, librosa and aubio: each piece's output is kept and run again only when the "
+            "piece is newer (bench/beats/baselines.py; they do not depend on practice); all are "
+            "scored in this run on the same pieces.")
     if os.environ.get("BENCH_CORPUS_NO_BASELINES"):
         notes.append(
             "madmom, librosa and aubio: their outputs stored by an earlier run "
