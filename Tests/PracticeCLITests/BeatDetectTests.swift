@@ -233,24 +233,34 @@ import Testing
     #expect(refused.stderr.contains("has an imported beat map; add --replace"), "\(refused.stderr)")
   }
 
+  /// `beats detect` on 14 bars of drumless chords that swell in over 150 ms at a steady
+  /// `bpm`, written to `name`: exit 0 and two lines on stderr (the summary and a warning),
+  /// returned with the file's path.
+  func detectSoftChords(
+    _ name: String, bpm: Double, accompaniment: BeatSynth.Accompaniment,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> (path: String, lines: [String]) {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = bpm
+    piece.endBPM = bpm
+    piece.bars = 14
+    piece.drums = false
+    piece.accompaniment = accompaniment
+    piece.attack = 0.15
+    let path = dir.file(name)
+    try Synth.write(BeatSynth.render(piece).samples, to: path)
+    let result = try cli.run(["beats", "detect", path])
+    #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+    #expect(result.stderrLines.count == 2, "\(result.stderrLines)", sourceLocation: sourceLocation)
+    return (path, result.stderrLines)
+  }
+
   /// Legato strings whose tremolo hides their beats (`BeatSynth`'s `bowedPad`): counted
   /// from the chord changes, with the summary line and a warning that says so. At 72 BPM:
   /// at 80 the beat network now counts them in half notes, and warns that the beat is
   /// unclear instead (a known loss, `tremblingLegatoChordsAreCountedFromTheirChanges`).
   @Test func beatsFromTheChordChangesAreSaidToBe() throws {
-    var piece = BeatSynth.Piece()
-    piece.startBPM = 72
-    piece.endBPM = 72
-    piece.bars = 14
-    piece.drums = false
-    piece.accompaniment = .bowedPad
-    piece.attack = 0.15
-    let path = dir.file("legato.wav")
-    try Synth.write(BeatSynth.render(piece).samples, to: path)
-    let result = try cli.run(["beats", "detect", path])
-    #expect(result.status == 0, "\(result.stderr)")
-    let lines = result.stderrLines
-    #expect(lines.count == 2, "\(lines)")
+    let (_, lines) = try detectSoftChords("legato.wav", bpm: 72, accompaniment: .bowedPad)
     #expect(
       lines.first?.wholeMatch(of: #/legato\.wav: 5[5-7] beats, 1[45] bars, 4/4, 7[1-3]–7[2-4] BPM/#)
         != nil,
@@ -267,18 +277,7 @@ import Testing
   /// where the network hears soft attacks weakly the warning errs towards caution; on the
   /// seed-41 corpus a fifth of its warnings are of maps below beat F 0.8.)
   @Test func aBeatTheNetworkHearsWeaklyIsSaidToBeUnclear() throws {
-    var piece = BeatSynth.Piece()
-    piece.startBPM = 84
-    piece.endBPM = 84
-    piece.bars = 14
-    piece.drums = false
-    piece.attack = 0.15
-    let path = dir.file("swells.wav")
-    try Synth.write(BeatSynth.render(piece).samples, to: path)
-    let result = try cli.run(["beats", "detect", path])
-    #expect(result.status == 0, "\(result.stderr)")
-    let lines = result.stderrLines
-    #expect(lines.count == 2, "\(lines)")
+    let (path, lines) = try detectSoftChords("swells.wav", bpm: 84, accompaniment: .block)
     #expect(
       lines.first?.wholeMatch(
         of: #/swells\.wav: 5[5-7] beats, 1[45] bars, 4/4, 8[3-5](–8[4-6])? BPM/#)
