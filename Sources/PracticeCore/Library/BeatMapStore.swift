@@ -58,26 +58,45 @@ extension Library {
     return beats.isEmpty ? nil : beats
   }
 
-  /// Replaces the song's beat map in one transaction: all of the new one, or the old one.
-  /// `loops` become selections in the same transaction; names the song already has are
-  /// kept as they are and returned.
+  /// Replaces the song's beat map in one transaction: all of the new one, or the old one,
+  /// which goes into the song's history (`undoBeatMapChange`). `loops` become selections in
+  /// the same transaction; names the song already has are kept as they are and returned.
   @discardableResult
   public func replaceBeatMap(
     for song: Song, with map: BeatMap, loops: [(name: String, frames: Range<Int64>)] = [],
-    now: Date = Date()
+    change: BeatMapChange = BeatMapChange(.replaced, "a new beat map"), now: Date = Date()
   ) throws -> [String] {
-    guard let id = song.id else { return [] }
+    try storeBeatMap(map, for: song, change: change, loops: loops, now: now).keptLoops
+  }
+
+  /// Stores `map` as the song's beat map in one transaction, keeping the old one in the
+  /// song's history, and makes what is stored in bars follow `change` (`BeatMapChangeKind`):
+  /// after a recount, selections in bars (and the resume point) are renamed so that they
+  /// keep their music; after a move, the resume point moves with its bars.
+  @discardableResult
+  public func storeBeatMap(
+    _ map: BeatMap, for song: Song, change: BeatMapChange,
+    loops: [(name: String, frames: Range<Int64>)] = [], now: Date = Date()
+  ) throws -> BeatMapStored {
+    guard let id = song.id else { return BeatMapStored() }
     let timestamp = Library.timestamp(now)
     return try write { db in
+      let before = try BeatReader(db).beats(of: id)
+      try Library.pushBeatMapHistory(songID: id, change: change, at: timestamp, db)
       try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
       try insertBeats(map.beats, song: id, db)
-      var kept: [String] = []
+      var stored = BeatMapStored()
+      let old = before.isEmpty ? nil : try? BeatMap(beats: before, totalFrames: song.frames, sampleRate: song.sampleRate)
+      if let old {
+        stored.followed = try Library.follow(
+          songID: id, from: old, to: map, kind: change.kind, at: timestamp, db)
+      }
       for loop in loops {
         if try Row.fetchOne(
           db, sql: "SELECT 1 FROM selection WHERE song_id = ? AND name = ?", arguments: [id, loop.name])
           != nil
         {
-          kept.append(loop.name)
+          stored.keptLoops.append(loop.name)
           continue
         }
         var selection = Selection(
@@ -85,7 +104,7 @@ extension Library {
           createdAt: timestamp, updatedAt: timestamp)
         try Library.insert(&selection, db)
       }
-      return kept
+      return stored
     }
   }
 

@@ -206,6 +206,32 @@ enum Migrations {
       // The transpose each play was made at, in semitones (0 when none; NULL in older rows).
       try db.execute(sql: "ALTER TABLE practice_log ADD COLUMN transpose DOUBLE")
     }
+    migrator.registerMigration("v10-beat-map-history") { db in
+      // The maps a song had before each change to its beat map (a few deep, newest last), so
+      // `beats undo` can bring the last one back: what replaced it (as the user would name
+      // it) and the kind of change, which says how selections followed it. A map with no
+      // beats stands for "the song had none".
+      try db.execute(
+        sql: """
+          CREATE TABLE beat_map_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            saved_at TEXT NOT NULL,
+            replaced_by TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('replaced', 'moved', 'recounted'))
+          );
+          CREATE INDEX beat_map_history_song ON beat_map_history(song_id, id);
+          CREATE TABLE beat_map_history_beat (
+            map_id INTEGER NOT NULL REFERENCES beat_map_history(id) ON DELETE CASCADE,
+            frame INTEGER NOT NULL CHECK (frame >= 0),
+            bar INTEGER NOT NULL CHECK (bar >= 0),
+            beat INTEGER NOT NULL CHECK (beat >= 1),
+            source TEXT NOT NULL CHECK (source IN ('imported', 'grid', 'detected', 'tapped')),
+            confidence REAL,
+            PRIMARY KEY (map_id, frame)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator.migrations
   }()
 
@@ -213,6 +239,7 @@ enum Migrations {
   static let tables: Set<String> = [
     "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
     "resume_point", "practice_pass", "song_detail", "song_tag", "setlist", "setlist_entry",
+    "beat_map_history", "beat_map_history_beat",
   ]
 
   private struct Registry {

@@ -229,6 +229,9 @@ extension Library {
           maps.append((id, beats))
           report.mapsStored += 1
         } else if try reader.beats(of: id) != beats {
+          try Library.pushBeatMapHistory(
+            songID: id, change: BeatMapChange(.replaced, "import of a .practice file"),
+            at: timestamp, db)
           try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
           maps.append((id, beats))
           report.mapsStored += 1
