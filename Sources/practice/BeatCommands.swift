@@ -8,7 +8,8 @@ struct Beats: ParsableCommand {
     abstract: "Make, edit and inspect a song's beat map (bars and beats).",
     subcommands: [
       BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,
-      BeatsMeter.self, BeatsDetect.self, BeatsTap.self,
+      BeatsMeter.self, BeatsDetect.self, BeatsTap.self, BeatsDouble.self, BeatsHalve.self,
+      BeatsDownbeat.self, BeatsUndo.self,
     ])
 }
 
@@ -85,7 +86,8 @@ struct BeatsGrid: ParsableCommand {
       meter: placement.meter, bar1: placement.bar1, source: .grid, totalFrames: song.frames,
       sampleRate: song.sampleRate)
     let before = mapBeforeReplacing(song, in: library)
-    try library.replaceBeatMap(for: song, with: map)
+    try library.replaceBeatMap(
+      for: song, with: map, change: BeatMapChange(.replaced, "beats grid --bpm \(bpm)"))
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM"
     )
@@ -180,11 +182,13 @@ struct BeatsShift: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    let map = try requireBeatMap(library, song)
-    let shifted = try map.shifted(byFrames: Int64((by * Double(song.sampleRate)).rounded()))
-    try library.replaceBeatMap(for: song, with: shifted)
+    _ = try requireBeatMap(library, song)
+    let result = try library.fixBeatMap(
+      of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
+      summary: "beats shift --by \(formatSeconds(by))")
+    guard let shifted = result.after else { return }
     Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")
-    try warnOfSelections(of: song, in: library, before: map, after: shifted)
+    try warnOfSelections(of: song, in: library, before: result.before, after: shifted)
   }
 }
 
@@ -226,9 +230,12 @@ struct BeatsMeter: ParsableCommand {
     let song = try library.resolve(song)
     let before = try requireBeatMap(library, song)
     let map = try before.rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
-    try library.replaceBeatMap(for: song, with: map)
+    let options =
+      "--meter \(meter)" + (fromBar.map { " --from-bar \($0)" } ?? "") + (bar1.map { " --bar1 \($0)" } ?? "")
+    let stored = try library.storeBeatMap(
+      map, for: song, change: BeatMapChange(.recounted, "beats meter \(options)"))
     Terminal.say("'\(song.title)': \(map.barsDescription) after counting \(meter)")
-    try warnOfSelections(of: song, in: library, before: before, after: map)
+    sayFollowed(stored.followed, song: song, library: library, map: map)
   }
 }
 
@@ -267,7 +274,9 @@ struct BeatsImport: ParsableCommand {
       path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
     let before = mapBeforeReplacing(song, in: library)
-    let kept = try library.replaceBeatMap(for: song, with: map, loops: loops)
+    let kept = try library.replaceBeatMap(
+      for: song, with: map, loops: loops,
+      change: BeatMapChange(.replaced, "beats import '\((file as NSString).lastPathComponent)'"))
     for name in kept {
       Terminal.warning(
         "a selection '\(name)' exists already; the file's loop of that name was not imported")

@@ -93,7 +93,8 @@ struct BeatsDetect: ParsableCommand {
         }
         bar?.clear()
         let before = mapBeforeReplacing(song, in: library)
-        try library.replaceBeatMap(for: song, with: found.map)
+        try library.replaceBeatMap(
+          for: song, with: found.map, change: BeatMapChange(.replaced, "beats detect"))
         Terminal.say(detectionSummary(name, found))
         if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
         try warnOfSelections(of: song, in: library, before: before, after: found.map)
@@ -143,7 +144,9 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
     bar?.clear()
     throw error
   }
-  try library.replaceBeatMap(for: song, with: found.map)
+  try library.replaceBeatMap(
+    for: song, with: found.map,
+    change: BeatMapChange(.replaced, "a beat map detected on first use"))
   Terminal.say(detectionSummary(name, found))
   if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
   return found.map

@@ -13,10 +13,12 @@ struct BeatsTap: ParsableCommand {
       Ctrl-C stores nothing (exit 130). Taps are placed where the audio was heard (device \
       delay and --speed accounted for), moved onto the clear onset within 40 ms if there is \
       one, smoothed, and gaps of whole beats are filled in. Without --meter, beats per bar \
-      follow the spacing of the downbeat taps. The map spans the first to the last tap. \
-      A map that was imported, made with grid or edited after detection is kept unless \
-      --replace is given; a tapped map, or one as `beats detect` left it, is replaced. \
-      Needs a terminal.
+      follow the spacing of the downbeat taps. The taps replace the span from the first to \
+      the last tap; the rest of a map the song has is kept, its bars counted on through the \
+      span (from the tapped downbeats, if any were tapped), and selections keep their music. \
+      A map that was imported, made with grid or edited after detection is tapped into only \
+      with --replace; a map with tapped beats, or one as `beats detect` left it, needs none. \
+      `beats undo` takes the taps back. Needs a terminal.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -39,7 +41,7 @@ struct BeatsTap: ParsableCommand {
     help: ArgumentHelp(
       "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
-  @Flag(help: "Replace a beat map that was imported, made with grid, or edited.") var replace =
+  @Flag(help: "Tap into a beat map that was imported, made with grid, or edited.") var replace =
     false
 
   func validate() throws {
@@ -55,7 +57,7 @@ struct BeatsTap: ParsableCommand {
     let song = try library.resolve(song)
     // Refuse before playing, so no tapping is wasted.
     if !replace, let beats = try library.storedBeats(for: song),
-      !(beats[0].source == .tapped || beats.areAsDetected)
+      !(beats.contains { $0.source == .tapped } || beats.areAsDetected)
     {
       throw PracticeError(
         .usage,
@@ -95,8 +97,26 @@ struct BeatsTap: ParsableCommand {
       throw ExitCode(ExitStatus.interrupted)
     }
     let result = try TapSession.assemble(taps, song: song, meter: meter)
+    let summaryText = "beats tap" + (from.map { " --from \($0)" } ?? "")
+    // A song with a map keeps it outside the span the taps cover.
+    if let old = try library.beatMap(for: song) {
+      let map = try old.replacingSpan(
+        withTapped: result.map, downbeatsTapped: taps.contains { $0.downbeat }, meter: meter)
+      let stored = try library.storeBeatMap(
+        map, for: song, change: BeatMapChange(.recounted, summaryText))
+      for warning in result.warnings { Terminal.warning(warning) }
+      Terminal.say(summary(result, song: song))
+      let rate = song.sampleRate
+      let span = result.map.beats[0].frame..<(result.map.beats[result.map.beats.count - 1].frame + 1)
+      Terminal.say(
+        "'\(song.title)': the taps replace \(formatTimeRange(span, sampleRate: rate)) of the map, the rest is kept: "
+          + "\(map.barsDescription) now (was \(old.barsDescription)), \(map.beats.count) beats")
+      sayFollowed(stored.followed, song: song, library: library, map: map)
+      return
+    }
     let before = mapBeforeReplacing(song, in: library)
-    try library.replaceBeatMap(for: song, with: result.map)
+    try library.replaceBeatMap(
+      for: song, with: result.map, change: BeatMapChange(.replaced, summaryText))
     for warning in result.warnings { Terminal.warning(warning) }
     Terminal.say(summary(result, song: song))
     try warnOfSelections(of: song, in: library, before: before, after: result.map)

@@ -190,7 +190,9 @@ extension Library {
       let label: String? = point["label"]
       switch kind {
       case .recounted:
-        if let renamed = new.barRange(covering: start..<end, like: range), renamed != range {
+        if (try? new.frames(of: range)) != start..<end, let renamed = new.barRange(covering: start..<end),
+          renamed != range
+        {
           try db.execute(
             sql: "UPDATE resume_point SET bars = ?, label = ? WHERE song_id = ?",
             arguments: [

@@ -82,15 +82,11 @@ extension Library {
     let timestamp = Library.timestamp(now)
     return try write { db in
       let before = try BeatReader(db).beats(of: id)
-      try Library.pushBeatMapHistory(songID: id, change: change, at: timestamp, db)
-      try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
-      try insertBeats(map.beats, song: id, db)
+      let old =
+        before.isEmpty
+        ? nil : try? BeatMap(beats: before, totalFrames: song.frames, sampleRate: song.sampleRate)
       var stored = BeatMapStored()
-      let old = before.isEmpty ? nil : try? BeatMap(beats: before, totalFrames: song.frames, sampleRate: song.sampleRate)
-      if let old {
-        stored.followed = try Library.follow(
-          songID: id, from: old, to: map, kind: change.kind, at: timestamp, db)
-      }
+      stored.followed = try store(map, song: id, replacing: old, change: change, at: timestamp, db)
       for loop in loops {
         if try Row.fetchOne(
           db, sql: "SELECT 1 FROM selection WHERE song_id = ? AND name = ?", arguments: [id, loop.name])
@@ -106,6 +102,50 @@ extension Library {
       }
       return stored
     }
+  }
+
+  /// Applies `fix` to the song's stored map in one transaction (read, fixed, the old one
+  /// kept in the history, stored, selections following): the map before and after, and what
+  /// followed. Nothing is stored when the fix changes nothing (`after` is nil then). Exit 66
+  /// without a map; a fix that cannot apply throws and leaves everything as it was.
+  public func fixBeatMap(
+    of song: Song, _ fix: BeatMapFix, summary: String, now: Date = Date()
+  ) throws -> (before: BeatMap, after: BeatMap?, followed: [BarsFollowed]) {
+    guard let id = song.id else { throw PracticeError(.other, "song has no id") }
+    let timestamp = Library.timestamp(now)
+    return try write { db in
+      let beats = try BeatReader(db).beats(of: id)
+      guard !beats.isEmpty else {
+        throw PracticeError(.missingInput, "'\(song.title)' has no beat map to fix")
+      }
+      let before: BeatMap
+      do {
+        before = try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+      } catch let error as PracticeError {
+        throw PracticeError(
+          .badData,
+          "the stored beat map of song \(id) '\(song.title)' is inconsistent (\(error.message)); "
+            + "import or generate it again")
+      }
+      guard let after = try fix.applied(to: before) else { return (before, nil, []) }
+      let followed = try store(
+        after, song: id, replacing: before, change: BeatMapChange(fix.kind, summary),
+        at: timestamp, db)
+      return (before, after, followed)
+    }
+  }
+
+  /// Inside a write: keeps the current map in the history, stores `map`, and makes what is
+  /// stored in bars follow the change from `old` (nil: the song had no usable map).
+  private func store(
+    _ map: BeatMap, song id: Int64, replacing old: BeatMap?, change: BeatMapChange,
+    at timestamp: String, _ db: Database
+  ) throws -> [BarsFollowed] {
+    try Library.pushBeatMapHistory(songID: id, change: change, at: timestamp, db)
+    try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
+    try insertBeats(map.beats, song: id, db)
+    guard let old else { return [] }
+    return try Library.follow(songID: id, from: old, to: map, kind: change.kind, at: timestamp, db)
   }
 
   /// Inserts beats with multi-row statements (one execution per 200 beats) bound through

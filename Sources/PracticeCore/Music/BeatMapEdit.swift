@@ -278,11 +278,10 @@ extension BeatMap {
 
   // MARK: Renaming bars
 
-  /// The bars of this map that cover `frames` (found in another count of the same beats),
-  /// written as `pattern` was: whole bars where it was and the frames start and end on this
-  /// map's bar lines, else `bar.beat` at both ends. Edges that fall between beats go to the nearest
-  /// beat. Nil when the map cannot hold them.
-  public func barRange(covering frames: Range<Int64>, like pattern: BarRange) -> BarRange? {
+  /// The bars of this map that cover `frames` (found in another count of the same beats):
+  /// whole bars when the frames start and end on bar lines, else `bar.beat` at both ends.
+  /// Edges that fall between beats go to the nearest beat. Nil for a map without beats.
+  public func barRange(covering frames: Range<Int64>) -> BarRange? {
     guard !beats.isEmpty else { return nil }
     let first = nearestBeat(to: frames.lowerBound)
     // The beat whose end lies nearest the range's end.
@@ -297,8 +296,7 @@ extension BeatMap {
       }
     }
     let whole =
-      pattern.start.beat == nil && pattern.end.beat == nil
-      && bars[barPosition(ofBeat: first)].beatIndices.lowerBound == first
+      bars[barPosition(ofBeat: first)].beatIndices.lowerBound == first
       && bars[barPosition(ofBeat: last)].beatIndices.upperBound - 1 == last
     let start = BarPosition(bar: beats[first].bar, beat: whole ? nil : beats[first].beat)
     let end = BarPosition(bar: beats[last].bar, beat: whole ? nil : beats[last].beat)
@@ -309,12 +307,66 @@ extension BeatMap {
 extension BarRange {
   /// Where a range stored in bars stands after the map changed from `old` to `new` by a
   /// change of `kind`: after a recount, the bars that cover the frames it covered in `old`;
-  /// otherwise the same bars (they moved with the beats). Nil when it is unchanged, or
-  /// cannot be placed in one of the maps.
+  /// otherwise the same bars (they moved with the beats). Nil when it is unchanged (its bars
+  /// cover the same frames in both), or cannot be placed in `old`.
   public func following(from old: BeatMap, to new: BeatMap, kind: BeatMapChangeKind) -> BarRange? {
     guard kind == .recounted, let frames = try? old.frames(of: self),
-      let renamed = new.barRange(covering: frames, like: self), renamed != self
+      (try? new.frames(of: self)) != frames, let renamed = new.barRange(covering: frames)
     else { return nil }
     return renamed
+  }
+}
+
+/// One fix to a wrong map, as the `beats` commands and the player's keys ask for it:
+/// positions are source frames, resolved against the map when it is applied.
+public enum BeatMapFix: Sendable, Equatable {
+  /// Every beat moved by this many frames (negative: earlier).
+  case shift(frames: Int64)
+  /// Twice / half the beats from `from` (inclusive) to `to` (exclusive); nil: the map's ends.
+  case double(from: Int64?, to: Int64?)
+  case halve(from: Int64?, to: Int64?)
+  /// The beat nearest `near` starts a bar; it must lie within `within` of a beat-length of
+  /// it (0.5 takes the nearest whatever the distance).
+  case downbeat(near: Int64, within: Double)
+
+  public var kind: BeatMapChangeKind {
+    if case .shift = self { return .moved }
+    return .recounted
+  }
+
+  /// The fixed map; nil when the fix changes nothing (the beat is a downbeat already).
+  public func applied(to map: BeatMap) throws -> BeatMap? {
+    let rate = Double(map.sampleRate)
+    func span(_ from: Int64?, _ to: Int64?) throws -> ClosedRange<Int> {
+      guard let span = map.beatIndices(from: from, to: to) else {
+        let first = formatTime(Double(map.beats[0].frame) / rate)
+        let last = formatTime(Double(map.beats[map.beats.count - 1].frame) / rate)
+        let asked =
+          "\(from.map { formatTime(Double($0) / rate) } ?? "the start")–\(to.map { formatTime(Double($0) / rate) } ?? "the end")"
+        throw PracticeError(
+          .usage, "no beat lies in \(asked); the map's beats run \(first)–\(last)")
+      }
+      return span
+    }
+    switch self {
+    case .shift(let frames):
+      return try map.shifted(byFrames: frames)
+    case .double(let from, let to):
+      return try map.doubled(beats: span(from, to))
+    case .halve(let from, let to):
+      return try map.halved(beats: span(from, to))
+    case .downbeat(let frame, let within):
+      let index = map.nearestBeat(to: frame)
+      let distance = abs(map.beats[index].frame - frame)
+      if Double(distance) > within * Double(map.beatLength(at: index)) {
+        let beat = map.beats[index]
+        throw PracticeError(
+          .usage,
+          "\(formatTime(Double(frame) / rate)) is \(Int((Double(distance) / rate * 1000).rounded())) ms "
+            + "from the nearest beat, \(beat.bar).\(beat.beat) at \(formatSeconds(Double(beat.frame) / rate)) s; "
+            + "give the time of a beat, or its bar.beat")
+      }
+      return try map.withDownbeat(atBeat: index)
+    }
   }
 }

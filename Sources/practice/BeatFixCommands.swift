@@ -1,0 +1,248 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+/// `--bars A-B` or `--from T --to T`: the part of the map a fix applies to (the whole map
+/// when none is given).
+struct FixSpanOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Bars to fix: 9-16, 9.3-12.2 (bar.beat) or 9- (to the end).", valueName: "range"))
+  var bars: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Fix the beats from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var from: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("… up to this time (the beats before it).", valueName: "time"))
+  var to: String?
+
+  func validate() throws {
+    if bars != nil && (from != nil || to != nil) {
+      throw ValidationError("give --bars, or --from and --to, not both")
+    }
+    if let bars, BarRangeText(parsing: bars) == nil {
+      throw ValidationError(
+        "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)")
+    }
+    for (name, value) in [("--from", from), ("--to", to)] {
+      if let value, parseTime(value) == nil {
+        throw ValidationError(
+          "\(name) '\(value)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+      }
+    }
+    if let from = from.flatMap(parseTime), let to = to.flatMap(parseTime), to <= from {
+      throw ValidationError("--to \(formatSeconds(to)) is not after --from \(formatSeconds(from))")
+    }
+  }
+
+  /// The span in frames (nil ends: the map's) and how to name it.
+  func resolve(_ map: BeatMap) throws -> (from: Int64?, to: Int64?, label: String, option: String) {
+    let rate = Double(map.sampleRate)
+    if let bars, let text = BarRangeText(parsing: bars) {
+      let closed = text.closed(lastBar: map.lastBar)
+      let frames = try map.frames(of: closed)
+      return (frames.lowerBound, frames.upperBound, closed.label, " --bars \(text)")
+    }
+    let start = from.flatMap(parseTime).map { Int64(($0 * rate).rounded()) }
+    let end = to.flatMap(parseTime).map { Int64(($0 * rate).rounded()) }
+    if start == nil && end == nil { return (nil, nil, "the whole map", "") }
+    let label =
+      "\(start.map { formatTime(Double($0) / rate) } ?? "the start")–\(end.map { formatTime(Double($0) / rate) } ?? "the end")"
+    let option = (from.map { " --from \($0)" } ?? "") + (to.map { " --to \($0)" } ?? "")
+    return (start, end, label, option)
+  }
+}
+
+struct BeatsDouble: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "double",
+    abstract: "Twice the beats: a beat half-way between each two, in bars of the same meter.",
+    discussion: """
+      For a map detected at half the tempo. The bars of the span become twice as many \
+      (bars 9-16 in 4/4 become bars 9-24) and the bars after it follow on; selections keep \
+      their music and are renamed (one line each on stderr). `beats undo` takes it back.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var span: FixSpanOptions
+
+  func run() throws {
+    try runSpanFix(library: library, song: song, span: span, verb: "double") {
+      .double(from: $0, to: $1)
+    }
+  }
+}
+
+struct BeatsHalve: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "halve",
+    abstract: "Half the beats: every other one left out, the downbeats kept, bars of the same meter.",
+    discussion: """
+      For a map detected at twice the tempo. Counting from the bar the span starts in, every \
+      other beat goes, so its downbeat stays; two bars become one (bars 9-16 in 4/4 become \
+      bars 9-12) and the bars after follow on; selections keep their music and are renamed. \
+      `beats undo` takes it back.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var span: FixSpanOptions
+
+  func run() throws {
+    try runSpanFix(library: library, song: song, span: span, verb: "halve") {
+      .halve(from: $0, to: $1)
+    }
+  }
+}
+
+/// `beats double` and `beats halve`: resolves the span on the song's map, applies the fix and
+/// says what it did.
+private func runSpanFix(
+  library options: LibraryOptions, song reference: String, span: FixSpanOptions, verb: String,
+  fix: (Int64?, Int64?) -> BeatMapFix
+) throws {
+  let library = try options.open()
+  let song = try library.resolve(reference)
+  let map = try requireBeatMap(library, song)
+  let (from, to, label, option) = try span.resolve(map)
+  let result = try library.fixBeatMap(
+    of: song, fix(from, to), summary: "beats \(verb)\(option)")
+  guard let after = result.after else { return }
+  let past = verb == "double" ? "doubled" : "halved"
+  Terminal.say(
+    "'\(song.title)': \(past) the beats of \(label), \(result.before.beats.count) → \(after.beats.count) "
+      + "beats; \(after.barsDescription) now (was \(result.before.barsDescription))")
+  sayFollowed(result.followed, song: song, library: library, map: after)
+}
+
+struct BeatsDownbeat: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "downbeat",
+    abstract: "Make a beat a downbeat: every bar line moves with it, the pickup too.",
+    discussion: """
+      --at takes the time of the beat (within a quarter of a beat of it); --bar its bar.beat \
+      as the map counts it now. The bars keep their lengths and every bar line moves by the \
+      same number of beats, before it too; the beats before the first bar line form the \
+      pickup bar 0. Selections keep their music and are renamed. `beats undo` takes it back.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("The beat's time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+  var at: String?
+  @Option(help: ArgumentHelp("The beat as the map counts it now: 9.3.", valueName: "bar.beat"))
+  var bar: String?
+
+  func validate() throws {
+    guard (at == nil) != (bar == nil) else {
+      throw ValidationError("say which beat: --at TIME or --bar BAR.BEAT (one of them)")
+    }
+    if let at, parseTime(at) == nil {
+      throw ValidationError(
+        "--at '\(at)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+    }
+    if let bar, BarPosition(parsing: Substring(bar)) == nil {
+      throw ValidationError("--bar '\(bar)' is not a beat; write bar.beat, e.g. 9.3")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let map = try requireBeatMap(library, song)
+    let frame: Int64
+    let within: Double
+    let option: String
+    if let bar, let position = BarPosition(parsing: Substring(bar)) {
+      guard let found = map.frame(bar: position.bar, beat: position.beat ?? 1) else {
+        throw PracticeError(
+          .usage, "--bar \(bar) is not a beat of this song; it has \(map.barsDescription)")
+      }
+      (frame, within, option) = (found, 0, " --bar \(bar)")
+    } else {
+      let seconds = at.flatMap(parseTime) ?? 0
+      (frame, within, option) = (
+        Int64((seconds * Double(song.sampleRate)).rounded()), 0.25, " --at \(at ?? "")"
+      )
+    }
+    let result = try library.fixBeatMap(
+      of: song, .downbeat(near: frame, within: within), summary: "beats downbeat\(option)")
+    guard let after = result.after else {
+      Terminal.say("'\(song.title)': that beat is a downbeat already; the map is unchanged")
+      return
+    }
+    let beat = after.beats[after.nearestBeat(to: frame)]
+    Terminal.say(
+      "'\(song.title)': the beat at \(formatSeconds(Double(beat.frame) / Double(song.sampleRate))) s "
+        + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))")
+    sayFollowed(result.followed, song: song, library: library, map: after)
+  }
+}
+
+struct BeatsUndo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "undo",
+    abstract: "Bring back the beat map the song had before its last change.",
+    discussion: """
+      Every change to a map (grid, import, detect, tap, shift, meter, double, halve, downbeat, \
+      and `practice import` of a .practice file) keeps the map before it, the last \
+      \(Library.beatMapHistoryDepth) per song. Undo says which change it took back; selections \
+      renamed by that change get their names back. The map undone is not kept.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let current = mapBeforeReplacing(song, in: library)
+    let undone = try library.undoBeatMapChange(for: song)
+    let made = "`\(undone.change.summary)` (\(localClock(undone.madeAt)))"
+    let left = "\(undone.remaining) earlier map\(undone.remaining == 1 ? "" : "s") kept"
+    if let map = undone.restored {
+      Terminal.say(
+        "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))")
+      sayFollowed(undone.followed, song: song, library: library, map: map)
+      if undone.change.kind != .recounted {
+        try warnOfSelections(of: song, in: library, before: current, after: map)
+      }
+    } else {
+      Terminal.say("'\(song.title)': undid \(made); the song has no beat map again (\(left))")
+      for selection in try library.selections(of: song) {
+        warnIfStale(selection, song: song, map: nil)
+      }
+    }
+  }
+}
+
+/// One line on stderr per selection (and the resume point) whose bars a fix renamed, then a
+/// warning for each selection in bars that no longer fits.
+func sayFollowed(_ followed: [BarsFollowed], song: Song, library: Library, map: BeatMap) {
+  for change in followed {
+    switch change.owner {
+    case .selection(let name):
+      Terminal.say("selection '\(name)' is now \(change.new.label) (was \(change.old))")
+    case .resumePoint:
+      Terminal.say("the resume point is now \(change.new.label) (was \(change.old))")
+    }
+  }
+  for selection in (try? library.selections(of: song)) ?? [] {
+    warnIfStale(selection, song: song, map: map)
+  }
+}
+
+/// `2026-11-28 15:40` in local time (through the C library: no ICU for one line).
+func localClock(_ date: Date) -> String {
+  var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+  var parts = tm()
+  localtime_r(&seconds, &parts)
+  return String(
+    format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+    Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
+}
