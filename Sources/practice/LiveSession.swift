@@ -15,7 +15,8 @@ final class LiveSession {
   private let engine: PlaybackEngine
   private let song: Song
   private let library: Library
-  private let beatMap: BeatMap?
+  /// The song's beat map; the fix keys (`d`, `(`, `)`, `*`, `/`, `u`) store a new one.
+  private var beatMap: BeatMap?
   private let sampleRate: Int
   private let totalFrames: Int64
   private let keys: Bool
@@ -204,6 +205,12 @@ final class LiveSession {
       ending = .interrupted
       engine.stop()
     case .char("?"): showKeys()
+    case .char("d"): fixMap("d") { map, frame in .downbeat(near: frame, within: 0.5) }
+    case .char("("): fixMap("(") { map, _ in .shift(frames: -Int64(map.sampleRate / 100)) }
+    case .char(")"): fixMap(")") { map, _ in .shift(frames: Int64(map.sampleRate / 100)) }
+    case .char("*"): fixMap("*") { map, frame in .double(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
+    case .char("/"): fixMap("/") { map, frame in .halve(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
+    case .char("u"): undoMapFix()
     default:
       break
     }
@@ -287,9 +294,12 @@ final class LiveSession {
 
   /// The plan to jump with: the current one moved to `range` from `offset`, with the
   /// trainer's count carried on.
-  private func jumpPlan(range: Range<Int64>, offset: Int64, passes: Passes) -> PlaybackPlan {
+  private func jumpPlan(
+    range: Range<Int64>, offset: Int64, passes: Passes, newMap: Bool = false
+  ) -> PlaybackPlan {
     var next = plan
-    if next.range != range, let map = beatMap {
+    if newMap && beatMap == nil { next.clicks = nil }
+    if next.range != range || newMap, let map = beatMap {
       // Clicks and a gap in bars follow the new range.
       var gapBars = 0
       if case .bars(let count, _) = plan.gap {
@@ -464,6 +474,8 @@ final class LiveSession {
             F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
             s save loop · 1-9,0 selection · r restart · g/x pass clean/flubbed · q/Esc stop · ? keys
             e edit the loop: ←/→ its start by a beat, shift-←/→ by a bar, tab its end, e done
+            beat map: d the beat heard is a downbeat · (/) beats 10 ms earlier/later
+            * / twice/half the beats from here · u undo the last change to the map
       """
     if let screen {
       screen.showHelp(text.split(separator: "\n").map(String.init) + ["", "z/Z zoom in/out"])
@@ -471,6 +483,88 @@ final class LiveSession {
     }
     line.clear()
     Terminal.say(text)
+  }
+
+  // MARK: Fixing the beat map
+
+  /// A fix from the keys, made where the music is heard: stored as `beats` stores one (the
+  /// map before kept for `beats undo` and `u`, selections following), then the map, the
+  /// clicks, the loop's name and the screen taken from the new one; the status line says
+  /// what changed.
+  private func fixMap(_ key: String, _ make: (BeatMap, Int64) -> BeatMapFix) {
+    guard let map = beatMap else {
+      return say("no beat map to fix (make one with `practice beats detect`)")
+    }
+    guard let (_, frame) = audible() else { return }
+    let fix = make(map, frame)
+    do {
+      let result = try library.fixBeatMap(of: song, fix, summary: "key \(key) while playing")
+      guard let after = result.after else { return say("that beat is a downbeat already") }
+      follow(after, from: map, kind: fix.kind)
+      let renamed = result.followed.filter { if case .selection = $0.owner { true } else { false } }.count
+      let selections = renamed == 0 ? "" : " · \(renamed) selection\(renamed == 1 ? "" : "s") renamed"
+      switch fix {
+      case .downbeat:
+        let beat = after.beats[after.nearestBeat(to: frame)]
+        say("bar \(beat.bar) starts here: \(after.barsDescription)\(selections) · u undoes")
+      case .shift(let frames):
+        say("beats \(abs(frames) * 1000 / Int64(sampleRate)) ms \(frames < 0 ? "earlier" : "later")\(selections) · u undoes")
+      case .double:
+        say("twice the beats from here: \(after.barsDescription)\(selections) · u undoes")
+      case .halve:
+        say("half the beats from here: \(after.barsDescription)\(selections) · u undoes")
+      }
+    } catch let failure as any PracticeFailure {
+      say(failure.description)
+    } catch {
+      say("\(error)")
+    }
+  }
+
+  /// `u`: the map before the last change back (`beats undo`).
+  private func undoMapFix() {
+    let before = beatMap
+    do {
+      let undone = try library.undoBeatMapChange(for: song)
+      if let before, let restored = undone.restored {
+        follow(restored, from: before, kind: undone.change.kind)
+      } else {
+        follow(undone.restored, from: before, kind: .replaced)
+      }
+      say(
+        "undid `\(undone.change.summary)`: "
+          + (undone.restored.map { "\($0.barsDescription) again" } ?? "no beat map again"))
+    } catch let failure as any PracticeFailure {
+      say(failure.description)
+    } catch {
+      say("\(error)")
+    }
+  }
+
+  /// Takes `after` as the song's map: a loop on beats moves with them after a move (its
+  /// frames stay after a recount, its bars are named again), the clicks follow the new
+  /// beats, and the screen shows them.
+  private func follow(_ after: BeatMap?, from before: BeatMap?, kind: BeatMapChangeKind) {
+    var range = plan.range
+    if kind == .moved, let before, let after, before.beats.count == after.beats.count,
+      let first = before.beats.firstIndex(where: { $0.frame == range.lowerBound }),
+      let last = before.beats.indices.first(where: { before.frames(ofBeat: $0).upperBound == range.upperBound }),
+      last >= first
+    {
+      range = after.beats[first].frame..<after.frames(ofBeat: last).upperBound
+    }
+    beatMap = after
+    barLoop = nil
+    if rangeLabel.hasPrefix("bar") || rangeLabel.first?.isNumber == true {
+      rangeLabel = editedLabel(range)
+    }
+    let heard = audible()?.frame ?? range.lowerBound
+    let offset = range.contains(heard) ? heard - range.lowerBound : 0
+    let next = jumpPlan(range: range, offset: offset, passes: remainingPasses, newMap: true)
+    plan = next
+    engine.jump(to: next, kind: .playOn)
+    screen?.setBeatMap(
+      after, loop: range, selections: PlayerScreen.spans(of: song, library: library, beatMap: after))
   }
 
   // MARK: Status line

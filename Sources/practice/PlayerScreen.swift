@@ -89,6 +89,16 @@ final class PlayerScreen {
   /// How much one screen shows now, for a notice.
   var zoomSpan: String { "\(zoom.span)" }
 
+  /// After a fix to the beat map from the keys: the ruler, the zoom levels (from the
+  /// narrowest that holds `loop`) and the selections from the new map.
+  func setBeatMap(_ map: BeatMap?, loop: Range<Int64>, selections: [OverviewContent.Span]) {
+    content.beatMap = map
+    zoom = PlayerZoom(
+      beatMap: map, totalFrames: content.summary.frames, sampleRate: content.summary.sampleRate,
+      loop: loop)
+    setSelections(selections)
+  }
+
   func setSelections(_ spans: [OverviewContent.Span]) {
     content.selections = spans
     selectionsVersion += 1

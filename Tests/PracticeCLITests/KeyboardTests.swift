@@ -104,6 +104,53 @@ import TestSupport
     #expect(tmux.terminalRestored)
   }
 
+  /// `d`, `)`, `*` and `u` fix the stored beat map where the music is: each is said on the
+  /// status line, the bars and selections follow, and `beats undo` takes the last one back.
+  @Test func mapFixKeysChangeTheStoredMap() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    #expect(try cli.run(["select", "add", song, "riff", "--bars", "5"]).status == 0)
+    let original = try cli.run(["beats", "export", song]).stdout
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("bar 1.") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("paused · bar ") }
+    tmux.send("r")
+    _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    tmux.send(".")
+    _ = try tmux.waitFor { $0.contains("paused · bar 1.1/8") }
+    tmux.send("Right", "Right")
+    _ = try tmux.waitFor { $0.contains("paused · bar 1.3/8") }
+    // Beat 1.3 heard is a downbeat: 1.1 and 1.2 become the pickup, bar 5 is 4.3-5.2 now.
+    tmux.send("d")
+    _ = try tmux.waitFor { $0.contains("bar 1 starts here: bars 0-8 (0 is the pickup) · 1 selection renamed · u undoes") }
+    _ = try tmux.waitFor { $0.contains("paused · bar 1.1/8") }
+    #expect(try cli.run(["select", "show", song, "riff"]).stdout.contains("span bars 4.3-5.2 (0:08.5–0:10.5)"))
+    tmux.send("u")
+    _ = try tmux.waitFor { $0.contains("undid `key d while playing`: bars 1-8 again") }
+    #expect(try cli.run(["select", "show", song, "riff"]).stdout.contains("span bar 5 (0:08.5–0:10.5)"))
+    #expect(try cli.run(["beats", "export", song]).stdout == original)
+    tmux.send("*")
+    _ = try tmux.waitFor { $0.contains("twice the beats from here: bars 1-16 · 1 selection renamed · u undoes") }
+    tmux.send("u")
+    _ = try tmux.waitFor { $0.contains("undid `key * while playing`: bars 1-8 again") }
+    tmux.send(")")
+    _ = try tmux.waitFor { $0.contains("beats 10 ms later · u undoes") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+    // Every beat 441 frames later, the bars as they were; `beats undo` takes it back.
+    let shifted = try cli.run(["beats", "export", song, "--format", "mirex"]).stdout
+    #expect(shifted.hasPrefix("0.510000000\t1\n1.010000000\t2\n"), "\(shifted.prefix(60))")
+    let undo = try cli.run(["beats", "undo", song])
+    #expect(undo.stderrLines.first?.contains("undid `key ) while playing`") == true, "\(undo.stderr)")
+    #expect(try cli.run(["beats", "export", song]).stdout == original)
+  }
+
   /// `F`, `C`, `L`/`R`/`M` on a stereo song (440 Hz left, 1 kHz right): each shows on the
   /// status line, and what was heard changed with them.
   @Test func filterKeysShowOnTheStatusLineAndAreHeard() throws {
