@@ -45,6 +45,19 @@ enum Manual {
       "Edit the loop on the player screen: ← / → move its start one beat, shift-← / shift-→ one bar (without a beat map: 0.1 s and 1 s); tab switches to its end and back; e again ends editing. The loop played follows at once; s saves it."
     ),
     ("z / Z", "Player screen: show half / twice as much of the song, from one bar to the whole song."),
+    (
+      "d",
+      "The beat heard now (the nearest) is a downbeat: every bar line moves with it, as beats downbeat does. Stored at once; the status line says which bar starts there."
+    ),
+    ("( / )", "Move every beat of the map 10 ms earlier / later (beats shift)."),
+    (
+      "* / /",
+      "Twice / half the beats from the beat heard now to the end of the map (beats double, beats halve)."
+    ),
+    (
+      "u",
+      "Undo the last change to the beat map (beats undo), whichever command or key made it. Selections follow each of these as the beats commands have them."
+    ),
     ("n / p", "In setlist play: the next / previous entry (q stops the setlist)."),
     ("q, Esc", "Stop (exit 0). Ctrl-C stops with exit 130."),
     ("?", "Show the keys."),
