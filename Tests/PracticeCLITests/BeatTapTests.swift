@@ -200,4 +200,40 @@ import TestSupport
       #expect(try cli.run(["beats", "export", song]).stdout == before, "\(ending) left the map as it was")
     }
   }
+  /// Tapping from 8 s into a song with a map (a grid at half the tempo) replaces only the
+  /// span tapped: the grid's beats before it are kept to the frame and numbered as they
+  /// were, the taps' bars come from the downbeats tapped, and `beats undo` brings the grid
+  /// back.
+  @Test func tappingASpanKeepsTheRestOfTheMap() throws {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    try #require(try cli.run(["beats", "grid", song, "--bpm", "60", "--start", "0.5"]).status == 0)
+    let grid = try cli.run(["beats", "export", song]).stdout
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["beats", "tap", song, "--from", "8", "--replace", "--device", "pulse"])
+    let (tapped, _) = try tapAlong(tmux, from: 8)
+    #expect(try tmux.waitForExit() == 0, "\(tmux.screen())")
+    #expect(tmux.screen().contains("of the map, the rest is kept: bars 1-"), "\(tmux.screen())")
+    try #require(tapped.count >= 8, "only \(tapped.count) clicks tapped")
+    let stored = try storedBeats(cli)
+    let start = tapped[0].time - 0.25
+    // The grid's beats before the span, one a second from 0.5 s, bars 1-2 as they were.
+    let kept = stored.filter { $0.time < start }
+    #expect(kept.count == Int((start - 0.5).rounded(.up)), "\(kept)")
+    for (k, beat) in kept.enumerated() {
+      #expect(abs(beat.time - (0.5 + Double(k))) < 1e-9 && beat.beat == k % 4 + 1, "\(beat)")
+    }
+    // The taps: on the clicks, numbered from the downbeats tapped.
+    let span = stored.filter { $0.time >= start }
+    #expect(span.count >= tapped.count - 1, "\(span.count) beats for \(tapped.count) taps")
+    for beat in span {
+      let click = clicks.min { abs($0.time - beat.time) < abs($1.time - beat.time) }!
+      #expect(abs(click.time - beat.time) < 0.005 && click.beat == beat.beat, "\(beat) is off \(click)")
+    }
+    let undo = try cli.run(["beats", "undo", song])
+    #expect(undo.stderrLines.first?.contains("undid `beats tap --from 8`") == true, "\(undo.stderr)")
+    #expect(try cli.run(["beats", "export", song]).stdout == grid)
+  }
 }
