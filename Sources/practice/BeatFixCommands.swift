@@ -11,7 +11,8 @@ struct FixSpanOptions: ParsableArguments {
   var bars: String?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Fix the beats from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
+    help: ArgumentHelp(
+      "Fix the beats from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
   var from: String?
   @Option(
     parsing: .unconditional,
@@ -24,12 +25,14 @@ struct FixSpanOptions: ParsableArguments {
     }
     if let bars, BarRangeText(parsing: bars) == nil {
       throw ValidationError(
-        "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)")
+        "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)"
+      )
     }
     for (name, value) in [("--from", from), ("--to", to)] {
       if let value, parseTime(value) == nil {
         throw ValidationError(
-          "\(name) '\(value)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+          "\(name) '\(value)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
+        )
       }
     }
     if let from = from.flatMap(parseTime), let to = to.flatMap(parseTime), to <= from {
@@ -79,7 +82,8 @@ struct BeatsDouble: ParsableCommand {
 struct BeatsHalve: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "halve",
-    abstract: "Half the beats: every other one left out, the downbeats kept, bars of the same meter.",
+    abstract:
+      "Half the beats: every other one left out, the downbeats kept, bars of the same meter.",
     discussion: """
       For a map detected at twice the tempo. Counting from the bar the span starts in, every \
       other beat goes, so its downbeat stays; two bars become one (bars 9-16 in 4/4 become \
@@ -179,7 +183,8 @@ struct BeatsDownbeat: ParsableCommand {
     let beat = after.beats[after.nearestBeat(to: frame)]
     Terminal.say(
       "'\(song.title)': the beat at \(formatSeconds(Double(beat.frame) / Double(song.sampleRate))) s "
-        + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))")
+        + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))"
+    )
     sayFollowed(result.followed, song: song, library: library, map: after)
   }
 }
@@ -207,7 +212,8 @@ struct BeatsUndo: ParsableCommand {
     let left = "\(undone.remaining) earlier map\(undone.remaining == 1 ? "" : "s") kept"
     if let map = undone.restored {
       Terminal.say(
-        "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))")
+        "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"
+      )
       sayFollowed(undone.followed, song: song, library: library, map: map)
       if undone.change.kind != .recounted {
         try warnOfSelections(of: song, in: library, before: current, after: map)

@@ -107,7 +107,8 @@ struct BeatsTap: ParsableCommand {
       for warning in result.warnings { Terminal.warning(warning) }
       Terminal.say(summary(result, song: song))
       let rate = song.sampleRate
-      let span = result.map.beats[0].frame..<(result.map.beats[result.map.beats.count - 1].frame + 1)
+      let span =
+        result.map.beats[0].frame..<(result.map.beats[result.map.beats.count - 1].frame + 1)
       Terminal.say(
         "'\(song.title)': the taps replace \(formatTimeRange(span, sampleRate: rate)) of the map, the rest is kept: "
           + "\(map.barsDescription) now (was \(old.barsDescription)), \(map.beats.count) beats")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `beats double`, `halve`, `downbeat`, `undo`, and how `shift`, `meter` and the history
 /// follow, run through the built binary on clicks-120 (16.5 s at 44.1 kHz) with a grid at
@@ -30,7 +30,10 @@ import TestSupport
   func dump() throws -> String {
     let result = try runProgram(
       "/usr/bin/python3",
-      ["-c", "import sqlite3,sys; print('\\n'.join(sqlite3.connect(sys.argv[1]).iterdump()))", cli.database],
+      [
+        "-c", "import sqlite3,sys; print('\\n'.join(sqlite3.connect(sys.argv[1]).iterdump()))",
+        cli.database,
+      ],
       environment: [:], directory: dir.path, scratch: dir.path)
     try #require(result.status == 0, "\(result.stderr)")
     return result.stdout
@@ -91,7 +94,9 @@ import TestSupport
     #expect(try frames() == (0..<16).map { 22050 + 44100 * Int64($0) })
     let already = try cli.run(["beats", "downbeat", "1", "--bar", "2.1"])
     #expect(already.status == 0)
-    #expect(already.stderrLines == ["'clicks-120': that beat is a downbeat already; the map is unchanged"])
+    #expect(
+      already.stderrLines == ["'clicks-120': that beat is a downbeat already; the map is unchanged"]
+    )
     #expect(try cli.run(["beats", "shift", "1", "--by", "0.01"]).status == 0)
     #expect(try frames().first == 22050 + 441)
 
@@ -100,7 +105,8 @@ import TestSupport
     #expect(undoShift.stderrLines.count == 1)
     #expect(
       undoShift.stderrLines.first?.contains(
-        #/^'clicks-120': undid `beats shift --by 0.010` \(\d{4}-\d\d-\d\d \d\d:\d\d\); bars 0-4 \(0 is the pickup\) again, 16 beats \(2 earlier maps kept\)$/#)
+        #/^'clicks-120': undid `beats shift --by 0.010` \(\d{4}-\d\d-\d\d \d\d:\d\d\); bars 0-4 \(0 is the pickup\) again, 16 beats \(2 earlier maps kept\)$/#
+      )
         == true, "\(undoShift.stderr)")
     let undoDown = try cli.run(["beats", "undo", "1"])
     #expect(undoDown.stderrLines.last == "selection 'solo' is now bars 3-4 (was 2.3-4.2)")
@@ -109,7 +115,9 @@ import TestSupport
     let undoGrid = try cli.run(["beats", "undo", "1"])
     #expect(undoGrid.status == 0)
     #expect(undoGrid.stderrLines.first?.contains("undid `beats grid --bpm 60.0`") == true)
-    #expect(undoGrid.stderrLines.first?.hasSuffix("the song has no beat map again (0 earlier maps kept)") == true)
+    #expect(
+      undoGrid.stderrLines.first?.hasSuffix("the song has no beat map again (0 earlier maps kept)")
+        == true)
     let nothing = try cli.run(["beats", "undo", "1"])
     #expect(nothing.status == 66)
     #expect(
@@ -140,12 +148,30 @@ import TestSupport
     #expect(try cli.run(["select", "add", "1", "solo", "--bars", "3-4"]).status == 0)
     let before = try dump()
     let cases: [([String], String)] = [
-      (["beats", "double", "1", "--from", "16.2"], "practice: no beat lies in 0:16.2–the end; the map's beats run 0:00.5–0:15.5"),
-      (["beats", "halve", "1", "--bars", "4.4"], "practice: halving needs at least two beats, and that span has one"),
-      (["beats", "halve", "1", "--bars", "5-6"], "practice: --bars 5-6: bar 5 is not in this song; it has bars 1-4"),
-      (["beats", "downbeat", "1", "--at", "1.0"], "practice: 0:01.0 is 500 ms from the nearest beat, 1.1 at 0.500 s; give the time of a beat, or its bar.beat"),
-      (["beats", "downbeat", "1", "--bar", "2.5"], "practice: --bar 2.5 is not a beat of this song; it has bars 1-4"),
-      (["beats", "shift", "1", "--by", "-1"], "practice: that shift moves 1 beat(s) outside the audio; shift less, or import the beats again"),
+      (
+        ["beats", "double", "1", "--from", "16.2"],
+        "practice: no beat lies in 0:16.2–the end; the map's beats run 0:00.5–0:15.5"
+      ),
+      (
+        ["beats", "halve", "1", "--bars", "4.4"],
+        "practice: halving needs at least two beats, and that span has one"
+      ),
+      (
+        ["beats", "halve", "1", "--bars", "5-6"],
+        "practice: --bars 5-6: bar 5 is not in this song; it has bars 1-4"
+      ),
+      (
+        ["beats", "downbeat", "1", "--at", "1.0"],
+        "practice: 0:01.0 is 500 ms from the nearest beat, 1.1 at 0.500 s; give the time of a beat, or its bar.beat"
+      ),
+      (
+        ["beats", "downbeat", "1", "--bar", "2.5"],
+        "practice: --bar 2.5 is not a beat of this song; it has bars 1-4"
+      ),
+      (
+        ["beats", "shift", "1", "--by", "-1"],
+        "practice: that shift moves 1 beat(s) outside the audio; shift less, or import the beats again"
+      ),
     ]
     for (arguments, message) in cases {
       let result = try cli.run(arguments)
@@ -155,7 +181,8 @@ import TestSupport
     }
     for usage in [
       ["beats", "double", "1", "--bars", "1-2", "--from", "3"], ["beats", "downbeat", "1"],
-      ["beats", "downbeat", "1", "--at", "1", "--bar", "1.2"], ["beats", "halve", "1", "--from", "9", "--to", "3"],
+      ["beats", "downbeat", "1", "--at", "1", "--bar", "1.2"],
+      ["beats", "halve", "1", "--from", "9", "--to", "3"],
       ["beats", "halve", "1", "--bars", "x"],
     ] {
       let result = try cli.run(usage)
@@ -186,7 +213,9 @@ import TestSupport
     #expect(imported.status == 0, "\(imported.stderr)")
     #expect(try frames().count == 32)
     let undone = try cli.run(["beats", "undo", "1"])
-    #expect(undone.stderrLines.first?.contains("undid `import of a .practice file`") == true, "\(undone.stderr)")
+    #expect(
+      undone.stderrLines.first?.contains("undid `import of a .practice file`") == true,
+      "\(undone.stderr)")
     #expect(try frames().count == 16)
   }
 }

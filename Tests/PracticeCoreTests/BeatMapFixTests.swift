@@ -57,11 +57,14 @@ import Testing
     // 1.3 to 2.2: four beats put in, so the bars stay whole.
     let map = try grid(32).doubled(beats: 2...5)
     #expect(
-      map.beats.prefix(13).map(\.frame) == [50, 150, 250, 300, 350, 400, 450, 500, 550, 600, 650, 750, 850])
+      map.beats.prefix(13).map(\.frame) == [
+        50, 150, 250, 300, 350, 400, 450, 500, 550, 600, 650, 750, 850,
+      ])
     #expect(labels(map) == counted(36))
     // Three beats (1.4 to 2.2): bar 3 is a bar of three before old bar 3.
     let odd = try grid(32).doubled(beats: 3...5)
-    #expect(odd.beats.prefix(11).map(\.frame) == [50, 150, 250, 350, 400, 450, 500, 550, 600, 650, 750])
+    #expect(
+      odd.beats.prefix(11).map(\.frame) == [50, 150, 250, 350, 400, 450, 500, 550, 600, 650, 750])
     #expect(Array(labels(odd).prefix(12)) == counted(8) + ["3.1", "3.2", "3.3", "4.1"])
     #expect(odd.frames(ofBar: 4)?.lowerBound == 850)
   }
@@ -213,7 +216,9 @@ import Testing
     let taps = try tapped(frames(from: 40, step: 100, count: 6))
     let map = try old.replacingSpan(withTapped: taps, downbeatsTapped: false, meter: nil)
     // Old beats from 650 (2.3) on are kept; bar lines back from old bar 3 (850).
-    #expect(map.beats.map(\.frame) == frames(from: 40, step: 100, count: 6) + frames(from: 650, step: 100, count: 26))
+    #expect(
+      map.beats.map(\.frame) == frames(from: 40, step: 100, count: 6)
+        + frames(from: 650, step: 100, count: 26))
     #expect(labels(map) == counted(32))
   }
 
@@ -267,7 +272,8 @@ import Testing
   @Test func undoBringsBackEachEarlierMapExactly() throws {
     let (library, song) = try setUp()
     let first = try grid(song)
-    try library.replaceBeatMap(for: song, with: first, change: BeatMapChange(.replaced, "beats grid"))
+    try library.replaceBeatMap(
+      for: song, with: first, change: BeatMapChange(.replaced, "beats grid"))
     let doubled = try first.doubled(beats: 0...7)
     try library.storeBeatMap(doubled, for: song, change: BeatMapChange(.recounted, "beats double"))
     #expect(try library.beatMap(for: song) == doubled)
@@ -319,8 +325,10 @@ import Testing
       doubled, for: song, change: BeatMapChange(.recounted, "beats double"))
     #expect(
       stored.followed == [
-        BarsFollowed(owner: .selection("solo"), old: BarRange(parsing: "5-6")!, new: BarRange(parsing: "7-8")!),
-        BarsFollowed(owner: .resumePoint, old: BarRange(parsing: "5-6")!, new: BarRange(parsing: "7-8")!),
+        BarsFollowed(
+          owner: .selection("solo"), old: BarRange(parsing: "5-6")!, new: BarRange(parsing: "7-8")!),
+        BarsFollowed(
+          owner: .resumePoint, old: BarRange(parsing: "5-6")!, new: BarRange(parsing: "7-8")!),
       ])
     let solo = try library.selection(named: "solo", of: song)
     #expect(solo.span == .bars(BarRange(parsing: "7-8")!))

@@ -55,7 +55,8 @@ extension Library {
     songID: Int64, change: BeatMapChange, at timestamp: String, _ db: Database
   ) throws {
     try db.execute(
-      sql: "INSERT INTO beat_map_history (song_id, saved_at, replaced_by, kind) VALUES (?, ?, ?, ?)",
+      sql:
+        "INSERT INTO beat_map_history (song_id, saved_at, replaced_by, kind) VALUES (?, ?, ?, ?)",
       arguments: [songID, timestamp, change.summary, change.kind.rawValue])
     let mapID = db.lastInsertedRowID
     try db.execute(
@@ -123,7 +124,8 @@ extension Library {
       var restored: BeatMap?
       if !beats.isEmpty {
         do {
-          restored = try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+          restored = try BeatMap(
+            beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
         } catch let error as PracticeError {
           throw PracticeError(
             .badData,
@@ -141,7 +143,8 @@ extension Library {
       try db.execute(sql: "DELETE FROM beat_map_history WHERE id = ?", arguments: [mapID])
       var followed: [BarsFollowed] = []
       if let restored, !current.isEmpty,
-        let now = try? BeatMap(beats: current, totalFrames: song.frames, sampleRate: song.sampleRate)
+        let now = try? BeatMap(
+          beats: current, totalFrames: song.frames, sampleRate: song.sampleRate)
       {
         followed = try Library.follow(
           songID: id, from: now, to: restored, kind: change.kind, at: timestamp, db)
@@ -166,7 +169,8 @@ extension Library {
     var followed: [BarsFollowed] = []
     let selections = try Row.fetchAll(
       db,
-      sql: "SELECT id, name, bars FROM selection WHERE song_id = ? AND bars IS NOT NULL ORDER BY name",
+      sql:
+        "SELECT id, name, bars FROM selection WHERE song_id = ? AND bars IS NOT NULL ORDER BY name",
       arguments: [songID])
     for row in selections {
       guard let text: String = row["bars"], let range = BarRange(parsing: text),
@@ -190,7 +194,8 @@ extension Library {
       let label: String? = point["label"]
       switch kind {
       case .recounted:
-        if (try? new.frames(of: range)) != start..<end, let renamed = new.barRange(covering: start..<end),
+        if (try? new.frames(of: range)) != start..<end,
+          let renamed = new.barRange(covering: start..<end),
           renamed != range
         {
           try db.execute(
@@ -205,9 +210,11 @@ extension Library {
           let moved = try? new.frames(of: range), moved != was
         {
           let frame: Int64 = point["frame"]
-          let at = min(max(frame + moved.lowerBound - was.lowerBound, moved.lowerBound), moved.upperBound - 1)
+          let at = min(
+            max(frame + moved.lowerBound - was.lowerBound, moved.lowerBound), moved.upperBound - 1)
           try db.execute(
-            sql: "UPDATE resume_point SET frame = ?, start_frame = ?, end_frame = ? WHERE song_id = ?",
+            sql:
+              "UPDATE resume_point SET frame = ?, start_frame = ?, end_frame = ? WHERE song_id = ?",
             arguments: [at, moved.lowerBound, moved.upperBound, songID])
         }
       case .replaced:

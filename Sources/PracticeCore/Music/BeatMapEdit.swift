@@ -65,17 +65,20 @@ extension BeatMap {
     let pickup = starts[0]
     // The first line keeps its number (0 only for a whole bar 0 with no pickup before it);
     // bars made of a long pickup come before it, from bar 1.
-    let number = inserted == 0 ? max(pickup > 0 ? 1 : 0, firstNumber) : max(1, firstNumber - inserted)
+    let number =
+      inserted == 0 ? max(pickup > 0 ? 1 : 0, firstNumber) : max(1, firstNumber - inserted)
     var out: [Beat] = []
     out.reserveCapacity(n)
     for i in 0..<pickup {
-      out.append(Beat(frame: beats[i].frame, bar: 0, beat: first - pickup + i + 1, source: beats[i].source))
+      out.append(
+        Beat(frame: beats[i].frame, bar: 0, beat: first - pickup + i + 1, source: beats[i].source))
     }
     for (k, start) in starts.enumerated() {
       let end = k + 1 < starts.count ? starts[k + 1] : n
       for i in start..<end {
         out.append(
-          Beat(frame: beats[i].frame, bar: number + k, beat: i - start + 1, source: beats[i].source))
+          Beat(frame: beats[i].frame, bar: number + k, beat: i - start + 1, source: beats[i].source)
+        )
       }
     }
     return try BeatMap(beats: out, totalFrames: totalFrames, sampleRate: sampleRate)
@@ -172,7 +175,8 @@ extension BeatMap {
   /// beats before the first line are fewer than a bar). Nil when it is a downbeat already.
   public func withDownbeat(atBeat index: Int) throws -> BeatMap? {
     guard beats.indices.contains(index) else {
-      throw PracticeError(.usage, "beat \(index + 1) is not in the map; it has \(beats.count) beats")
+      throw PracticeError(
+        .usage, "beat \(index + 1) is not in the map; it has \(beats.count) beats")
     }
     if beats[index].beat == 1 { return nil }
     var lines = barLines
@@ -182,7 +186,8 @@ extension BeatMap {
     let length = nominalLength(ofBarAt: lines[0] < 0 && bars.count > 1 ? 1 : 0)
     while lines[0] + offset > 0 { lines.insert(lines[0] - max(1, length), at: 0) }
     return try BeatMap.counted(
-      beats, lines: lines.map { $0 + offset }, firstNumber: firstLineNumber, totalFrames: totalFrames, sampleRate: sampleRate)
+      beats, lines: lines.map { $0 + offset }, firstNumber: firstLineNumber,
+      totalFrames: totalFrames, sampleRate: sampleRate)
   }
 
   /// The map with the span `tapped` covers replaced by its beats, the rest kept: the beats
@@ -242,7 +247,8 @@ extension BeatMap {
       }
     }
     return try BeatMap.counted(
-      out, lines: newLines + afterLines, firstNumber: firstLineNumber, totalFrames: totalFrames, sampleRate: sampleRate)
+      out, lines: newLines + afterLines, firstNumber: firstLineNumber, totalFrames: totalFrames,
+      sampleRate: sampleRate)
   }
 
   private func checkSpan(_ span: ClosedRange<Int>) throws {
@@ -273,7 +279,8 @@ extension BeatMap {
   /// last.
   public func beatLength(at index: Int) -> Int64 {
     if index + 1 < beats.count { return beats[index + 1].frame - beats[index].frame }
-    return index > 0 ? beats[index].frame - beats[index - 1].frame : totalFrames - beats[index].frame
+    return index > 0
+      ? beats[index].frame - beats[index - 1].frame : totalFrames - beats[index].frame
   }
 
   // MARK: Renaming bars
