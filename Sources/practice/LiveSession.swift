@@ -205,7 +205,7 @@ final class LiveSession {
       ending = .interrupted
       engine.stop()
     case .char("?"): showKeys()
-    case .char("d"): fixMap("d") { map, frame in .downbeat(near: frame, within: 0.5) }
+    case .char("d"): fixMap("d") { _, frame in .downbeat(near: frame, within: 0.5) }
     case .char("("): fixMap("(") { map, _ in .shift(frames: -Int64(map.sampleRate / 100)) }
     case .char(")"): fixMap(")") { map, _ in .shift(frames: Int64(map.sampleRate / 100)) }
     case .char("*"): fixMap("*") { map, frame in .double(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
@@ -555,7 +555,9 @@ final class LiveSession {
     }
     beatMap = after
     barLoop = nil
-    if rangeLabel.hasPrefix("bar") || rangeLabel.first?.isNumber == true {
+    if after == nil { clickOn = false }
+    // A loop named by its bars (`bars 9-16`, `9.3-12.2`) is named again; times stay.
+    if rangeLabel.hasPrefix("bar") || (rangeLabel.first?.isNumber == true && !rangeLabel.contains(":")) {
       rangeLabel = editedLabel(range)
     }
     let heard = audible()?.frame ?? range.lowerBound
