@@ -62,6 +62,7 @@ public final class Library {
     } catch {
       throw Library.translate(error, path: path)
     }
+    OutputFile.protect(library: path)
   }
 
   /// Opens the library read-write (read-only if the file cannot be written) and brings its

@@ -6,6 +6,9 @@ public struct ImportReport: Sendable {
   /// Each song of the file found in this library, with the song it was found as.
   public var found: [(shared: PracticeFile.SharedSong, song: Song)] = []
   public var missing: [PracticeFile.SharedSong] = []
+  /// Songs of the file found as a song an earlier song of the file was already found as
+  /// (the same recording twice): `first` was imported, `shared` was not.
+  public var duplicates: [(shared: PracticeFile.SharedSong, first: PracticeFile.SharedSong, song: Song)] = []
   public var mapsStored = 0
   /// Beat maps not stored because the song has one (`--replace` stores them).
   public var mapsKept = 0
@@ -109,10 +112,20 @@ extension Library {
       var report = ImportReport()
       var songsByRef: [Int: Song] = [:]
       var beatsOfFound: [[Beat]?] = []
+      // Each song of the library stands for one entry of the file: two copies of a recording
+      // exported from one library find their two copies again. An entry whose only match
+      // an earlier entry took is the same recording twice: the first entry is imported, the
+      // later one only reported (its setlist entries name the song), never merged into it.
+      var claimed: [Int64: PracticeFile.SharedSong] = [:]
       for (shared, beats) in zip(file.songs, decoded) {
-        if let song = try Library.find(shared, db) {
+        let candidates = try Library.candidates(shared, db)
+        if let song = candidates.first(where: { claimed[$0.id ?? 0] == nil }), let id = song.id {
+          claimed[id] = shared
           report.found.append((shared, song))
           beatsOfFound.append(beats)
+          songsByRef[shared.ref] = song
+        } else if let song = candidates.first, let first = claimed[song.id ?? 0] {
+          report.duplicates.append((shared, first, song))
           songsByRef[shared.ref] = song
         } else {
           report.missing.append(shared)
@@ -293,21 +306,20 @@ extension Library {
     for map in maps { try inserter.insert(map.beats, song: map.song) }
   }
 
-  /// The song `shared` stands for: same content, else same title and artist (any case)
-  /// and duration within a second. The lowest id wins among equals.
-  private static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
-    if let song = try Song.fetchOne(
-      db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id LIMIT 1"),
+  /// The songs `shared` may stand for, best first: those of the same content (by id), else
+  /// those of the same title and artist (any case) and duration within a second (nearest
+  /// duration first).
+  private static func candidates(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> [Song] {
+    let same = try Song.fetchAll(
+      db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id"),
       arguments: [shared.contentHash])
-    {
-      return song
-    }
-    return try Song.fetchOne(
+    if !same.isEmpty { return same }
+    return try Song.fetchAll(
       db,
       sql: """
         SELECT * FROM song WHERE title = ? COLLATE NOCASE
           AND coalesce(artist, '') = ? COLLATE NOCASE AND abs(duration - ?) <= 1
-        ORDER BY abs(duration - ?), id LIMIT 1
+        ORDER BY abs(duration - ?), id
         """,
       arguments: [shared.title, shared.artist ?? "", shared.duration, shared.duration])
   }

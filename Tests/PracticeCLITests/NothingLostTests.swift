@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 43, "Nothing lost, nothing overwritten, nothing claimed that did not happen": each
+/// failure the audit found, run as the user ran it.
+@Suite struct NothingLostTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+
+  func run(_ arguments: [String], _ cli: CLI? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+    throws -> CommandResult
+  {
+    let result = try (cli ?? self.cli).run(arguments)
+    #expect(result.status == 0, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+    return result
+  }
+
+  // MARK: 1. Two copies of one recording in a .practice file
+
+  /// A library holding two copies of demo.wav, each with its own beat map, exported.
+  func exportTwoCopies() throws -> String {
+    let a = dir.file("a.wav")
+    let b = dir.file("b.wav")
+    try FileManager.default.copyItem(atPath: CLI.fixture("demo.wav"), toPath: a)
+    try FileManager.default.copyItem(atPath: CLI.fixture("demo.wav"), toPath: b)
+    let both = CLI(database: dir.file("both.sqlite"))
+    try run(["add", a, b], both)
+    try run(["beats", "import", "1", CLI.fixture("demo.beats")], both)
+    try run(["beats", "grid", "2", "--bpm", "100", "--start", "0.123"], both)
+    try run(["export", "--all", "-o", dir.file("both.practice")], both)
+    return dir.file("both.practice")
+  }
+
+  @Test func twoCopiesOfOneRecordingAreNeverMerged() throws {
+    let file = try exportTwoCopies()
+    let both = CLI(database: dir.file("both.sqlite"))
+    let first = try run(["beats", "show", "1"], both).stdout
+    let second = try run(["beats", "show", "2"], both).stdout
+    #expect(first != second)
+    for replace in [false, true] {
+      let one = CLI(database: dir.file("one-\(replace).sqlite"))
+      try run(["add", dir.file("a.wav")], one)
+      let imported = try run(["import", file] + (replace ? ["--replace"] : []), one)
+      #expect(imported.stderr.contains("is the same recording as 'a'"), "\(imported.stderr)")
+      #expect(imported.stderr.contains("1 beat map stored"), "\(imported.stderr)")
+      // The first entry's map, whole, and a song that plays.
+      #expect(try run(["beats", "show", "1"], one).stdout == first)
+      try run(["view", "1"], one)
+      try run(["render", "1", "--bars", "1", "-o", dir.file("bar-\(replace).wav")], one)
+    }
+    // Back into the library it came from: each copy finds its own song again.
+    let again = try run(["import", file, "--replace"], both)
+    #expect(!again.stderr.contains("same recording"), "\(again.stderr)")
+    #expect(again.stderr.contains("nothing changed"), "\(again.stderr)")
+    #expect(try run(["beats", "show", "2"], both).stdout == second)
+  }
+
+  // MARK: 2. The library is never written over
+
+  @Test func noOutputReplacesTheLibraryOrAnyDatabase() throws {
+    try run(["add", CLI.fixture("sine-440.wav")])
+    let library = dir.file("lib.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: dir.file("link.practice"), withDestinationPath: library)
+    let other = CLI(database: dir.file("other.sqlite"))
+    try run(["list"], other)
+    for target in [library, dir.file("link.practice"), dir.file("other.sqlite"), library + "-wal"] {
+      let before = try? Data(contentsOf: URL(fileURLWithPath: target))
+      for command in [["export", "1"], ["setlist", "print", "none"], ["view", "1"], ["render", "1"]] {
+        let refused = try cli.run(command + ["-o", target])
+        #expect(refused.status != 0, "\(command) -o \(target)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+      }
+      let exported = try cli.run(["export", "1", "-o", target])
+      #expect(exported.status == 73, "\(exported.stderr)")
+      #expect(exported.stderr.contains("will not write"), "\(exported.stderr)")
+      if target != library + "-wal" {
+        let after = try? Data(contentsOf: URL(fileURLWithPath: target))
+        #expect(after == before, "\(target)")
+      }
+    }
+    #expect(try run(["list"]).stdout.hasPrefix("1\tsine-440"))
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+      $0.hasSuffix(".partial")
+    }
+    #expect(leftovers.isEmpty)
+  }
+
+  // MARK: 3. Pictures never follow a link
+
+  @Test(arguments: ["png", "svg", "pdf"])
+  func picturesReplaceALinkAndNeverWriteThroughIt(kind: String) throws {
+    try run(["add", CLI.fixture("sine-440.wav")])
+    try run(["play", "1", "--device", "null", "--to", "0.5"])
+    try run(["setlist", "new", "gig"])
+    try run(["setlist", "add", "gig", "1"])
+    let victim = dir.file("victim.txt")
+    try "keep me".write(toFile: victim, atomically: true, encoding: .utf8)
+    var commands = [["view", "1"], ["stats", "1"]]
+    if kind == "pdf" { commands.append(["setlist", "print", "gig"]) }
+    for (index, command) in commands.enumerated() {
+      let out = dir.file("out\(index).\(kind)")
+      try FileManager.default.createSymbolicLink(atPath: out, withDestinationPath: victim)
+      let dangling = dir.file("dangling\(index).\(kind)")
+      let made = dir.file("made\(index).txt")
+      try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: made)
+      for target in [out, dangling] {
+        let result = try run(command + ["-o", target])
+        #expect(result.stderr.contains("wrote"), "\(result.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: target)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular, "\(command)")
+      }
+      #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me", "\(command)")
+      #expect(!FileManager.default.fileExists(atPath: made), "\(command)")
+    }
+    // A planted partial file with the old fixed name changes nothing.
+    try "planted".write(toFile: dir.file(".x.\(kind).partial"), atomically: true, encoding: .utf8)
+    try run(["view", "1", "-o", dir.file("x.\(kind)")])
+    try run(["export", "1", "-o", dir.file("x.practice")])
+    try "planted".write(toFile: dir.file(".y.practice.partial"), atomically: true, encoding: .utf8)
+    try run(["export", "1", "-o", dir.file("y.practice")])
+  }
+
+  @Test func aLinkToADeviceIsRefusedAndNothingIsLeft() throws {
+    try run(["add", CLI.fixture("sine-440.wav")])
+    try run(["play", "1", "--device", "null", "--to", "0.5"])
+    try run(["setlist", "new", "gig"])
+    try run(["setlist", "add", "gig", "1"])
+    for (command, name) in [
+      (["view", "1"], "full.pdf"), (["stats", "1"], "full.png"), (["setlist", "print", "gig"], "full.pdf"),
+      (["export", "1"], "full.practice"), (["render", "1"], "full.wav"),
+    ] {
+      let link = dir.file("links/" + name)
+      try? FileManager.default.removeItem(atPath: dir.file("links"))
+      try FileManager.default.createDirectory(atPath: dir.file("links"), withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/full")
+      let result = try cli.run(command + ["-o", link])
+      #expect(result.status == 73, "\(command): \(result.stderr)")
+      #expect(!result.stderr.contains("wrote"), "\(command)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("links")) == [name])
+    }
+  }
+
+  // MARK: 4. A full disk is a failure, and leaves nothing
+
+  @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+  func aFullDiskFailsAndLeavesNothing() throws {
+    try run(["add", CLI.fixture("demo.wav")])
+    try run(["beats", "import", "1", CLI.fixture("demo.beats")])
+    try run(["select", "add", "1", "verse", "--bars", "1-2"])
+    try run(["play", "1", "--device", "null", "--to", "0.5"])
+    try run(["setlist", "new", "gig"])
+    try run(["setlist", "add", "gig", "1", "--note", String(repeating: "long note ", count: 40)])
+    let small = dir.file("small")
+    try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+    let mount = try runProgram(
+      "/bin/mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", small], environment: [:],
+      directory: dir.path, scratch: dir.path)
+    try #require(mount.status == 0, "\(mount.stderr)")
+    defer {
+      _ = try? runProgram(
+        "/bin/umount", [small], environment: [:], directory: dir.path, scratch: dir.path)
+    }
+    let before = try cli.snapshot()
+    for (command, name) in [
+      (["view", "1"], "x.pdf"), (["view", "1"], "x.png"), (["view", "1"], "x.svg"),
+      (["stats", "1"], "x.pdf"), (["setlist", "print", "gig"], "x.pdf"),
+      (["render", "1"], "x.wav"),
+    ] {
+      let result = try cli.run(command + ["-o", small + "/" + name])
+      #expect([73, 74].contains(result.status), "\(command) \(name): \(result.stderr)")
+      #expect(!result.stderr.contains("wrote"), "\(command) \(name)")
+      #expect(result.stderrLines.count == 1, "\(result.stderr)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: small) == [], "\(command) \(name)")
+    }
+    #expect(try cli.snapshot() == before)
+  }
+}
