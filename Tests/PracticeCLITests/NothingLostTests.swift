@@ -175,4 +175,39 @@ import Testing
     }
     #expect(try cli.snapshot() == before)
   }
+
+  // MARK: 7. A failed command changes nothing, ids included
+
+  @Test func aFailedCommandLeavesTheLibraryAsItWasIdsIncluded() throws {
+    try run(["add", CLI.fixture("sine-440.wav")])
+    let silence = dir.file("silence.wav")
+    try Synth.write([Float](repeating: 0, count: 44100 * 3), to: silence)
+    let before = try cli.snapshot()
+    for (command, status) in [
+      (["view", "1", "-o", "/proc/o.png"], 73),  // the waveform summary is not kept
+      (["render", CLI.fixture("chord.wav"), "-o", "/proc/x.wav"], 73),
+      (["beats", "detect", silence], 65),
+      (["tuning", silence], 65),
+    ] {
+      let result = try cli.run(command)
+      #expect(result.status == Int32(status), "\(command): \(result.stderr)")
+      #expect(try cli.snapshot() == before, "\(command)")
+    }
+    // The next song gets the next id: none was used up.
+    #expect(try run(["add", CLI.fixture("chord.wav")]).stdout.hasPrefix("2\tchord"))
+  }
+
+  @Test func resumingASongWhoseFileShrankLeavesItsScanAsItWas() throws {
+    let song = dir.file("clicks.wav")
+    try FileManager.default.copyItem(atPath: CLI.fixture("clicks-120.wav"), toPath: song)
+    try run(["play", song, "--from", "5", "--to", "6", "--device", "null"])
+    let (_, samples) = try Synth.read(song)
+    try FileManager.default.removeItem(atPath: song)
+    try Synth.write(Array(samples.prefix(44100 * 2)), to: song)
+    let before = try cli.snapshot()
+    let resumed = try cli.run(["play", "1", "--resume", "--device", "null"])
+    #expect(resumed.status == 64, "\(resumed.stderr)")
+    #expect(resumed.stderr.contains("past the end"), "\(resumed.stderr)")
+    #expect(try cli.snapshot() == before)
+  }
 }

@@ -135,7 +135,7 @@ public final class OutputFile {
   /// Refuses (73) a target that must not be replaced; see the type's summary.
   public static func checkTarget(_ path: String) throws {
     func refuse(_ why: String) -> PracticeError {
-      PracticeError(.cannotCreate, "will not write '\(path)': \(why); give another file name")
+      PracticeError(.cannotCreate, "will not write '\(path)': \(why); give a new file name")
     }
     guard !path.isEmpty else { throw PracticeError(.usage, "the output file name is empty") }
     var link = stat()
