@@ -210,4 +210,124 @@ import Testing
     #expect(resumed.stderr.contains("past the end"), "\(resumed.stderr)")
     #expect(try cli.snapshot() == before)
   }
+
+  // MARK: 5. Bidirectional controls never reach the terminal raw
+
+  /// U+202E, U+2066 and the others of their kind, as a tag or a file name may hold them.
+  static let reversed = "Ti\u{202E}eltt\u{2066}x"
+
+  func hasRawBidi(_ text: String) -> Bool {
+    text.unicodeScalars.contains {
+      (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+    }
+  }
+
+  @Test func bidirectionalControlsAreShownEscapedEverywhere() throws {
+    let song = dir.file("rev\u{202E}erse.wav")
+    try Synth.write(
+      Synth.sine(frequency: 440, seconds: 4), to: song,
+      tags: (title: Self.reversed, artist: "A\u{202B}b", album: ""))
+    try run(["add", song])
+    try run(["beats", "grid", "1", "--bpm", "120"])
+    try run(["select", "add", "1", "verse", "--bars", "1-2", "--note", "slow"])
+    try run(["select", "set", "1", "verse", "--goal", "120bpm"])
+    try run(["setlist", "new", "gig"])
+    try run(["setlist", "add", "gig", "1", "--note", "loud"])
+    try run(["play", "1", "--device", "null", "--to", "0.2"])
+    for command in [
+      ["list"], ["show", "1"], ["select", "list"], ["setlist", "show", "gig"], ["today"], ["view", "1"], ["log"], ["stats"], ["list", "--json"],
+      ["play", "1", "--device", "null", "--to", "0.2"], ["show", "nope\u{202E}"],
+    ] {
+      let result = try cli.run(command)
+      #expect(!hasRawBidi(result.stdout + result.stderr), "\(command)")
+      #expect((result.stdout + result.stderr).contains("202e"), "\(command): \(result.stdout)")
+    }
+    for name in ["gig.txt", "gig.md"] {
+      try run(["setlist", "print", "gig", "-o", dir.file(name)])
+      let printed = try String(contentsOfFile: dir.file(name), encoding: .utf8)
+      #expect(!hasRawBidi(printed), "\(name)")
+      #expect(printed.contains("\\u202e"), "\(name): \(printed)")
+    }
+    // Typed names and notes follow the one rule: a bidirectional control is refused.
+    let before = try cli.snapshot()
+    for command in [
+      ["setlist", "add", "gig", "1", "--note", "a\u{202E}b"], ["setlist", "new", "x\u{2066}"],
+      ["select", "add", "1", "v\u{202D}", "--bars", "1"], ["set", "1", "--note", "\u{2069}"],
+    ] {
+      let refused = try cli.run(command)
+      #expect(refused.status == 64, "\(command): \(refused.stderr)")
+      #expect(refused.stderr.contains("bidirectional control"), "\(refused.stderr)")
+      #expect(!hasRawBidi(refused.stderr))
+    }
+    #expect(try cli.snapshot() == before)
+  }
+
+  // MARK: 6, 8, 10. What import takes is what the commands take
+
+  /// A library with a song, its map, a selection with settings and a setlist, exported;
+  /// the exported text.
+  func exported() throws -> String {
+    try run(["add", CLI.fixture("demo.wav")])
+    try run(["beats", "import", "1", CLI.fixture("demo.beats")])
+    try run(["set", "1", "--key", "C", "--note", "ballad"])
+    try run(["select", "add", "1", "verse", "--bars", "1-2", "--note", "slow"])
+    try run(["select", "set", "1", "verse", "--speed", "80%"])
+    try run(["setlist", "new", "gig"])
+    try run(["setlist", "add", "gig", "1", "--note", "loud", "--key", "D"])
+    try run(["export", "--all", "-o", dir.file("all.practice")])
+    return try String(contentsOfFile: dir.file("all.practice"), encoding: .utf8)
+  }
+
+  @Test func importRefusesWhatTheCommandsRefuse() throws {
+    let text = try exported()
+    let receiver = CLI(database: dir.file("receiver.sqlite"))
+    try run(["add", CLI.fixture("demo.wav")], receiver)
+    let before = try receiver.snapshot()
+    let big = String(repeating: "x", count: 50_000)
+    for (from, to, message) in [
+      (#""bars":"1-2""#, #""bars":"9-1""#, "no valid span"),
+      (#""bars":"1-2""#, #""bars":" 1-2""#, "no valid span"),
+      (#""note":"loud""#, #""note":"lo\u001bud""#, "control character"),
+      (#""note":"loud""#, #""note":"lo\nud""#, "line break"),
+      (#""note":"loud""#, #""note":"lo\u202eud""#, "bidirectional control"),
+      (#""name":"gig""#, #""name":"g\u001bg""#, "control character"),
+      (#""note":"slow""#, #""note":"\#(big)""#, "50000 bytes long"),
+      (#""note":"ballad""#, #""note":"\#(big)""#, "50000 bytes long"),
+      (#""name":"verse""#, #""name":"\#(big)""#, "50000 bytes long"),
+      (#""key":"D""#, #""key":"H#""#, "which is not a key"),
+      (#""version":1"#, #""version":0"#, "version 0"),
+      (#""version":1"#, #""version":-1"#, "version -1"),
+      (#""format":"practice""#, #""format":"practice","format":"practice""#, "'format' repeats"),
+      (#""name":"verse""#, #""name":"verse","name":"chorus""#, "'name' repeats"),
+    ] {
+      try #require(text.contains(from), "\(from)")
+      let file = dir.file("edited.practice")
+      try text.replacingOccurrences(of: from, with: to).write(
+        toFile: file, atomically: true, encoding: .utf8)
+      let refused = try receiver.run(["import", file])
+      #expect(refused.status == 65, "\(to.prefix(60)): \(refused.stderr)")
+      #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+      #expect(refused.stderr.contains(message), "\(to.prefix(60)): \(refused.stderr)")
+      #expect(try receiver.snapshot() == before)
+    }
+    // The file as exported imports whole.
+    let imported = try run(["import", dir.file("all.practice")], receiver)
+    #expect(imported.stderr.contains("1 selection stored"), "\(imported.stderr)")
+  }
+
+  @Test func aLibraryWithAnotherProgramsLoopNamesReimportsItsBackup() throws {
+    let song = dir.file("practice-song.wav")
+    try Synth.write(Synth.sine(frequency: 220, seconds: 7.5), to: song)
+    try run(["add", song])
+    let xsc = try String(contentsOfFile: CLI.fixture("beats/song.xsc"), encoding: .utf8)
+      .replacingOccurrences(of: ",Verse,", with: ",Ve\u{1B}[2Jr\u{202E}se,")
+    try xsc.write(toFile: dir.file("song.xsc"), atomically: true, encoding: .utf8)
+    try run(["beats", "import", "1", dir.file("song.xsc")])
+    try run(["export", "--all", "-o", dir.file("backup.practice")])
+    let other = CLI(database: dir.file("other.sqlite"))
+    try run(["add", song], other)
+    try run(["import", dir.file("backup.practice")], other)
+    #expect(try run(["select", "list"], other).stdout == run(["select", "list"]).stdout)
+    #expect(try run(["select", "list"]).stdout.contains("Ve\u{FFFD}[2Jr\u{FFFD}se"))
+  }
 }

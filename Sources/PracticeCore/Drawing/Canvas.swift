@@ -262,16 +262,16 @@ final class Canvas {
     return ""
   }
 
-  /// Text from a tag or a name is data: control characters are shown escaped (`\x1b`),
+  /// Text from a tag or a name is data: control characters and bidirectional controls are
+  /// shown escaped (`\x1b`, `\u202e`),
   /// never handed to the font.
   static func printable(_ text: String) -> String {
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-      switch scalar.value {
-      case 0x00..<0x20, 0x7F, 0x80..<0xA0:
-        let hex = String(scalar.value, radix: 16)
-        result.append(contentsOf: ("\\x" + (hex.count < 2 ? "0" : "") + hex).unicodeScalars)
-      default: result.append(scalar)
+      if TextRule.isControl(scalar) {
+        result.append(contentsOf: TextRule.escape(scalar).unicodeScalars)
+      } else {
+        result.append(scalar)
       }
     }
     return String(result)
