@@ -330,4 +330,34 @@ import Testing
     #expect(try run(["select", "list"], other).stdout == run(["select", "list"]).stdout)
     #expect(try run(["select", "list"]).stdout.contains("Ve\u{FFFD}[2Jr\u{FFFD}se"))
   }
+
+  // MARK: 9. A damaged or hand-edited library is refused, naming what is wrong
+
+  @Test func aHandEditedLibraryIsRefusedNamingWhatIsWrong() throws {
+    for (index, (sql, message)) in [
+      ("ALTER TABLE song DROP COLUMN album", "table 'song' has no column 'album'"),
+      (
+        "DELETE FROM grdb_migrations WHERE identifier = 'v9-log-transpose'",
+        "schema change 'v9-log-transpose' cannot be applied"
+      ),
+      ("DROP TABLE song_tag", "it has no table 'song_tag'"),
+      ("ALTER TABLE song ADD COLUMN mood TEXT", "has a column 'mood' practice does not make"),
+    ].enumerated() {
+      let library = CLI(database: dir.file("damaged-\(index).sqlite"))
+      try run(["add", CLI.fixture("sine-440.wav")], library)
+      let edit = try runProgram(
+        "/usr/bin/sqlite3", [library.database, sql], environment: [:], directory: dir.path,
+        scratch: dir.path)
+      try #require(edit.status == 0, "\(edit.stderr)")
+      let before = try library.snapshot()
+      for command in [["list"], ["add", CLI.fixture("chord.wav")], ["show", "1"]] {
+        let refused = try library.run(command)
+        #expect(refused.status == 65, "\(sql) \(command): \(refused.stderr)")
+        #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        #expect(refused.stderr.contains("damaged or was edited by hand"), "\(refused.stderr)")
+        #expect(try library.snapshot() == before, "\(sql) \(command)")
+      }
+    }
+  }
 }
