@@ -53,6 +53,7 @@ struct Tune: ParsableCommand {
   @OptionGroup var a4: ConcertPitchOption
   @Flag(help: "One JSON object per reading on stdout, for scripts.") var json = false
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
@@ -93,6 +94,7 @@ struct Tune: ParsableCommand {
     var latest: TunerReading?
     var lastPitched: TunerReading?
     let concert = a4.hertz
+    let began = Date()
     try Session.withSignals(stop: { stop.set() }) { signalled in
       try tuner.start()
       while !stop.isSet {
@@ -136,7 +138,11 @@ struct Tune: ParsableCommand {
     }
     tuner.stop()
     let lost = tuner.lostAudio
-    if lost.overruns > 0 || lost.droppedFrames > 0 {
+    // A device that is not live (`null`) gives audio faster than it can be heard; what the
+    // ring could not take of it was never behind anything. Audio lost from a live device
+    // is at most what the time it ran could hold.
+    let live = Double(lost.droppedFrames) / Double(capture.sampleRate) <= Date().timeIntervalSince(began) + 1
+    if lost.overruns > 0 || (lost.droppedFrames > 0 && live) {
       Terminal.warning(
         "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost"
       )
@@ -213,6 +219,7 @@ struct Tone: ParsableCommand {
   var notes: [String]
   @OptionGroup var a4: ConcertPitchOption
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
@@ -229,6 +236,11 @@ struct Tone: ParsableCommand {
       throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
     }
     for note in notes where parseToneFrequency(note, a4: a4.hertz) == nil {
+      if let named = Note.parse(note) {
+        throw ValidationError(
+          "'\(note)' is \(formatHertz(named.frequency(a4: a4.hertz))) Hz; tone plays 20 to 8000 Hz "
+            + "(E0 to B8 at A4 = 440)")
+      }
       throw ValidationError(
         "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
       )

@@ -360,4 +360,31 @@ import Testing
       }
     }
   }
+
+  // MARK: 10. Smaller things
+
+  @Test func smallerRefusalsAndAcceptances() throws {
+    try run(["add", CLI.fixture("demo.wav")])
+    try run(["beats", "import", "1", CLI.fixture("demo.beats")])
+    try run(["select", "add", "1", "verse", "--bars", "1-2"])
+    // -0 is the start.
+    try run(["render", "1", "--from", "-0", "--to", "0.5", "-o", dir.file("r.wav")])
+    try cli.expectRefusal(
+      ["render", "1", "--from", "-0.5", "-o", dir.file("r.wav")], status: 64,
+      message: "before the start")
+    for (arguments, message) in [
+      (["select", "set", "1", "verse", "--click", "--no-click"], "'--no-click'"),
+      (["play", "1", "--click", "--no-click", "--device", "null"], "'--no-click'"),
+      (["tone", "C-1", "--device", "null", "--duration", "0.1"], "'C-1' is 8.18 Hz"),
+      (["tone", "B9", "--device", "null", "--duration", "0.1"], "'B9' is 15804"),
+      (["tone", "A4", "--duration", "-1", "--device", "null"], "--duration -1.0 is out of range"),
+      (["tune", "--device", "null", "--duration", "-1"], "--duration -1.0 is out of range"),
+    ] {
+      try cli.expectRefusal(arguments, status: 64, message: message)
+    }
+    // A device that is not live loses nothing worth a warning.
+    let tuned = try run(["tune", "--device", "null", "--duration", "1"])
+    #expect(!tuned.stderr.contains("dropped"), "\(tuned.stderr)")
+    #expect(tuned.stderrLines.count == 1, "\(tuned.stderr)")
+  }
 }
