@@ -94,7 +94,6 @@ struct Tune: ParsableCommand {
     var latest: TunerReading?
     var lastPitched: TunerReading?
     let concert = a4.hertz
-    let began = Date()
     try Session.withSignals(stop: { stop.set() }) { signalled in
       try tuner.start()
       while !stop.isSet {
@@ -138,11 +137,7 @@ struct Tune: ParsableCommand {
     }
     tuner.stop()
     let lost = tuner.lostAudio
-    // A device that is not live (`null`) gives audio faster than it can be heard; what the
-    // ring could not take of it was never behind anything. Audio lost from a live device
-    // is at most what the time it ran could hold.
-    let live = Double(lost.droppedFrames) / Double(capture.sampleRate) <= Date().timeIntervalSince(began) + 1
-    if lost.overruns > 0 || (lost.droppedFrames > 0 && live) {
+    if lost.overruns > 0 || lost.droppedFrames > 0 {
       Terminal.warning(
         "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost"
       )
@@ -240,6 +235,13 @@ struct Tone: ParsableCommand {
         throw ValidationError(
           "'\(note)' is \(formatHertz(named.frequency(a4: a4.hertz))) Hz; tone plays 20 to 8000 Hz "
             + "(E0 to B8 at A4 = 440)")
+      }
+      // A note name past G9, the highest MIDI note (B9, C#9…).
+      if let first = note.first, "ABCDEFGabcdefg".contains(first), note.last?.isNumber == true,
+        note.hasSuffix("9")
+      {
+        throw ValidationError(
+          "'\(note)' is above G9, the highest note; tone plays 20 to 8000 Hz (E0 to B8 at A4 = 440)")
       }
       throw ValidationError(
         "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"

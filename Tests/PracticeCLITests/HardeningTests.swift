@@ -4,24 +4,13 @@ import Testing
 
 /// Issue 23, "Reliability and security": each bad input gets its documented exit code, one
 /// line on stderr, and leaves the library exactly as it was.
-@Suite struct HardeningTests {
+@Suite struct HardeningTests: RefusalSuite {
   let dir = TemporaryDirectory()
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   init() throws {
     // A library with one song in it, so "unchanged" means something.
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
-  }
-
-  /// The refusal checks (`CLI.expectRefusal`) on this suite's library, run by `given`
-  /// (another environment) when one is given.
-  @discardableResult
-  func expectFailure(
-    _ arguments: [String], status: Int32, message: String, cli given: CLI? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> CommandResult {
-    try (given ?? cli).expectRefusal(
-      arguments, status: status, message: message, leaving: cli, sourceLocation: sourceLocation)
   }
 
   // MARK: 1. Numbers are range-checked before arithmetic
@@ -347,7 +336,7 @@ import Testing
     let whole = dir.file("whole.flac")
     try Synth.write(Synth.sine(frequency: 440, seconds: 30, amplitude: 0.5), to: whole)
     var data = try Data(contentsOf: URL(fileURLWithPath: whole))
-    var generator = SystemRandomNumberGenerator()
+    var generator = SeededRandom()
     for i in (data.count / 4)..<data.count {
       data[i] = UInt8.random(in: 0...255, using: &generator)
     }

@@ -271,19 +271,27 @@ final class Tmux: @unchecked Sendable {
       .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
   }
 
-  /// Polls the screen until `condition` holds (10 s at most); returns the screen.
+  /// Polls the screen until `condition` holds; returns the screen. Waits on practice, not
+  /// on a clock: as long as it runs (a loaded machine may take minutes to get there), and
+  /// fails once it has exited without the screen showing it (a last look after the exit);
+  /// 10 minutes bound a practice that hangs.
   func waitFor(_ condition: (String) -> Bool) throws -> String {
-    for _ in 0..<200 {
+    let deadline = Date().addingTimeInterval(600)
+    while Date() < deadline {
+      let exited = FileManager.default.fileExists(atPath: file("status"))
       let text = screen()
       if condition(text) { return text }
+      if exited {
+        throw PracticeTestError("practice exited without showing what was expected:\n\(text)")
+      }
       usleep(50_000)
     }
     throw PracticeTestError("the screen never showed what was expected:\n\(screen())")
   }
 
-  /// Waits for practice to exit; its status.
+  /// Waits for practice to exit (10 minutes at most, a hang); its status.
   func waitForExit() throws -> Int32 {
-    for _ in 0..<200 {
+    for _ in 0..<12_000 {
       if let text = try? String(contentsOfFile: file("status"), encoding: .utf8),
         let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
       {

@@ -376,7 +376,7 @@ import Testing
       (["select", "set", "1", "verse", "--click", "--no-click"], "'--no-click'"),
       (["play", "1", "--click", "--no-click", "--device", "null"], "'--no-click'"),
       (["tone", "C-1", "--device", "null", "--duration", "0.1"], "'C-1' is 8.18 Hz"),
-      (["tone", "B9", "--device", "null", "--duration", "0.1"], "'B9' is 15804"),
+      (["tone", "B9", "--device", "null", "--duration", "0.1"], "'B9' is above G9"),
       (["tone", "A4", "--duration", "-1", "--device", "null"], "--duration -1.0 is out of range"),
       (["tune", "--device", "null", "--duration", "-1"], "--duration -1.0 is out of range"),
     ] {

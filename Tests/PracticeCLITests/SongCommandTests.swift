@@ -42,6 +42,32 @@ import Testing
     #expect(list.contains("1\ta\t\t0:00.5\t") && list.contains("2\tb\t\t0:00.8\t"), "\(list)")
   }
 
+  /// `add PATH` of a file rewritten in place with the same size (another take, same
+  /// length) and a new modification time reads it again: the new content's fingerprint.
+  @Test func addOfASameSizeRewriteTakesTheNewContent() throws {
+    let path = try song("take.wav", frequency: 440)
+    #expect(try cli.run(["add", path]).status == 0)
+    func hash() throws -> String? {
+      try cli.run(["show", "1"]).stdout.split(separator: "\n")
+        .first { $0.hasPrefix("content_hash ") }.map(String.init)
+    }
+    let before = try #require(try hash())
+    let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+    try Synth.write(Synth.sine(frequency: 660, seconds: 0.5), to: path)
+    try FileManager.default.setAttributes(
+      [.modificationDate: (modified ?? Date()).addingTimeInterval(60)], ofItemAtPath: path)
+    try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size)
+    let again = try cli.run(["add", path])
+    #expect(again.status == 0 && again.stdout == "1\ttake\n", "\(again.stderr)")
+    let after = try #require(try hash())
+    #expect(after != before, "the fingerprint of the old content was kept")
+    // And it is the fingerprint a new library gives the new content.
+    let fresh = CLI(database: dir.file("fresh.sqlite"))
+    #expect(try fresh.run(["add", path]).status == 0)
+    #expect(try fresh.run(["show", "1"]).stdout.contains(after + "\n"))
+  }
+
   @Test func addContinuesPastABadFileAndExitsWithItsCode() throws {
     let good = try song("good.wav")
     let bad = dir.file("bad.m4a")
