@@ -129,7 +129,9 @@ public final class OutputFile {
   /// Marks a library this process opened: no output is written over it or its -wal and
   /// -shm files.
   public static func protect(library path: String) {
-    protectedLock.withLock { protectedPaths.append(path) }
+    protectedLock.withLock {
+      if !protectedPaths.contains(path) { protectedPaths.append(path) }
+    }
   }
 
   /// Refuses (73) a target that must not be replaced; see the type's summary.
