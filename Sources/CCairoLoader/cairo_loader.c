@@ -1,4 +1,6 @@
 #include <dlfcn.h>
+#include <errno.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <cairo/cairo.h>
@@ -12,6 +14,9 @@ static struct {
   cairo_surface_t *(*cairo_image_surface_create_from_png)(const char *filename);
   cairo_surface_t *(*cairo_pdf_surface_create)(const char *filename, double width_in_points, double height_in_points);
   cairo_surface_t *(*cairo_svg_surface_create)(const char *filename, double width_in_points, double height_in_points);
+  cairo_surface_t *(*cairo_pdf_surface_create_for_stream)(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points);
+  cairo_surface_t *(*cairo_svg_surface_create_for_stream)(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points);
+  cairo_status_t(*cairo_surface_write_to_png_stream)(cairo_surface_t *surface, cairo_write_func_t write_func, void *closure);
   unsigned char *(*cairo_image_surface_get_data)(cairo_surface_t *surface);
   int(*cairo_image_surface_get_width)(cairo_surface_t *surface);
   int(*cairo_image_surface_get_height)(cairo_surface_t *surface);
@@ -66,6 +71,9 @@ static void load(void) {
   RESOLVE(cairo_image_surface_create_from_png)
   RESOLVE(cairo_pdf_surface_create)
   RESOLVE(cairo_svg_surface_create)
+  RESOLVE(cairo_pdf_surface_create_for_stream)
+  RESOLVE(cairo_svg_surface_create_for_stream)
+  RESOLVE(cairo_surface_write_to_png_stream)
   RESOLVE(cairo_image_surface_get_data)
   RESOLVE(cairo_image_surface_get_width)
   RESOLVE(cairo_image_surface_get_height)
@@ -118,6 +126,9 @@ cairo_surface_t *cairo_image_surface_create(cairo_format_t format, int width, in
 cairo_surface_t *cairo_image_surface_create_from_png(const char *filename) { return ready() ? real.cairo_image_surface_create_from_png(filename) : NULL; }
 cairo_surface_t *cairo_pdf_surface_create(const char *filename, double width_in_points, double height_in_points) { return ready() ? real.cairo_pdf_surface_create(filename, width_in_points, height_in_points) : NULL; }
 cairo_surface_t *cairo_svg_surface_create(const char *filename, double width_in_points, double height_in_points) { return ready() ? real.cairo_svg_surface_create(filename, width_in_points, height_in_points) : NULL; }
+cairo_surface_t *cairo_pdf_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) { return ready() ? real.cairo_pdf_surface_create_for_stream(write_func, closure, width_in_points, height_in_points) : NULL; }
+cairo_surface_t *cairo_svg_surface_create_for_stream(cairo_write_func_t write_func, void *closure, double width_in_points, double height_in_points) { return ready() ? real.cairo_svg_surface_create_for_stream(write_func, closure, width_in_points, height_in_points) : NULL; }
+cairo_status_t cairo_surface_write_to_png_stream(cairo_surface_t *surface, cairo_write_func_t write_func, void *closure) { return real.cairo_surface_write_to_png_stream(surface, write_func, closure); }
 unsigned char *cairo_image_surface_get_data(cairo_surface_t *surface) { return real.cairo_image_surface_get_data(surface); }
 int cairo_image_surface_get_width(cairo_surface_t *surface) { return real.cairo_image_surface_get_width(surface); }
 int cairo_image_surface_get_height(cairo_surface_t *surface) { return real.cairo_image_surface_get_height(surface); }
@@ -151,3 +162,19 @@ void cairo_set_font_size(cairo_t *cr, double size) { real.cairo_set_font_size(cr
 void cairo_show_text(cairo_t *cr, const char *utf8) { real.cairo_show_text(cr, utf8); }
 void cairo_text_extents(cairo_t *cr, const char *utf8, cairo_text_extents_t *extents) { real.cairo_text_extents(cr, utf8, extents); }
 void cairo_show_page(cairo_t *cr) { real.cairo_show_page(cr); }
+
+cairo_status_t practice_cairo_fd_write(void *closure, const unsigned char *data, unsigned int length) {
+  struct practice_cairo_sink *sink = closure;
+  if (sink->error != 0) return CAIRO_STATUS_WRITE_ERROR;
+  while (length > 0) {
+    ssize_t n = write(sink->fd, data, length);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      sink->error = errno;
+      return CAIRO_STATUS_WRITE_ERROR;
+    }
+    data += n;
+    length -= (unsigned int)n;
+  }
+  return CAIRO_STATUS_SUCCESS;
+}

@@ -377,7 +377,7 @@ func shellQuoted(_ text: String) -> String {
   }
   if plain && !text.isEmpty { return text }
   let control = text.unicodeScalars.contains {
-    $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || PathBytes.byte(carriedBy: $0) != nil
+    TextRule.isControl($0) || PathBytes.byte(carriedBy: $0) != nil
   }
   guard control else { return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
   var out = "$'"
@@ -389,7 +389,7 @@ func shellQuoted(_ text: String) -> String {
       out += String(format: "\\x%02x", scalar.value)
     case _ where PathBytes.byte(carriedBy: scalar) != nil:
       out += String(format: "\\x%02x", PathBytes.byte(carriedBy: scalar) ?? 0)
-    case _ where (0x80..<0xA0).contains(scalar.value):
+    case _ where TextRule.isControl(scalar):
       out += String(format: "\\u%04x", scalar.value)
     default: out.unicodeScalars.append(scalar)
     }

@@ -136,8 +136,11 @@ enum Manual {
     ),
     (
       ".NAME.PID-RANDOM.partial",
-      "render -o NAME writes beside its output under this hidden name, created exclusively, and "
-        + "renames it into place when done."
+      "Every file practice writes (render, export, view -o, stats -o, setlist print -o NAME) is "
+        + "written beside it under this hidden name, created exclusively and never through a "
+        + "link, flushed to the disk and renamed into place when done; a failure removes it. A "
+        + "link at NAME is replaced, never followed; a directory, a device, the library in use "
+        + "and any SQLite database are never written over (exit 73)."
     ),
   ]
 

@@ -77,7 +77,7 @@ struct SettingsOptions: ParsableArguments {
   var countIn: Int?
 
   @Flag(
-    inversion: .prefixedNo,
+    inversion: .prefixedNo, exclusivity: .exclusive,
     help:
       "Click on every beat of the beat map, accented on downbeats (--no-click: not even when the selection's settings say so)."
   )
@@ -287,7 +287,7 @@ struct PlaybackOptions: ParsableArguments {
   /// ones too: `69-`), times (`--to end`), not both.
   static func checkRange(bars: String?, from: String?, to: String?) throws {
     for (flag, text) in [("--from", from), ("--to", to)] where !(flag == "--to" && text == "end") {
-      if let text, text.hasPrefix("-") {
+      if let text, text.hasPrefix("-"), parseTime(text) == nil {
         throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
       }
       if let text, parseTime(text) == nil {

@@ -322,9 +322,9 @@ struct SetlistPrint: ParsableCommand {
         }
       ).writePDF(to: output, paper: paper)
     case "md":
-      try writeAtomically(Data(StandLine.markdown(found.name, lines).utf8), to: output)
+      try OutputFile.write(Data(StandLine.markdown(found.name, lines).utf8), to: output)
     default:
-      try writeAtomically(Data(StandLine.text(found.name, lines).utf8), to: output)
+      try OutputFile.write(Data(StandLine.text(found.name, lines).utf8), to: output)
     }
     Terminal.say("wrote setlist '\(found.name)' (\(lines.count == 1 ? "1 entry" : "\(lines.count) entries")) to \(output)")
   }

@@ -41,7 +41,7 @@ struct Export: ParsableCommand {
       chosen.append(song)
     }
     let file = try library.export(songs: chosen, setlists: setlists)
-    try writeAtomically(try file.encoded(), to: output)
+    try OutputFile.write(try file.encoded(), to: output)
     let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }
     let selections = file.songs.reduce(0) { $0 + $1.selections.count }
     Terminal.say(
@@ -79,6 +79,12 @@ struct Import: ParsableCommand {
         "not in the library: '\(missing.title)'" + (missing.artist.map { " by \($0)" } ?? "")
           + " (\(formatTime(missing.duration))); add its file and import again")
     }
+    for duplicate in report.duplicates {
+      Terminal.warning(
+        "'\(duplicate.shared.title)' in '\(file)' is the same recording as '\(duplicate.first.title)' "
+          + "before it, both found as song \(duplicate.song.id ?? 0) '\(duplicate.song.title)'; "
+          + "only the first was imported (add the other copy and import again for both)")
+    }
     Terminal.records(report.found.map { ["\($0.song.id ?? 0)", $0.song.title] })
     var parts = ["found \(report.found.count) of \(counted(shared.songs.count, "song"))"]
     parts.append("\(counted(report.mapsStored, "beat map")) stored")
@@ -106,36 +112,3 @@ struct Import: ParsableCommand {
 
 /// `1 song`, `3 songs`.
 func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-
-/// Writes `data` to a new file beside `path` and renames it over `path`, so a reader never
-/// sees half a file and a failed write leaves what was there.
-func writeAtomically(_ data: Data, to path: String) throws {
-  let directory = (path as NSString).deletingLastPathComponent
-  // Only a regular file is replaced: never a directory, a device or a link (`/dev/stdout`).
-  var status = stat()
-  if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-    let what = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
-    throw PracticeError(.cannotCreate, "'\(path)' is \(what); give a new file name with -o")
-  }
-  let partial =
-    (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).partial"
-  let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-  guard descriptor >= 0 else {
-    let reason = String(cString: strerror(errno))
-    throw PracticeError(
-      .cannotCreate, "cannot create '\(path)' (\(reason)); check the folder exists and is writable")
-  }
-  let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-  do {
-    try handle.write(contentsOf: data)
-    try handle.synchronize()
-    try handle.close()
-    guard rename(partial, path) == 0 else {
-      throw PracticeError(.io, "cannot rename to '\(path)': \(String(cString: strerror(errno)))")
-    }
-  } catch {
-    unlink(partial)
-    if let failure = error as? any PracticeFailure { throw failure }
-    throw PracticeError(.io, "cannot write '\(path)': \(error.localizedDescription); check the disk")
-  }
-}

@@ -2,9 +2,10 @@ import Foundation
 import PracticeCore
 
 /// The one door to the terminal: every text the CLI prints to stdout or stderr goes out
-/// here. Control characters (C0, DEL and C1) in what is printed are shown escaped, `\x1b`
-/// or `\u009b`, so that a tag, a file name or a selection name read from a file can never
-/// move the cursor, retitle the window or clear the screen. Tabs and newlines are kept only
+/// here. Control characters (C0, DEL and C1) and bidirectional controls (U+202A–U+202E,
+/// U+2066–U+2069: `TextRule.isControl`) in what is printed are shown escaped, `\x1b`,
+/// `\u009b` or `\u202e`, so that a tag, a file name or a selection name read from a file
+/// can never move the cursor, retitle the window, clear the screen or reorder a line. Tabs and newlines are kept only
 /// where they are the program's own: between the fields and records it writes.
 ///
 /// Stdout is data, stderr is talk: lists and reports go to stdout; errors, warnings,
@@ -130,9 +131,7 @@ enum Terminal {
         result.append(contentsOf: ("\\x" + String(byte, radix: 16)).unicodeScalars)
         continue
       }
-      let hex = String(scalar.value, radix: 16)
-      let escape = scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u00" + hex
-      result.append(contentsOf: escape.unicodeScalars)
+      result.append(contentsOf: TextRule.escape(scalar).unicodeScalars)
     }
     return String(result)
   }
@@ -143,8 +142,7 @@ enum Terminal {
     // A backslash, and a byte of a file name that is not UTF-8: text the program wrote
     // whole (JSON) has its own escapes and holds them as they are.
     case 0x5C, 0x10FD80...0x10FDFF: return !keepingLayout
-    case 0x00..<0x20, 0x7F, 0x80..<0xA0: return true
-    default: return false
+    default: return TextRule.isControl(scalar)
     }
   }
 

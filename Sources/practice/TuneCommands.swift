@@ -53,6 +53,7 @@ struct Tune: ParsableCommand {
   @OptionGroup var a4: ConcertPitchOption
   @Flag(help: "One JSON object per reading on stdout, for scripts.") var json = false
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
@@ -213,6 +214,7 @@ struct Tone: ParsableCommand {
   var notes: [String]
   @OptionGroup var a4: ConcertPitchOption
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
@@ -229,6 +231,18 @@ struct Tone: ParsableCommand {
       throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
     }
     for note in notes where parseToneFrequency(note, a4: a4.hertz) == nil {
+      if let named = Note.parse(note) {
+        throw ValidationError(
+          "'\(note)' is \(formatHertz(named.frequency(a4: a4.hertz))) Hz; tone plays 20 to 8000 Hz "
+            + "(E0 to B8 at A4 = 440)")
+      }
+      // A note name past G9, the highest MIDI note (B9, C#9…).
+      if let first = note.first, "ABCDEFGabcdefg".contains(first), note.last?.isNumber == true,
+        note.hasSuffix("9")
+      {
+        throw ValidationError(
+          "'\(note)' is above G9, the highest note; tone plays 20 to 8000 Hz (E0 to B8 at A4 = 440)")
+      }
       throw ValidationError(
         "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
       )

@@ -120,7 +120,8 @@ struct View: ParsableCommand {
     if try library.storedWaveformSummary(for: song) == nil, isatty(STDERR_FILENO) == 1 {
       Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
     }
-    let summary = try library.waveformSummary(for: song).summary
+    // Kept only once the picture is written: a failed command leaves the library as it was.
+    let (summary, computed) = try library.waveformSummary(for: song, store: output == nil)
 
     if let output, let format = PictureFormat(path: output) {
       let content = OverviewContent(
@@ -129,6 +130,7 @@ struct View: ParsableCommand {
       try OverviewPicture.write(
         content, to: output, format: format, width: width.map(Double.init),
         waveHeight: height.map(Double.init))
+      if computed { try library.keepWaveformSummary(summary, for: song) }
       Terminal.say("wrote \(output)")
       return
     }

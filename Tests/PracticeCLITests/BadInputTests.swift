@@ -4,24 +4,13 @@ import Testing
 
 /// Every bad input: the documented exit code, one line on stderr saying what to do, and
 /// the library exactly as it was.
-@Suite struct BadInputTests {
+@Suite struct BadInputTests: RefusalSuite {
   let dir = TemporaryDirectory()
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
   init() throws {
     // A library with one song in it, so "unchanged" means something.
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
-  }
-
-  /// The refusal checks (`CLI.expectRefusal`) on this suite's library.
-  @discardableResult
-  func expectFailure(
-    _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
-    asUser user: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> CommandResult {
-    try cli.expectRefusal(
-      arguments, status: status, message: message, usageHint: usageHint, asUser: user,
-      sourceLocation: sourceLocation)
   }
 
   @Test func missingFile() throws {
@@ -100,7 +89,7 @@ import Testing
 
   @Test func randomBytesNamedWav() throws {
     let junk = dir.file("junk.wav")
-    var generator = SystemRandomNumberGenerator()
+    var generator = SeededRandom()
     FileManager.default.createFile(
       atPath: junk,
       contents: Data((0..<20000).map { _ in UInt8.random(in: 0...255, using: &generator) }))

@@ -44,15 +44,10 @@ import Testing
     return 10 + size
   }
 
-  /// Deterministic noise bytes (xorshift).
+  /// Deterministic noise bytes.
   func noise(_ count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
-    return (0..<count).map { _ in
-      state ^= state << 13
-      state ^= state >> 7
-      state ^= state << 17
-      return UInt8(truncatingIfNeeded: state)
-    }
+    var random = SeededRandom(seed: seed)
+    return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
   }
 
   /// No line of libmpg123's own (`Note:`, `Warning:`, `[src/libmpg123/…] error:`).

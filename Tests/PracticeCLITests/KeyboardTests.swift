@@ -98,7 +98,9 @@ import TestSupport
     tmux.send("?")
     _ = try tmux.waitFor { $0.contains("keys: space pause") }
     tmux.send("Space")
-    _ = try tmux.waitFor { !$0.contains("paused") && $0.contains(#/bar 5\.[1-4]/8 · pass 1/∞ · 'riff'/#) }
+    // Playing again, in the riff's loop (a loaded machine may be past its first pass by the
+    // time the screen is read: any pass will do).
+    _ = try tmux.waitFor { !$0.contains("paused") && $0.contains(#/bar 5\.[1-4]/8 · pass \d+/∞ · 'riff'/#) }
     tmux.send("Escape")
     #expect(try tmux.waitForExit() == 0)
     #expect(tmux.terminalRestored)
@@ -318,19 +320,27 @@ final class Tmux: @unchecked Sendable {
       .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
   }
 
-  /// Polls the screen until `condition` holds (10 s at most); returns the screen.
+  /// Polls the screen until `condition` holds; returns the screen. Waits on practice, not
+  /// on a short clock: as long as it runs (a loaded machine may take a minute to get
+  /// there), and fails once it has exited without the screen showing it (a last look after
+  /// the exit); 2 minutes bound a practice that hangs or a screen that never comes.
   func waitFor(_ condition: (String) -> Bool) throws -> String {
-    for _ in 0..<200 {
+    let deadline = Date().addingTimeInterval(120)
+    while Date() < deadline {
+      let exited = FileManager.default.fileExists(atPath: file("status"))
       let text = screen()
       if condition(text) { return text }
+      if exited {
+        throw PracticeTestError("practice exited without showing what was expected:\n\(text)")
+      }
       usleep(50_000)
     }
     throw PracticeTestError("the screen never showed what was expected:\n\(screen())")
   }
 
-  /// Waits for practice to exit; its status.
+  /// Waits for practice to exit (2 minutes at most, a hang); its status.
   func waitForExit() throws -> Int32 {
-    for _ in 0..<200 {
+    for _ in 0..<2400 {
       if let text = try? String(contentsOfFile: file("status"), encoding: .utf8),
         let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
       {

@@ -30,3 +30,24 @@ extension CLI {
     return result
   }
 }
+
+/// A suite with a library of its own (`cli`); `expectFailure` is the refusal checks
+/// (`CLI.expectRefusal`) on it: the one helper every suite of refusals uses.
+protocol RefusalSuite {
+  var cli: CLI { get }
+}
+
+extension RefusalSuite {
+  /// Runs `arguments` (through `given`, another environment, when one is given; as `user`
+  /// when given) and checks the refusal, this suite's library left exactly as it was.
+  @discardableResult
+  func expectFailure(
+    _ arguments: [String], status: Int32, message: String, usageHint: Bool = false,
+    asUser user: String? = nil, cli given: CLI? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> CommandResult {
+    try (given ?? cli).expectRefusal(
+      arguments, status: status, message: message, usageHint: usageHint, asUser: user,
+      leaving: cli, sourceLocation: sourceLocation)
+  }
+}

@@ -67,6 +67,26 @@ import TestSupport
     #expect(ends[2].timeIntervalSince(ends[0]) >= 1.5)
   }
 
+  /// An entry's `--key` is a transposition from the song's own key, and it is what plays:
+  /// in the `playing` line, in the log, and in the sound (440 Hz up a whole tone).
+  @Test func anEntrysKeyTransposesThePlay() throws {
+    try gig([])
+    #expect(try cli.run(["set", "2", "--key", "A"]).status == 0)
+    #expect(try cli.run(["setlist", "add", "gig", "2", "--key", "B"]).status == 0)
+    let out = dir.file("heard.wav")
+    let result = try cli.run([
+      "setlist", "play", "gig", "--device", "file:FILE=\(out),FORMAT=wav",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("transpose +2"), "\(result.stderr)")
+    #expect(try plays().map { $0["transpose"] as? Double } == [2])
+    let (info, stereo) = try Synth.read(out)
+    let left = stride(from: 0, to: stereo.count, by: info.channels).map { stereo[$0] }
+    try #require(left.count > 44100)
+    let measured = try #require(zeroCrossingFrequency(left[22050..<44100], sampleRate: Double(info.sampleRate)))
+    #expect(abs(measured - 440 * pow(2, 2.0 / 12)) < 2, "\(measured) Hz")
+  }
+
   @Test func fromStartsAtAnEntryAndWaitGoesOnAtTheEndOfInput() throws {
     try gig([["2"], ["1", "--repeat", "2"], ["2", "--speed", "90%"]])
     // stdin is /dev/null: --wait goes on at once.

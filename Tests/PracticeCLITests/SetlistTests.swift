@@ -96,6 +96,22 @@ import TestSupport
     #expect(
       try cli.run(["setlist", "show", "gig"]).stdout
         == "1\t2\tTwo\t\t\t-3\t\t\t\n2\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n3\t2\tTwo\t\t\t\t\t\tsegue\n")
+    // Down: the entry lands at the place asked for, the ones after it move up.
+    #expect(try cli.run(["setlist", "move", "gig", "1", "3"]).status == 0)
+    #expect(
+      try cli.run(["setlist", "show", "gig"]).stdout
+        == "1\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n2\t2\tTwo\t\t\t\t\t\tsegue\n3\t2\tTwo\t\t\t-3\t\t\t\n")
+    #expect(try cli.run(["setlist", "move", "gig", "1", "2"]).status == 0)
+    #expect(
+      try cli.run(["setlist", "show", "gig"]).stdout
+        == "1\t2\tTwo\t\t\t\t\t\tsegue\n2\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n3\t2\tTwo\t\t\t-3\t\t\t\n")
+    // Back as it was (down one, up two twice), then up from the end.
+    #expect(try cli.run(["setlist", "move", "gig", "2", "3"]).status == 0)
+    #expect(try cli.run(["setlist", "move", "gig", "3", "1"]).status == 0)
+    #expect(try cli.run(["setlist", "move", "gig", "3", "1"]).status == 0)
+    #expect(
+      try cli.run(["setlist", "show", "gig"]).stdout
+        == "1\t2\tTwo\t\t\t-3\t\t\t\n2\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n3\t2\tTwo\t\t\t\t\t\tsegue\n")
     #expect(try cli.run(["setlist", "move", "gig", "3", "1"]).status == 0)
     #expect(try cli.run(["setlist", "rm", "gig", "2"]).status == 0)
     #expect(

@@ -42,6 +42,33 @@ import Testing
     #expect(list.contains("1\ta\t\t0:00.5\t") && list.contains("2\tb\t\t0:00.8\t"), "\(list)")
   }
 
+  /// `add PATH` of a file rewritten in place with the same size (another take, same
+  /// length) and a new modification time reads it again: the new content's fingerprint.
+  @Test func addOfASameSizeRewriteTakesTheNewContent() throws {
+    let path = try song("take.wav", frequency: 440)
+    #expect(try cli.run(["add", path]).status == 0)
+    // From `list --json`, which reads the library as it is (`show` would rescan the file).
+    func hash(_ cli: CLI) throws -> String? {
+      let rows = try JSONSerialization.jsonObject(with: Data(try cli.run(["list", "--json"]).stdout.utf8))
+      return (rows as? [[String: Any]])?.first?["content_hash"] as? String
+    }
+    let before = try #require(try hash(cli))
+    let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    let modified = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+    try Synth.write(Synth.sine(frequency: 660, seconds: 0.5), to: path)
+    try FileManager.default.setAttributes(
+      [.modificationDate: (modified ?? Date()).addingTimeInterval(60)], ofItemAtPath: path)
+    try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size)
+    let again = try cli.run(["add", path])
+    #expect(again.status == 0 && again.stdout == "1\ttake\n", "\(again.stderr)")
+    let after = try #require(try hash(cli))
+    #expect(after != before, "the fingerprint of the old content was kept")
+    // And it is the fingerprint a new library gives the new content.
+    let fresh = CLI(database: dir.file("fresh.sqlite"))
+    #expect(try fresh.run(["add", path]).status == 0)
+    #expect(try hash(fresh) == after)
+  }
+
   @Test func addContinuesPastABadFileAndExitsWithItsCode() throws {
     let good = try song("good.wav")
     let bad = dir.file("bad.m4a")

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `practice view` and the pictures (`view -o`, `stats SONG -o`), run as the built binary.
-@Suite struct ViewTests {
+@Suite struct ViewTests: RefusalSuite {
   let dir = TemporaryDirectory()
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
@@ -121,25 +121,15 @@ import Testing
 
   @Test func badInputIsOneLineAndChangesNothing() throws {
     _ = try prepare(map: false, selections: false)
-    func expectFailure(_ arguments: [String], status: Int32, _ message: String) throws {
-      let before = try cli.snapshot()
-      let result = try cli.run(arguments)
-      #expect(result.status == status, "\(arguments): \(result.stderr)")
-      #expect(result.stdout.isEmpty)
-      #expect(
-        result.stderrLines.count == 1 && result.stderr.hasPrefix("practice: "), "\(result.stderr)")
-      #expect(result.stderr.contains(message), "\(result.stderr)")
-      #expect(try cli.snapshot() == before)
-    }
-    try expectFailure(["view", "1", "--bars", "9-12"], status: 66, "has no beat map")
-    try expectFailure(["view", "1", "--bars", "x"], status: 64, "is not a bar range")
-    try expectFailure(["view", "1", "--width", "5"], status: 64, "use 20 to 1000 columns")
-    try expectFailure(["view", "1", "--height", "0"], status: 64, "use 1 to 40 rows")
-    try expectFailure(["view", "1", "--from", "0:40"], status: 64, "past the end")
-    try expectFailure(["view", "1", "-o", dir.file("x.gif")], status: 64, ".png, .svg or .pdf")
+    try expectFailure(["view", "1", "--bars", "9-12"], status: 66, message: "has no beat map")
+    try expectFailure(["view", "1", "--bars", "x"], status: 64, message: "is not a bar range")
+    try expectFailure(["view", "1", "--width", "5"], status: 64, message: "use 20 to 1000 columns")
+    try expectFailure(["view", "1", "--height", "0"], status: 64, message: "use 1 to 40 rows")
+    try expectFailure(["view", "1", "--from", "0:40"], status: 64, message: "past the end")
+    try expectFailure(["view", "1", "-o", dir.file("x.gif")], status: 64, message: ".png, .svg or .pdf")
     try expectFailure(
-      ["view", "1", "-o", dir.file("no/such/dir/x.png")], status: 73, "cannot write")
-    try expectFailure(["view", "7"], status: 66, "no song with id 7")
+      ["view", "1", "-o", dir.file("no/such/dir/x.png")], status: 73, message: "cannot write")
+    try expectFailure(["view", "7"], status: 66, message: "no song with id 7")
     #expect(!FileManager.default.fileExists(atPath: dir.file("x.gif")))
   }
 

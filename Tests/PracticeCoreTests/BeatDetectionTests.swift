@@ -719,7 +719,7 @@ import Testing
   /// Notes at irregular times (a cadenza, free time): no steady beat, but music, so a map
   /// all the same, with a warning to check it by ear; under hiss 3 dB down, music still.
   @Test func musicWithoutASteadyBeatGetsAMapWithAWarning() throws {
-    var random = SplitMix(seed: 7)
+    var random = SeededRandom(seed: 7)
     var samples = [Float](repeating: 0, count: 44100 * 20)
     var t = 0.3
     while t < 19 {

@@ -155,6 +155,23 @@ struct Fixture {
     #expect(overview.lines[3].contains(TextRun(String(repeating: "░", count: 16), .peak)))
   }
 
+  /// A span that starts and ends inside a column (64 columns over 32 s: 10.25 s is column
+  /// 20.5, 14.75 s column 29.5) starts in the column its start falls in and ends in the
+  /// one before the column its end falls in, as spans on whole columns do.
+  @Test func aSpanStartingMidColumnStartsInThatColumn() throws {
+    let rate = Int64(Fixture.rate)
+    let frames = (rate * 41 / 4)..<(rate * 59 / 4)
+    let spans: [OverviewContent.Span] = [.init(name: "mid", frames: frames, colour: 0)]
+    let layout = OverviewLayout(
+      try content(map: Fixture.beatMap(), selections: spans), width: 64) { Double($0.count) }
+    #expect(layout.spans.map(\.start) == [20.5] && layout.spans.map(\.end) == [29.5])
+    let overview = TextOverview(
+      try content(map: Fixture.beatMap(), selections: spans), width: 64, height: 4)
+    let row = Array(overview.plainText[7])
+    #expect(String(row[0..<20]).trimmingCharacters(in: .whitespaces).isEmpty, "\(String(row))")
+    #expect(String(row[20..<29]) == "├mid────┤", "\(String(row))")
+  }
+
   @Test func barLabelsThinOutAsSpaceAllows() throws {
     let map = try Fixture.beatMap()
     // 16 bars in 20 columns: 1.25 columns a bar; labels every 2 bars collide ("11" needs 3

@@ -64,6 +64,25 @@ import Testing
     #expect(loop.focus(cursor: nil) == loop.frames.lowerBound)
   }
 
+  /// A selection and a loop that start and end inside a column (window bars 9-12, 8 s on
+  /// 64 columns: 17.3125 s is column 10.5, 19.5625 s column 28.5) start in that column.
+  @Test func spansStartingMidColumnStartInThatColumn() throws {
+    let rate = Int64(Fixture.rate)
+    let frames = (rate * 277 / 16)..<(rate * 313 / 16)
+    let content = OverviewContent(
+      title: "Étude", artist: nil, summary: try Fixture.summary(in: dir), beatMap: try Fixture.beatMap(),
+      selections: [.init(name: "mid", frames: frames, colour: 0)], window: Fixture.bars(9, 12))
+    let loop = StripLoop(frames: (rate * 265 / 16)..<(rate * 18), label: "l", editing: nil)
+    let strip = PlayerStrip(content, loop: loop, width: 64, rows: 11, note: "")
+    let text = strip.lines.map { $0.map(\.text).joined() }
+    // The loop: 16.5625 s is column 4.5, 18 s column 16.
+    #expect(strip.loopColumns == 4..<16)
+    #expect(text[strip.markerRow + 1] == String(repeating: " ", count: 4) + "├l" + String(repeating: "─", count: 9) + "┤")
+    #expect(
+      text[strip.markerRow + 2] == String(repeating: " ", count: 10) + "├mid" + String(repeating: "─", count: 13) + "┤",
+      "\(text[strip.markerRow + 2])")
+  }
+
   @Test func theStripIsTheOverviewsPartsWithTheLoopAndTheCursorsRow() throws {
     let content = OverviewContent(
       title: "Étude", artist: nil, summary: try Fixture.summary(in: dir), beatMap: try Fixture.beatMap(),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import PracticeCore
 
@@ -144,7 +145,7 @@ import Testing
     #expect(file.songs[0].duration == 0.1 && file.songs[0].artist == nil)
     #expect(file.songs[0].beatMap?.confidence == [nil, 0.25])
     // Numbers: the nearest double, as the standard library rounds them.
-    var generator = SystemRandomNumberGenerator()
+    var generator = SeededRandom()
     var values: [Double] = [0, -0.0, 1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, 1.0 / 3]
     for _ in 0..<2000 {
       values.append(Double.random(in: -1e6...1e6, using: &generator))

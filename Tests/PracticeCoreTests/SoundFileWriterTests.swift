@@ -13,20 +13,20 @@ import Testing
     try "keep me".write(toFile: victim, atomically: true, encoding: .utf8)
     let planted = dir.file(".out.wav.partial")
     try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
-    #expect(SoundFileWriter.createExclusively(planted) == -1)
+    #expect(OutputFile.createExclusively(planted) == -1)
     #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
     // A dangling link is not followed either (it would create its target).
     let dangling = dir.file(".dangling.partial")
     try FileManager.default.createSymbolicLink(
       atPath: dangling, withDestinationPath: dir.file("made.txt"))
-    #expect(SoundFileWriter.createExclusively(dangling) == -1)
+    #expect(OutputFile.createExclusively(dangling) == -1)
     #expect(!FileManager.default.fileExists(atPath: dir.file("made.txt")))
     // An existing plain file is not truncated.
     let existing = dir.file(".existing.partial")
     try "data".write(toFile: existing, atomically: true, encoding: .utf8)
-    #expect(SoundFileWriter.createExclusively(existing) == -1)
+    #expect(OutputFile.createExclusively(existing) == -1)
     #expect(try String(contentsOfFile: existing, encoding: .utf8) == "data")
-    let fresh = SoundFileWriter.createExclusively(dir.file(".fresh.partial"))
+    let fresh = OutputFile.createExclusively(dir.file(".fresh.partial"))
     #expect(fresh >= 0)
     close(fresh)
   }

@@ -95,7 +95,7 @@ public enum BeatSynth {
     }
     let total = Int((t + 1.5) * rate)
     var out = [Float](repeating: 0, count: total)
-    var random = SplitMix(seed: 42)
+    var random = SeededRandom(seed: 42)
     // Chord roots of a four-bar progression (semitones above A2), one chord per bar.
     let roots = [0, 5, 7, 3]
     for (i, beat) in beats.enumerated() {
@@ -236,7 +236,7 @@ public enum BeatSynth {
   }
 
   private static func addNoise(
-    _ out: inout [Float], at start: Int, seconds: Double, gain: Double, random: inout SplitMix, rate: Double
+    _ out: inout [Float], at start: Int, seconds: Double, gain: Double, random: inout SeededRandom, rate: Double
   ) {
     let n = min(out.count - start, Int(seconds * rate))
     guard n > 0 else { return }
@@ -248,7 +248,7 @@ public enum BeatSynth {
 
   /// White noise at `gain` peak, deterministic.
   public static func noise(seconds: Double, sampleRate: Int = 44100, gain: Double = 0.3) -> [Float] {
-    var random = SplitMix(seed: 7)
+    var random = SeededRandom(seed: 7)
     return (0..<Int(seconds * Double(sampleRate))).map { _ in Float(gain * random.nextSigned()) }
   }
 
@@ -269,19 +269,4 @@ public enum BeatSynth {
     }
     return Double(hits) / Double(truth.count)
   }
-}
-
-/// A small deterministic random generator (SplitMix64).
-public struct SplitMix: Sendable {
-  var state: UInt64
-  public init(seed: UInt64) { state = seed }
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  /// Uniform in [-1, 1).
-  public mutating func nextSigned() -> Double { Double(next() >> 11) / Double(1 << 52) - 1 }
 }

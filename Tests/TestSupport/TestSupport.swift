@@ -263,8 +263,18 @@ public struct CLI: Sendable {
     return (process.terminationStatus, String(decoding: bytes, as: UTF8.self))
   }
 
-  /// The library as `list --json` prints it, to check a command left it as it was.
-  public func snapshot() throws -> String { try run(["list", "--json"]).stdout }
+  /// The library as `list --json` prints it and every row of every table (`sqlite3 .dump`,
+  /// ids, the sequence of ids and the waveform summaries included), to check a command left
+  /// it exactly as it was. Empty when there is no library file.
+  public func snapshot() throws -> String {
+    guard FileManager.default.fileExists(atPath: database) else { return "" }
+    let listed = try run(["list", "--json"]).stdout
+    let scratch = (database as NSString).deletingLastPathComponent
+    let dump = try runProgram(
+      "/usr/bin/sqlite3", ["-readonly", database, ".dump"], environment: [:], directory: scratch,
+      scratch: scratch)
+    return listed + "\n" + dump.stdout + dump.stderr
+  }
 }
 
 /// Runs `executable` to completion in `directory`, stdin from /dev/null, stdout and stderr

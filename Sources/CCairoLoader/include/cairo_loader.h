@@ -8,4 +8,17 @@
    the surface constructors return NULL when it cannot be loaded, and this says why. */
 const char *practice_cairo_load_error(void);
 
+/* Where a picture is written: a file descriptor, and the first errno a write met (0 while
+   none failed). */
+struct practice_cairo_sink {
+  int fd;
+  int error;
+};
+
+/* A cairo_write_func_t for the *_for_stream calls: writes all of `data` to the sink's
+   descriptor; after a failure (recorded in `error`), every call fails. The closure is a
+   struct practice_cairo_sink. */
+#include <cairo/cairo.h>
+cairo_status_t practice_cairo_fd_write(void *closure, const unsigned char *data, unsigned int length);
+
 #endif

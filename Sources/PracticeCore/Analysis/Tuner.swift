@@ -86,16 +86,30 @@ public final class Tuner: @unchecked Sendable {
   /// The capture thread's loop: blocking reads into `block`, handed over through the ring.
   /// Where audio was lost (an overrun, or a full ring), a run of zeros goes in first: the
   /// tracker reads no pitch across it rather than one from a spliced window.
+  ///
+  /// A device that is not live (ALSA's `null`, a file) delivers audio faster than it is
+  /// heard: once it is more than a second ahead of the clock, a full ring is waited on
+  /// rather than dropped from, so that every frame it gave is read.
   private func capture() {
     var spliced = false
+    var captured = 0
+    let began = DispatchTime.now().uptimeNanoseconds
     do {
       while !stopRequested.load(ordering: .relaxed) {
         let overruns = device.overruns.load(ordering: .relaxed)
         try device.read(into: block, frames: blockFrames)
+        captured += blockFrames
         if spliced || device.overruns.load(ordering: .relaxed) != overruns {
           spliced = ring.write(silence, count: Tuner.spliceMark) < Tuner.spliceMark
         }
-        let written = ring.write(block, count: blockFrames)
+        var written = ring.write(block, count: blockFrames)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        if written < blockFrames, Double(captured) / Double(device.sampleRate) > elapsed + 1 {
+          while written < blockFrames && !stopRequested.load(ordering: .relaxed) {
+            usleep(1000)
+            written += ring.write(block + written, count: blockFrames - written)
+          }
+        }
         if written < blockFrames {
           dropped.add(blockFrames - written, ordering: .relaxed)
           spliced = true

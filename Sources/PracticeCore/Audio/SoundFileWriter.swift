@@ -76,7 +76,7 @@ public final class SoundFileWriter: AudioSink {
   public let channels: Int
   public let maxBlockFrames: Int
   private let encoding: SampleEncoding
-  private let partialPath: String
+  private let output: OutputFile
   private var handle: OpaquePointer?  // owned; render thread only after init
   private let int16Buffer: UnsafeMutablePointer<Int16>  // render thread only
   private let int32Buffer: UnsafeMutablePointer<Int32>  // render thread only
@@ -105,34 +105,19 @@ public final class SoundFileWriter: AudioSink {
         operation: "create",
         advice: "pick another extension (.wav and .flac take any rate)")
     }
-    // The partial file is created exclusively and never through a symlink (O_EXCL |
-    // O_NOFOLLOW), under a name no one can guess ahead: a file or link planted beside the
-    // target is never followed or overwritten.
-    var partial = ""
-    var descriptor: Int32 = -1
-    for _ in 0..<4 where descriptor < 0 {
-      partial =
-        directory + "/." + url.lastPathComponent + ".\(getpid())-"
-        + String(UInt64.random(in: 0...UInt64.max), radix: 36) + ".partial"
-      descriptor = SoundFileWriter.createExclusively(partial)
-      if descriptor < 0 && errno != EEXIST { break }
-    }
-    guard descriptor >= 0 else {
-      let reason = errno == EACCES ? "permission denied" : String(cString: strerror(errno))
-      throw SoundFileError(
-        category: .cannotCreate, reason: reason, path: path, operation: "create",
-        advice: "pick a writable location with -o")
-    }
-    // libsndfile owns the descriptor from here: sf_close closes it, and so does a failed open.
-    guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 1) else {
+    // Written through an OutputFile: a hidden partial file created exclusively, flushed and
+    // renamed into place by `finish()`.
+    let output = try OutputFile(path: path)
+    // libsndfile does not close the descriptor (close_desc 0): the OutputFile does.
+    guard let handle = sf_open_fd(output.descriptor, Int32(SFM_WRITE), &info, 0) else {
       let reason = String(cString: sf_strerror(nil))
-      unlink(partial)
+      output.abandon()
       throw SoundFileError(
         category: .cannotCreate, reason: reason, path: path, operation: "create",
         advice: "pick a writable location with -o")
     }
     self.path = path
-    self.partialPath = partial
+    self.output = output
     self.handle = handle
     self.sampleRate = sampleRate
     self.channels = channels
@@ -140,12 +125,6 @@ public final class SoundFileWriter: AudioSink {
     self.encoding = format.encoding
     self.int16Buffer = .allocate(capacity: maxBlockFrames * channels)
     self.int32Buffer = .allocate(capacity: maxBlockFrames * channels)
-  }
-
-  /// Creates `path` for writing only if nothing (no file, no symlink) is there yet
-  /// (`open` with O_CREAT | O_EXCL | O_NOFOLLOW); the descriptor, or -1 with `errno` set.
-  static func createExclusively(_ path: String) -> Int32 {
-    open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
   }
 
   deinit {
@@ -191,21 +170,19 @@ public final class SoundFileWriter: AudioSink {
     guard let handle else { return }
     self.handle = nil
     let closeResult = sf_close(handle)
-    guard closeResult == 0, rename(partialPath, path) == 0 else {
-      let reason =
-        closeResult != 0
-        ? String(cString: sf_error_number(closeResult)) : String(cString: strerror(errno))
-      unlink(partialPath)
+    guard closeResult == 0 else {
+      output.abandon()
       throw SoundFileError(
-        category: .io, reason: reason, path: path, operation: "finish writing",
-        advice: "check the free space and permissions of the target directory")
+        category: .io, reason: String(cString: sf_error_number(closeResult)), path: path,
+        operation: "finish writing", advice: "check the free space and permissions of the target directory")
     }
+    try output.commit()
   }
 
   public func abort() {
     guard let handle else { return }
     self.handle = nil
     sf_close(handle)
-    unlink(partialPath)
+    output.abandon()
   }
 }

@@ -68,6 +68,8 @@ final class Canvas {
   private let surface: OpaquePointer  // owned; cairo_surface_destroy in deinit
   private let cr: OpaquePointer  // owned; cairo_destroy in deinit
   private var finished = false
+  private let output: OutputFile  // committed by finish(); abandoned (removed) otherwise
+  private let sink: UnsafeMutablePointer<practice_cairo_sink>  // owned; cairo's write closure
 
   init(path: String, format: PictureFormat, width: Double, height: Double) throws {
     if let reason = practice_cairo_load_error() {
@@ -81,28 +83,38 @@ final class Canvas {
     self.format = format
     self.width = width
     self.height = height
+    // cairo writes to a file practice made (never opening the path itself, which would
+    // follow a link): an OutputFile, committed by `finish()`.
+    let output = try OutputFile(path: path)
+    let sink = UnsafeMutablePointer<practice_cairo_sink>.allocate(capacity: 1)
+    sink.initialize(to: practice_cairo_sink(fd: output.descriptor, error: 0))
     let made: OpaquePointer?
     switch format {
     case .png:
       made = cairo_image_surface_create(
         CAIRO_FORMAT_ARGB32, Int32(width.rounded(.up)), Int32(height.rounded(.up)))
-    case .pdf: made = cairo_pdf_surface_create(path, width, height)
-    case .svg: made = cairo_svg_surface_create(path, width, height)
+    case .pdf: made = cairo_pdf_surface_create_for_stream(practice_cairo_fd_write, sink, width, height)
+    case .svg: made = cairo_svg_surface_create_for_stream(practice_cairo_fd_write, sink, width, height)
     }
     guard let made else {
+      sink.deallocate()
       throw PictureError(category: .other, message: "cannot draw '\(path)': cairo made no surface")
     }
     let status = cairo_surface_status(made)
     guard status == CAIRO_STATUS_SUCCESS else {
       cairo_surface_destroy(made)
+      sink.deallocate()
       throw Canvas.failure(status, path: path, writing: format != .png)
     }
     guard let context = cairo_create(made) else {
       cairo_surface_destroy(made)
+      sink.deallocate()
       throw PictureError(category: .other, message: "cannot draw '\(path)': cairo made no context")
     }
     surface = made
     cr = context
+    self.output = output
+    self.sink = sink
     fill(PictureColours.background, x: 0, y: 0, width: width, height: height)
   }
 
@@ -115,30 +127,39 @@ final class Canvas {
   deinit {
     cairo_destroy(cr)
     cairo_surface_destroy(surface)
+    sink.deallocate()
+    output.abandon()
   }
 
-  /// Checks the drawing and writes the file: `cairo_surface_write_to_png` for a PNG,
-  /// `cairo_surface_finish` for a PDF or SVG (which cairo wrote as it went).
+  /// Checks the drawing and writes the file (`cairo_surface_write_to_png_stream` for a PNG,
+  /// `cairo_surface_finish` for a PDF or SVG, which cairo wrote as it went), then checks
+  /// that every byte reached the disk and renames the file into place. On any failure
+  /// nothing is left behind: 73 when cairo failed, 74 when the disk did.
   func finish() throws {
     guard !finished else { return }
     finished = true
     let drawn = cairo_status(cr)
     guard drawn == CAIRO_STATUS_SUCCESS else {
+      output.abandon()
       throw Canvas.failure(drawn, path: path, writing: false)
     }
+    let status: cairo_status_t
     if format == .png {
       cairo_surface_flush(surface)
-      let status = cairo_surface_write_to_png(surface, path)
-      guard status == CAIRO_STATUS_SUCCESS else {
-        throw Canvas.failure(status, path: path, writing: true)
-      }
+      status = cairo_surface_write_to_png_stream(surface, practice_cairo_fd_write, sink)
     } else {
       cairo_surface_finish(surface)
-      let status = cairo_surface_status(surface)
-      guard status == CAIRO_STATUS_SUCCESS else {
-        throw Canvas.failure(status, path: path, writing: true)
-      }
+      status = cairo_surface_status(surface)
     }
+    if sink.pointee.error != 0 {
+      output.abandon()
+      throw output.writeError(sink.pointee.error)
+    }
+    guard status == CAIRO_STATUS_SUCCESS else {
+      output.abandon()
+      throw Canvas.failure(status, path: path, writing: true)
+    }
+    try output.commit()
   }
 
   static func failure(_ status: cairo_status_t, path: String, writing: Bool) -> PictureError {
@@ -241,16 +262,16 @@ final class Canvas {
     return ""
   }
 
-  /// Text from a tag or a name is data: control characters are shown escaped (`\x1b`),
+  /// Text from a tag or a name is data: control characters and bidirectional controls are
+  /// shown escaped (`\x1b`, `\u202e`),
   /// never handed to the font.
   static func printable(_ text: String) -> String {
     var result = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-      switch scalar.value {
-      case 0x00..<0x20, 0x7F, 0x80..<0xA0:
-        let hex = String(scalar.value, radix: 16)
-        result.append(contentsOf: ("\\x" + (hex.count < 2 ? "0" : "") + hex).unicodeScalars)
-      default: result.append(scalar)
+      if TextRule.isControl(scalar) {
+        result.append(contentsOf: TextRule.escape(scalar).unicodeScalars)
+      } else {
+        result.append(scalar)
       }
     }
     return String(result)

@@ -46,7 +46,8 @@ public enum BeatImport {
     let loops = file.loops.compactMap { loop -> (name: String, frames: Range<Int64>)? in
       let start = Int64((loop.start * rate).rounded())
       let end = min(totalFrames, Int64((loop.end * rate).rounded()))
-      return start < end ? (loop.name, start..<end) : nil
+      // Another program's name becomes a selection's: made to follow the one text rule.
+      return start < end ? (TextRule.cleaned(loop.name), start..<end) : nil
     }
     return (map, loops)
   }

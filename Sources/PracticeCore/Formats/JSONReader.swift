@@ -126,9 +126,13 @@ struct JSONReader {
       offset += 1
       return
     }
+    var keys: [String] = []  // a few a object: a list is quicker than a set
     while true {
       guard peek() == UInt8(ascii: "\"") else { throw failure("a key in double quotes") }
       let key = try string()
+      // A repeated key would leave which value counts to the reader: refused.
+      guard !keys.contains(key) else { throw failure("a key not given before ('\(key)' repeats)") }
+      keys.append(key)
       try consume(UInt8(ascii: ":"), "':' after the key")
       path.append(.key(key))
       try field(&self, key)

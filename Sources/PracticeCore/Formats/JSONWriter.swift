@@ -104,6 +104,19 @@ public struct JSONWriter {
         } else {
           bytes.append(contentsOf: [byte, next])
         }
+      case 0xE2 where escapesTerminalControls:
+        // The bidirectional controls U+202A–U+202E and U+2066–U+2069 are 0xE2 0x80 0xAA–0xAE
+        // and 0xE2 0x81 0xA6–0xA9 (a String's UTF-8 is whole: two bytes follow 0xE2).
+        let second = utf8.next() ?? 0
+        let third = utf8.next() ?? 0
+        if (second == 0x80 && (0xAA...0xAE).contains(third))
+          || (second == 0x81 && (0xA6...0xA9).contains(third))
+        {
+          let value = 0x2000 + (Int(second & 0x3F) << 6) + Int(third & 0x3F)
+          bytes.append(contentsOf: Array("\\u\(String(value, radix: 16))".utf8))
+        } else {
+          bytes.append(contentsOf: [byte, second, third])
+        }
       default: bytes.append(byte)
       }
     }

@@ -24,7 +24,9 @@ extension PracticeFile {
         // (Its version comes last: a file damaged before it is a damaged .practice file.)
         var header = JSONReader(bytes)
         let top = Top.header(&header)
-        if top.format != PracticeFile.formatName || (top.version ?? 0) > PracticeFile.currentVersion {
+        if top.format != PracticeFile.formatName || (top.version ?? 1) > PracticeFile.currentVersion
+          || (top.version ?? 1) < 1
+        {
           try top.checkHeader(path: path)
         }
         throw PracticeError(.badData, error.message(file: path, bytes))
@@ -74,6 +76,12 @@ extension PracticeFile {
         throw PracticeError(
           .badData,
           "'\(path)' is not a .practice file (no \"format\": \"practice\" object at its top)")
+      }
+      guard version >= 1 else {
+        throw PracticeError(
+          .badData,
+          "'\(path)' says it is of version \(version), which no practice writes; the file is "
+            + "damaged or was edited by hand")
       }
       guard version <= PracticeFile.currentVersion else {
         throw PracticeError(

@@ -62,6 +62,7 @@ public final class Library {
     } catch {
       throw Library.translate(error, path: path)
     }
+    OutputFile.protect(library: path)
   }
 
   /// Opens the library read-write (read-only if the file cannot be written) and brings its
@@ -304,15 +305,19 @@ public final class Library {
       let (size, modified) = try? SongScanner.stat(song.path),
       size != song.fileSize || modified != song.modifiedAt
     else { return song }
-    return try add([SongScanner.scan(song.path)])[0]
+    let rescanned = try add([SongScanner.scan(song.path)])[0]
+    if rescanned.id == song.id { refreshedOnUse.append(song) }
+    return rescanned
   }
+
+  /// Songs as they were before `resolve` rescanned their changed files, so that a command
+  /// that then fails can put them back.
+  private var refreshedOnUse: [Song] = []
 
   /// Songs `resolve` added on first use, so that a command that then fails can take them
   /// back and leave the library as it was.
   public private(set) var addedOnFirstUse: [Int64] = []
 
-  /// Removes the songs `resolve` added (and, by cascade, whatever was stored for them
-  /// since): all of them, or only `song` if it was one.
   /// True when the library holds no song and no setlist (what a new one holds).
   public func isEmpty() throws -> Bool {
     try read { db in
@@ -321,10 +326,26 @@ public final class Library {
     }
   }
 
+  /// Takes back what `resolve` did for a command that then failed: removes the songs it
+  /// added (and, by cascade, whatever was stored for them since) and puts back the songs it
+  /// rescanned as they were: all of them, or only `song`'s.
+
   public func undoFirstUse(of song: Song? = nil) throws {
     let ids = addedOnFirstUse.filter { song == nil || $0 == song?.id }
-    guard !ids.isEmpty else { return }
-    _ = try write { db in try Song.deleteAll(db, keys: ids) }
+    let rescans = refreshedOnUse.filter { song == nil || $0.id == song?.id }
+    guard !ids.isEmpty || !rescans.isEmpty else { return }
+    refreshedOnUse.removeAll { song == nil || $0.id == song?.id }
+    _ = try write { db in
+      // Rescanned songs as they were, latest scan undone first.
+      for old in rescans.reversed() { try old.update(db) }
+      try Song.deleteAll(db, keys: ids)
+      // The ids go back too: the next song added gets the id this one had.
+      try db.execute(
+        sql: """
+          UPDATE sqlite_sequence SET seq = (SELECT coalesce(max(id), 0) FROM song)
+          WHERE name = 'song'
+          """)
+    }
     addedOnFirstUse.removeAll { ids.contains($0) }
   }
 

@@ -282,11 +282,62 @@ enum Migrations {
           + "this practice knows schema versions up to \(known.last ?? "none"): use the newer practice"
       )
     }
+    func damaged(_ what: String) -> PracticeError {
+      PracticeError(
+        .badData,
+        "'\(path)' is damaged or was edited by hand: \(what); it was left untouched, "
+          + "restore it from a backup or pass another --db")
+    }
     for migration in all where !applied.contains(migration.identifier) {
-      try migration.body(db)
+      do {
+        try migration.body(db)
+      } catch let error as DatabaseError where !tables.isEmpty {
+        // An existing library that lacks the record of a change it holds (a removed row).
+        throw damaged(
+          "schema change '\(migration.identifier)' cannot be applied (\(error.message ?? "SQLite error"))")
+      }
       try db.execute(
         sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)",
         arguments: [migration.identifier])
     }
+    // Every table and column the migrations make, and no other: a library whose schema
+    // was changed by hand is refused here, not by the first statement that meets it.
+    let have = try columns(db)
+    for (table, expected) in expectedColumns.sorted(by: { $0.key < $1.key }) {
+      guard let columns = have[table] else { throw damaged("it has no table '\(table)'") }
+      if let missing = expected.first(where: { !columns.contains($0) }) {
+        throw damaged("table '\(table)' has no column '\(missing)'")
+      }
+      if let extra = columns.first(where: { !expected.contains($0) }) {
+        throw damaged("table '\(table)' has a column '\(extra)' practice does not make")
+      }
+    }
   }
+
+  /// The columns of each table in `db` (but SQLite's own).
+  static func columns(_ db: Database) throws -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    for table in try String.fetchAll(
+      db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    {
+      result[table] = try String.fetchAll(
+        db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+    }
+    return result
+  }
+
+  /// The columns of each table as the migrations make them, from an empty database in
+  /// memory brought up to date once.
+  static let expectedColumns: [String: [String]] = {
+    do {
+      let reference = try DatabaseQueue()
+      return try reference.write { db in
+        try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        for migration in all { try migration.body(db) }
+        return try columns(db)
+      }
+    } catch {
+      fatalError("the migrations fail on an empty database: \(error)")
+    }
+  }()
 }

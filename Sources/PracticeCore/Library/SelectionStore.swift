@@ -11,25 +11,8 @@ public struct Selection: Sendable, Equatable {
   public var createdAt: String
   public var updatedAt: String
 
-  /// What is wrong with a name or note typed in, or nil: it must be one line of plain text,
-  /// without tabs, newlines or other control characters (C0, DEL, C1), so that the
-  /// tab-separated lists keep one record a line.
-  public static func typedTextProblem(_ text: String) -> String? {
-    guard
-      let control = text.unicodeScalars.first(where: {
-        $0.value < 0x20 || (0x7F..<0xA0).contains($0.value)
-      })
-    else { return nil }
-    let code = String(control.value, radix: 16, uppercase: true)
-    let kind: String
-    switch control {
-    case "\t": kind = "a tab"
-    case "\n", "\r": kind = "a line break"
-    default: kind = "a control character"
-    }
-    return "holds \(kind) (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)); "
-      + "names and notes are one line of plain text"
-  }
+  /// What is wrong with a name or note typed in, or nil: `TextRule`.
+  public static func typedTextProblem(_ text: String) -> String? { TextRule.problem(text) }
 }
 
 extension Selection {

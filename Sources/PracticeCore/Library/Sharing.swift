@@ -6,6 +6,9 @@ public struct ImportReport: Sendable {
   /// Each song of the file found in this library, with the song it was found as.
   public var found: [(shared: PracticeFile.SharedSong, song: Song)] = []
   public var missing: [PracticeFile.SharedSong] = []
+  /// Songs of the file found as a song an earlier song of the file was already found as
+  /// (the same recording twice): `first` was imported, `shared` was not.
+  public var duplicates: [(shared: PracticeFile.SharedSong, first: PracticeFile.SharedSong, song: Song)] = []
   public var mapsStored = 0
   /// Beat maps not stored because the song has one (`--replace` stores them).
   public var mapsKept = 0
@@ -44,8 +47,8 @@ extension Library {
       {
         selectionsBySong[row["song_id"], default: []].append(
           PracticeFile.SharedSelection(
-            name: row["name"], bars: row["bars"], startFrame: row["start_frame"],
-            endFrame: row["end_frame"], note: row["note"],
+            name: TextRule.cleaned(row["name"]), bars: row["bars"], startFrame: row["start_frame"],
+            endFrame: row["end_frame"], note: (row["note"] as String?).map(TextRule.cleaned),
             practice: PracticeFile.SharedPractice(Library.selectionPractice(from: row))))
       }
       let beats = try BeatReader(db)
@@ -58,22 +61,24 @@ extension Library {
           ref: index + 1, title: song.title, artist: song.artist, album: song.album,
           duration: song.duration, frames: song.frames, sampleRate: song.sampleRate,
           contentHash: song.contentHash, key: details.key?.description, bpm: details.bpm,
-          note: details.note, tags: details.tags,
+          note: details.note.map(TextRule.cleaned), tags: details.tags.map(TextRule.cleaned),
           beatMap: songBeats.isEmpty ? nil : PracticeFile.SharedBeatMap(songBeats),
           selections: selectionsBySong[id] ?? [])
       }
     }
     let sharedSetlists = try setlists.map { setlist in
+      // Text an older practice let in is written as the one rule (`TextRule`) has it, so
+      // that what is exported always imports again.
       PracticeFile.SharedSetlist(
-        name: setlist.name,
+        name: TextRule.cleaned(setlist.name),
         entries: try setlist.entries.map { entry in
           guard let ref = refs[entry.songID] else {
             throw PracticeError(.other, "setlist '\(setlist.name)' names a song not exported")
           }
           return PracticeFile.SharedEntry(
-            song: ref, selection: entry.selection, key: entry.key?.description,
+            song: ref, selection: entry.selection.map(TextRule.cleaned), key: entry.key?.description,
             transpose: entry.transpose, speed: entry.speed, repeats: entry.repeats,
-            note: entry.note)
+            note: entry.note.map(TextRule.cleaned))
         })
     }
     return PracticeFile(
@@ -109,10 +114,20 @@ extension Library {
       var report = ImportReport()
       var songsByRef: [Int: Song] = [:]
       var beatsOfFound: [[Beat]?] = []
+      // Each song of the library stands for one entry of the file: two copies of a recording
+      // exported from one library find their two copies again. An entry whose only match
+      // an earlier entry took is the same recording twice: the first entry is imported, the
+      // later one only reported (its setlist entries name the song), never merged into it.
+      var claimed: [Int64: PracticeFile.SharedSong] = [:]
       for (shared, beats) in zip(file.songs, decoded) {
-        if let song = try Library.find(shared, db) {
+        let candidates = try Library.candidates(shared, db)
+        if let song = candidates.first(where: { claimed[$0.id ?? 0] == nil }), let id = song.id {
+          claimed[id] = shared
           report.found.append((shared, song))
           beatsOfFound.append(beats)
+          songsByRef[shared.ref] = song
+        } else if let song = candidates.first, let first = claimed[song.id ?? 0] {
+          report.duplicates.append((shared, first, song))
           songsByRef[shared.ref] = song
         } else {
           report.missing.append(shared)
@@ -296,21 +311,20 @@ extension Library {
     for map in maps { try inserter.insert(map.beats, song: map.song) }
   }
 
-  /// The song `shared` stands for: same content, else same title and artist (any case)
-  /// and duration within a second. The lowest id wins among equals.
-  private static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
-    if let song = try Song.fetchOne(
-      db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id LIMIT 1"),
+  /// The songs `shared` may stand for, best first: those of the same content (by id), else
+  /// those of the same title and artist (any case) and duration within a second (nearest
+  /// duration first).
+  private static func candidates(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> [Song] {
+    let same = try Song.fetchAll(
+      db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id"),
       arguments: [shared.contentHash])
-    {
-      return song
-    }
-    return try Song.fetchOne(
+    if !same.isEmpty { return same }
+    return try Song.fetchAll(
       db,
       sql: """
         SELECT * FROM song WHERE title = ? COLLATE NOCASE
           AND coalesce(artist, '') = ? COLLATE NOCASE AND abs(duration - ?) <= 1
-        ORDER BY abs(duration - ?), id LIMIT 1
+        ORDER BY abs(duration - ?), id
         """,
       arguments: [shared.title, shared.artist ?? "", shared.duration, shared.duration])
   }
@@ -319,15 +333,22 @@ extension Library {
   static let framesLimit: Int64 = 768_000 * 86_400 * 7
   static let barsLimit = 1_000_000
 
+  /// Whether `range` ends where or after it starts (`9-1` and `9.3-9.2` do not).
+  static func runsForwards(_ range: BarRange) -> Bool {
+    range.start.bar < range.end.bar
+      || (range.start.bar == range.end.bar && (range.start.beat ?? 1) <= (range.end.beat ?? Int.max))
+  }
+
   /// `'Title' by Artist (3:05)`.
   static func describe(_ shared: PracticeFile.SharedSong) -> String {
     "'\(shared.title)'" + (shared.artist.map { " by \($0)" } ?? "")
       + " (\(formatTime(shared.duration)))"
   }
 
-  /// Everything in the file that could fail half-way is checked before anything is stored:
-  /// names and notes are one line of text, beat maps decode, spans parse, setlist entries
-  /// name songs of the file.
+  /// Everything in the file that could fail half-way is checked before anything is stored,
+  /// as the commands that make the same things check them: names and notes follow
+  /// `TextRule`, beat maps decode, spans parse and run forwards, settings are in range,
+  /// setlist entries name songs of the file and give keys that are keys.
   /// Returns each song's beats (nil where it has no map), decoded once for the import.
   private static func check(_ file: PracticeFile, path: String) throws -> [[Beat]?] {
     func bad(_ what: String) -> PracticeError {
@@ -377,13 +398,14 @@ extension Library {
         }
         let valid: Bool
         if let bars = selection.bars {
-          valid = BarRange(parsing: bars) != nil
+          // As `select add` takes them: a range that runs forwards.
+          valid = BarRange(parsing: bars).map(Library.runsForwards) ?? false
         } else if let start = selection.startFrame, let end = selection.endFrame {
           valid = start >= 0 && end > start && end <= Library.framesLimit
         } else {
           valid = false
         }
-        guard valid, !selection.name.isEmpty else {
+        guard valid, !selection.name.trimmingCharacters(in: .whitespaces).isEmpty else {
           throw bad("\(label): selection '\(selection.name)' has no valid span")
         }
         if case .failure(let error) = selection.practice?.selectionPractice() {
@@ -399,6 +421,16 @@ extension Library {
       for (index, entry) in setlist.entries.enumerated() {
         guard refs.contains(entry.song) else {
           throw bad("entry \(index + 1) of setlist '\(setlist.name)' names song \(entry.song), which the file does not hold")
+        }
+        let place = "entry \(index + 1) of setlist '\(setlist.name)'"
+        for text in [entry.selection, entry.note].compactMap({ $0 }) {
+          if let problem = TextRule.problem(text) { throw bad("\(place): a name or note \(problem)") }
+        }
+        if let key = entry.key, MusicalKey(parsing: key) == nil {
+          throw bad("\(place) has the key '\(key)', which is not a key")
+        }
+        if let selection = entry.selection, selection.trimmingCharacters(in: .whitespaces).isEmpty {
+          throw bad("\(place) names a selection without a name")
         }
         if let speed = entry.speed, !Speed.allowed.contains(speed) {
           throw bad("entry \(index + 1) of setlist '\(setlist.name)' has speed \(speed)")

@@ -44,19 +44,26 @@ extension Library {
   }
 
   /// The song's waveform summary: the stored one if current, else computed from the file
-  /// now (one read of the whole file) and stored. A library that cannot be written still
-  /// gets its summary, computed again next time. `computed` says whether it was.
-  public func waveformSummary(for song: Song) throws -> (
+  /// now (one read of the whole file) and, when `store`, stored. A library that cannot be
+  /// written still gets its summary, computed again next time. `computed` says whether it
+  /// was (a caller that did not store it stores it with `keepWaveformSummary` once its
+  /// command has succeeded).
+  public func waveformSummary(for song: Song, store: Bool = true) throws -> (
     summary: WaveformSummary, computed: Bool
   ) {
     if let stored = try storedWaveformSummary(for: song) { return (stored, false) }
     let file = try song.openAudio()
     let summary = try WaveformSummary.compute(from: file)
+    if store { try keepWaveformSummary(summary, for: song) }
+    return (summary, true)
+  }
+
+  /// Stores a computed summary, unless the library is read-only (the picture is still
+  /// right, only not kept).
+  public func keepWaveformSummary(_ summary: WaveformSummary, for song: Song) throws {
     do {
       try storeWaveformSummary(summary, for: song)
     } catch let error as PracticeError where error.category == .cannotCreate {
-      // A read-only library: the picture is still right, only not kept.
     }
-    return (summary, true)
   }
 }

@@ -6,6 +6,8 @@ public let maximumTime = 3_600_000.0
 /// hours, minutes and seconds (`1:02:03.5`) into seconds. Returns nil if malformed or
 /// past `maximumTime`.
 public func parseTime(_ text: String) -> Double? {
+  // `-0` is zero, the start; any other negative time is none.
+  if text.hasPrefix("-") { return parseTime(String(text.dropFirst())) == 0 ? 0 : nil }
   let parts = text.split(separator: ":", omittingEmptySubsequences: false)
   guard (1...3).contains(parts.count) else { return nil }
   var total = 0.0
