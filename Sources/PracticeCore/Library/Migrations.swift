@@ -206,6 +206,35 @@ enum Migrations {
       // The transpose each play was made at, in semitones (0 when none; NULL in older rows).
       try db.execute(sql: "ALTER TABLE practice_log ADD COLUMN transpose DOUBLE")
     }
+    migrator.registerMigration("v10-band-repositories") { db in
+      // Repositories `pull` reads (`repo add`): the last index fetched, with the validators
+      // to ask for it conditionally. Per song and repository, the entry version last applied
+      // and fingerprints of the song's beat map and selections just after: a song whose
+      // fingerprint differs now was edited in this library since that pull.
+      try db.execute(
+        sql: """
+          CREATE TABLE repository (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            url TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            index_body BLOB,
+            fetched_at TEXT,
+            added_at TEXT NOT NULL
+          );
+          CREATE TABLE repository_song (
+            repository_id INTEGER NOT NULL REFERENCES repository(id) ON DELETE CASCADE,
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            version TEXT NOT NULL,
+            map_fingerprint TEXT,
+            selections_fingerprint TEXT,
+            applied_at TEXT NOT NULL,
+            PRIMARY KEY (repository_id, song_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX repository_song_song ON repository_song(song_id);
+          """)
+    }
     return migrator.migrations
   }()
 
@@ -213,6 +242,7 @@ enum Migrations {
   static let tables: Set<String> = [
     "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
     "resume_point", "practice_pass", "song_detail", "song_tag", "setlist", "setlist_entry",
+    "repository", "repository_song",
   ]
 
   private struct Registry {

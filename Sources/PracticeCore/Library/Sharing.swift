@@ -170,7 +170,7 @@ extension Library {
     }
   }
 
-  private func importSong(
+  func importSong(
     _ shared: PracticeFile.SharedSong, beats sharedBeats: [Beat]?, into song: Song, replace: Bool,
     timestamp: String, reader: BeatReader, maps: inout [(song: Int64, beats: [Beat])],
     _ report: inout ImportReport, _ db: Database
@@ -283,7 +283,7 @@ extension Library {
   /// Inserts the beat maps an import stores, after `check` bounded every frame, bar and beat
   /// and `BeatMap` checked their order: with the table's CHECK constraints off for these
   /// statements, which were half of SQLite's time inserting 5 M beats (bench/sharing-10k.py).
-  private static func insertChecked(_ maps: [(song: Int64, beats: [Beat])], _ db: Database) throws {
+  static func insertChecked(_ maps: [(song: Int64, beats: [Beat])], _ db: Database) throws {
     guard !maps.isEmpty else { return }
     // A connection flag, read when a statement is prepared: the inserter's statements are
     // prepared while it is on, and setting it back expires them.
@@ -295,7 +295,7 @@ extension Library {
 
   /// The song `shared` stands for: same content, else same title and artist (any case)
   /// and duration within a second. The lowest id wins among equals.
-  private static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
+  static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
     if let song = try Song.fetchOne(
       db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id LIMIT 1"),
       arguments: [shared.contentHash])
@@ -326,7 +326,7 @@ extension Library {
   /// names and notes are one line of text, beat maps decode, spans parse, setlist entries
   /// name songs of the file.
   /// Returns each song's beats (nil where it has no map), decoded once for the import.
-  private static func check(_ file: PracticeFile, path: String) throws -> [[Beat]?] {
+  static func check(_ file: PracticeFile, path: String) throws -> [[Beat]?] {
     func bad(_ what: String) -> PracticeError {
       PracticeError(.badData, "'\(path)': \(what); the file is damaged or was edited by hand")
     }

@@ -1,0 +1,305 @@
+import Foundation
+import GRDB
+
+/// What `pull` did for one repository, for its report.
+public struct PullReport: Sendable {
+  public var repository: String
+  /// The index was answered 304 (or a local index had not changed).
+  public var indexNotModified = false
+  /// Entries of the index whose song is in this library.
+  public var matched = 0
+  /// Entries applied: their song now has the repository's version.
+  public var applied: [String] = []
+  /// Entries whose version this library already has.
+  public var current = 0
+  /// Songs whose beat map or selections were edited here since the last pull and kept:
+  /// `(title, what)`, what being "beat map" or "selections".
+  public var kept: [(title: String, what: String)] = []
+  /// Entries refused: the entry's file and why (one line each).
+  public var refused: [(file: String, reason: String)] = []
+  /// Entries left for later because the repository stopped answering half-way.
+  public var unreachable: FetchError?
+
+  public init(repository: String) { self.repository = repository }
+}
+
+extension Library {
+  /// Pulls `repository`: fetches its index (conditionally, with the validators of the last
+  /// fetch) and then the entries whose version changed, for songs of this library (found as
+  /// `import` finds them; only `songIDs` when given); applies each with `import`'s rules in
+  /// one transaction, and records the version applied. A beat map or selections edited here
+  /// since the last pull are kept unless `replace`; a detected map is the repository's.
+  /// A bad entry is refused (listed in the report) and the rest still apply. The index
+  /// unreachable (offline) is a `FetchError` with nothing changed.
+  public func pull(
+    _ repository: Repository, fetcher: HTTPFetcher, songIDs: Set<Int64>? = nil,
+    replace: Bool = false, now: Date = Date()
+  ) throws -> PullReport {
+    var report = PullReport(repository: repository.name)
+    let indexURL = HTTPFetcher.child(repository.url, RepositoryIndex.fileName)
+    let stored = try read { db in
+      try Row.fetchOne(
+        db, sql: "SELECT etag, last_modified, index_body FROM repository WHERE id = ?",
+        arguments: [repository.id])
+    }
+    let storedBody: Data? = stored?["index_body"]
+    let validators =
+      storedBody == nil
+      ? nil : FetchValidators(etag: stored?["etag"], lastModified: stored?["last_modified"])
+    let body: Data
+    switch try fetcher.get(
+      indexURL, validators: validators, maxBytes: RepositoryIndex.maxIndexBytes)
+    {
+    case .notModified:
+      report.indexNotModified = true
+      body = storedBody ?? Data()
+    case .fetched(let data, let newValidators):
+      body = data
+      if data == storedBody { report.indexNotModified = true }
+      // Decoded before it is stored: a damaged index leaves the last good one.
+      _ = try RepositoryIndex.decode(data, source: indexURL)
+      try write { db in
+        try db.execute(
+          sql: """
+            UPDATE repository SET etag = ?, last_modified = ?, index_body = ?, fetched_at = ?
+            WHERE id = ?
+            """,
+          arguments: [
+            newValidators.etag, newValidators.lastModified, data, Library.timestamp(now),
+            repository.id,
+          ])
+      }
+    }
+    let index = try RepositoryIndex.decode(body, source: indexURL)
+
+    // Each entry's song in this library, found as `import` finds it.
+    let songs = try self.songs()
+    var byHash: [String: Song] = [:]
+    var byName: [String: [Song]] = [:]
+    for song in songs.sorted(by: { ($0.id ?? 0) < ($1.id ?? 0) }) {
+      if byHash[song.contentHash] == nil { byHash[song.contentHash] = song }
+      byName["\(song.title.lowercased())\u{0}\((song.artist ?? "").lowercased())", default: []]
+        .append(song)
+    }
+    func find(_ entry: RepositoryIndex.SongEntry) -> Song? {
+      if let song = byHash[entry.contentHash] { return song }
+      let named = byName["\(entry.title.lowercased())\u{0}\((entry.artist ?? "").lowercased())"] ?? []
+      return named.filter { abs($0.duration - entry.duration) <= 1 }
+        .min { abs($0.duration - entry.duration) < abs($1.duration - entry.duration) }
+    }
+    let records = try read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT song_id, version, map_fingerprint, selections_fingerprint FROM repository_song
+          WHERE repository_id = ?
+          """, arguments: [repository.id]
+      ).reduce(into: [Int64: PullRecord]()) {
+        $0[$1["song_id"]] = PullRecord(
+          version: $1["version"], map: $1["map_fingerprint"], selections: $1["selections_fingerprint"])
+      }
+    }
+
+    var seen: Set<Int64> = []
+    entries: for entry in index.songs {
+      guard let song = find(entry), let id = song.id else { continue }
+      if let songIDs, !songIDs.contains(id) { continue }
+      guard seen.insert(id).inserted else { continue }
+      report.matched += 1
+      let record = records[id]
+      if let record, record.version == entry.version {
+        // Up to date; with `replace`, a song edited here since takes the repository's again.
+        let edited = try replace && read { db in try SongState(songID: id, db).edited(since: record) }
+        if !edited {
+          report.current += 1
+          continue
+        }
+      }
+      guard RepositoryIndex.isSafeFileName(entry.file) else {
+        report.refused.append(
+          (entry.file, "its file name could leave the repository or is not a .practice file"))
+        continue
+      }
+      guard entry.size <= RepositoryIndex.maxEntryBytes else {
+        report.refused.append(
+          (entry.file, "it is \(entry.size) bytes, over the \(RepositoryIndex.maxEntryBytes / 1_048_576) MiB limit"))
+        continue
+      }
+      let location = HTTPFetcher.child(repository.url, entry.file)
+      let data: Data
+      do {
+        guard
+          case .fetched(let fetched, _) = try fetcher.get(
+            location, validators: nil, maxBytes: RepositoryIndex.maxEntryBytes)
+        else { continue }
+        data = fetched
+      } catch let error as FetchError {
+        if error.category == .unavailable {
+          report.unreachable = error
+          break entries
+        }
+        report.refused.append((entry.file, error.description))
+        continue
+      }
+      do {
+        let file = try PracticeFile.decode(data, path: entry.file)
+        guard file.songs.count == 1, let shared = file.songs.first else {
+          throw PracticeError(.badData, "it holds \(file.songs.count) songs, not one")
+        }
+        guard shared.contentHash == entry.contentHash
+          || (shared.title == entry.title && abs(shared.duration - entry.duration) <= 1)
+        else {
+          throw PracticeError(.badData, "it holds '\(shared.title)', not the song the index names")
+        }
+        let decoded = try Library.check(
+          PracticeFile(
+            format: file.format, version: file.version, exportedAt: file.exportedAt,
+            songs: [shared], setlists: []), path: entry.file)
+        let outcome = try apply(
+          shared, beats: decoded[0], to: song, version: entry.version, repository: repository,
+          record: record, replace: replace, now: now)
+        report.applied.append(song.title)
+        report.kept += outcome.map { (song.title, $0) }
+      } catch let error as any PracticeFailure {
+        report.refused.append((entry.file, error.description))
+      }
+    }
+    return report
+  }
+
+  /// Applies one entry's song in one transaction and records its version; returns what was
+  /// kept because it was edited here ("beat map", "selections").
+  private func apply(
+    _ shared: PracticeFile.SharedSong, beats: [Beat]?, to song: Song, version: String,
+    repository: Repository, record: PullRecord?, replace: Bool, now: Date
+  ) throws -> [String] {
+    guard let id = song.id else { return [] }
+    let timestamp = Library.timestamp(now)
+    return try write { db in
+      let before = try SongState(songID: id, db)
+      let takeMap = replace || !before.mapEdited(since: record)
+      let takeSelections = replace || !before.selectionsEdited(since: record)
+      let reader = try BeatReader(db)
+      var maps: [(song: Int64, beats: [Beat])] = []
+      var report = ImportReport()
+      // What the repository wins is imported with `replace` on its own; the rest (details,
+      // tags, and what was edited here) with import's ordinary rules.
+      var rest = shared
+      if takeMap && !replace, beats != nil {
+        var mapOnly = shared
+        mapOnly.key = nil
+        mapOnly.bpm = nil
+        mapOnly.note = nil
+        mapOnly.tags = []
+        mapOnly.selections = []
+        try importSong(
+          mapOnly, beats: beats, into: song, replace: true, timestamp: timestamp, reader: reader,
+          maps: &maps, &report, db)
+        rest.beatMap = nil
+      }
+      if takeSelections && !replace, !shared.selections.isEmpty {
+        var selectionsOnly = shared
+        selectionsOnly.key = nil
+        selectionsOnly.bpm = nil
+        selectionsOnly.note = nil
+        selectionsOnly.tags = []
+        selectionsOnly.beatMap = nil
+        try importSong(
+          selectionsOnly, beats: nil, into: song, replace: true, timestamp: timestamp,
+          reader: reader, maps: &maps, &report, db)
+        rest.selections = []
+      }
+      try importSong(
+        rest, beats: rest.beatMap == nil ? nil : beats, into: song, replace: replace,
+        timestamp: timestamp, reader: reader, maps: &maps, &report, db)
+      try Library.insertChecked(maps, db)
+      var kept: [String] = []
+      if report.mapsKept > 0 { kept.append("beat map") }
+      if !report.selectionsKept.isEmpty { kept.append("selections") }
+      let after = try SongState(songID: id, db)
+      try db.execute(
+        sql: """
+          INSERT INTO repository_song
+            (repository_id, song_id, version, map_fingerprint, selections_fingerprint, applied_at)
+          VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (repository_id, song_id) DO UPDATE SET version = excluded.version,
+            map_fingerprint = excluded.map_fingerprint,
+            selections_fingerprint = excluded.selections_fingerprint, applied_at = excluded.applied_at
+          """,
+        arguments: [
+          repository.id, id, version,
+          takeMap ? after.map : record?.map,
+          takeSelections ? after.selections : record?.selections,
+          timestamp,
+        ])
+      return kept
+    }
+  }
+}
+
+/// What the last pull applied to a song: the version, and fingerprints of the song's map
+/// and selections just after it.
+struct PullRecord {
+  var version: String
+  var map: String?
+  var selections: String?
+}
+
+/// Fingerprints of a song's beat map and selections as they are now.
+struct SongState {
+  /// nil when the song has no map.
+  var map: String?
+  /// Every beat was detected (a detector's map, which a repository's replaces).
+  var detectedOnly: Bool
+  /// nil when the song has no selections.
+  var selections: String?
+
+  init(songID: Int64, _ db: Database) throws {
+    var fingerprint = Fingerprint()
+    var count = 0
+    var detected = true
+    let beats = try Row.fetchCursor(
+      db.cachedStatement(
+        sql: "SELECT frame, bar, beat, source FROM beat WHERE song_id = ? ORDER BY frame"),
+      arguments: [songID])
+    while let row = try beats.next() {
+      let source: String = row[3]
+      fingerprint.add("\(row[0] as Int64) \(row[1] as Int) \(row[2] as Int) \(source)")
+      if source != BeatSource.detected.rawValue { detected = false }
+      count += 1
+    }
+    map = count == 0 ? nil : fingerprint.hex
+    detectedOnly = count > 0 && detected
+    var selectionPrint = Fingerprint()
+    var selectionCount = 0
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(
+        sql: """
+          SELECT s.name, s.bars, s.start_frame, s.end_frame, s.note, p.speed, p.ramp_to, p.step,
+            p.every, p.count_in, p.click, p.gap, p.transpose, p.volume, p.goal_speed, p.goal_bpm
+          FROM selection s LEFT JOIN selection_practice p ON p.selection_id = s.id
+          WHERE s.song_id = ? ORDER BY s.name
+          """), arguments: [songID])
+    while let row = try rows.next() {
+      for value in row.databaseValues { selectionPrint.add(value.description) }
+      selectionCount += 1
+    }
+    selections = selectionCount == 0 ? nil : selectionPrint.hex
+  }
+
+  /// A map made or changed here (not a detector's) since `record`'s pull; any map a song
+  /// had before its first pull counts as its own.
+  func mapEdited(since record: PullRecord?) -> Bool {
+    guard let map, !detectedOnly else { return false }
+    return map != record?.map
+  }
+
+  func selectionsEdited(since record: PullRecord?) -> Bool {
+    guard let selections else { return false }
+    return selections != record?.selections
+  }
+
+  func edited(since record: PullRecord) -> Bool {
+    mapEdited(since: record) || selectionsEdited(since: record)
+  }
+}
