@@ -12,6 +12,7 @@ import email.utils
 import hashlib
 import http.server
 import os
+import signal
 import sys
 import urllib.parse
 
@@ -75,6 +76,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
+    # A test runner may block or ignore SIGTERM, which a child inherits: undo that, so
+    # that the test's terminate() stops the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     Handler.root = os.path.abspath(sys.argv[1])
     Handler.log_path = sys.argv[2]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
