@@ -320,4 +320,22 @@ func unusedPort() throws -> Int {
     #expect(first.status == 0 && first.stderr.contains("3 entries applied"), "\(first.stderr)")
     #expect(try member.run(["pull"]).stderr.contains("index unchanged; 0 entries applied; 3 current"))
   }
+
+  /// `render --bars` (as `play`) on a song without a map takes the repository's entry, from
+  /// the index the last pull fetched, before it would detect one, and says so.
+  @Test func barsWithoutAMapTakeTheRepositorysBeforeDetecting() throws {
+    try setUp()
+    _ = try publish()
+    _ = try member.run(["repo", "add", "band", repo])
+    // Pulled for Blue only: Green has no map here.
+    #expect(try member.run(["pull", "band", "Blue"]).status == 0)
+    #expect(try beats(member, "Green").isEmpty)
+    let rendered = try member.run(["render", "Green", "--bars", "2", "-o", dir.file("bar2.wav")])
+    #expect(rendered.status == 0, "\(rendered.stderr)")
+    #expect(rendered.stderr.contains("'Green' had no beat map; took the one of repository 'band'"))
+    #expect(!rendered.stderr.contains("detecting"))
+    #expect(try beats(member, "Green") == (try beats(leader, "Green")))
+    // Two seconds: bar 2 of a 120 BPM grid.
+    #expect(try Synth.read(dir.file("bar2.wav")).samples.count == 88200)
+  }
 }

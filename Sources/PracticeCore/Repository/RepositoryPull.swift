@@ -71,7 +71,45 @@ extension Library {
       }
     }
     let index = try RepositoryIndex.decode(body, source: indexURL)
+    try applyEntries(
+      of: index, from: repository, fetcher: fetcher, songIDs: songIDs, replace: replace, now: now,
+      &report)
+    return report
+  }
 
+  /// The beat map of `song` from the first repository whose last fetched index has an entry
+  /// for it (no index is fetched; the entry is, and applied as `pull` applies it), with the
+  /// repository's name; nil when none has one or it cannot be had now (offline, refused).
+  public func beatMapFromRepositories(for song: Song, fetcher: HTTPFetcher, now: Date = Date())
+    -> (map: BeatMap, repository: String)?
+  {
+    guard let id = song.id, let repositories = try? self.repositories() else { return nil }
+    for repository in repositories {
+      guard
+        let body = try? read({ db in
+          try Data.fetchOne(
+            db, sql: "SELECT index_body FROM repository WHERE id = ?", arguments: [repository.id])
+        }),
+        let index = try? RepositoryIndex.decode(body, source: repository.name)
+      else { continue }
+      var report = PullReport(repository: repository.name)
+      do {
+        try applyEntries(
+          of: index, from: repository, fetcher: fetcher, songIDs: [id], replace: false, now: now,
+          &report)
+      } catch { continue }
+      if !report.applied.isEmpty, let map = try? beatMap(for: song) {
+        return (map, repository.name)
+      }
+    }
+    return nil
+  }
+
+  /// Fetches and applies the entries of `index` that changed (see `pull`), into `report`.
+  private func applyEntries(
+    of index: RepositoryIndex, from repository: Repository, fetcher: HTTPFetcher,
+    songIDs: Set<Int64>?, replace: Bool, now: Date, _ report: inout PullReport
+  ) throws {
     // Each entry's song in this library, found as `import` finds it.
     let songs = try self.songs()
     var byHash: [String: Song] = [:]
@@ -164,7 +202,6 @@ extension Library {
         report.refused.append((entry.file, error.description))
       }
     }
-    return report
   }
 
   /// Applies one entry's song in one transaction and records its version; returns what was
