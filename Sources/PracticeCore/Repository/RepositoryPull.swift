@@ -138,6 +138,43 @@ extension Library {
       }
     }
 
+    // Checked entries are applied in batches, one transaction each with a savepoint per
+    // entry (all or nothing per entry): a commit per entry was most of a 1,000-song pull.
+    // Nothing is fetched while the transaction is open.
+    var batch: [PreparedEntry] = []
+    var batchBytes = 0
+    func flush() throws {
+      guard !batch.isEmpty else { return }
+      let timestamp = Library.timestamp(now)
+      let outcomes = try write { db -> [(PreparedEntry, Result<[String], PracticeError>)] in
+        var outcomes: [(PreparedEntry, Result<[String], PracticeError>)] = []
+        for item in batch {
+          do {
+            var kept: [String] = []
+            try db.inSavepoint {
+              kept = try apply(item, repository: repository, replace: replace, timestamp: timestamp, db)
+              return .commit
+            }
+            outcomes.append((item, .success(kept)))
+          } catch let failure as any PracticeFailure {
+            outcomes.append((item, .failure(PracticeError(failure.category, failure.description))))
+          }
+        }
+        return outcomes
+      }
+      for (item, outcome) in outcomes {
+        switch outcome {
+        case .success(let kept):
+          report.applied.append(item.song.title)
+          report.kept += kept.map { (item.song.title, $0) }
+        case .failure(let error):
+          report.refused.append((item.file, error.message))
+        }
+      }
+      batch.removeAll()
+      batchBytes = 0
+    }
+
     var seen: Set<Int64> = []
     entries: for entry in index.songs {
       guard let song = find(entry), let id = song.id else { continue }
@@ -193,26 +230,30 @@ extension Library {
           PracticeFile(
             format: file.format, version: file.version, exportedAt: file.exportedAt,
             songs: [shared], setlists: []), path: entry.file)
-        let outcome = try apply(
-          shared, beats: decoded[0], to: song, version: entry.version, repository: repository,
-          record: record, replace: replace, now: now)
-        report.applied.append(song.title)
-        report.kept += outcome.map { (song.title, $0) }
+        batch.append(
+          PreparedEntry(
+            file: entry.file, song: song, shared: shared, beats: decoded[0],
+            version: entry.version, record: record))
+        batchBytes += data.count
+        if batch.count >= 100 || batchBytes >= 16 * 1_048_576 { try flush() }
       } catch let error as any PracticeFailure {
         report.refused.append((entry.file, error.description))
       }
     }
+    try flush()
   }
 
-  /// Applies one entry's song in one transaction and records its version; returns what was
-  /// kept because it was edited here ("beat map", "selections").
+  /// Applies one entry's song in the caller's transaction and records its version; returns
+  /// what was kept because it was edited here ("beat map", "selections").
   private func apply(
-    _ shared: PracticeFile.SharedSong, beats: [Beat]?, to song: Song, version: String,
-    repository: Repository, record: PullRecord?, replace: Bool, now: Date
+    _ item: PreparedEntry, repository: Repository, replace: Bool, timestamp: String,
+    _ db: Database
   ) throws -> [String] {
+    let (shared, beats, song, version, record) = (
+      item.shared, item.beats, item.song, item.version, item.record
+    )
     guard let id = song.id else { return [] }
-    let timestamp = Library.timestamp(now)
-    return try write { db in
+    do {
       let before = try SongState(songID: id, db)
       let takeMap = replace || !before.mapEdited(since: record)
       let takeSelections = replace || !before.selectionsEdited(since: record)
@@ -272,6 +313,16 @@ extension Library {
       return kept
     }
   }
+}
+
+/// An entry fetched, decoded and checked, waiting for its batch's transaction.
+private struct PreparedEntry {
+  var file: String
+  var song: Song
+  var shared: PracticeFile.SharedSong
+  var beats: [Beat]?
+  var version: String
+  var record: PullRecord?
 }
 
 /// What the last pull applied to a song: the version, and fingerprints of the song's map
