@@ -178,6 +178,15 @@ struct Pull: ParsableCommand {
       parts.append("\(counted(report.applied.count, "entry")) applied".replacingOccurrences(of: "entrys", with: "entries"))
       parts.append("\(report.current) current")
       if !report.refused.isEmpty { parts.append("\(report.refused.count) refused") }
+      if !report.setlistsApplied.isEmpty {
+        parts.append(
+          "setlists stored: " + report.setlistsApplied.map { "'\($0)'" }.joined(separator: ", "))
+      }
+      for (name, missing) in report.setlistsIncomplete {
+        Terminal.warning(
+          "\(repository.name): setlist '\(name)' not stored: \(counted(missing, "song")) of it "
+            + "not in this library; add them and pull again")
+      }
       parts.append("\(report.matched) of its songs in this library")
       Terminal.say("pulled '\(repository.name)': " + parts.joined(separator: "; "))
       if let error = report.unreachable {

@@ -338,4 +338,36 @@ func unusedPort() throws -> Int {
     // Two seconds: bar 2 of a 120 BPM grid.
     #expect(try Synth.read(dir.file("bar2.wav")).samples.count == 88200)
   }
+
+  /// A setlist is stored when all its songs are here; one changed here is kept until
+  /// --replace; one naming a song this library lacks is left out with one line.
+  @Test func setlistsArePulledWhenTheirSongsAreHere() throws {
+    try setUp()
+    for (name, songs) in [("Gig", ["Blue", "Red"]), ("Long", ["Green", "Gold"])] {
+      _ = try leader.run(["setlist", "new", name])
+      for song in songs { _ = try leader.run(["setlist", "add", name, song]) }
+    }
+    // Gold is only in the leader's library.
+    let gold = dir.file("gold.wav")
+    try Synth.write(
+      Synth.sine(frequency: 500, seconds: 8, amplitude: 0.3), to: gold, tags: ("Gold", "The Band", ""))
+    _ = try leader.run(["add", gold])
+    _ = try leader.run(["setlist", "add", "Long", "Gold"])
+    _ = try publish()
+    _ = try member.run(["repo", "add", "band", repo])
+    let pulled = try member.run(["pull"])
+    #expect(pulled.status == 0, "\(pulled.stderr)")
+    #expect(pulled.stderr.contains("setlists stored: 'Gig'"))
+    #expect(pulled.stderr.contains("setlist 'Long' not stored: 1 song of it not in this library"))
+    #expect(try member.run(["setlist", "show", "Gig"]).stdout == (try leader.run(["setlist", "show", "Gig"]).stdout))
+    // Changed here, then by the leader: kept, then taken with --replace.
+    _ = try member.run(["setlist", "add", "Gig", "Green"])
+    _ = try leader.run(["setlist", "add", "Gig", "Blue", "--speed", "90%"])
+    _ = try publish()
+    let kept = try member.run(["pull"])
+    #expect(kept.stderr.contains("'Gig' (setlist)"), "\(kept.stderr)")
+    #expect(try member.run(["setlist", "show", "Gig"]).stdout.contains("Green"))
+    #expect(try member.run(["pull", "--replace"]).status == 0)
+    #expect(try member.run(["setlist", "show", "Gig"]).stdout == (try leader.run(["setlist", "show", "Gig"]).stdout))
+  }
 }

@@ -13,10 +13,15 @@ public struct PullReport: Sendable {
   /// Entries whose version this library already has.
   public var current = 0
   /// Songs whose beat map or selections were edited here since the last pull and kept:
-  /// `(title, what)`, what being "beat map" or "selections".
+  /// `(title, what)`, what being "beat map" or "selections" (or a setlist's name and
+  /// "setlist").
   public var kept: [(title: String, what: String)] = []
   /// Entries refused: the entry's file and why (one line each).
   public var refused: [(file: String, reason: String)] = []
+  /// Setlists stored from the repository, by name.
+  public var setlistsApplied: [String] = []
+  /// Setlists left out because songs they name are not in this library: (name, count).
+  public var setlistsIncomplete: [(name: String, missing: Int)] = []
   /// Entries left for later because the repository stopped answering half-way.
   public var unreachable: FetchError?
 
@@ -241,6 +246,120 @@ extension Library {
       }
     }
     try flush()
+    // Setlists, on a pull of every song: stored when all their songs are here.
+    if songIDs == nil && report.unreachable == nil {
+      try applySetlists(of: index, from: repository, fetcher: fetcher, replace: replace, now: now, &report)
+    }
+  }
+
+  /// Fetches the setlists of `index` whose version changed and stores each whose songs are
+  /// all in this library (found as `import` finds them), one transaction each. A setlist of
+  /// that name changed here since the last pull is kept unless `replace`.
+  private func applySetlists(
+    of index: RepositoryIndex, from repository: Repository, fetcher: HTTPFetcher, replace: Bool,
+    now: Date, _ report: inout PullReport
+  ) throws {
+    let records = try read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT name, version, fingerprint FROM repository_setlist WHERE repository_id = ?",
+        arguments: [repository.id]
+      ).reduce(into: [String: (version: String, fingerprint: String?)]()) {
+        $0[($1["name"] as String).lowercased()] = ($1["version"], $1["fingerprint"])
+      }
+    }
+    for entry in index.setlists {
+      let record = records[entry.name.lowercased()]
+      if record?.version == entry.version && !replace { continue }
+      guard RepositoryIndex.isSafeFileName(entry.file), entry.size <= RepositoryIndex.maxEntryBytes
+      else {
+        report.refused.append((entry.file, "its file name could leave the repository or it is too large"))
+        continue
+      }
+      let data: Data
+      do {
+        guard
+          case .fetched(let fetched, _) = try fetcher.get(
+            HTTPFetcher.child(repository.url, entry.file), validators: nil,
+            maxBytes: RepositoryIndex.maxEntryBytes)
+        else { continue }
+        data = fetched
+      } catch let error as FetchError {
+        if error.category == .unavailable {
+          report.unreachable = error
+          return
+        }
+        report.refused.append((entry.file, error.description))
+        continue
+      }
+      do {
+        let file = try PracticeFile.decode(data, path: entry.file)
+        _ = try Library.check(file, path: entry.file)
+        guard file.setlists.count == 1, let setlist = file.setlists.first,
+          setlist.name.lowercased() == entry.name.lowercased()
+        else {
+          throw PracticeError(.badData, "it does not hold the setlist '\(entry.name)' alone")
+        }
+        let timestamp = Library.timestamp(now)
+        let outcome = try write { db -> String in
+          var songs: [Int: Int64] = [:]
+          for shared in file.songs {
+            if let id = try Library.find(shared, db)?.id { songs[shared.ref] = id }
+          }
+          let missing = Set(setlist.entries.map(\.song)).subtracting(songs.keys).count
+          if missing > 0 { return "missing \(missing)" }
+          let entries = setlist.entries.map { item in
+            SetlistEntry(
+              songID: songs[item.song]!, selection: item.selection,
+              key: item.key.flatMap(MusicalKey.init(parsing:)), transpose: item.transpose,
+              speed: item.speed, repeats: item.repeats, note: item.note)
+          }
+          let local = try Library.setlistFingerprint(named: setlist.name, db)
+          if let local, local != record?.fingerprint, !replace {
+            return "kept"
+          }
+          try Library.storeSetlist(named: setlist.name, entries: entries, timestamp: timestamp, db)
+          try db.execute(
+            sql: """
+              INSERT INTO repository_setlist (repository_id, name, version, fingerprint, applied_at)
+              VALUES (?, ?, ?, ?, ?)
+              ON CONFLICT (repository_id, name) DO UPDATE SET version = excluded.version,
+                fingerprint = excluded.fingerprint, applied_at = excluded.applied_at
+              """,
+            arguments: [
+              repository.id, setlist.name, entry.version,
+              try Library.setlistFingerprint(named: setlist.name, db), timestamp,
+            ])
+          return "stored"
+        }
+        switch outcome {
+        case "stored": report.setlistsApplied.append(setlist.name)
+        case "kept": report.kept.append((setlist.name, "setlist"))
+        default:
+          report.setlistsIncomplete.append(
+            (setlist.name, Int(outcome.dropFirst("missing ".count)) ?? 0))
+        }
+      } catch let error as any PracticeFailure {
+        report.refused.append((entry.file, error.description))
+      }
+    }
+  }
+
+  /// A fingerprint of a setlist's entries as they are now; nil when there is no such setlist.
+  static func setlistFingerprint(named name: String, _ db: Database) throws -> String? {
+    guard
+      let id = try Int64.fetchOne(db, sql: "SELECT id FROM setlist WHERE name = ?", arguments: [name])
+    else { return nil }
+    var fingerprint = Fingerprint()
+    let rows = try Row.fetchCursor(
+      db,
+      sql: """
+        SELECT song_id, selection_name, key, transpose, speed, repeats, note FROM setlist_entry
+        WHERE setlist_id = ? ORDER BY position
+        """, arguments: [id])
+    while let row = try rows.next() {
+      for value in row.databaseValues { fingerprint.add(value.description) }
+    }
+    return fingerprint.hex
   }
 
   /// Applies one entry's song in the caller's transaction and records its version; returns
