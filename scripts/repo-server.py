@@ -6,13 +6,15 @@ ETag / If-None-Match (which the stock SimpleHTTPRequestHandler lacks) and Last-M
 If-Modified-Since, with 304. Every request is appended to LOG as one line,
 `METHOD PATH STATUS`, so a test can count them ("one request, answered 304").
 
-    repo-server.py DIR LOG      prints the port on stdout, then serves until killed
+    repo-server.py DIR LOG [CERT KEY]
+        prints the port on stdout, then serves until killed (https with CERT and KEY)
 """
 import email.utils
 import hashlib
 import http.server
 import os
 import signal
+import ssl
 import sys
 import urllib.parse
 
@@ -77,7 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 5):
         sys.exit(__doc__)
     # A test runner may block or ignore SIGTERM, which a child inherits: undo that, so
     # that the test's terminate() stops the server.
@@ -87,6 +89,10 @@ def main():
     Handler.root = os.path.abspath(sys.argv[1])
     Handler.log_path = sys.argv[2]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if len(sys.argv) == 5:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[3], sys.argv[4])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

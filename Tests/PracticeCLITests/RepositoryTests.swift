@@ -9,11 +9,16 @@ final class RepoServer: @unchecked Sendable {
   let port: Int
   let log: String
 
-  init(serving directory: String, log: String) throws {
+  let scheme: String
+
+  /// With `tls` (certificate, key), https.
+  init(serving directory: String, log: String, tls: (String, String)? = nil) throws {
     self.log = log
+    scheme = tls == nil ? "http" : "https"
     FileManager.default.createFile(atPath: log, contents: nil)
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [CLI.packageRoot + "/scripts/repo-server.py", directory, log]
+    process.arguments =
+      [CLI.packageRoot + "/scripts/repo-server.py", directory, log] + (tls.map { [$0.0, $0.1] } ?? [])
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
@@ -39,7 +44,7 @@ final class RepoServer: @unchecked Sendable {
     process.waitUntilExit()
   }
 
-  var url: String { "http://127.0.0.1:\(port)" }
+  var url: String { "\(scheme)://127.0.0.1:\(port)" }
 
   /// `GET /index.json 304`, one per request so far.
   var requests: [String] {
@@ -369,5 +374,28 @@ func unusedPort() throws -> Int {
     #expect(try member.run(["setlist", "show", "Gig"]).stdout.contains("Green"))
     #expect(try member.run(["pull", "--replace"]).status == 0)
     #expect(try member.run(["setlist", "show", "Gig"]).stdout == (try leader.run(["setlist", "show", "Gig"]).stdout))
+  }
+
+  /// A server whose certificate no authority signed is refused: TLS is verified.
+  @Test func anUntrustedCertificateIsRefused() throws {
+    try setUp(["Blue"])
+    _ = try publish()
+    let made = try runProgram(
+      "/usr/bin/openssl",
+      [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.file("key.pem"), "-out",
+        dir.file("cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ], environment: ProcessInfo.processInfo.environment, directory: dir.path, scratch: dir.path)
+    #expect(made.status == 0, "\(made.stderr)")
+    let server = try RepoServer(
+      serving: repo, log: dir.file("requests.log"), tls: (dir.file("cert.pem"), dir.file("key.pem")))
+    _ = try member.run(["repo", "add", "band", server.url])
+    let before = try member.snapshot()
+    let pulled = try member.run(["pull"])
+    #expect(pulled.status == 1 && pulled.stderrLines.count == 1, "\(pulled.stderr)")
+    #expect(pulled.stderr.contains("TLS failed") && pulled.stderr.contains("https://127.0.0.1"))
+    #expect(try member.snapshot() == before && (try beats(member, "Blue")).isEmpty)
+    #expect(server.requests.isEmpty)
   }
 }
