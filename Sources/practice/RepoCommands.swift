@@ -18,7 +18,8 @@ struct RepoCommand: ParsableCommand {
 struct RepoPublish: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "publish",
-    abstract: "Write or update a repository in a folder: one .practice file per song and setlist, and index.json.",
+    abstract:
+      "Write or update a repository in a folder: one .practice file per song and setlist, and index.json.",
     discussion: """
       Each file is written under a temporary name and renamed, index.json last, so a reader \
       sees the old repository or the new one. Publishing again rewrites only the entries \
@@ -30,7 +31,8 @@ struct RepoPublish: ParsableCommand {
   var directory: String
   @Argument(help: ArgumentHelp("Songs to publish (path, id or title).", valueName: "song"))
   var songs: [String] = []
-  @Option(help: ArgumentHelp("Publish this setlist and its songs (repeatable).", valueName: "setlist"))
+  @Option(
+    help: ArgumentHelp("Publish this setlist and its songs (repeatable).", valueName: "setlist"))
   var setlist: [String] = []
   @Flag(help: "Publish every song and every setlist.") var all = false
 
@@ -68,21 +70,25 @@ struct RepoAdd: ParsableCommand {
     discussion: "Nothing is fetched until `practice pull`.")
 
   @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("A name for it (band, teacher).", valueName: "name")) var name: String
+  @Argument(help: ArgumentHelp("A name for it (band, teacher).", valueName: "name")) var name:
+    String
   @Argument(help: ArgumentHelp("Its URL or folder.", valueName: "url")) var url: String
 
   func validate() throws { try refuseTypedText("the repository name", [name]) }
 
   func run() throws {
     let added = try library.open().addRepository(name: name, url: url)
-    Terminal.say("added repository '\(added.name)' at \(added.url); fetch it with `practice pull \(added.name)`")
+    Terminal.say(
+      "added repository '\(added.name)' at \(added.url); fetch it with `practice pull \(added.name)`"
+    )
   }
 }
 
 struct RepoList: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list",
-    abstract: "List repositories: name, URL, last fetched, songs applied (tab-separated when piped).")
+    abstract:
+      "List repositories: name, URL, last fetched, songs applied (tab-separated when piped).")
   @OptionGroup var library: LibraryOptions
 
   func run() throws {
@@ -139,15 +145,19 @@ struct Pull: ParsableCommand {
     let library = try library.open()
     let all = try library.repositories()
     guard !all.isEmpty else {
-      throw PracticeError(.missingInput, "no repositories to pull; add one with `practice repo add NAME URL`")
+      throw PracticeError(
+        .missingInput, "no repositories to pull; add one with `practice repo add NAME URL`")
     }
     var repositories = all
     var songArguments = names
-    if let first = names.first, let named = all.first(where: { $0.name.lowercased() == first.lowercased() }) {
+    if let first = names.first,
+      let named = all.first(where: { $0.name.lowercased() == first.lowercased() })
+    {
       repositories = [named]
       songArguments.removeFirst()
     }
-    let songIDs = songArguments.isEmpty ? nil : Set(try songArguments.compactMap { try library.resolve($0).id })
+    let songIDs =
+      songArguments.isEmpty ? nil : Set(try songArguments.compactMap { try library.resolve($0).id })
     let fetcher = HTTPFetcher()
     var unreachable: [FetchError] = []
     var refused = 0
@@ -167,7 +177,8 @@ struct Pull: ParsableCommand {
         Terminal.error("\(repository.name): refused '\(file)': \(reason)")
       }
       if !report.kept.isEmpty {
-        let kept = report.kept.prefix(5).map { "'\($0.title)' (\($0.what))" }.joined(separator: ", ")
+        let kept = report.kept.prefix(5).map { "'\($0.title)' (\($0.what))" }.joined(
+          separator: ", ")
         let more = report.kept.count > 5 ? " and \(report.kept.count - 5) more" : ""
         Terminal.say(
           "\(repository.name): kept what was edited here since the last pull: \(kept)\(more); "
@@ -175,7 +186,7 @@ struct Pull: ParsableCommand {
       }
       var parts: [String] = []
       parts.append(report.indexNotModified ? "index unchanged" : "index fetched")
-      parts.append("\(counted(report.applied.count, "entry")) applied".replacingOccurrences(of: "entrys", with: "entries"))
+      parts.append("\(entries(report.applied.count)) applied")
       parts.append("\(report.current) current")
       if !report.refused.isEmpty { parts.append("\(report.refused.count) refused") }
       if !report.setlistsApplied.isEmpty {
@@ -200,8 +211,13 @@ struct Pull: ParsableCommand {
       throw ExitCode(ExitStatus.code(for: .unavailable))
     }
     if refused > 0 {
-      Terminal.error("\(counted(refused, "entry").replacingOccurrences(of: "entrys", with: "entries")) refused, \(applied) applied")
+      Terminal.error(
+        "\(entries(refused)) refused, \(applied) applied"
+      )
       throw ExitCode(ExitStatus.code(for: .badData))
     }
   }
 }
+
+/// `1 entry`, `3 entries`.
+private func entries(_ count: Int) -> String { "\(count) \(count == 1 ? "entry" : "entries")" }

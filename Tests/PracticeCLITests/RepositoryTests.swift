@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A static web server on 127.0.0.1 (scripts/repo-server.py), started and stopped by the
 /// test: it answers conditional requests (ETag, Last-Modified, 304) and logs each request.
@@ -18,7 +18,8 @@ final class RepoServer: @unchecked Sendable {
     FileManager.default.createFile(atPath: log, contents: nil)
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments =
-      [CLI.packageRoot + "/scripts/repo-server.py", directory, log] + (tls.map { [$0.0, $0.1] } ?? [])
+      [CLI.packageRoot + "/scripts/repo-server.py", directory, log]
+      + (tls.map { [$0.0, $0.1] } ?? [])
     let out = Pipe()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
@@ -30,7 +31,9 @@ final class RepoServer: @unchecked Sendable {
       if chunk.isEmpty { break }
       line.append(chunk)
     }
-    guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    guard
+      let port = Int(
+        String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     else {
       process.terminate()
       throw CocoaError(.fileReadCorruptFile)
@@ -48,7 +51,8 @@ final class RepoServer: @unchecked Sendable {
 
   /// `GET /index.json 304`, one per request so far.
   var requests: [String] {
-    ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(
+      String.init)
   }
 }
 
@@ -56,7 +60,10 @@ final class RepoServer: @unchecked Sendable {
 func unusedPort() throws -> Int {
   let result = try runProgram(
     "/usr/bin/python3",
-    ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"],
+    [
+      "-c",
+      "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])",
+    ],
     environment: ProcessInfo.processInfo.environment, directory: "/", scratch: "/tmp")
   return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 9
 }
@@ -82,7 +89,8 @@ func unusedPort() throws -> Int {
         #expect(added.status == 0, "\(added.stderr)")
       }
       #expect(try leader.run(["beats", "grid", "\(index + 1)", "--bpm", "120"]).status == 0)
-      #expect(try leader.run(["select", "add", "\(index + 1)", "verse", "--bars", "1-2"]).status == 0)
+      #expect(
+        try leader.run(["select", "add", "\(index + 1)", "verse", "--bars", "1-2"]).status == 0)
     }
   }
 
@@ -119,7 +127,9 @@ func unusedPort() throws -> Int {
     for entry in songs {
       let file = try #require(entry["file"] as? String)
       #expect(FileManager.default.fileExists(atPath: repo + "/" + file))
-      #expect(entry["version"] is String && entry["content_hash"] is String && entry["duration"] is Double)
+      #expect(
+        entry["version"] is String && entry["content_hash"] is String && entry["duration"] is Double
+      )
       #expect(entry["artist"] as? String == "The Band")
     }
     #expect(Set(songs.compactMap { $0["title"] as? String }) == ["Blue", "Green", "Red"])
@@ -134,13 +144,15 @@ func unusedPort() throws -> Int {
     #expect(try Data(contentsOf: URL(fileURLWithPath: repo + "/index.json")) == indexBefore)
 
     // One song changed: its file and the index, nothing else; its version changed.
-    let versions = Dictionary(uniqueKeysWithValues: songs.map { ($0["title"] as! String, $0["version"] as! String) })
+    let versions = Dictionary(
+      uniqueKeysWithValues: songs.map { ($0["title"] as! String, $0["version"] as! String) })
     #expect(try leader.run(["beats", "grid", "Green", "--bpm", "90"]).status == 0)
     let changed = try publish(["Green"])
     #expect(changed.stdout.split(separator: "\n").count == 1)
     #expect(changed.stderr.contains("1 file written, 0 unchanged; index.json written"))
     let after = Dictionary(
-      uniqueKeysWithValues: try entries().map { ($0["title"] as! String, $0["version"] as! String) })
+      uniqueKeysWithValues: try entries().map { ($0["title"] as! String, $0["version"] as! String) }
+    )
     #expect(after["Green"] != versions["Green"])
     #expect(after["Blue"] == versions["Blue"] && after["Red"] == versions["Red"])
     // No temporary file is left behind.
@@ -171,7 +183,10 @@ func unusedPort() throws -> Int {
     #expect(added.status == 0, "\(added.stderr)")
     #expect(try member.run(["repo", "add", "teacher", "shared/lessons"], in: dir.path).status == 0)
     let list = try member.run(["repo", "list"])
-    #expect(list.stdout == "band\thttp://127.0.0.1:1/band/\tnever\t0\nteacher\t\(dir.path)/shared/lessons\tnever\t0\n")
+    #expect(
+      list.stdout
+        == "band\thttp://127.0.0.1:1/band/\tnever\t0\nteacher\t\(dir.path)/shared/lessons\tnever\t0\n"
+    )
     let twice = try member.run(["repo", "add", "BAND", "http://example.org/"])
     #expect(twice.status == 64 && twice.stderr.contains("already a repository named 'BAND'"))
     let ftp = try member.run(["repo", "add", "x", "ftp://example.org/"])
@@ -217,7 +232,8 @@ func unusedPort() throws -> Int {
     #expect(pulled.status == 0, "\(pulled.stderr)")
     let requests = Array(server.requests.dropFirst(before))
     #expect(requests.count == 2, "\(requests)")
-    #expect(requests.first == "GET /index.json 200" && requests.last?.hasSuffix(".practice 200") == true)
+    #expect(
+      requests.first == "GET /index.json 200" && requests.last?.hasSuffix(".practice 200") == true)
     #expect(pulled.stderr.contains("1 entry applied; 2 current"))
     #expect(try beats(member, "Green") == (try beats(leader, "Green")))
   }
@@ -236,7 +252,8 @@ func unusedPort() throws -> Int {
     let pulled = try member.run(["pull"])
     #expect(pulled.status == 0, "\(pulled.stderr)")
     let kept = pulled.stderrLines.filter { $0.contains("kept") }
-    #expect(kept.count == 1 && kept[0].contains("'Blue' (beat map)") && kept[0].contains("--replace"))
+    #expect(
+      kept.count == 1 && kept[0].contains("'Blue' (beat map)") && kept[0].contains("--replace"))
     #expect(try beats(member, "Blue") == mine)
     #expect(try beats(member, "Red") == (try beats(leader, "Red")))
     // Pulled again, still kept (the edit stands until --replace).
@@ -265,15 +282,21 @@ func unusedPort() throws -> Int {
     _ = try publish()
     var index = try index()
     var songs = try #require(index["songs"] as? [[String: Any]])
-    func file(_ title: String) -> String { songs.first { $0["title"] as? String == title }!["file"] as! String }
+    func file(_ title: String) -> String {
+      songs.first { $0["title"] as? String == title }!["file"] as! String
+    }
     // Green's file damaged; Red's entry names ../outside.practice; Gold's is 40 MiB.
-    try Data("{\"format\":\"practice\",\"songs\":[".utf8).write(to: URL(fileURLWithPath: repo + "/" + file("Green")))
+    try Data("{\"format\":\"practice\",\"songs\":[".utf8).write(
+      to: URL(fileURLWithPath: repo + "/" + file("Green")))
     try Data("{}".utf8).write(to: URL(fileURLWithPath: dir.file("outside.practice")))
     let gold = file("Gold")
-    for i in songs.indices where songs[i]["title"] as? String == "Red" { songs[i]["file"] = "../outside.practice" }
+    for i in songs.indices where songs[i]["title"] as? String == "Red" {
+      songs[i]["file"] = "../outside.practice"
+    }
     try Data(count: 40 * 1_048_576).write(to: URL(fileURLWithPath: repo + "/" + gold))
     index["songs"] = songs
-    try JSONSerialization.data(withJSONObject: index).write(to: URL(fileURLWithPath: repo + "/index.json"))
+    try JSONSerialization.data(withJSONObject: index).write(
+      to: URL(fileURLWithPath: repo + "/index.json"))
 
     let server = try RepoServer(serving: repo, log: dir.file("requests.log"))
     _ = try member.run(["repo", "add", "band", server.url])
@@ -281,7 +304,10 @@ func unusedPort() throws -> Int {
     #expect(pulled.status == 65, "\(pulled.stderr)")
     let refused = pulled.stderrLines.filter { $0.contains("refused '") }
     #expect(refused.count == 3, "\(pulled.stderr)")
-    #expect(refused.contains { $0.contains("'../outside.practice'") && $0.contains("leave the repository") })
+    #expect(
+      refused.contains {
+        $0.contains("'../outside.practice'") && $0.contains("leave the repository")
+      })
     #expect(refused.contains { $0.contains(gold) && $0.contains("32 MiB limit") })
     #expect(refused.contains { $0.contains(file("Green")) && $0.contains("damaged") })
     #expect(pulled.stderrLines.last == "practice: 3 entries refused, 1 applied")
@@ -323,7 +349,8 @@ func unusedPort() throws -> Int {
     _ = try member.run(["repo", "add", "band", "file://" + repo])
     let first = try member.run(["pull"])
     #expect(first.status == 0 && first.stderr.contains("3 entries applied"), "\(first.stderr)")
-    #expect(try member.run(["pull"]).stderr.contains("index unchanged; 0 entries applied; 3 current"))
+    #expect(
+      try member.run(["pull"]).stderr.contains("index unchanged; 0 entries applied; 3 current"))
   }
 
   /// `render --bars` (as `play`) on a song without a map takes the repository's entry, from
@@ -355,7 +382,8 @@ func unusedPort() throws -> Int {
     // Gold is only in the leader's library.
     let gold = dir.file("gold.wav")
     try Synth.write(
-      Synth.sine(frequency: 500, seconds: 8, amplitude: 0.3), to: gold, tags: ("Gold", "The Band", ""))
+      Synth.sine(frequency: 500, seconds: 8, amplitude: 0.3), to: gold,
+      tags: ("Gold", "The Band", ""))
     _ = try leader.run(["add", gold])
     _ = try leader.run(["setlist", "add", "Long", "Gold"])
     _ = try publish()
@@ -364,7 +392,9 @@ func unusedPort() throws -> Int {
     #expect(pulled.status == 0, "\(pulled.stderr)")
     #expect(pulled.stderr.contains("setlists stored: 'Gig'"))
     #expect(pulled.stderr.contains("setlist 'Long' not stored: 1 song of it not in this library"))
-    #expect(try member.run(["setlist", "show", "Gig"]).stdout == (try leader.run(["setlist", "show", "Gig"]).stdout))
+    #expect(
+      try member.run(["setlist", "show", "Gig"]).stdout
+        == (try leader.run(["setlist", "show", "Gig"]).stdout))
     // Changed here, then by the leader: kept, then taken with --replace.
     _ = try member.run(["setlist", "add", "Gig", "Green"])
     _ = try leader.run(["setlist", "add", "Gig", "Blue", "--speed", "90%"])
@@ -373,7 +403,9 @@ func unusedPort() throws -> Int {
     #expect(kept.stderr.contains("'Gig' (setlist)"), "\(kept.stderr)")
     #expect(try member.run(["setlist", "show", "Gig"]).stdout.contains("Green"))
     #expect(try member.run(["pull", "--replace"]).status == 0)
-    #expect(try member.run(["setlist", "show", "Gig"]).stdout == (try leader.run(["setlist", "show", "Gig"]).stdout))
+    #expect(
+      try member.run(["setlist", "show", "Gig"]).stdout
+        == (try leader.run(["setlist", "show", "Gig"]).stdout))
   }
 
   /// A server whose certificate no authority signed is refused: TLS is verified.
@@ -389,7 +421,8 @@ func unusedPort() throws -> Int {
       ], environment: ProcessInfo.processInfo.environment, directory: dir.path, scratch: dir.path)
     #expect(made.status == 0, "\(made.stderr)")
     let server = try RepoServer(
-      serving: repo, log: dir.file("requests.log"), tls: (dir.file("cert.pem"), dir.file("key.pem")))
+      serving: repo, log: dir.file("requests.log"), tls: (dir.file("cert.pem"), dir.file("key.pem"))
+    )
     _ = try member.run(["repo", "add", "band", server.url])
     let before = try member.snapshot()
     let pulled = try member.run(["pull"])

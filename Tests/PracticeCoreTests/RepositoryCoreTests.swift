@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import PracticeCore
 
@@ -11,7 +11,8 @@ import TestSupport
   @Test func fileNamesCannotLeaveTheRepository() {
     for bad in [
       "", "../x.practice", "a/b.practice", "/etc/x.practice", ".hidden.practice", "a\\b.practice",
-      "x.json", "a\u{1}b.practice", "a..b.practice", String(repeating: "x", count: 200) + ".practice",
+      "x.json", "a\u{1}b.practice", "a..b.practice",
+      String(repeating: "x", count: 200) + ".practice",
     ] {
       #expect(!RepositoryIndex.isSafeFileName(bad), "\(bad)")
     }
@@ -20,7 +21,8 @@ import TestSupport
     #expect(RepositoryIndex.safeStem("../../etc/passwd", fallback: "s") == "etc_passwd")
     #expect(RepositoryIndex.safeStem("a\u{7}\u{1B}[31m b", fallback: "s") == "a_[31m_b")
     #expect(RepositoryIndex.safeStem("...", fallback: "song") == "song")
-    #expect(RepositoryIndex.safeStem(String(repeating: "é", count: 100), fallback: "s").utf8.count <= 60)
+    #expect(
+      RepositoryIndex.safeStem(String(repeating: "é", count: 100), fallback: "s").utf8.count <= 60)
   }
 
   @Test func indexRoundTripsAndANewerOneIsRefused() throws {
@@ -43,13 +45,16 @@ import TestSupport
     let path = dir.file("index.json")
     try Data(count: 2000).write(to: URL(fileURLWithPath: path))
     let fetcher = HTTPFetcher()
-    guard case .fetched(let data, let validators) = try fetcher.get(path, validators: nil, maxBytes: 4096)
+    guard
+      case .fetched(let data, let validators) = try fetcher.get(
+        path, validators: nil, maxBytes: 4096)
     else {
       Issue.record("not fetched")
       return
     }
     #expect(data.count == 2000)
-    #expect(try fetcher.get("file://" + path, validators: validators, maxBytes: 4096) == .notModified)
+    #expect(
+      try fetcher.get("file://" + path, validators: validators, maxBytes: 4096) == .notModified)
     #expect(throws: FetchError(.tooLarge(limit: 1000), location: path)) {
       try fetcher.get(path, validators: nil, maxBytes: 1000)
     }

@@ -79,7 +79,8 @@ public struct FetchError: PracticeFailure, Equatable {
     case .redirects(let message):
       return "'\(location)': \(message); refused"
     case .tls(let code, let message):
-      return "'\(location)': TLS failed (curl \(code): \(message)); the server's certificate is not trusted"
+      return
+        "'\(location)': TLS failed (curl \(code): \(message)); the server's certificate is not trusted"
     case .curl(let code, let message):
       return "cannot fetch '\(location)' (curl \(code): \(message))"
     case .file(let reason):
@@ -252,7 +253,9 @@ public final class HTTPFetcher {
     func check(_ code: CURLcode, _ what: String) throws {
       guard code == CURLE_OK else {
         throw FetchError(
-          .curl(code: Int(code.rawValue), message: "\(what): " + String(cString: practice_curl_easy_strerror(code))),
+          .curl(
+            code: Int(code.rawValue),
+            message: "\(what): " + String(cString: practice_curl_easy_strerror(code))),
           location: location)
       }
     }
@@ -269,11 +272,14 @@ public final class HTTPFetcher {
 
     errorBuffer[0] = 0
     try check(
-      practice_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer), "setting the error buffer")
+      practice_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, errorBuffer),
+      "setting the error buffer")
     try string(CURLOPT_URL, location)
     // Only http and https, for the first request and every redirect (never file:// or
     // others a hostile server could redirect to).
-    if practice_curl_setopt_pointer(curl, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_UNKNOWN_OPTION {
+    if practice_curl_setopt_pointer(curl, CURLOPT_PROTOCOLS_STR, "http,https")
+      == CURLE_UNKNOWN_OPTION
+    {
       try long(CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
       try long(CURLOPT_REDIR_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
     } else {
@@ -289,10 +295,13 @@ public final class HTTPFetcher {
     // A server that stalls: under 1 byte/s for 30 s ends the transfer.
     try long(CURLOPT_LOW_SPEED_LIMIT, 1)
     try long(CURLOPT_LOW_SPEED_TIME, 30)
-    try check(practice_curl_setopt_off(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBytes)), "setting the size cap")
+    try check(
+      practice_curl_setopt_off(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBytes)),
+      "setting the size cap")
     try string(CURLOPT_ACCEPT_ENCODING, "")
     try string(CURLOPT_USERAGENT, "practice/0.1 (libcurl)")
-    try check(practice_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, headers), "setting the headers")
+    try check(
+      practice_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, headers), "setting the headers")
     try long(CURLOPT_HTTPGET, 1)
     try check(
       practice_curl_setopt_callback(curl, CURLOPT_WRITEFUNCTION) { data, size, count, user in
@@ -303,10 +312,14 @@ public final class HTTPFetcher {
           transfer.overCap = true
           return 0
         }
-        if let data { transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: bytes) }
+        if let data {
+          transfer.body.append(
+            UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: bytes)
+        }
         return bytes
       }, "setting the write callback")
-    try check(practice_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, context), "setting the write data")
+    try check(
+      practice_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, context), "setting the write data")
     try check(
       practice_curl_setopt_callback(curl, CURLOPT_HEADERFUNCTION) { data, size, count, user in
         let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
@@ -320,13 +333,15 @@ public final class HTTPFetcher {
           transfer.lastModified = nil
         } else if let colon = line.firstIndex(of: ":") {
           let name = line[..<colon].lowercased()
-          let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+          let value = line[line.index(after: colon)...].trimmingCharacters(
+            in: .whitespacesAndNewlines)
           if name == "etag", !value.isEmpty { transfer.etag = value }
           if name == "last-modified", !value.isEmpty { transfer.lastModified = value }
         }
         return bytes
       }, "setting the header callback")
-    try check(practice_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, context), "setting the header data")
+    try check(
+      practice_curl_setopt_pointer(curl, CURLOPT_HEADERDATA, context), "setting the header data")
 
     requests += 1
     let code = practice_curl_easy_perform(curl)
@@ -345,9 +360,11 @@ public final class HTTPFetcher {
         CURLE_OPERATION_TIMEDOUT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
         throw FetchError(.unreachable(code: number, message: message), location: location)
       case CURLE_TOO_MANY_REDIRECTS:
-        throw FetchError(.redirects(message: "more than \(limits.redirects) redirects"), location: location)
+        throw FetchError(
+          .redirects(message: "more than \(limits.redirects) redirects"), location: location)
       case CURLE_UNSUPPORTED_PROTOCOL:
-        throw FetchError(.redirects(message: "a redirect to another scheme (\(message))"), location: location)
+        throw FetchError(
+          .redirects(message: "a redirect to another scheme (\(message))"), location: location)
       case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE,
         CURLE_SSL_CERTPROBLEM:
         throw FetchError(.tls(code: number, message: message), location: location)
@@ -356,7 +373,8 @@ public final class HTTPFetcher {
       }
     }
     var status = 0
-    try check(practice_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status), "reading the status")
+    try check(
+      practice_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status), "reading the status")
     switch status {
     case 304:
       return .notModified

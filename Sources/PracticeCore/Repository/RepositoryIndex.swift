@@ -71,7 +71,9 @@ public struct RepositoryIndex: Sendable, Equatable {
     guard !name.isEmpty, name.utf8.count <= maxNameBytes, name.hasSuffix(".practice"),
       !name.hasPrefix("."), !name.contains("/"), !name.contains("\\"), !name.contains("..")
     else { return false }
-    return !name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{7F}" }
+    return !name.unicodeScalars.contains {
+      $0.properties.generalCategory == .control || $0 == "\u{7F}"
+    }
       && name.unicodeScalars.allSatisfy { !$0.properties.isNoncharacterCodePoint }
   }
 
@@ -164,8 +166,13 @@ public struct RepositoryIndex: Sendable, Equatable {
           case "version": version = try r.int()
           case "songs":
             songs = try r.list { r in
-              var hash: String?, title: String?, artist: String?, duration: Double?
-              var version: String?, file: String?, size: Int64?
+              var hash: String?
+              var title: String?
+              var artist: String?
+              var duration: Double?
+              var version: String?
+              var file: String?
+              var size: Int64?
               try r.object { r, key in
                 switch key {
                 case "content_hash": hash = try r.string()
@@ -179,14 +186,18 @@ public struct RepositoryIndex: Sendable, Equatable {
                 }
               }
               return SongEntry(
-                contentHash: try r.required(hash, "content_hash"), title: try r.required(title, "title"),
+                contentHash: try r.required(hash, "content_hash"),
+                title: try r.required(title, "title"),
                 artist: artist, duration: try r.required(duration, "duration"),
                 version: try r.required(version, "version"), file: try r.required(file, "file"),
                 size: try r.required(size, "size"))
             }
           case "setlists":
             setlists = try r.list { r in
-              var name: String?, version: String?, file: String?, size: Int64?
+              var name: String?
+              var version: String?
+              var file: String?
+              var size: Int64?
               try r.object { r, key in
                 switch key {
                 case "name": name = try r.string()
@@ -213,7 +224,8 @@ public struct RepositoryIndex: Sendable, Equatable {
       guard let version, version <= currentVersion else {
         throw PracticeError(
           .badData,
-          "'\(source)' is a repository of a newer format (version \(version ?? 0)); use a newer practice")
+          "'\(source)' is a repository of a newer format (version \(version ?? 0)); use a newer practice"
+        )
       }
       guard let songs else { throw bad("it has no songs list") }
       return RepositoryIndex(songs: songs, setlists: setlists)

@@ -156,7 +156,8 @@ enum RepositoryFiles {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
       guard isDirectory.boolValue else {
-        throw PracticeError(.cannotCreate, "'\(directory)' is not a folder; give a folder for the repository")
+        throw PracticeError(
+          .cannotCreate, "'\(directory)' is not a folder; give a folder for the repository")
       }
       return
     }
@@ -164,7 +165,8 @@ enum RepositoryFiles {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
       throw PracticeError(
-        .cannotCreate, "cannot create the folder '\(directory)'; check its parent exists and is writable")
+        .cannotCreate,
+        "cannot create the folder '\(directory)'; check its parent exists and is writable")
     }
   }
 
@@ -181,7 +183,8 @@ enum RepositoryFiles {
     guard fd >= 0 else {
       throw PracticeError(
         .cannotCreate,
-        "cannot create '\(path)' (\(String(cString: strerror(errno)))); check the folder is writable")
+        "cannot create '\(path)' (\(String(cString: strerror(errno)))); check the folder is writable"
+      )
     }
     var failure: String?
     data.withUnsafeBytes { raw in

@@ -126,7 +126,8 @@ extension Library {
     }
     func find(_ entry: RepositoryIndex.SongEntry) -> Song? {
       if let song = byHash[entry.contentHash] { return song }
-      let named = byName["\(entry.title.lowercased())\u{0}\((entry.artist ?? "").lowercased())"] ?? []
+      let named =
+        byName["\(entry.title.lowercased())\u{0}\((entry.artist ?? "").lowercased())"] ?? []
       return named.filter { abs($0.duration - entry.duration) <= 1 }
         .min { abs($0.duration - entry.duration) < abs($1.duration - entry.duration) }
     }
@@ -139,7 +140,8 @@ extension Library {
           """, arguments: [repository.id]
       ).reduce(into: [Int64: PullRecord]()) {
         $0[$1["song_id"]] = PullRecord(
-          version: $1["version"], map: $1["map_fingerprint"], selections: $1["selections_fingerprint"])
+          version: $1["version"], map: $1["map_fingerprint"],
+          selections: $1["selections_fingerprint"])
       }
     }
 
@@ -157,7 +159,8 @@ extension Library {
           do {
             var kept: [String] = []
             try db.inSavepoint {
-              kept = try apply(item, repository: repository, replace: replace, timestamp: timestamp, db)
+              kept = try apply(
+                item, repository: repository, replace: replace, timestamp: timestamp, db)
               return .commit
             }
             outcomes.append((item, .success(kept)))
@@ -189,7 +192,8 @@ extension Library {
       let record = records[id]
       if let record, record.version == entry.version {
         // Up to date; with `replace`, a song edited here since takes the repository's again.
-        let edited = try replace && read { db in try SongState(songID: id, db).edited(since: record) }
+        let edited =
+          try replace && read { db in try SongState(songID: id, db).edited(since: record) }
         if !edited {
           report.current += 1
           continue
@@ -202,7 +206,10 @@ extension Library {
       }
       guard entry.size <= RepositoryIndex.maxEntryBytes else {
         report.refused.append(
-          (entry.file, "it is \(entry.size) bytes, over the \(RepositoryIndex.maxEntryBytes / 1_048_576) MiB limit"))
+          (
+            entry.file,
+            "it is \(entry.size) bytes, over the \(RepositoryIndex.maxEntryBytes / 1_048_576) MiB limit"
+          ))
         continue
       }
       let location = HTTPFetcher.child(repository.url, entry.file)
@@ -226,8 +233,9 @@ extension Library {
         guard file.songs.count == 1, let shared = file.songs.first else {
           throw PracticeError(.badData, "it holds \(file.songs.count) songs, not one")
         }
-        guard shared.contentHash == entry.contentHash
-          || (shared.title == entry.title && abs(shared.duration - entry.duration) <= 1)
+        guard
+          shared.contentHash == entry.contentHash
+            || (shared.title == entry.title && abs(shared.duration - entry.duration) <= 1)
         else {
           throw PracticeError(.badData, "it holds '\(shared.title)', not the song the index names")
         }
@@ -248,7 +256,8 @@ extension Library {
     try flush()
     // Setlists, on a pull of every song: stored when all their songs are here.
     if songIDs == nil && report.unreachable == nil {
-      try applySetlists(of: index, from: repository, fetcher: fetcher, replace: replace, now: now, &report)
+      try applySetlists(
+        of: index, from: repository, fetcher: fetcher, replace: replace, now: now, &report)
     }
   }
 
@@ -261,7 +270,8 @@ extension Library {
   ) throws {
     let records = try read { db in
       try Row.fetchAll(
-        db, sql: "SELECT name, version, fingerprint FROM repository_setlist WHERE repository_id = ?",
+        db,
+        sql: "SELECT name, version, fingerprint FROM repository_setlist WHERE repository_id = ?",
         arguments: [repository.id]
       ).reduce(into: [String: (version: String, fingerprint: String?)]()) {
         $0[($1["name"] as String).lowercased()] = ($1["version"], $1["fingerprint"])
@@ -272,7 +282,8 @@ extension Library {
       if record?.version == entry.version && !replace { continue }
       guard RepositoryIndex.isSafeFileName(entry.file), entry.size <= RepositoryIndex.maxEntryBytes
       else {
-        report.refused.append((entry.file, "its file name could leave the repository or it is too large"))
+        report.refused.append(
+          (entry.file, "its file name could leave the repository or it is too large"))
         continue
       }
       let data: Data
@@ -347,7 +358,8 @@ extension Library {
   /// A fingerprint of a setlist's entries as they are now; nil when there is no such setlist.
   static func setlistFingerprint(named name: String, _ db: Database) throws -> String? {
     guard
-      let id = try Int64.fetchOne(db, sql: "SELECT id FROM setlist WHERE name = ?", arguments: [name])
+      let id = try Int64.fetchOne(
+        db, sql: "SELECT id FROM setlist WHERE name = ?", arguments: [name])
     else { return nil }
     var fingerprint = Fingerprint()
     let rows = try Row.fetchCursor(

@@ -24,7 +24,8 @@ extension Library {
     var location = url
     if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
       guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty else {
-        throw PracticeError(.usage, "'\(url)' is not a URL; give http(s)://HOST/PATH, file:///PATH or a folder")
+        throw PracticeError(
+          .usage, "'\(url)' is not a URL; give http(s)://HOST/PATH, file:///PATH or a folder")
       }
     } else if lower.hasPrefix("file:") {
       guard HTTPFetcher.localPath(url) != nil else {
@@ -33,7 +34,8 @@ extension Library {
     } else if lower.contains("://") {
       throw PracticeError(.usage, "'\(url)': only http, https and file URLs are read")
     } else if !url.hasPrefix("/") {
-      location = URL(fileURLWithPath: url, relativeTo: URL(fileURLWithPath: directory + "/"))
+      location =
+        URL(fileURLWithPath: url, relativeTo: URL(fileURLWithPath: directory + "/"))
         .standardizedFileURL.path
     }
     if let problem = Selection.typedTextProblem(location) {
@@ -42,10 +44,13 @@ extension Library {
     let timestamp = Library.timestamp(now)
     return try write { db in
       if try Bool.fetchOne(
-        db, sql: "SELECT EXISTS (SELECT 1 FROM repository WHERE name = ?)", arguments: [name]) == true
+        db, sql: "SELECT EXISTS (SELECT 1 FROM repository WHERE name = ?)", arguments: [name])
+        == true
       {
         throw PracticeError(
-          .usage, "there is already a repository named '\(name)'; remove it first (repo rm) or pick another name")
+          .usage,
+          "there is already a repository named '\(name)'; remove it first (repo rm) or pick another name"
+        )
       }
       try db.execute(
         sql: "INSERT INTO repository (name, url, added_at) VALUES (?, ?, ?)",
@@ -77,7 +82,9 @@ extension Library {
   public func repository(named name: String) throws -> Repository {
     let all = try repositories()
     if let found = all.first(where: { $0.name.lowercased() == name.lowercased() }) { return found }
-    let known = all.isEmpty ? "there are none; add one with `practice repo add NAME URL`"
+    let known =
+      all.isEmpty
+      ? "there are none; add one with `practice repo add NAME URL`"
       : "the repositories are " + all.map { "'\($0.name)'" }.joined(separator: ", ")
     throw PracticeError(.missingInput, "no repository named '\(name)'; \(known)")
   }
