@@ -103,6 +103,14 @@ public final class HTTPFetcher {
     /// Seconds for a whole transfer.
     public var timeout = 120
     public init() {}
+
+    /// For a fetch someone is waiting on before playing: 3 s to connect, 20 s in all.
+    public static var interactive: Limits {
+      var limits = Limits()
+      limits.connectTimeout = 3
+      limits.timeout = 20
+      return limits
+    }
   }
 
   public let limits: Limits

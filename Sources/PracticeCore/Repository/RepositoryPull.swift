@@ -85,9 +85,9 @@ extension Library {
   /// The beat map of `song` from the first repository whose last fetched index has an entry
   /// for it (no index is fetched; the entry is, and applied as `pull` applies it), with the
   /// repository's name; nil when none has one or it cannot be had now (offline, refused).
-  public func beatMapFromRepositories(for song: Song, fetcher: HTTPFetcher, now: Date = Date())
-    -> (map: BeatMap, repository: String)?
-  {
+  public func beatMapFromRepositories(
+    for song: Song, fetcher: HTTPFetcher = HTTPFetcher(limits: .interactive), now: Date = Date()
+  ) -> (map: BeatMap, repository: String)? {
     guard let id = song.id, let repositories = try? self.repositories() else { return nil }
     for repository in repositories {
       guard
