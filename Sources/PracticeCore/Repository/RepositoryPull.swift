@@ -384,65 +384,63 @@ extension Library {
       item.shared, item.beats, item.song, item.version, item.record
     )
     guard let id = song.id else { return [] }
-    do {
-      let before = try SongState(songID: id, db)
-      let takeMap = replace || !before.mapEdited(since: record)
-      let takeSelections = replace || !before.selectionsEdited(since: record)
-      let reader = try BeatReader(db)
-      var maps: [(song: Int64, beats: [Beat])] = []
-      var report = ImportReport()
-      // What the repository wins is imported with `replace` on its own; the rest (details,
-      // tags, and what was edited here) with import's ordinary rules.
-      var rest = shared
-      if takeMap && !replace, beats != nil {
-        var mapOnly = shared
-        mapOnly.key = nil
-        mapOnly.bpm = nil
-        mapOnly.note = nil
-        mapOnly.tags = []
-        mapOnly.selections = []
-        try importSong(
-          mapOnly, beats: beats, into: song, replace: true, timestamp: timestamp, reader: reader,
-          maps: &maps, &report, db)
-        rest.beatMap = nil
-      }
-      if takeSelections && !replace, !shared.selections.isEmpty {
-        var selectionsOnly = shared
-        selectionsOnly.key = nil
-        selectionsOnly.bpm = nil
-        selectionsOnly.note = nil
-        selectionsOnly.tags = []
-        selectionsOnly.beatMap = nil
-        try importSong(
-          selectionsOnly, beats: nil, into: song, replace: true, timestamp: timestamp,
-          reader: reader, maps: &maps, &report, db)
-        rest.selections = []
-      }
+    let before = try SongState(songID: id, db)
+    let takeMap = replace || !before.mapEdited(since: record)
+    let takeSelections = replace || !before.selectionsEdited(since: record)
+    let reader = try BeatReader(db)
+    var maps: [(song: Int64, beats: [Beat])] = []
+    var report = ImportReport()
+    // What the repository wins is imported with `replace` on its own; the rest (details,
+    // tags, and what was edited here) with import's ordinary rules.
+    var rest = shared
+    if takeMap && !replace, beats != nil {
+      var mapOnly = shared
+      mapOnly.key = nil
+      mapOnly.bpm = nil
+      mapOnly.note = nil
+      mapOnly.tags = []
+      mapOnly.selections = []
       try importSong(
-        rest, beats: rest.beatMap == nil ? nil : beats, into: song, replace: replace,
-        timestamp: timestamp, reader: reader, maps: &maps, &report, db)
-      try Library.insertChecked(maps, db)
-      var kept: [String] = []
-      if report.mapsKept > 0 { kept.append("beat map") }
-      if !report.selectionsKept.isEmpty { kept.append("selections") }
-      let after = try SongState(songID: id, db)
-      try db.execute(
-        sql: """
-          INSERT INTO repository_song
-            (repository_id, song_id, version, map_fingerprint, selections_fingerprint, applied_at)
-          VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (repository_id, song_id) DO UPDATE SET version = excluded.version,
-            map_fingerprint = excluded.map_fingerprint,
-            selections_fingerprint = excluded.selections_fingerprint, applied_at = excluded.applied_at
-          """,
-        arguments: [
-          repository.id, id, version,
-          takeMap ? after.map : record?.map,
-          takeSelections ? after.selections : record?.selections,
-          timestamp,
-        ])
-      return kept
+        mapOnly, beats: beats, into: song, replace: true, timestamp: timestamp, reader: reader,
+        maps: &maps, &report, db)
+      rest.beatMap = nil
     }
+    if takeSelections && !replace, !shared.selections.isEmpty {
+      var selectionsOnly = shared
+      selectionsOnly.key = nil
+      selectionsOnly.bpm = nil
+      selectionsOnly.note = nil
+      selectionsOnly.tags = []
+      selectionsOnly.beatMap = nil
+      try importSong(
+        selectionsOnly, beats: nil, into: song, replace: true, timestamp: timestamp,
+        reader: reader, maps: &maps, &report, db)
+      rest.selections = []
+    }
+    try importSong(
+      rest, beats: rest.beatMap == nil ? nil : beats, into: song, replace: replace,
+      timestamp: timestamp, reader: reader, maps: &maps, &report, db)
+    try Library.insertChecked(maps, db)
+    var kept: [String] = []
+    if report.mapsKept > 0 { kept.append("beat map") }
+    if !report.selectionsKept.isEmpty { kept.append("selections") }
+    let after = try SongState(songID: id, db)
+    try db.execute(
+      sql: """
+        INSERT INTO repository_song
+          (repository_id, song_id, version, map_fingerprint, selections_fingerprint, applied_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (repository_id, song_id) DO UPDATE SET version = excluded.version,
+          map_fingerprint = excluded.map_fingerprint,
+          selections_fingerprint = excluded.selections_fingerprint, applied_at = excluded.applied_at
+        """,
+      arguments: [
+        repository.id, id, version,
+        takeMap ? after.map : record?.map,
+        takeSelections ? after.selections : record?.selections,
+        timestamp,
+      ])
+    return kept
   }
 }
 
