@@ -127,9 +127,10 @@ struct Pull: ParsableCommand {
       the entries whose version changed, for songs in this library (found as `import` finds \
       them). Each entry is applied with import's rules, all or nothing. A beat map or \
       selections edited here since the last pull are kept (one line says so; --replace \
-      takes the repository's); a detected map is replaced by the repository's. A bad entry \
-      is refused with one line and the rest still apply (exit 65). Offline, pull says so \
-      and changes nothing (exit 69).
+      takes the repository's); a detected map is replaced by the repository's. Setlists \
+      whose songs are all here are stored (one changed here is kept likewise). A bad \
+      entry is refused with one line and the rest still apply (exit 65). Offline, pull \
+      says so and changes nothing (exit 69).
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -138,7 +139,7 @@ struct Pull: ParsableCommand {
       "A repository's name, then songs (path, id or title); none: every repository, every song.",
       valueName: "name-or-song"))
   var names: [String] = []
-  @Flag(help: "Take the repository's beat maps and selections even where edited here.")
+  @Flag(help: "Take the repository's beat maps, selections and setlists even where edited here.")
   var replace = false
 
   func run() throws {
