@@ -32,6 +32,9 @@ let package = Package(
     // cairo's headers only: the library is loaded on first use by CCairoLoader.
     .systemLibrary(name: "CCairo"),
     .target(name: "CCairoLoader"),
+    // libcurl's headers only: the library is loaded on first use by CCurlLoader (`pull`).
+    .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .target(name: "CCurlLoader"),
     .target(name: "CPlatform"),
     // The beat network's weights as a generated C array (bench/beats/train-network.py).
     .target(name: "CBeatNetwork"),
@@ -43,7 +46,7 @@ let package = Package(
       dependencies: [
         "CSndFile", "COpus", "CFAAD", "CFAADLoader", "CFFmpeg", "CFFmpegLoader", "CALSA",
         "CRubberBand", "CAubio", "CAubioLoader",
-        "CCairo", "CCairoLoader", "CPlatform", "CBeatNetwork",
+        "CCairo", "CCairoLoader", "CCurl", "CCurlLoader", "CPlatform", "CBeatNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),

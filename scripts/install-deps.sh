@@ -20,6 +20,7 @@ declare -A libs=(
   [faad2]=libfaad-dev
   [opus]=libopus-dev
   [cairo]=libcairo2-dev
+  [libcurl]=libcurl4-openssl-dev
 )
 command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
 for mod in "${!libs[@]}"; do
@@ -34,6 +35,7 @@ command -v aplay >/dev/null 2>&1 || need_pkgs+=(alsa-utils)
 if ! ls /usr/lib/*/alsa-lib/libasound_module_pcm_pulse.so >/dev/null 2>&1; then
   need_pkgs+=(libasound2-plugins)
 fi
+# python3 also serves the repository tests' web server (scripts/repo-server.py).
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 # The tests make their M4A, WebM and video files with the ffmpeg command.
 command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)

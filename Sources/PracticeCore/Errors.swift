@@ -8,6 +8,8 @@ public enum FailureCategory: Sendable, Equatable {
   case missingInput
   /// The audio device cannot be opened or was lost.
   case deviceUnavailable
+  /// A service cannot be reached: no network, or a repository's server does not answer.
+  case unavailable
   /// An output file (render target, database) cannot be created.
   case cannotCreate
   /// Reading or writing failed part-way.

@@ -129,6 +129,11 @@ func detectionSummary(_ name: String, _ found: BeatDetection) -> String {
 /// exit 66 naming the commands that make one.
 func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -> BeatMap {
   if let map = try library.beatMap(for: song) { return map }
+  // A band's repository may have one: its last fetched index is looked in before detecting.
+  if let found = library.beatMapFromRepositories(for: song) {
+    Terminal.say("'\(song.title)' had no beat map; took the one of repository '\(found.repository)'")
+    return found.map
+  }
   guard detect else { throw noBeatMap(song) }
   let name = (song.path as NSString).lastPathComponent
   Terminal.say(

@@ -81,7 +81,11 @@ enum Manual {
       ExitStatus.code(for: .missingInput),
       "Missing input: no such file, song, id or selection; no beat map for --bars."
     ),
-    (ExitStatus.code(for: .deviceUnavailable), "The audio device is unavailable or was lost."),
+    (
+      ExitStatus.code(for: .deviceUnavailable),
+      "The audio device is unavailable or was lost; for pull, the repository cannot be reached "
+        + "(offline)."
+    ),
     (ExitStatus.code(for: .cannotCreate), "Cannot create the output file or the library."),
     (ExitStatus.code(for: .io), "I/O error while reading or writing."),
     (

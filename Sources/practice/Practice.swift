@@ -19,6 +19,7 @@ struct Practice: ParsableCommand {
       Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
       View.self, ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self,
       Tone.self, Tuning.self, SetDetails.self, SetlistCommand.self, Export.self, Import.self,
+      RepoCommand.self, Pull.self,
     ])
 
   @Flag(name: .customLong("manual-sections"), help: .hidden)
@@ -221,7 +222,7 @@ enum ExitStatus {
     case .usage: return 64
     case .badData: return 65
     case .missingInput: return 66
-    case .deviceUnavailable: return 69
+    case .deviceUnavailable, .unavailable: return 69
     case .cannotCreate: return 73
     case .io: return 74
     case .busy: return 75

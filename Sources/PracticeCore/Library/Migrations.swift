@@ -232,6 +232,44 @@ enum Migrations {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v11-band-repositories") { db in
+      // Repositories `pull` reads (`repo add`): the last index fetched, with the validators
+      // to ask for it conditionally. Per song and repository, the entry version last applied
+      // and fingerprints of the song's beat map and selections just after: a song whose
+      // fingerprint differs now was edited in this library since that pull. The same per
+      // setlist (by name) with a fingerprint of its entries.
+      try db.execute(
+        sql: """
+          CREATE TABLE repository (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            url TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            index_body BLOB,
+            fetched_at TEXT,
+            added_at TEXT NOT NULL
+          );
+          CREATE TABLE repository_song (
+            repository_id INTEGER NOT NULL REFERENCES repository(id) ON DELETE CASCADE,
+            song_id INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+            version TEXT NOT NULL,
+            map_fingerprint TEXT,
+            selections_fingerprint TEXT,
+            applied_at TEXT NOT NULL,
+            PRIMARY KEY (repository_id, song_id)
+          ) WITHOUT ROWID;
+          CREATE INDEX repository_song_song ON repository_song(song_id);
+          CREATE TABLE repository_setlist (
+            repository_id INTEGER NOT NULL REFERENCES repository(id) ON DELETE CASCADE,
+            name TEXT NOT NULL COLLATE NOCASE,
+            version TEXT NOT NULL,
+            fingerprint TEXT,
+            applied_at TEXT NOT NULL,
+            PRIMARY KEY (repository_id, name)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator.migrations
   }()
 
@@ -239,7 +277,8 @@ enum Migrations {
   static let tables: Set<String> = [
     "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
     "resume_point", "practice_pass", "song_detail", "song_tag", "setlist", "setlist_entry",
-    "beat_map_history", "beat_map_history_beat",
+    "beat_map_history", "beat_map_history_beat", "repository", "repository_song",
+    "repository_setlist",
   ]
 
   private struct Registry {

@@ -185,7 +185,7 @@ extension Library {
     }
   }
 
-  private func importSong(
+  func importSong(
     _ shared: PracticeFile.SharedSong, beats sharedBeats: [Beat]?, into song: Song, replace: Bool,
     timestamp: String, reader: BeatReader, maps: inout [(song: Int64, beats: [Beat])],
     _ report: inout ImportReport, _ db: Database
@@ -301,7 +301,7 @@ extension Library {
   /// Inserts the beat maps an import stores, after `check` bounded every frame, bar and beat
   /// and `BeatMap` checked their order: with the table's CHECK constraints off for these
   /// statements, which were half of SQLite's time inserting 5 M beats (bench/sharing-10k.py).
-  private static func insertChecked(_ maps: [(song: Int64, beats: [Beat])], _ db: Database) throws {
+  static func insertChecked(_ maps: [(song: Int64, beats: [Beat])], _ db: Database) throws {
     guard !maps.isEmpty else { return }
     // A connection flag, read when a statement is prepared: the inserter's statements are
     // prepared while it is on, and setting it back expires them.
@@ -311,10 +311,15 @@ extension Library {
     for map in maps { try inserter.insert(map.beats, song: map.song) }
   }
 
+  /// The song `shared` stands for (a repository entry): the best of `candidates`.
+  static func find(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> Song? {
+    try candidates(shared, db).first
+  }
+
   /// The songs `shared` may stand for, best first: those of the same content (by id), else
   /// those of the same title and artist (any case) and duration within a second (nearest
   /// duration first).
-  private static func candidates(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> [Song] {
+  static func candidates(_ shared: PracticeFile.SharedSong, _ db: Database) throws -> [Song] {
     let same = try Song.fetchAll(
       db.cachedStatement(sql: "SELECT * FROM song WHERE content_hash = ? ORDER BY id"),
       arguments: [shared.contentHash])
@@ -350,7 +355,7 @@ extension Library {
   /// `TextRule`, beat maps decode, spans parse and run forwards, settings are in range,
   /// setlist entries name songs of the file and give keys that are keys.
   /// Returns each song's beats (nil where it has no map), decoded once for the import.
-  private static func check(_ file: PracticeFile, path: String) throws -> [[Beat]?] {
+  static func check(_ file: PracticeFile, path: String) throws -> [[Beat]?] {
     func bad(_ what: String) -> PracticeError {
       PracticeError(.badData, "'\(path)': \(what); the file is damaged or was edited by hand")
     }

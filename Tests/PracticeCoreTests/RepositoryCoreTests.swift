@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PracticeCore
+
+/// The repository index, safe file names, and pull's rule of who wins, without a server.
+@Suite struct RepositoryCoreTests {
+  let dir = TemporaryDirectory()
+
+  @Test func fileNamesCannotLeaveTheRepository() {
+    for bad in [
+      "", "../x.practice", "a/b.practice", "/etc/x.practice", ".hidden.practice", "a\\b.practice",
+      "x.json", "a\u{1}b.practice", "a..b.practice",
+      String(repeating: "x", count: 200) + ".practice",
+    ] {
+      #expect(!RepositoryIndex.isSafeFileName(bad), "\(bad)")
+    }
+    #expect(RepositoryIndex.isSafeFileName("Blue_-_The_Band-81391932.practice"))
+    #expect(RepositoryIndex.isSafeFileName("Grüße-1.practice"))
+    #expect(RepositoryIndex.safeStem("../../etc/passwd", fallback: "s") == "etc_passwd")
+    #expect(RepositoryIndex.safeStem("a\u{7}\u{1B}[31m b", fallback: "s") == "a_[31m_b")
+    #expect(RepositoryIndex.safeStem("...", fallback: "song") == "song")
+    #expect(
+      RepositoryIndex.safeStem(String(repeating: "é", count: 100), fallback: "s").utf8.count <= 60)
+  }
+
+  @Test func indexRoundTripsAndANewerOneIsRefused() throws {
+    let index = RepositoryIndex(
+      songs: [
+        .init(
+          contentHash: "fnv1a64s:1", title: "Blue \"live\"", artist: nil, duration: 187.25,
+          version: "fnv1a64:2", file: "Blue.practice", size: 1200)
+      ],
+      setlists: [.init(name: "Gig", version: "v", file: "setlist-Gig.practice", size: 10)])
+    #expect(try RepositoryIndex.decode(index.encoded(), source: "x") == index)
+    #expect(index.encoded() == index.encoded())
+    let newer = Data(#"{"format":"practice-repository","version":9,"songs":[]}"#.utf8)
+    #expect(throws: PracticeError.self) { try RepositoryIndex.decode(newer, source: "x") }
+    let foreign = Data(#"{"format":"other","version":1,"songs":[]}"#.utf8)
+    #expect(throws: PracticeError.self) { try RepositoryIndex.decode(foreign, source: "x") }
+  }
+
+  @Test func localFilesAreCappedAndAnsweredNotModified() throws {
+    let path = dir.file("index.json")
+    try Data(count: 2000).write(to: URL(fileURLWithPath: path))
+    let fetcher = HTTPFetcher()
+    guard
+      case .fetched(let data, let validators) = try fetcher.get(
+        path, validators: nil, maxBytes: 4096)
+    else {
+      Issue.record("not fetched")
+      return
+    }
+    #expect(data.count == 2000)
+    #expect(
+      try fetcher.get("file://" + path, validators: validators, maxBytes: 4096) == .notModified)
+    #expect(throws: FetchError(.tooLarge(limit: 1000), location: path)) {
+      try fetcher.get(path, validators: nil, maxBytes: 1000)
+    }
+    #expect(fetcher.requests == 0)
+  }
+
+  /// A detected map is replaced by the repository's; a tapped one made here is kept.
+  @Test func aDetectorsMapIsReplacedAndAPersonsIsKept() throws {
+    let audio = dir.file("song.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 6, amplitude: 0.3), to: audio)
+    let leader = try Library(path: dir.file("leader.sqlite"))
+    let member = try Library(path: dir.file("member.sqlite"))
+    let song = try #require(try leader.add([SongScanner.scan(audio)]).first)
+    let mine = try #require(try member.add([SongScanner.scan(audio)]).first)
+    func map(_ spacing: Int64, _ source: BeatSource) throws -> BeatMap {
+      let beats = (0..<8).map {
+        Beat(frame: Int64($0) * spacing, bar: 1 + $0 / 4, beat: 1 + $0 % 4, source: source)
+      }
+      return try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
+    }
+    try leader.replaceBeatMap(for: song, with: try map(22050, .grid))
+    _ = try leader.publish(to: dir.file("repo"), songs: [song], setlists: [])
+    let repository = try member.addRepository(name: "band", url: dir.file("repo"))
+
+    try member.replaceBeatMap(for: mine, with: try map(20000, .detected))
+    var report = try member.pull(repository, fetcher: HTTPFetcher())
+    #expect(report.applied.count == 1 && report.kept.isEmpty)
+    #expect(try member.storedBeats(for: mine)?.first?.source == .grid)
+
+    // Changed here by a person (tapped), then by the leader: kept, then --replace.
+    try member.replaceBeatMap(for: mine, with: try map(21000, .tapped))
+    try leader.replaceBeatMap(for: song, with: try map(23000, .grid))
+    _ = try leader.publish(to: dir.file("repo"), songs: [song], setlists: [])
+    report = try member.pull(repository, fetcher: HTTPFetcher())
+    #expect(report.kept.map(\.what) == ["beat map"])
+    #expect(try member.storedBeats(for: mine)?[1].frame == 21000)
+    report = try member.pull(repository, fetcher: HTTPFetcher(), replace: true)
+    #expect(report.kept.isEmpty && report.applied.count == 1)
+    #expect(try member.storedBeats(for: mine)?[1].frame == 23000)
+    // Not edited since: the next change of the leader's applies without --replace.
+    try leader.replaceBeatMap(for: song, with: try map(24000, .grid))
+    _ = try leader.publish(to: dir.file("repo"), songs: [song], setlists: [])
+    report = try member.pull(repository, fetcher: HTTPFetcher())
+    #expect(report.kept.isEmpty && report.applied.count == 1)
+    #expect(try member.storedBeats(for: mine)?[1].frame == 24000)
+  }
+}
