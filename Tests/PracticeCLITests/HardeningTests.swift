@@ -299,7 +299,7 @@ import Testing
     try expectFailure(
       ["list", "--db", newer], status: 65, message: "newer practice (schema v99-future)")
     let result = try CLI(database: newer).run(["list"])
-    #expect(result.stderr.contains("up to v9-log-transpose"), "\(result.stderr)")
+    #expect(result.stderr.contains("up to v10-chord-track"), "\(result.stderr)")
   }
 
   @Test func emptyDatabasePathIsRefused() throws {
