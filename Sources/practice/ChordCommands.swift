@@ -170,15 +170,11 @@ struct ChordsShow: ParsableCommand {
         o.field("transpose") { $0.int(Int64(semitones)) }
         if let map {
           o.field("bars") {
-            $0.array(map.bars) { w, bar in
+            $0.array(track.chordsByBeat(of: map)) { w, bar in
               w.object { b in
-                b.field("bar") { $0.int(Int64(bar.number)) }
-                b.field("start") { $0.number(seconds(map.beats[bar.beatIndices.lowerBound].frame)) }
-                b.field("beats") {
-                  $0.array(bar.beatIndices) { w, i in
-                    w.string(symbol(track.chord(at: probe(map, beat: i))))
-                  }
-                }
+                b.field("bar") { $0.int(Int64(bar.bar)) }
+                b.field("start") { $0.number(seconds(map.frames(ofBar: bar.bar)?.lowerBound ?? 0)) }
+                b.field("beats") { $0.array(bar.chords) { w, chord in w.string(symbol(chord)) } }
               }
             }
           }
@@ -205,29 +201,27 @@ struct ChordsShow: ParsableCommand {
       Terminal.lines(["key \(keyText)"])
     }
     if let map {
-      var rows: [[String]] = []
-      for bar in map.bars {
-        var cells: [String] = []
-        var previous: String? = nil
-        for i in bar.beatIndices {
-          let name = symbol(track.chord(at: probe(map, beat: i)))
-          cells.append(name == previous ? "." : name)
-          previous = name
-        }
-        rows.append(["\(bar.number)", cells.joined(separator: " ")])
+      let rows = track.chordsByBeat(of: map).map {
+        ["\($0.bar)", barChords($0.chords, symbol: symbol)]
       }
-      Table(columns: [.init("bar", .right), .init("chords")], rows: rows).print()
+      Table(columns: [.init("BAR", .right), .init("CHORDS")], rows: rows).print()
     } else {
       let rows = track.spans.map { [formatTime(Double($0.start) / rate), symbol($0.chord)] }
-      Table(columns: [.init("time", .right), .init("chord")], rows: rows).print()
+      Table(columns: [.init("TIME", .right), .init("CHORD")], rows: rows).print()
     }
   }
+}
 
-  /// Where a beat's chord is read: a quarter into the beat, past a change a little late.
-  func probe(_ map: BeatMap, beat i: Int) -> Int64 {
-    let span = map.frames(ofBeat: i)
-    return span.lowerBound + (span.upperBound - span.lowerBound) / 4
+/// A bar's chords, one a beat, `.` where the chord stays: `Am7 . D7 .`.
+func barChords(_ chords: [Chord?], symbol: (Chord?) -> String) -> String {
+  var cells: [String] = []
+  var previous: String? = nil
+  for chord in chords {
+    let name = symbol(chord)
+    cells.append(name == previous ? "." : name)
+    previous = name
   }
+  return cells.joined(separator: " ")
 }
 
 /// `key` moved `semitones` up, spelled as its signature spells it.

@@ -66,6 +66,19 @@ import Testing
     #expect(minor.status == 64 && minor.stderrLines.count == 1, "\(minor.stderr)")
     let bad = try cli.run(["chords", "show", path, "--capo", "12"])
     #expect(bad.status == 64, "\(bad.stderr)")
+    // play and render --key transpose from the detected key when none was set.
+    let render = try cli.run(["render", path, "--key", "D", "--to", "1", "-o", dir.file("d.wav")])
+    #expect(render.status == 0, "\(render.stderr)")
+  }
+
+  @Test func beatsShowHasAChordsColumn() throws {
+    let path = try detected()
+    let show = try cli.run(["beats", "show", path])
+    let lines = show.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    #expect(lines.count == 6)
+    #expect(lines[1].count == 5 && lines[1][4] == "Am7 . . .", "\(lines)")
+    let json = try cli.run(["beats", "show", path, "--json"]).stdout
+    #expect(json.contains(#""bpm":100,"chords":["D7","D7","D7","D7"]"#), "\(json)")
   }
 
   @Test func showJSON() throws {

@@ -104,3 +104,19 @@ extension Library {
     }
   }
 }
+
+extension ChordTrack {
+  /// The chord of every beat of `map`, bar by bar, each read a quarter into its beat (a
+  /// change a little after the beat, in an imported track, still counts for it).
+  public func chordsByBeat(of map: BeatMap) -> [(bar: Int, chords: [Chord?])] {
+    map.bars.map { bar in
+      (
+        bar.number,
+        bar.beatIndices.map { i in
+          let span = map.frames(ofBeat: i)
+          return chord(at: span.lowerBound + (span.upperBound - span.lowerBound) / 4)
+        }
+      )
+    }
+  }
+}
