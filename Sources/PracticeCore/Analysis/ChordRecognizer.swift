@@ -220,22 +220,24 @@ public enum ChordRecognizer {
       bass.append(b)
     }
     let vocabulary = ChordVocabulary.shared
-    var scores: [[Double]] = []
-    scores.reserveCapacity(segments.list.count)
-    for i in segments.list.indices {
+    // Each segment's scores are made as the decoding reaches it (an hour of frames without a
+    // beat map would hold 180 MB of them).
+    func scores(_ i: Int) -> [Double] {
       var row = vocabulary.score(treble: treble[i], bass: bass[i], settings: settings)
       if loudness[i] <= settings.quiet * typical || treble[i].allSatisfy({ $0 <= 0 }) {
         for k in row.indices { row[k] = 0 }
         row[vocabulary.noChord] = 1
       }
-      scores.append(row)
+      return row
     }
     let costs = segments.list.map {
       segments.onBeats
         ? settings.changeCost * ($0.downbeat ? settings.downbeatDiscount : 1)
         : settings.frameChangeCost
     }
-    let path = Viterbi.decode(scores: scores, changeCost: costs)
+    let path = Viterbi.decode(
+      count: segments.list.count, states: vocabulary.chords.count, scores: scores,
+      changeCost: costs)
     var spans: [ChordSpan] = []
     for (i, segment) in segments.list.enumerated() {
       let chord = vocabulary.chords[path[i]]
@@ -461,37 +463,34 @@ struct ChordVocabulary: Sendable {
 /// The best path through per-segment scores where staying costs nothing and any change
 /// costs `changeCost[i]` (into segment i).
 enum Viterbi {
-  static func decode(scores: [[Double]], changeCost: [Double]) -> [Int] {
-    guard let first = scores.first else { return [] }
-    let states = first.count
-    var best = first
-    var back: [[Int32]] = []
-    back.reserveCapacity(scores.count)
-    back.append([Int32](repeating: 0, count: states))
-    for i in 1..<max(1, scores.count) {
+  /// `scores(i)` gives segment i's score for each of `states` states.
+  static func decode(
+    count: Int, states: Int, scores: (Int) -> [Double], changeCost: [Double]
+  ) -> [Int] {
+    guard count > 0, states > 0 else { return [] }
+    var best = scores(0)
+    var back = [UInt16](repeating: 0, count: count * states)
+    for i in 1..<max(1, count) {
       var top = 0
       for s in 1..<states where best[s] > best[top] { top = s }
       let switched = best[top] - changeCost[i]
-      var pointers = [Int32](repeating: 0, count: states)
-      var next = [Double](repeating: 0, count: states)
+      let row = scores(i)
       for s in 0..<states {
         if best[s] >= switched {
-          next[s] = best[s] + scores[i][s]
-          pointers[s] = Int32(s)
+          best[s] += row[s]
+          back[i * states + s] = UInt16(s)
         } else {
-          next[s] = switched + scores[i][s]
-          pointers[s] = Int32(top)
+          best[s] = switched + row[s]
+          back[i * states + s] = UInt16(top)
         }
       }
-      best = next
-      back.append(pointers)
     }
     var state = 0
     for s in 1..<states where best[s] > best[state] { state = s }
-    var path = [Int](repeating: 0, count: scores.count)
-    for i in stride(from: scores.count - 1, through: 0, by: -1) {
+    var path = [Int](repeating: 0, count: count)
+    for i in stride(from: count - 1, through: 0, by: -1) {
       path[i] = state
-      state = Int(back[i][state])
+      state = Int(back[i * states + state])
     }
     return path
   }
