@@ -121,6 +121,14 @@ struct View: ParsableCommand {
       Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
     }
     let summary = try library.waveformSummary(for: song).summary
+    // The chord lane: the chords as they change (N left blank), spelled for the key.
+    var chords: [(frames: Range<Int64>, symbol: String)] = []
+    if let track = try library.chordTrack(for: song) {
+      let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track.detectedKey)
+      chords = track.spans.compactMap { span in
+        span.chord.map { (span.start..<span.end, $0.symbol(flats: flats)) }
+      }
+    }
 
     if let output, let format = PictureFormat(path: output) {
       let content = OverviewContent(
@@ -140,7 +148,7 @@ struct View: ParsableCommand {
       selections: spans.map {
         .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
       },
-      window: window)
+      window: window, chords: chords)
     let toTerminal = isatty(STDOUT_FILENO) == 1
     let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)
     let overview = TextOverview(
@@ -179,6 +187,7 @@ struct View: ParsableCommand {
     case .rms: return "36"
     case .peak: return "2;36"
     case .time: return "2"
+    case .chord: return "1;35"
     case .loop: return "1;32"
     case .editing: return "1;7;32"
     case .cursor: return "1;97"

@@ -81,6 +81,20 @@ import Testing
     #expect(json.contains(#""bpm":100,"chords":["D7","D7","D7","D7"]"#), "\(json)")
   }
 
+  @Test func viewDrawsAChordLane() throws {
+    let path = try detected()
+    let view = try cli.run(["view", path, "--width", "100"])
+    #expect(view.status == 0, "\(view.stderr)")
+    let lines = view.stdout.split(separator: "\n")
+    // The title, then the chords above the bar numbers.
+    #expect(lines.count > 3)
+    #expect(lines[1].split(separator: " ").map(String.init) == ["C", "Am7", "D7", "G", "C"], "\(view.stdout)")
+    // The first chord starts where bar 1 does.
+    #expect(
+      lines[1].prefix(while: { $0 == " " }).count == lines[2].prefix(while: { $0 == " " }).count,
+      "\(view.stdout)")
+  }
+
   @Test func showJSON() throws {
     let path = try detected()
     let result = try cli.run(["chords", "show", path, "--json"])

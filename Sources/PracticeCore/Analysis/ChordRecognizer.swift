@@ -1,7 +1,10 @@
 import Foundation
 
-/// The knobs of chord recognition, with the values bench/chords.py chose on its tuning
-/// half. Scores are cosine similarities (0-1) plus the terms below.
+/// The knobs of chord recognition, with the values bench/chords.py chose on its tuning half
+/// (coordinate descent from the first guesses, 2026-11-28: seventhPenalty 0.03 → 0,
+/// changeCost 0.25 → 0.4; majmin 0.989 → 0.993, sevenths 0.952 → 0.966, majmin_inv 0.972
+/// there; inversionPenalty 0.2 scored sevenths 0.978 but majmin_inv 0.956, and was not
+/// kept). Scores are cosine similarities (0-1) plus the terms below.
 public struct ChordSettings: Sendable, Equatable {
   /// Spectral shape of a note for the decomposition: harmonic h has amplitude decay^(h-1).
   public var harmonicDecay = 0.6
@@ -15,7 +18,7 @@ public struct ChordSettings: Sendable, Equatable {
   /// Weight of the bass term: the share of the bass range's energy on the chord's bass note.
   public var bassWeight = 0.35
   /// Taken off the score of a seventh chord (7, maj7, min7) and of dim, aug, sus.
-  public var seventhPenalty = 0.03
+  public var seventhPenalty = 0.0
   public var otherPenalty = 0.06
   /// Taken off an inversion's score (the bass must say it clearly).
   public var inversionPenalty = 0.12
@@ -24,7 +27,7 @@ public struct ChordSettings: Sendable, Equatable {
   /// A segment whose power is below this share of the piece's median segment is N.
   public var quiet = 0.01
   /// The cost of changing chord, in score units; at a downbeat, times `downbeatDiscount`.
-  public var changeCost = 0.25
+  public var changeCost = 0.4
   public var downbeatDiscount = 0.5
   /// Without a beat map: the cost of a change between two 46 ms frames.
   public var frameChangeCost = 1.5
