@@ -22,14 +22,17 @@ them (implemented here, stdlib only):
   majmin_inv  majmin with the bass compared too (inversions), references with a bass other
             than the root, third or fifth left out
   key       MIREX: 1 same key, 0.5 a fifth above (same mode), 0.3 relative, 0.2 parallel
-Durations are summed over the half (MIREX's weighting). The same half is scored again
+Durations are summed over the half (MIREX's weighting). Chordino, the peer (the
+`chord-extractor` package in bench/out/peers-venv, installed here with pip when missing;
+GPL, evaluation only; bench/chordino_peer.py), runs on the same files and is scored the
+same way (it gives no key). madmom's CNN+CRF recogniser is not run: it builds from source. The same half is scored again
 through a delivery chain (reverb, MP3 at 128 kb/s; --no-degraded skips it). Speed: a 4-minute piece, `chords
 detect` then `chords export` on one core (taskset), CPU time against the audio's length,
 and the detect's peak RSS.
 
   python3 bench/chords.py [--pieces 40] [--seconds 60] [--tune] [--true-beats]
                           [--settings k=v,...] [--half test|tune|both] [--no-speed]
-                          [--no-degraded] [--peers]
+                          [--no-degraded] [--no-peers]
 Results: bench/out/results/chords.json (report.py).
 """
 
@@ -369,8 +372,8 @@ def main():
     parser.add_argument("--settings", default="")
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--no-degraded", action="store_true")
-    parser.add_argument("--peers", action="store_true",
-                        help="also run Chordino (pip install chord-extractor in a venv)")
+    parser.add_argument("--no-peers", dest="peers", action="store_false",
+                        help="do not run Chordino (pip install chord-extractor in a venv)")
     parser.add_argument("--half", default="test", choices=["test", "tune", "both"])
     args = parser.parse_args()
     binary = B.practice_bin()
@@ -433,7 +436,7 @@ def main():
     notes = ["madmom's CNN+CRF chord recogniser was not run (it builds from source with "
              "Cython; not attempted on this machine)."]
     if not args.peers:
-        notes.append("Chordino was not run (--peers runs it).")
+        notes.append("Chordino was not run (--no-peers).")
     B.write_results("chords", "Chords and key (issue 44)", rows, notes)
 
 
