@@ -95,6 +95,14 @@ import Testing
       "\(view.stdout)")
   }
 
+  @Test func setlistsShowTheDetectedKey() throws {
+    let path = try detected()
+    #expect(try cli.run(["setlist", "new", "gig"]).status == 0)
+    #expect(try cli.run(["setlist", "add", "gig", path]).status == 0)
+    let show = try cli.run(["setlist", "show", "gig"]).stdout
+    #expect(show.split(separator: "\n").first?.split(separator: "\t", omittingEmptySubsequences: false).contains("C") == true, "\(show)")
+  }
+
   @Test func showJSON() throws {
     let path = try detected()
     let result = try cli.run(["chords", "show", path, "--json"])
