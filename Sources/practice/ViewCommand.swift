@@ -133,7 +133,7 @@ struct View: ParsableCommand {
     if let output, let format = PictureFormat(path: output) {
       let content = OverviewContent(
         title: song.title, artist: song.artist, summary: summary, beatMap: beatMap,
-        selections: spans, window: window)
+        selections: spans, window: window, chords: chords)
       try OverviewPicture.write(
         content, to: output, format: format, width: width.map(Double.init),
         waveHeight: height.map(Double.init))

@@ -95,6 +95,22 @@ import Testing
       "\(view.stdout)")
   }
 
+  @Test func viewPicturesCarryTheChords() throws {
+    let path = try detected()
+    let pdf = dir.file("chords.pdf")
+    let result = try cli.run(["view", path, "-o", pdf])
+    #expect(result.status == 0, "\(result.stderr)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+    process.arguments = [pdf, "-"]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    for word in ["Am7", "D7"] { #expect(text.contains(word), "\(word) in \(text)") }
+  }
+
   @Test func setlistsShowTheDetectedKey() throws {
     let path = try detected()
     #expect(try cli.run(["setlist", "new", "gig"]).status == 0)
