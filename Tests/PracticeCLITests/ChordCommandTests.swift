@@ -111,6 +111,40 @@ import Testing
     for word in ["Am7", "D7"] { #expect(text.contains(word), "\(word) in \(text)") }
   }
 
+  @Test func practiceFilesCarryTheChords() throws {
+    let path = try detected()
+    #expect(try cli.run(["chords", "import", path, try imported()]).status == 0)
+    let lab = try cli.run(["chords", "export", path]).stdout
+    let file = dir.file("song.practice")
+    #expect(try cli.run(["export", path, "-o", file]).status == 0)
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(text.contains(#""chords":{"ends":["#) && text.contains(#""source":"imported""#), "\(text)")
+    // A bandmate's library with the same recording gets them; one with chords keeps its own.
+    let other = CLI(database: dir.file("other.sqlite"))
+    #expect(try other.run(["add", path]).status == 0)
+    let result = try other.run(["import", file])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try other.run(["chords", "export", path]).stdout == lab)
+    #expect(try other.run(["chords", "show", path]).stdout.hasPrefix("key\tC (detected)\n1\tC . . .\n2\tAm7"))
+    // A label that is not Harte's is refused (65) and nothing is imported.
+    let bad = dir.file("bad.practice")
+    try text.replacingOccurrences(of: "\"A:min7\"", with: "\"A:minor7\"")
+      .write(toFile: bad, atomically: true, encoding: .utf8)
+    let third = CLI(database: dir.file("third.sqlite"))
+    #expect(try third.run(["add", path]).status == 0)
+    let refused = try third.run(["import", bad])
+    #expect(refused.status == 65 && refused.stderr.contains("A:minor7"), "\(refused.stderr)")
+    #expect(try third.run(["chords", "show", path]).status == 66)
+  }
+
+  /// A .lab of the song's chords, a little off the detected ones (a teacher's edit).
+  func imported() throws -> String {
+    let lab = dir.file("teacher.lab")
+    try "0\t0.5\tN\n0.5\t2.9\tC:maj\n2.9\t5.3\tA:min7\n5.3\t7.7\tD:7/3\n7.7\t10.1\tG:maj\n10.1\t14.9\tC:maj\n"
+      .write(toFile: lab, atomically: true, encoding: .utf8)
+    return lab
+  }
+
   @Test func setlistsShowTheDetectedKey() throws {
     let path = try detected()
     #expect(try cli.run(["setlist", "new", "gig"]).status == 0)

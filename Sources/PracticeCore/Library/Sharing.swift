@@ -60,7 +60,10 @@ extension Library {
           contentHash: song.contentHash, key: details.key?.description, bpm: details.bpm,
           note: details.note, tags: details.tags,
           beatMap: songBeats.isEmpty ? nil : PracticeFile.SharedBeatMap(songBeats),
-          selections: selectionsBySong[id] ?? [])
+          selections: selectionsBySong[id] ?? [],
+          chords: try Library.chordTrack(songID: id, title: song.title, db).map {
+            PracticeFile.SharedChords($0)
+          })
       }
     }
     let sharedSetlists = try setlists.map { setlist in
@@ -235,6 +238,11 @@ extension Library {
         }
       }
     }
+    // The chords, as the beat map: kept where the song has some, unless replace.
+    if let chords = shared.chords {
+      _ = try Library.importChords(
+        chords, into: song, replace: replace, scale: scale, now: Date(), db)
+    }
     // Selections, by name.
     for selection in shared.selections {
       let span: SelectionSpan
@@ -366,6 +374,11 @@ extension Library {
         decoded.append(beats)
       } else {
         decoded.append(nil)
+      }
+      if let chords = song.chords {
+        do { _ = try chords.spans() } catch let error as PracticeError {
+          throw bad("\(label): \(error.message)")
+        }
       }
       for selection in song.selections {
         if let problem = Selection.typedTextProblem(selection.name) ?? selection.note.flatMap(Selection.typedTextProblem)
