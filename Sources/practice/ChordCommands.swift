@@ -39,7 +39,8 @@ struct ChordsDetect: ParsableCommand {
         if let track = try library.chordTrack(for: song), track.source == .imported {
           throw PracticeError(
             .usage,
-            "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones")
+            "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones"
+          )
         }
       }
     }
@@ -106,7 +107,8 @@ struct ChordsShow: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"))
+  @Option(
+    help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"))
   var capo: Int = 0
   @Option(
     parsing: .unconditional,
@@ -155,7 +157,9 @@ struct ChordsShow: ParsableCommand {
     let shift = semitones - capo
     let shownKey = ownKey.map { transposedKey($0, by: shift) }
     let flats = Chord.prefersFlats(key: shownKey)
-    func symbol(_ chord: Chord?) -> String { chord?.transposed(by: shift).symbol(flats: flats) ?? "N" }
+    func symbol(_ chord: Chord?) -> String {
+      chord?.transposed(by: shift).symbol(flats: flats) ?? "N"
+    }
     let keyText = shownKey.map { "\($0)" + (setKey == nil ? " (detected)" : "") } ?? "unknown"
     let map = try library.beatMap(for: song)
     let rate = Double(song.sampleRate)
@@ -165,7 +169,9 @@ struct ChordsShow: ParsableCommand {
       var out = JSONWriter(escapesTerminalControls: true)
       out.object { o in
         o.field("key") { $0.optionalString(shownKey.map(ChordFiles.longName)) }
-        o.field("key_source") { $0.optionalString(ownKey == nil ? nil : setKey == nil ? "detected" : "set") }
+        o.field("key_source") {
+          $0.optionalString(ownKey == nil ? nil : setKey == nil ? "detected" : "set")
+        }
         o.field("capo") { $0.int(Int64(capo)) }
         o.field("transpose") { $0.int(Int64(semitones)) }
         if let map {
@@ -184,7 +190,9 @@ struct ChordsShow: ParsableCommand {
             w.object { c in
               c.field("start") { $0.number(seconds(span.start)) }
               c.field("end") { $0.number(seconds(span.end)) }
-              c.field("label") { $0.string(span.chord?.transposed(by: shift).harte(flats: flats) ?? "N") }
+              c.field("label") {
+                $0.string(span.chord?.transposed(by: shift).harte(flats: flats) ?? "N")
+              }
               c.field("symbol") { $0.string(symbol(span.chord)) }
             }
           }
@@ -250,7 +258,8 @@ struct ChordsExport: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
-  @Option(help: ArgumentHelp("lab or json.", valueName: "format")) var format: ChordFileFormat = .lab
+  @Option(help: ArgumentHelp("lab or json.", valueName: "format")) var format: ChordFileFormat =
+    .lab
   @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE.", valueName: "file")) var output:
     String?
 
@@ -290,7 +299,8 @@ struct ChordsImport: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    let spans = try ChordFiles.read(path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
+    let spans = try ChordFiles.read(
+      path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
     let key = KeyEstimator.key(of: spans)
     try library.replaceChordTrack(
       for: song, with: ChordTrack(spans: spans, source: .imported, detectedKey: key))

@@ -27,7 +27,8 @@ import Testing
 
   func detected(_ name: String = "song.wav") throws -> String {
     let path = try song(name)
-    #expect(try cli.run(["beats", "import", path, path + ".beats", "--format", "mirex"]).status == 0)
+    #expect(
+      try cli.run(["beats", "import", path, path + ".beats", "--format", "mirex"]).status == 0)
     let result = try cli.run(["chords", "detect", path])
     #expect(result.status == 0, "\(result.stderr)")
     return path
@@ -35,7 +36,8 @@ import Testing
 
   @Test func detectSummarisesAndShowPrintsBars() throws {
     let path = try song()
-    #expect(try cli.run(["beats", "import", path, path + ".beats", "--format", "mirex"]).status == 0)
+    #expect(
+      try cli.run(["beats", "import", path, path + ".beats", "--format", "mirex"]).status == 0)
     let result = try cli.run(["chords", "detect", path])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.isEmpty)
@@ -57,9 +59,14 @@ import Testing
     let path = try detected()
     // A capo at 3: the shapes of A (C sounding), F#m7, B7, E.
     let capo = try cli.run(["chords", "show", path, "--capo", "3"])
-    #expect(capo.stdout.hasPrefix("key\tA (detected)\n1\tA . . .\n2\tF#m7 . . .\n3\tB7 . . .\n4\tE . . .\n"), "\(capo.stdout)")
+    #expect(
+      capo.stdout.hasPrefix(
+        "key\tA (detected)\n1\tA . . .\n2\tF#m7 . . .\n3\tB7 . . .\n4\tE . . .\n"), "\(capo.stdout)"
+    )
     let up = try cli.run(["chords", "show", path, "--transpose", "-2"])
-    #expect(up.stdout.hasPrefix("key\tBb (detected)\n1\tBb . . .\n2\tGm7 . . .\n3\tC7 . . .\n4\tF . . .\n"), "\(up.stdout)")
+    #expect(
+      up.stdout.hasPrefix(
+        "key\tBb (detected)\n1\tBb . . .\n2\tGm7 . . .\n3\tC7 . . .\n4\tF . . .\n"), "\(up.stdout)")
     let key = try cli.run(["chords", "show", path, "--key", "D"])
     #expect(key.stdout.hasPrefix("key\tD (detected)\n1\tD . . .\n2\tBm7 . . .\n"), "\(key.stdout)")
     let minor = try cli.run(["chords", "show", path, "--key", "Dm"])
@@ -74,7 +81,9 @@ import Testing
   @Test func beatsShowHasAChordsColumn() throws {
     let path = try detected()
     let show = try cli.run(["beats", "show", path])
-    let lines = show.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    let lines = show.stdout.split(separator: "\n").map {
+      $0.split(separator: "\t").map(String.init)
+    }
     #expect(lines.count == 6)
     #expect(lines[1].count == 5 && lines[1][4] == "Am7 . . .", "\(lines)")
     let json = try cli.run(["beats", "show", path, "--json"]).stdout
@@ -88,7 +97,9 @@ import Testing
     let lines = view.stdout.split(separator: "\n")
     // The title, then the chords above the bar numbers.
     #expect(lines.count > 3)
-    #expect(lines[1].split(separator: " ").map(String.init) == ["C", "Am7", "D7", "G", "C"], "\(view.stdout)")
+    #expect(
+      lines[1].split(separator: " ").map(String.init) == ["C", "Am7", "D7", "G", "C"],
+      "\(view.stdout)")
     // The first chord starts where bar 1 does.
     #expect(
       lines[1].prefix(while: { $0 == " " }).count == lines[2].prefix(while: { $0 == " " }).count,
@@ -118,14 +129,17 @@ import Testing
     let file = dir.file("song.practice")
     #expect(try cli.run(["export", path, "-o", file]).status == 0)
     let text = try String(contentsOfFile: file, encoding: .utf8)
-    #expect(text.contains(#""chords":{"ends":["#) && text.contains(#""source":"imported""#), "\(text)")
+    #expect(
+      text.contains(#""chords":{"ends":["#) && text.contains(#""source":"imported""#), "\(text)")
     // A bandmate's library with the same recording gets them; one with chords keeps its own.
     let other = CLI(database: dir.file("other.sqlite"))
     #expect(try other.run(["add", path]).status == 0)
     let result = try other.run(["import", file])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try other.run(["chords", "export", path]).stdout == lab)
-    #expect(try other.run(["chords", "show", path]).stdout.hasPrefix("key\tC (detected)\n1\tC . . .\n2\tAm7"))
+    #expect(
+      try other.run(["chords", "show", path]).stdout.hasPrefix(
+        "key\tC (detected)\n1\tC . . .\n2\tAm7"))
     // A label that is not Harte's is refused (65) and nothing is imported.
     let bad = dir.file("bad.practice")
     try text.replacingOccurrences(of: "\"A:min7\"", with: "\"A:minor7\"")
@@ -140,7 +154,8 @@ import Testing
   /// A .lab of the song's chords, a little off the detected ones (a teacher's edit).
   func imported() throws -> String {
     let lab = dir.file("teacher.lab")
-    try "0\t0.5\tN\n0.5\t2.9\tC:maj\n2.9\t5.3\tA:min7\n5.3\t7.7\tD:7/3\n7.7\t10.1\tG:maj\n10.1\t14.9\tC:maj\n"
+    try
+      "0\t0.5\tN\n0.5\t2.9\tC:maj\n2.9\t5.3\tA:min7\n5.3\t7.7\tD:7/3\n7.7\t10.1\tG:maj\n10.1\t14.9\tC:maj\n"
       .write(toFile: lab, atomically: true, encoding: .utf8)
     return lab
   }
@@ -150,7 +165,9 @@ import Testing
     #expect(try cli.run(["setlist", "new", "gig"]).status == 0)
     #expect(try cli.run(["setlist", "add", "gig", path]).status == 0)
     let show = try cli.run(["setlist", "show", "gig"]).stdout
-    #expect(show.split(separator: "\n").first?.split(separator: "\t", omittingEmptySubsequences: false).contains("C") == true, "\(show)")
+    #expect(
+      show.split(separator: "\n").first?.split(separator: "\t", omittingEmptySubsequences: false)
+        .contains("C") == true, "\(show)")
   }
 
   @Test func showJSON() throws {
@@ -174,14 +191,16 @@ import Testing
     #expect(lab.status == 0)
     let lines = lab.stdout.split(separator: "\n")
     #expect(lines.allSatisfy { $0.split(separator: "\t").count == 3 }, "\(lab.stdout)")
-    #expect(lines.map { $0.split(separator: "\t")[2] }.filter { $0 != "N" } == [
-      "C:maj", "A:min7", "D:7", "G:maj", "C:maj",
-    ])
+    #expect(
+      lines.map { $0.split(separator: "\t")[2] }.filter { $0 != "N" } == [
+        "C:maj", "A:min7", "D:7", "G:maj", "C:maj",
+      ])
     let json = try cli.run(["chords", "export", path, "--format", "json"])
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     #expect(object["key"] as? String == "C major")
-    #expect((object["chords"] as? [[String: Any]])?.first?.keys.sorted() == ["end", "label", "start"])
+    #expect(
+      (object["chords"] as? [[String: Any]])?.first?.keys.sorted() == ["end", "label", "start"])
     // -o writes the file; a second song imports it and exports the same lines.
     let file = dir.file("out.lab")
     #expect(try cli.run(["chords", "export", path, "-o", file]).status == 0)
@@ -189,7 +208,8 @@ import Testing
     let other = try song("other.wav")
     let imported = try cli.run(["chords", "import", other, file])
     #expect(imported.status == 0, "\(imported.stderr)")
-    #expect(imported.stderrLines == ["'other': 5 chords imported, key C from them"], "\(imported.stderr)")
+    #expect(
+      imported.stderrLines == ["'other': 5 chords imported, key C from them"], "\(imported.stderr)")
     #expect(try cli.run(["chords", "export", other]).stdout == lab.stdout)
     // Detecting over imported chords needs --replace.
     let refused = try cli.run(["chords", "detect", other])
@@ -197,7 +217,10 @@ import Testing
     #expect(try cli.run(["chords", "detect", other, "--replace"]).status == 0)
     // No beat map: the chords are on their own times, listed one a line.
     let show = try cli.run(["chords", "show", other])
-    #expect(show.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.split(separator: "\t").count == 2 })
+    #expect(
+      show.stdout.split(separator: "\n").dropFirst().allSatisfy {
+        $0.split(separator: "\t").count == 2
+      })
     let cannot = try cli.run(["chords", "export", path, "-o", dir.path])
     #expect(cannot.status == 73, "\(cannot.stderr)")
   }
@@ -217,11 +240,13 @@ import Testing
     let path = try detected()
     let before = try cli.run(["chords", "export", path]).stdout
     let bad = dir.file("bad.lab")
-    try "0\t1\tC:maj\n1\t2\tG:maj\n2\t3\tQ:maj\n".write(toFile: bad, atomically: true, encoding: .utf8)
+    try "0\t1\tC:maj\n1\t2\tG:maj\n2\t3\tQ:maj\n".write(
+      toFile: bad, atomically: true, encoding: .utf8)
     let result = try cli.run(["chords", "import", path, bad])
     #expect(result.status == 65)
     #expect(result.stderrLines.count == 1)
-    #expect(result.stderr.contains("bad.lab' line 3: 'Q:maj' is not a chord label"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("bad.lab' line 3: 'Q:maj' is not a chord label"), "\(result.stderr)")
     #expect(try cli.run(["chords", "export", path]).stdout == before)
     let missing = try cli.run(["chords", "import", path, dir.file("nothing.lab")])
     #expect(missing.status == 66, "\(missing.stderr)")
@@ -235,7 +260,9 @@ import Testing
     let result = try cli.run(["chords", "detect", path])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderrLines.count == 2, "\(result.stderrLines)")
-    #expect(result.stderrLines[0] == "drums.wav: 0 chords (0 different), no key, on their own times (no beat map)")
+    #expect(
+      result.stderrLines[0]
+        == "drums.wav: 0 chords (0 different), no key, on their own times (no beat map)")
     #expect(result.stderrLines[1].hasPrefix("practice: warning: drums.wav: no "))
     #expect(try cli.run(["chords", "export", path]).stdout.split(separator: "\n").count == 1)
     #expect(try cli.run(["chords", "show", path]).stdout.hasPrefix("key\tunknown\n"))

@@ -139,7 +139,8 @@ import Testing
 @Suite struct KeyTests {
   func spans(_ labels: [String]) throws -> [ChordSpan] {
     try labels.enumerated().map { i, label in
-      ChordSpan(start: Int64(i) * 1000, end: Int64(i + 1) * 1000, chord: try Chord.parseHarte(label))
+      ChordSpan(
+        start: Int64(i) * 1000, end: Int64(i + 1) * 1000, chord: try Chord.parseHarte(label))
     }
   }
 
@@ -199,7 +200,9 @@ import Testing
     ]
     let (found, spans, beats) = try detect(steps, cents: 25)
     #expect(
-      labels(found, spans) == ["C:maj", "A:min7", "D:7", "G:maj7", "F:maj", "E:min", "Bb:7", "C:maj"])
+      labels(found, spans) == [
+        "C:maj", "A:min7", "D:7", "G:maj7", "F:maj", "E:min", "Bb:7", "C:maj",
+      ])
     #expect(found.onBeats)
     #expect(abs(found.tuningCents - 25) < 4, "\(found.tuningCents)")
     #expect(found.key?.description == "C")
@@ -231,7 +234,8 @@ import Testing
 
   @Test func withoutABeatMapTheChangesAreNearTheTruth() throws {
     let steps: [ChordSynth.Step] = [
-      .chord(57, [0, 3, 7]), .chord(62, [0, 3, 7]), .chord(64, [0, 4, 7, 10]), .chord(57, [0, 3, 7]),
+      .chord(57, [0, 3, 7]), .chord(62, [0, 3, 7]), .chord(64, [0, 4, 7, 10]),
+      .chord(57, [0, 3, 7]),
     ]
     let (found, spans, _) = try detect(steps, bpm: 90, onBeats: false)
     #expect(!found.onBeats)
@@ -245,7 +249,8 @@ import Testing
 
   @Test func withDrums() throws {
     let steps: [ChordSynth.Step] = [
-      .chord(67, [0, 4, 7]), .chord(64, [0, 3, 7]), .chord(60, [0, 4, 7]), .chord(62, [0, 4, 7, 10]),
+      .chord(67, [0, 4, 7]), .chord(64, [0, 3, 7]), .chord(60, [0, 4, 7]),
+      .chord(62, [0, 4, 7, 10]),
       .chord(67, [0, 4, 7]),
     ]
     let (found, spans, _) = try detect(steps, bpm: 120, drums: true)

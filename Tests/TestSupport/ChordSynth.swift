@@ -74,7 +74,9 @@ public enum ChordSynth {
       let w = 2 * Double.pi * frequency * Double(h) / rate
       let a = gain / Double(h)
       let tau = 1.5 / (1 + 0.4 * Double(h - 1))
-      for i in 0..<n { out[i] += Float(a * exp(-Double(i) / rate / tau) * sin(w * Double(i) + Double(h))) }
+      for i in 0..<n {
+        out[i] += Float(a * exp(-Double(i) / rate / tau) * sin(w * Double(i) + Double(h)))
+      }
     }
     let edge = min(n / 2, Int(rate * 0.005))
     for i in 0..<edge {

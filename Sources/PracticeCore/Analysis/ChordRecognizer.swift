@@ -115,7 +115,8 @@ public enum ChordRecognizer {
     let seconds = Double(info.frames) / Double(max(1, info.sampleRate))
     guard seconds >= minimumSeconds else {
       throw ChordDetectionError(
-        path: path, reason: String(format: "%.1f s of audio is too short to hear chords in", seconds),
+        path: path,
+        reason: String(format: "%.1f s of audio is too short to hear chords in", seconds),
         advice: "it needs at least \(Int(minimumSeconds)) s; import chords with `chords import`")
     }
     var lastReport = -1.0
@@ -135,7 +136,8 @@ public enum ChordRecognizer {
     }
     try file.seek(to: 0)
     let tuned = cents ?? 0
-    let spectrum = try NoteSpectrum(sampleRate: info.sampleRate, a4: ConcertPitch.offset(cents: tuned))
+    let spectrum = try NoteSpectrum(
+      sampleRate: info.sampleRate, a4: ConcertPitch.offset(cents: tuned))
     let block = 8192
     let channels = info.channels
     var interleaved = [Float](repeating: 0, count: block * channels)
@@ -171,9 +173,11 @@ public enum ChordRecognizer {
     guard cents != nil else {
       return ChordDetection(
         spans: [ChordSpan(start: 0, end: total, chord: nil)], key: nil, tuningCents: 0,
-        note: "no steady pitched notes heard (drums, noise?): the whole song is N", onBeats: beats != nil)
+        note: "no steady pitched notes heard (drums, noise?): the whole song is N",
+        onBeats: beats != nil)
     }
-    let segments = Segments(beats: beats, totalFrames: total, hop: spectrum.hop,
+    let segments = Segments(
+      beats: beats, totalFrames: total, hop: spectrum.hop,
       window: spectrum.window, frameCount: frames.count / NoteSpectrum.count)
     return recognise(
       frames: frames, segments: segments, totalFrames: total, tuningCents: tuned,
@@ -316,12 +320,15 @@ struct Segments {
       guard end > bound.start else { continue }
       var frames: [(Int, Double)] = []
       // Frames whose middle half overlaps [start, end).
-      let first = max(0, Int((Double(bound.start) - quarter + Double(window) / 2) / Double(hop)) - 2)
-      let last = min(frameCount - 1, Int((Double(end) + quarter + Double(window) / 2) / Double(hop)))
+      let first = max(
+        0, Int((Double(bound.start) - quarter + Double(window) / 2) / Double(hop)) - 2)
+      let last = min(
+        frameCount - 1, Int((Double(end) + quarter + Double(window) / 2) / Double(hop)))
       if first <= last {
         for k in first...last {
           let centre = Double((k + 1) * hop - window / 2)
-          let overlap = min(Double(end), centre + quarter) - max(Double(bound.start), centre - quarter)
+          let overlap =
+            min(Double(end), centre + quarter) - max(Double(bound.start), centre - quarter)
           if overlap > 0 { frames.append((k, overlap / (2 * quarter))) }
         }
       }
@@ -504,8 +511,12 @@ enum Viterbi {
 /// counted again), weighted by duration, plus the tonic chord's share of the time and a
 /// bonus when the last chord is the tonic chord.
 public enum KeyEstimator {
-  static let majorProfile = [0.748, 0.060, 0.488, 0.082, 0.670, 0.460, 0.096, 0.715, 0.104, 0.366, 0.057, 0.400]
-  static let minorProfile = [0.712, 0.084, 0.474, 0.618, 0.049, 0.460, 0.105, 0.747, 0.404, 0.067, 0.133, 0.330]
+  static let majorProfile = [
+    0.748, 0.060, 0.488, 0.082, 0.670, 0.460, 0.096, 0.715, 0.104, 0.366, 0.057, 0.400,
+  ]
+  static let minorProfile = [
+    0.712, 0.084, 0.474, 0.618, 0.049, 0.460, 0.105, 0.747, 0.404, 0.067, 0.133, 0.330,
+  ]
   /// How each tonic is spelled: flats where the signature has fewer accidentals.
   static let majorNames = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
   static let minorNames = ["C", "C#", "D", "Eb", "E", "F", "F#", "G", "G#", "A", "Bb", "B"]

@@ -31,7 +31,8 @@ public enum ChordFiles {
   public static func lab(_ spans: [ChordSpan], sampleRate: Int, flats: Bool? = nil) -> String {
     var out = ""
     for span in spans {
-      out += seconds(span.start, sampleRate) + "\t" + seconds(span.end, sampleRate) + "\t"
+      out +=
+        seconds(span.start, sampleRate) + "\t" + seconds(span.end, sampleRate) + "\t"
         + span.harte(flats: flats) + "\n"
     }
     return out
@@ -90,7 +91,9 @@ public enum ChordFiles {
         guard let timeIndex = numbers.first, let time = Double(fields[timeIndex]), time.isFinite,
           time >= 0
         else { throw fail("no time in seconds on the line") }
-        guard let label = fields[(timeIndex + 1)...].first(where: { !$0.isEmpty }) else { throw fail("no chord name after the time") }
+        guard let label = fields[(timeIndex + 1)...].first(where: { !$0.isEmpty }) else {
+          throw fail("no chord name after the time")
+        }
         let chord: Chord?
         do {
           chord = try Chord.parseSymbol(label)
@@ -103,7 +106,8 @@ public enum ChordFiles {
       } else {
         let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
         guard fields.count == 3 else {
-          throw fail("a .lab line is start<TAB>end<TAB>label; this one has \(fields.count) field(s)")
+          throw fail(
+            "a .lab line is start<TAB>end<TAB>label; this one has \(fields.count) field(s)")
         }
         guard let start = Double(fields[0]), let end = Double(fields[1]), start.isFinite,
           end.isFinite, start >= 0
@@ -135,7 +139,8 @@ public enum ChordFiles {
       guard start + Int64(rate / 1000) >= previousEnd else {
         throw ChordFileError(
           path: path, line: mark.line,
-          reason: String(format: "it starts at %.3f s, before the chord before it ends", mark.start))
+          reason: String(format: "it starts at %.3f s, before the chord before it ends", mark.start)
+        )
       }
       guard start < totalFrames else {
         throw ChordFileError(
@@ -151,7 +156,8 @@ public enum ChordFiles {
         append(&spans, ChordSpan(start: previousEnd, end: from, chord: nil))
       }
       guard end > from else { continue }
-      append(&spans, ChordSpan(start: spans.isEmpty ? 0 : spans.last!.end, end: end, chord: mark.chord))
+      append(
+        &spans, ChordSpan(start: spans.isEmpty ? 0 : spans.last!.end, end: end, chord: mark.chord))
     }
     if let last = spans.last, last.end < totalFrames {
       append(&spans, ChordSpan(start: last.end, end: totalFrames, chord: nil))

@@ -49,7 +49,8 @@ extension Library {
     guard
       let row = try Row.fetchOne(
         db,
-        sql: "SELECT source, detected_key, tuning_cents, on_beats FROM chord_track WHERE song_id = ?",
+        sql:
+          "SELECT source, detected_key, tuning_cents, on_beats FROM chord_track WHERE song_id = ?",
         arguments: [id])
     else { return nil }
     var spans: [ChordSpan] = []
@@ -126,7 +127,8 @@ extension Library {
     var spans: [ChordSpan] = []
     for span in try shared.spans() {
       let start = scale == 1 ? span.start : Int64((Double(span.start) * scale).rounded())
-      let end = min(song.frames, scale == 1 ? span.end : Int64((Double(span.end) * scale).rounded()))
+      let end = min(
+        song.frames, scale == 1 ? span.end : Int64((Double(span.end) * scale).rounded()))
       if end > start { spans.append(ChordSpan(start: start, end: end, chord: span.chord)) }
     }
     try replaceChordTrack(
@@ -152,14 +154,17 @@ extension PracticeFile.SharedChords {
   /// and after the one before, every label Harte's; a `PracticeError` says what is wrong.
   func spans() throws -> [ChordSpan] {
     guard starts.count == ends.count, starts.count == labels.count else {
-      throw PracticeError(.badData, "its chords have \(starts.count) starts, \(ends.count) ends and \(labels.count) labels")
+      throw PracticeError(
+        .badData,
+        "its chords have \(starts.count) starts, \(ends.count) ends and \(labels.count) labels")
     }
     var spans: [ChordSpan] = []
     for i in starts.indices {
       guard starts[i] >= (spans.last?.end ?? 0), ends[i] > starts[i], ends[i] <= Library.framesLimit
       else { throw PracticeError(.badData, "its chord \(i + 1) has impossible frames") }
       do {
-        spans.append(ChordSpan(start: starts[i], end: ends[i], chord: try Chord.parseHarte(labels[i])))
+        spans.append(
+          ChordSpan(start: starts[i], end: ends[i], chord: try Chord.parseHarte(labels[i])))
       } catch let error as ChordLabelError {
         throw PracticeError(.badData, "its chord \(i + 1): \(error.description)")
       }

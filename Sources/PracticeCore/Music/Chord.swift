@@ -137,7 +137,8 @@ public struct Chord: Sendable, Hashable {
     if rest.hasPrefix("/") {
       rest = rest.dropFirst()
       guard let interval = parseDegree(String(rest)) else {
-        throw ChordLabelError(label: label, reason: "'/\(rest)' is not a bass degree such as /3, /b7 or /5")
+        throw ChordLabelError(
+          label: label, reason: "'/\(rest)' is not a bass degree such as /3, /b7 or /5")
       }
       bass = interval
       rest = rest[rest.endIndex...]
