@@ -102,7 +102,8 @@ struct BeatsShow: ParsableCommand {
       "Show the bar table: bar, start time, beats in the bar, tempo in BPM (a table; tab-separated when piped).",
     discussion: """
       Detected maps add a fifth column: the lowest confidence of the bar's beats (0-1), \
-      followed by ? when it is below 0.5, so doubtful bars can be checked by ear.
+      followed by ? when it is below 0.5, so doubtful bars can be checked by ear. A song \
+      with chords (`chords detect`) adds the bar's chords, one a beat, `.` where it stays.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -117,6 +118,14 @@ struct BeatsShow: ParsableCommand {
     var lines: [String] = []
     var rows: [[String]] = []
     var doubtful = 0
+    // With a chord track, each bar's chords (`chords show`'s column).
+    let track = try library.chordTrack(for: song)
+    let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track?.detectedKey)
+    let chords = track.map { track in
+      Dictionary(track.chordsByBeat(of: map).map { ($0.bar, $0.chords) }) { a, _ in a }
+    }
+    func symbol(_ chord: Chord?) -> String { chord?.symbol(flats: flats) ?? "N" }
+    let hasConfidence = map.bars.contains { map.lowestConfidence(ofBar: $0.number) != nil }
     for bar in map.bars {
       let start = Double(map.frames(ofBar: bar.number)?.lowerBound ?? 0) / rate
       let bpm = map.tempo(ofBar: bar.number) ?? 0
@@ -129,6 +138,10 @@ struct BeatsShow: ParsableCommand {
         var out = JSONWriter(escapesTerminalControls: true)
         out.raw("{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":")
         out.number((bpm * 100).rounded() / 100)
+        if let beatChords = chords?[bar.number] {
+          out.raw(",\"chords\":")
+          out.array(beatChords) { w, chord in w.string(symbol(chord)) }
+        }
         if let confidence {
           out.raw(",\"confidence\":")
           out.number((confidence * 100).rounded() / 100)
@@ -139,15 +152,19 @@ struct BeatsShow: ParsableCommand {
         out.raw("}")
         lines.append(out.text)
       } else {
-        let mark = confidence.map { [String(format: "%.2f", $0) + (low ? "?" : "")] } ?? []
+        let mark =
+          confidence.map { [String(format: "%.2f", $0) + (low ? "?" : "")] }
+          ?? (hasConfidence ? [""] : [])
+        let chordCell = chords.map { [barChords($0[bar.number] ?? [], symbol: symbol)] } ?? []
         rows.append(
-          ["\(bar.number)", formatTime(start), "\(beats)", String(format: "%.1f", bpm)] + mark)
+          ["\(bar.number)", formatTime(start), "\(beats)", String(format: "%.1f", bpm)] + mark
+            + chordCell)
       }
     }
     if json {
       Terminal.data("[" + lines.joined(separator: ",") + "]\n")
     } else {
-      Table.bars(rows, confidence: rows.contains { $0.count > 4 }).print()
+      Table.bars(rows, confidence: hasConfidence, chords: chords != nil).print()
     }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")

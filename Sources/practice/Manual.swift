@@ -124,6 +124,11 @@ enum Manual {
       "PRACTICE_BEAT_FEATURES",
       "A file beats detect writes the beat network's input bands to, for training it."
     ),
+    (
+      "PRACTICE_CHORD_SETTINGS",
+      "Knobs of chords detect, for tuning it (bench/chords.py): name=value pairs separated by "
+        + "commas, such as changeCost=0.4,bassWeight=0.35; unknown names are ignored."
+    ),
     ("COLUMNS", "The width of tables when the terminal's own width cannot be read."),
     (
       "NO_COLOR",

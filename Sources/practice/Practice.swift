@@ -16,7 +16,8 @@ struct Practice: ParsableCommand {
       """,
     version: "0.1.0",
     subcommands: [
-      Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Select.self,
+      Add.self, List.self, Show.self, Remove.self, Play.self, Render.self, Beats.self, Chords.self,
+      Select.self,
       View.self, ResumeCommand.self, LogCommand.self, Stats.self, Today.self, Tune.self,
       Tone.self, Tuning.self, SetDetails.self, SetlistCommand.self, Export.self, Import.self,
       RepoCommand.self, Pull.self,

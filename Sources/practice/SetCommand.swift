@@ -25,14 +25,17 @@ func parseKey(_ text: String, option: String = "--key") throws -> MusicalKey {
 }
 
 /// `--key TARGET` as a transposition: the semitones from `song`'s own key (`practice set
-/// SONG --key`) to `target`, the nearest way (-5 to +6). A usage error (64) when the song
-/// has no key, or when the modes differ.
+/// SONG --key`, else the key `chords detect` found) to `target`, the nearest way (-5 to
+/// +6). A usage error (64) when the song has no key, or when the modes differ.
 func transposition(of song: Song, to target: MusicalKey, in library: Library) throws -> Int {
-  guard let own = try library.details(of: song).key else {
+  guard
+    let own = try library.details(of: song).key ?? library.chordTrack(for: song)?.detectedKey
+  else {
     throw PracticeError(
       .usage,
       "--key \(target): '\(song.title)' has no key to transpose from; set it with "
-        + "`practice set \(song.id ?? 0) --key KEY`, or give --transpose")
+        + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
+        + "\(song.id ?? 0)`, or give --transpose")
   }
   guard let semitones = own.semitones(to: target) else {
     throw PracticeError(

@@ -156,8 +156,8 @@ struct SetlistShow: ParsableCommand {
     abstract:
       "Show a setlist: position, song id, title, selection, key, transpose, speed, repeats, note (tab-separated when piped).",
     discussion: """
-      The key is the entry's (--key) or else the song's; the tempo column is not \
-      printed here (see `practice show`).
+      The key is the entry's (--key) or else the song's (`set --key`, else the one \
+      `chords detect` found); the tempo column is not printed here (see `practice show`).
       """)
   @OptionGroup var setlist: SetlistName
   @Flag(help: "Print a JSON object instead.") var json = false

@@ -191,12 +191,12 @@ extension Table {
   }
 
   /// `beats show`: bar, start, beats, BPM, and for detected maps the lowest confidence.
-  static func bars(_ rows: [[String]], confidence: Bool) -> Table {
+  static func bars(_ rows: [[String]], confidence: Bool, chords: Bool = false) -> Table {
     Table(
       columns: [
         Column("BAR", .right), Column("START", .right), Column("BEATS", .right),
         Column("BPM", .right),
-      ] + (confidence ? [Column("CONFIDENCE", .right)] : []),
+      ] + (confidence ? [Column("CONFIDENCE", .right)] : []) + (chords ? [Column("CHORDS")] : []),
       rows: rows)
   }
 

@@ -122,11 +122,19 @@ struct View: ParsableCommand {
     }
     // Kept only once the picture is written: a failed command leaves the library as it was.
     let (summary, computed) = try library.waveformSummary(for: song, store: output == nil)
+    // The chord lane: the chords as they change (N left blank), spelled for the key.
+    var chords: [(frames: Range<Int64>, symbol: String)] = []
+    if let track = try library.chordTrack(for: song) {
+      let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track.detectedKey)
+      chords = track.spans.compactMap { span in
+        span.chord.map { (span.start..<span.end, $0.symbol(flats: flats)) }
+      }
+    }
 
     if let output, let format = PictureFormat(path: output) {
       let content = OverviewContent(
         title: song.title, artist: song.artist, summary: summary, beatMap: beatMap,
-        selections: spans, window: window)
+        selections: spans, window: window, chords: chords)
       try OverviewPicture.write(
         content, to: output, format: format, width: width.map(Double.init),
         waveHeight: height.map(Double.init))
@@ -142,7 +150,7 @@ struct View: ParsableCommand {
       selections: spans.map {
         .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
       },
-      window: window)
+      window: window, chords: chords)
     let toTerminal = isatty(STDOUT_FILENO) == 1
     let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)
     let overview = TextOverview(
@@ -181,6 +189,7 @@ struct View: ParsableCommand {
     case .rms: return "36"
     case .peak: return "2;36"
     case .time: return "2"
+    case .chord: return "1;35"
     case .loop: return "1;32"
     case .editing: return "1;7;32"
     case .cursor: return "1;97"

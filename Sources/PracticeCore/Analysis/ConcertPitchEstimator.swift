@@ -37,8 +37,11 @@ public enum ConcertPitchEstimator {
     try estimate(file: SoundFile(path: path), name: path)
   }
 
-  /// Reads `file` to its end; `name` is how errors call it.
-  public static func estimate(file: SoundFile, name: String) throws -> ConcertPitchEstimate {
+  /// Reads `file` to its end; `name` is how errors call it. `progress` receives 0-1 as
+  /// the file is read.
+  public static func estimate(
+    file: SoundFile, name: String, progress: (Double) -> Void = { _ in }
+  ) throws -> ConcertPitchEstimate {
     if let reason = practice_aubio_load_error() {
       throw PracticeError(
         .other,
@@ -63,11 +66,14 @@ public enum ConcertPitchEstimator {
     var interleaved = [Float](repeating: 0, count: block * info.channels)
     var pending: [Float] = []
     pending.reserveCapacity(block + span)
+    var read: Int64 = 0
     while true {
       let n = interleaved.withUnsafeMutableBufferPointer {
         file.read(into: $0.baseAddress!, frames: block)
       }
       if n <= 0 { break }
+      read += Int64(n)
+      if info.frames > 0 { progress(min(1, Double(read) / Double(info.frames))) }
       for frame in 0..<n {
         var sum: Float = 0
         for c in 0..<info.channels { sum += interleaved[frame * info.channels + c] }

@@ -24,10 +24,13 @@ public struct OverviewContent: Sendable {
   public var selections: [Span]
   /// The source frames in view.
   public var window: Range<Int64>
+  /// The chord lane: each chord's frames and how it is written (`Am7`); empty for none.
+  public var chords: [(frames: Range<Int64>, symbol: String)]
 
   public init(
     title: String, artist: String?, summary: WaveformSummary, beatMap: BeatMap?,
-    selections: [Span], window: Range<Int64>
+    selections: [Span], window: Range<Int64>,
+    chords: [(frames: Range<Int64>, symbol: String)] = []
   ) {
     self.title = title
     self.artist = artist
@@ -35,6 +38,7 @@ public struct OverviewContent: Sendable {
     self.beatMap = beatMap
     self.selections = selections
     self.window = window
+    self.chords = chords
   }
 }
 
@@ -85,6 +89,9 @@ public struct OverviewLayout: Sendable {
   public let timeStep: Double?
   public let startSeconds: Double
   public let endSeconds: Double
+  /// The chord lane: where each chord in view starts (units from the left edge; a chord
+  /// begun before the view at 0) and its symbol.
+  public let chords: [(x: Double, symbol: String)]
 
   /// Lays `content` out across `width` units. `labelWidth` says how many units a ruler
   /// label takes, the room it needs after it included.
@@ -169,6 +176,10 @@ public struct OverviewLayout: Sendable {
       beats = []
       barStep = nil
       timeStep = step
+    }
+
+    chords = content.chords.filter { $0.frames.overlaps(window) }.map {
+      (x(max($0.frames.lowerBound, window.lowerBound)), $0.symbol)
     }
 
     // Spans: clipped to the view; each on the first row where it overlaps nothing.

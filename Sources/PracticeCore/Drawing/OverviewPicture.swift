@@ -28,12 +28,15 @@ public enum OverviewPicture {
   }
 
   /// The picture's geometry for a width, a waveform height (nil: the default, about an
-  /// eighth of the width) and the rows of selections.
-  public static func geometry(width: Double, waveHeight: Double?, spanRows: Int) -> Geometry {
+  /// eighth of the width) and the rows of selections; `chordLane` leaves a row for the
+  /// chords between the title and the ruler.
+  public static func geometry(
+    width: Double, waveHeight: Double?, spanRows: Int, chordLane: Bool = false
+  ) -> Geometry {
     let f = min(24, max(8, width / 90))
     // Whole units, so that each column of the envelope fills whole pixels of a PNG.
     let margin = (2 * f).rounded()
-    let rulerTop = margin + 2.4 * f
+    let rulerTop = margin + 2.4 * f + (chordLane ? 1.5 * f : 0)
     let waveTop = rulerTop + 1.6 * f
     let wave = waveHeight ?? max(4 * f, (width / 8).rounded())
     let spansTop = waveTop + wave + 0.6 * f
@@ -60,7 +63,9 @@ public enum OverviewPicture {
   ) throws {
     let width = width ?? defaultWidth(format)
     let layout = layout(content, width: width)
-    let g = geometry(width: width, waveHeight: waveHeight, spanRows: layout.spanRows)
+    let g = geometry(
+      width: width, waveHeight: waveHeight, spanRows: layout.spanRows,
+      chordLane: !layout.chords.isEmpty)
     let canvas = try Canvas(path: path, format: format, width: g.width, height: g.height)
     let f = g.fontSize
     let left = g.plotLeft
@@ -72,6 +77,17 @@ public enum OverviewPicture {
       canvas.fitted(heading, width: g.width - 2 * left, size: 1.4 * f, bold: true), x: left,
       y: left + 1.3 * f, size: 1.4 * f, colour: PictureColours.ink, bold: true)
 
+    // The chord lane above the ruler: each symbol from where its chord starts, left out
+    // where the one before it has not ended.
+    var free = -Double.infinity
+    for chord in layout.chords where chord.x >= free {
+      let w = canvas.textWidth(chord.symbol, size: 0.95 * f, bold: true)
+      guard chord.x + w <= plotWidth + left * 0.8 else { continue }
+      canvas.text(
+        chord.symbol, x: left + chord.x, y: g.rulerTop - 0.45 * f, size: 0.95 * f,
+        colour: PictureColours.ink, bold: true)
+      free = chord.x + w + 0.6 * f
+    }
     // Doubtful bars: the ruler shaded from the bar line to the next.
     for (i, tick) in layout.ticks.enumerated() where tick.doubtful {
       let end = i + 1 < layout.ticks.count ? layout.ticks[i + 1].x : plotWidth

@@ -10,6 +10,8 @@ public enum TextStyle: Sendable, Equatable, Hashable {
   case rms
   case peak
   case time
+  /// A chord of the chord lane.
+  case chord
   /// A selection, by its palette colour.
   case selection(Int)
   /// The player screen: the loop playing, the end of it being edited, the cursor.
@@ -55,6 +57,7 @@ public struct TextOverview: Sendable {
     if let artist = content.artist, !artist.isEmpty { heading += " — " + artist }
     lines.append([TextRun(String(heading.prefix(width)), .title)])
 
+    if !layout.chords.isEmpty { lines.append(TextOverview.chordLane(layout, width: width)) }
     lines += TextOverview.ruler(layout, width: width)
     lines += TextOverview.envelope(layout, width: width, height: height)
     for row in 0..<layout.spanRows {
@@ -106,6 +109,20 @@ public struct TextOverview: Sendable {
       }
     }
     return [labels.runs, marks.runs]
+  }
+
+  /// The chord lane above the ruler: each chord's symbol from its first column, left out
+  /// where the one before it has not ended (a space between them).
+  public static func chordLane(_ layout: OverviewLayout, width: Int) -> [TextRun] {
+    var cells = Cells(width: width)
+    var nextFree = 0
+    for chord in layout.chords {
+      let column = min(width - 1, Int(chord.x))
+      guard column >= nextFree, column + chord.symbol.count <= width else { continue }
+      cells.put(chord.symbol, at: column, style: .chord)
+      nextFree = column + chord.symbol.count + 1
+    }
+    return cells.runs
   }
 
   /// The envelope in `height` rows, top row first.

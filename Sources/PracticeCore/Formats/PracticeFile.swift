@@ -37,9 +37,11 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     public var tags: [String]
     public var beatMap: SharedBeatMap?
     public var selections: [SharedSelection]
+    /// The song's chord track (`ChordStore.swift`); absent in files made before it.
+    public var chords: SharedChords? = nil
 
     enum CodingKeys: String, CodingKey {
-      case ref, title, artist, album, duration, frames, key, bpm, note, tags, selections
+      case ref, title, artist, album, duration, frames, key, bpm, note, tags, selections, chords
       case sampleRate = "sample_rate"
       case contentHash = "content_hash"
       case beatMap = "beat_map"
@@ -65,6 +67,25 @@ public struct PracticeFile: Codable, Sendable, Equatable {
       case firstBar = "first_bar"
       case firstBeat = "first_beat"
       case barLengths = "bar_lengths"
+    }
+  }
+
+  /// A chord track in columns: each chord's `starts` and `ends` (frames, in the song's
+  /// sample rate) and Harte `labels` (`A:min7`, `N`), where it came from (`detected`,
+  /// `imported`) and the key detection found.
+  public struct SharedChords: Codable, Sendable, Equatable {
+    public var source: String
+    public var key: String?
+    public var starts: [Int64]
+    public var ends: [Int64]
+    public var labels: [String]
+
+    public init(source: String, key: String?, starts: [Int64], ends: [Int64], labels: [String]) {
+      self.source = source
+      self.key = key
+      self.starts = starts
+      self.ends = ends
+      self.labels = labels
     }
   }
 

@@ -109,6 +109,7 @@ extension PracticeFile.SharedSong {
     var tags: [String]?
     var beatMap: PracticeFile.SharedBeatMap?
     var selections: [PracticeFile.SharedSelection]?
+    var chords: PracticeFile.SharedChords?
     try r.object { r, name in
       switch name {
       case "ref": ref = try r.int()
@@ -124,6 +125,7 @@ extension PracticeFile.SharedSong {
       case "note": note = try r.nullable { try $0.string() }
       case "tags": tags = try r.column { try $0.string() }
       case "beat_map": beatMap = try r.nullable { try PracticeFile.SharedBeatMap(reading: &$0) }
+      case "chords": chords = try r.nullable { try PracticeFile.SharedChords(reading: &$0) }
       case "selections":
         selections = try r.list { try PracticeFile.SharedSelection(reading: &$0) }
       default: try r.skip()
@@ -135,7 +137,30 @@ extension PracticeFile.SharedSong {
       frames: try r.required(frames, "frames"), sampleRate: try r.required(sampleRate, "sample_rate"),
       contentHash: try r.required(contentHash, "content_hash"), key: key, bpm: bpm, note: note,
       tags: try r.required(tags, "tags"), beatMap: beatMap,
-      selections: try r.required(selections, "selections"))
+      selections: try r.required(selections, "selections"), chords: chords)
+  }
+}
+
+extension PracticeFile.SharedChords {
+  fileprivate init(reading r: inout JSONReader) throws {
+    var source: String?
+    var key: String?
+    var starts: [Int64]?
+    var ends: [Int64]?
+    var labels: [String]?
+    try r.object { r, name in
+      switch name {
+      case "source": source = try r.string()
+      case "key": key = try r.nullable { try $0.string() }
+      case "starts": starts = try r.column { try $0.int64() }
+      case "ends": ends = try r.column { try $0.int64() }
+      case "labels": labels = try r.column { try $0.string() }
+      default: try r.skip()
+      }
+    }
+    self.init(
+      source: try r.required(source, "source"), key: key, starts: try r.required(starts, "starts"),
+      ends: try r.required(ends, "ends"), labels: try r.required(labels, "labels"))
   }
 }
 

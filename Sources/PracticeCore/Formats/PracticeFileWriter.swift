@@ -31,6 +31,7 @@ extension JSONWriter {
       o.field("artist", song.artist) { $0.string($1) }
       o.field("beat_map", song.beatMap) { $0.write($1) }
       o.field("bpm", song.bpm) { $0.number($1) }
+      o.field("chords", song.chords) { $0.write($1) }
       o.field("content_hash") { $0.string(song.contentHash) }
       o.field("duration") { $0.number(song.duration) }
       o.field("frames") { $0.int(song.frames) }
@@ -41,6 +42,16 @@ extension JSONWriter {
       o.field("selections") { w in w.array(song.selections) { $0.write($1) } }
       o.field("tags") { w in w.array(song.tags) { $0.string($1) } }
       o.field("title") { $0.string(song.title) }
+    }
+  }
+
+  fileprivate mutating func write(_ chords: PracticeFile.SharedChords) {
+    object { o in
+      o.field("ends") { w in w.array(chords.ends) { $0.int($1) } }
+      o.field("key", chords.key) { $0.string($1) }
+      o.field("labels") { w in w.array(chords.labels) { $0.string($1) } }
+      o.field("source") { $0.string(chords.source) }
+      o.field("starts") { w in w.array(chords.starts) { $0.int($1) } }
     }
   }
 

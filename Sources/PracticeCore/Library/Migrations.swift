@@ -270,6 +270,30 @@ enum Migrations {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v12-chord-track") { db in
+      // A song's chords (issue 44): consecutive spans in source frames, each a Harte label
+      // (`C:maj`, `A:min7/b3`, `N`), and the track's source and detected key. The key set
+      // with `set --key` (song_detail) stays apart and wins where it is shown.
+      try db.execute(
+        sql: """
+          CREATE TABLE chord_track (
+            song_id INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+            source TEXT NOT NULL CHECK (source IN ('detected', 'imported')),
+            detected_key TEXT,
+            tuning_cents DOUBLE,
+            on_beats INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL
+          );
+          CREATE TABLE chord (
+            song_id INTEGER NOT NULL REFERENCES chord_track(song_id) ON DELETE CASCADE,
+            start_frame INTEGER NOT NULL CHECK (start_frame >= 0),
+            end_frame INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            PRIMARY KEY (song_id, start_frame),
+            CHECK (end_frame > start_frame)
+          ) WITHOUT ROWID;
+          """)
+    }
     return migrator.migrations
   }()
 
@@ -278,7 +302,7 @@ enum Migrations {
     "song", "beat", "selection", "practice_log", "waveform_summary", "selection_practice",
     "resume_point", "practice_pass", "song_detail", "song_tag", "setlist", "setlist_entry",
     "beat_map_history", "beat_map_history_beat", "repository", "repository_song",
-    "repository_setlist",
+    "repository_setlist", "chord_track", "chord",
   ]
 
   private struct Registry {

@@ -38,7 +38,7 @@ public struct SetlistLine: Sendable {
   public var entry: SetlistEntry
   public var title: String?
   public var artist: String?
-  /// The song's own key (`practice set --key`).
+  /// The song's own key (`practice set --key`), else the key `chords detect` found.
   public var songKey: MusicalKey?
 }
 
@@ -81,9 +81,10 @@ extension Library {
         db,
         sql: """
           SELECT e.song_id, e.selection_name, e.key, e.transpose, e.speed, e.repeats, e.note,
-            s.title, s.artist, d.key
+            s.title, s.artist, COALESCE(d.key, c.detected_key)
           FROM setlist_entry e LEFT JOIN song s ON s.id = e.song_id
             LEFT JOIN song_detail d ON d.song_id = e.song_id
+            LEFT JOIN chord_track c ON c.song_id = e.song_id
           WHERE e.setlist_id = ? ORDER BY e.position
           """, arguments: [row["id"] as Int64]
       ).map { row in

@@ -63,7 +63,10 @@ extension Library {
           contentHash: song.contentHash, key: details.key?.description, bpm: details.bpm,
           note: details.note.map(TextRule.cleaned), tags: details.tags.map(TextRule.cleaned),
           beatMap: songBeats.isEmpty ? nil : PracticeFile.SharedBeatMap(songBeats),
-          selections: selectionsBySong[id] ?? [])
+          selections: selectionsBySong[id] ?? [],
+          chords: try Library.chordTrack(songID: id, title: song.title, db).map {
+            PracticeFile.SharedChords($0)
+          })
       }
     }
     let sharedSetlists = try setlists.map { setlist in
@@ -253,6 +256,11 @@ extension Library {
         }
       }
     }
+    // The chords, as the beat map: kept where the song has some, unless replace.
+    if let chords = shared.chords {
+      _ = try Library.importChords(
+        chords, into: song, replace: replace, scale: scale, now: Date(), db)
+    }
     // Selections, by name.
     for selection in shared.selections {
       let span: SelectionSpan
@@ -395,6 +403,11 @@ extension Library {
         decoded.append(beats)
       } else {
         decoded.append(nil)
+      }
+      if let chords = song.chords {
+        do { _ = try chords.spans() } catch let error as PracticeError {
+          throw bad("\(label): \(error.message)")
+        }
       }
       for selection in song.selections {
         if let problem = Selection.typedTextProblem(selection.name) ?? selection.note.flatMap(Selection.typedTextProblem)

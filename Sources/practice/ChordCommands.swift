@@ -1,0 +1,330 @@
+import ArgumentParser
+import Foundation
+import PracticeCore
+
+struct Chords: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "chords",
+    abstract: "Find, show, export and import a song's chords and key.",
+    subcommands: [ChordsDetect.self, ChordsShow.self, ChordsExport.self, ChordsImport.self])
+}
+
+struct ChordsDetect: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "detect",
+    abstract: "Find the chords and the key of songs' audio and store them with the songs.",
+    discussion: """
+      Chords change on the beat map's beats when the song has one (`beats detect` makes \
+      it), on their own times otherwise; the beat map is not changed. The vocabulary: \
+      major, minor, 7, maj7, m7, dim, aug, sus2, sus4 and N (no chord), with the bass of \
+      inversions (C/E) where it is heard. One summary line per song on stderr. A song with \
+      no harmony heard (drums, noise) is stored as N with a note (exit 0). Chords that were \
+      imported are kept unless --replace is given.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
+    [String] = []
+  @Flag(help: "Replace chords that were imported.") var replace = false
+
+  func validate() throws {
+    if songs.isEmpty { throw ValidationError("name at least one song") }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let resolved = try songs.map { try library.resolve($0) }
+    if !replace {
+      for song in resolved {
+        if let track = try library.chordTrack(for: song), track.source == .imported {
+          throw PracticeError(
+            .usage,
+            "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones"
+          )
+        }
+      }
+    }
+    let settings = ChordSettings.fromEnvironment()
+    let bar = ProgressBar()
+    var firstFailure: FailureCategory?
+    for song in resolved {
+      let name = (song.path as NSString).lastPathComponent
+      do {
+        let beats = try library.beatMap(for: song)
+        let found = try ChordRecognizer.detect(
+          file: song.openAudio(), beats: beats, settings: settings
+        ) { bar?.show($0, name) }
+        bar?.clear()
+        try library.replaceChordTrack(
+          for: song,
+          with: ChordTrack(
+            spans: found.spans, source: .detected, detectedKey: found.key,
+            tuningCents: found.tuningCents, onBeats: found.onBeats))
+        Terminal.say(chordSummary(name, found))
+        if let note = found.note { Terminal.warning("\(name): \(note)") }
+      } catch let failure as any PracticeFailure {
+        bar?.clear()
+        try? library.undoFirstUse(of: song)
+        Terminal.error(failure.description)
+        firstFailure = firstFailure ?? failure.category
+      }
+    }
+    if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
+  }
+}
+
+/// `song.wav: 48 chords (7 different), key Am, on the beats`.
+func chordSummary(_ name: String, _ found: ChordDetection) -> String {
+  let chords = found.spans.filter { $0.chord != nil }
+  let different = Set(chords.compactMap(\.chord)).count
+  let key = found.key.map { "key \($0)" } ?? "no key"
+  let placed = found.onBeats ? "on the beats" : "on their own times (no beat map)"
+  return "\(name): \(chords.count) chords (\(different) different), \(key), \(placed)"
+}
+
+/// The song's chord track, or exit 66 saying how to make one.
+func requireChordTrack(_ library: Library, _ song: Song) throws -> ChordTrack {
+  guard let track = try library.chordTrack(for: song) else {
+    throw PracticeError(
+      .missingInput,
+      "'\(song.title)' has no chords; find them with `practice chords detect \(song.id ?? 0)` "
+        + "or read them with `practice chords import \(song.id ?? 0) FILE`")
+  }
+  return track
+}
+
+struct ChordsShow: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "show",
+    abstract: "Show the song's chords bar by bar (a table; tab-separated when piped).",
+    discussion: """
+      The first line is the key: `key Am (detected)` until `practice set SONG --key` gives \
+      one. Then one line per bar, a chord or `.` (the same chord) per beat: `17  Am7 . D7 .`; \
+      without a beat map, one line per chord with its start time. With --capo the chords \
+      are the shapes to finger; with --transpose or --key, the chords sounding after the \
+      transposition.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(
+    help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"))
+  var capo: Int = 0
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Show the chords transposed by ST semitones (-12 to 12).", valueName: "st"))
+  var transpose: Int = 0
+  @Option(help: ArgumentHelp("Show the chords transposed to this key.", valueName: "key"))
+  var key: String?
+  @Flag(help: "Print JSON instead.") var json = false
+
+  func validate() throws {
+    guard (0...11).contains(capo) else {
+      throw ValidationError("--capo \(capo) is out of range; use 0-11")
+    }
+    guard (-12...12).contains(transpose) else {
+      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12")
+    }
+    if let key { _ = try parseKey(key) }
+    if key != nil && transpose != 0 {
+      throw ValidationError("give --key or --transpose, not both")
+    }
+  }
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let track = try requireChordTrack(library, song)
+    let setKey = try library.details(of: song).key
+    let ownKey = setKey ?? track.detectedKey
+    var semitones = transpose
+    if let key {
+      let target = try parseKey(key)
+      guard let own = ownKey else {
+        throw PracticeError(
+          .usage,
+          "--key \(target): '\(song.title)' has no key to transpose from; set it with "
+            + "`practice set \(song.id ?? 0) --key KEY`, or give --transpose")
+      }
+      guard let shift = own.semitones(to: target) else {
+        throw PracticeError(
+          .usage,
+          "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
+            + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
+      }
+      semitones = shift
+    }
+    let shift = semitones - capo
+    let shownKey = ownKey.map { transposedKey($0, by: shift) }
+    let flats = Chord.prefersFlats(key: shownKey)
+    func symbol(_ chord: Chord?) -> String {
+      chord?.transposed(by: shift).symbol(flats: flats) ?? "N"
+    }
+    let keyText = shownKey.map { "\($0)" + (setKey == nil ? " (detected)" : "") } ?? "unknown"
+    let map = try library.beatMap(for: song)
+    let rate = Double(song.sampleRate)
+    func seconds(_ frame: Int64) -> Double { (Double(frame) / rate * 1000).rounded() / 1000 }
+
+    if json {
+      var out = JSONWriter(escapesTerminalControls: true)
+      out.object { o in
+        o.field("key") { $0.optionalString(shownKey.map(ChordFiles.longName)) }
+        o.field("key_source") {
+          $0.optionalString(ownKey == nil ? nil : setKey == nil ? "detected" : "set")
+        }
+        o.field("capo") { $0.int(Int64(capo)) }
+        o.field("transpose") { $0.int(Int64(semitones)) }
+        if let map {
+          o.field("bars") {
+            $0.array(track.chordsByBeat(of: map)) { w, bar in
+              w.object { b in
+                b.field("bar") { $0.int(Int64(bar.bar)) }
+                b.field("start") { $0.number(seconds(map.frames(ofBar: bar.bar)?.lowerBound ?? 0)) }
+                b.field("beats") { $0.array(bar.chords) { w, chord in w.string(symbol(chord)) } }
+              }
+            }
+          }
+        }
+        o.field("chords") {
+          $0.array(track.spans) { w, span in
+            w.object { c in
+              c.field("start") { $0.number(seconds(span.start)) }
+              c.field("end") { $0.number(seconds(span.end)) }
+              c.field("label") {
+                $0.string(span.chord?.transposed(by: shift).harte(flats: flats) ?? "N")
+              }
+              c.field("symbol") { $0.string(symbol(span.chord)) }
+            }
+          }
+        }
+      }
+      Terminal.data(out.text + "\n")
+      return
+    }
+
+    let piped = isatty(STDOUT_FILENO) != 1
+    if piped {
+      Terminal.records([["key", keyText]])
+    } else {
+      Terminal.lines(["key \(keyText)"])
+    }
+    if let map {
+      let rows = track.chordsByBeat(of: map).map {
+        ["\($0.bar)", barChords($0.chords, symbol: symbol)]
+      }
+      Table(columns: [.init("BAR", .right), .init("CHORDS")], rows: rows).print()
+    } else {
+      let rows = track.spans.map { [formatTime(Double($0.start) / rate), symbol($0.chord)] }
+      Table(columns: [.init("TIME", .right), .init("CHORD")], rows: rows).print()
+    }
+  }
+}
+
+/// A bar's chords, one a beat, `.` where the chord stays: `Am7 . D7 .`.
+func barChords(_ chords: [Chord?], symbol: (Chord?) -> String) -> String {
+  var cells: [String] = []
+  var previous: String? = nil
+  for chord in chords {
+    let name = symbol(chord)
+    cells.append(name == previous ? "." : name)
+    previous = name
+  }
+  return cells.joined(separator: " ")
+}
+
+/// `key` moved `semitones` up, spelled as its signature spells it.
+func transposedKey(_ key: MusicalKey, by semitones: Int) -> MusicalKey {
+  guard semitones % 12 != 0 else { return key }
+  let tonic = ((key.tonic + semitones) % 12 + 12) % 12
+  let names = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
+  let minorNames = ["C", "C#", "D", "Eb", "E", "F", "F#", "G", "G#", "A", "Bb", "B"]
+  return MusicalKey(parsing: (key.minor ? minorNames : names)[tonic] + (key.minor ? "m" : ""))
+    ?? key
+}
+
+enum ChordFileFormat: String, ExpressibleByArgument, CaseIterable {
+  case lab, json
+}
+
+struct ChordsExport: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "export",
+    abstract: "Write the song's chords: lab (start<TAB>end<TAB>Harte label) or json.",
+    discussion: """
+      lab is what mir_eval and Sonic Visualiser read (`0.5<TAB>2.5<TAB>A:min7`); json is \
+      {"key": "Bb major", "chords": [{"start": …, "end": …, "label": …}]}. To stdout, or to \
+      FILE with -o.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("lab or json.", valueName: "format")) var format: ChordFileFormat =
+    .lab
+  @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE.", valueName: "file")) var output:
+    String?
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let track = try requireChordTrack(library, song)
+    let key = try library.details(of: song).key ?? track.detectedKey
+    let flats = Chord.prefersFlats(key: key)
+    let text =
+      format == .lab
+      ? ChordFiles.lab(track.spans, sampleRate: song.sampleRate, flats: flats)
+      : ChordFiles.json(track.spans, key: key, sampleRate: song.sampleRate, flats: flats)
+    if let output {
+      try writeAtomically(Data(text.utf8), to: output)
+    } else {
+      Terminal.data(text)
+    }
+  }
+}
+
+struct ChordsImport: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import",
+    abstract: "Read a song's chords from a .lab file or Chordino's CSV, replacing its own.",
+    discussion: """
+      .lab: `start<TAB>end<TAB>label` lines, Harte labels (C:maj, A:min7, C:maj/3, N). \
+      Chordino's CSV: a time and a chord name (C, Am7, F#m, C/E, N) per change, as Sonic \
+      Visualiser or sonic-annotator writes it. A line that cannot be read is refused with \
+      its number (exit 65), and nothing is stored.
+      """)
+
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Argument(help: ArgumentHelp("Chord file.", valueName: "file")) var file: String
+
+  func run() throws {
+    let library = try library.open()
+    let song = try library.resolve(song)
+    let spans = try ChordFiles.read(
+      path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
+    let key = KeyEstimator.key(of: spans)
+    try library.replaceChordTrack(
+      for: song, with: ChordTrack(spans: spans, source: .imported, detectedKey: key))
+    let chords = spans.filter { $0.chord != nil }.count
+    Terminal.say(
+      "'\(song.title)': \(chords) chords imported" + (key.map { ", key \($0) from them" } ?? ""))
+  }
+}
+
+extension ChordSettings {
+  /// Settings with the developers' knob `PRACTICE_CHORD_SETTINGS` applied
+  /// (`bassWeight=0.4,changeCost=0.3`, for bench/chords.py's tuning); unknown names and bad
+  /// values are ignored.
+  static func fromEnvironment() -> ChordSettings {
+    var settings = ChordSettings()
+    guard let text = ProcessInfo.processInfo.environment["PRACTICE_CHORD_SETTINGS"] else {
+      return settings
+    }
+    for pair in text.split(separator: ",") {
+      let parts = pair.split(separator: "=", maxSplits: 1)
+      if parts.count == 2, let value = Double(parts[1]) {
+        _ = settings.set(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
+      }
+    }
+    return settings
+  }
+}
