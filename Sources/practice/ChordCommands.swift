@@ -274,7 +274,7 @@ struct ChordsExport: ParsableCommand {
       ? ChordFiles.lab(track.spans, sampleRate: song.sampleRate, flats: flats)
       : ChordFiles.json(track.spans, key: key, sampleRate: song.sampleRate, flats: flats)
     if let output {
-      try writeAtomically(Data(text.utf8), to: output)
+      try OutputFile.write(Data(text.utf8), to: output)
     } else {
       Terminal.data(text)
     }

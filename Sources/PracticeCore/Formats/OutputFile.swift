@@ -77,10 +77,12 @@ public final class OutputFile {
   }
 
   /// Flushes the partial file to the disk, closes it and renames it over the target (74
-  /// when any of that fails; the partial file is removed).
-  public func commit() throws {
+  /// when any of that fails; the partial file is removed). `durable` false leaves the flush
+  /// to the caller, who writes many files and flushes them together (`syncfs`) before the
+  /// one that names them (a repository's index).
+  public func commit(durable: Bool = true) throws {
     guard !done else { return }
-    if fsync(descriptor) != 0 {
+    if durable, fsync(descriptor) != 0 {
       let code = errno
       abandon()
       throw writeError(code)
@@ -115,10 +117,10 @@ public final class OutputFile {
   }
 
   /// Writes `data` to `path` through an `OutputFile`.
-  public static func write(_ data: Data, to path: String) throws {
+  public static func write(_ data: Data, to path: String, durable: Bool = true) throws {
     let file = try OutputFile(path: path)
     try file.write(data)
-    try file.commit()
+    try file.commit(durable: durable)
   }
 
   // MARK: What is never written over

@@ -63,7 +63,7 @@ extension Library {
       } else {
         file.exportedAt = timestamp
         let data = try file.encoded()
-        try RepositoryFiles.writeAtomically(data, to: path, durable: false)
+        try OutputFile.write(data, to: path, durable: false)
         size = Int64(data.count)
         report.written.append(name)
       }
@@ -97,7 +97,7 @@ extension Library {
       } else {
         file.exportedAt = timestamp
         let data = try file.encoded()
-        try RepositoryFiles.writeAtomically(data, to: path, durable: false)
+        try OutputFile.write(data, to: path, durable: false)
         size = Int64(data.count)
         report.written.append(name)
       }
@@ -112,7 +112,7 @@ extension Library {
     let data = index.encoded()
     if !report.written.isEmpty { RepositoryFiles.flush(directory: directory) }
     if (try? Data(contentsOf: URL(fileURLWithPath: indexPath))) != data {
-      try RepositoryFiles.writeAtomically(data, to: indexPath)
+      try OutputFile.write(data, to: indexPath)
       report.indexWritten = true
     }
     return report
@@ -167,44 +167,6 @@ enum RepositoryFiles {
       throw PracticeError(
         .cannotCreate,
         "cannot create the folder '\(directory)'; check its parent exists and is writable")
-    }
-  }
-
-  /// Writes `data` under a temporary name beside `path`, flushes it, and renames it over
-  /// `path`: a reader sees the old file or the new one, never half of one.
-  /// `durable` flushes the file before the rename (fsync); entry files are written without
-  /// and flushed together by `flush(directory:)` before the index is written.
-  static func writeAtomically(_ data: Data, to path: String, durable: Bool = true) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    let partial =
-      (directory.isEmpty ? "" : directory + "/")
-      + ".\((path as NSString).lastPathComponent).\(getpid()).partial"
-    let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      throw PracticeError(
-        .cannotCreate,
-        "cannot create '\(path)' (\(String(cString: strerror(errno)))); check the folder is writable"
-      )
-    }
-    var failure: String?
-    data.withUnsafeBytes { raw in
-      var done = 0
-      while done < raw.count {
-        let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 {
-          failure = String(cString: strerror(errno))
-          return
-        }
-        done += n
-      }
-    }
-    if failure == nil && durable && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-    close(fd)
-    if failure == nil && rename(partial, path) != 0 { failure = String(cString: strerror(errno)) }
-    if let failure {
-      unlink(partial)
-      throw PracticeError(.io, "cannot write '\(path)': \(failure); check the disk")
     }
   }
 }
