@@ -17,8 +17,6 @@ declare -A libs=(
   [libavcodec]=libavcodec-dev
   [libavutil]=libavutil-dev
   [libswresample]=libswresample-dev
-  [faad2]=libfaad-dev
-  [opus]=libopus-dev
   [cairo]=libcairo2-dev
 )
 command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)

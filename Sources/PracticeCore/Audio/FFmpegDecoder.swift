@@ -50,9 +50,9 @@ public struct FFmpegError: PracticeFailure {
   }
 }
 
-/// FFmpeg's decoder (libavformat + libavcodec + libswresample) for what libsndfile refuses:
-/// M4A/MP4 (AAC, ALAC), WebM/Matroska (Opus, Vorbis), WMA, AC-3, and the first audio
-/// stream of a video file.
+/// FFmpeg's decoder (libavformat + libavcodec + libswresample) for every container
+/// libsndfile refuses: M4A/MP4/MOV (AAC, ALAC), WebM/Matroska (Opus, Vorbis), raw AAC and
+/// AC-3, WMA, and the first audio stream of a video file.
 ///
 /// Output is interleaved 32-bit float at the stream's own rate. Mono stays mono; every
 /// other layout comes out as stereo. Layouts beyond stereo are mixed down by
@@ -71,6 +71,9 @@ final class FFmpegDecoder: AudioDecoder {
   let path: String
   private(set) var info: SoundFileInfo
   private(set) var lastError: String?
+  /// The length the container declares for the audio, when `info.frames` was instead
+  /// measured by decoding to the end (Matroska); nil when `info.frames` is the declared one.
+  private(set) var declaredFrames: Int64?
 
   private var format: UnsafeMutablePointer<AVFormatContext>?  // owned; avformat_close_input
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
@@ -232,17 +235,8 @@ final class FFmpegDecoder: AudioDecoder {
           lastError = "\(error)"
           decoded = false
         }
-        if !decoded {
-          // A container whose length is rounded (Matroska: milliseconds) may end a few
-          // frames short of it: those read as silence. A longer shortfall is truncation.
-          let missing = info.frames - position
-          guard missing <= Int64(sampleRate / 50) else { break }
-          let n = min(frames - done, Int(missing))
-          (buffer + done * outChannels).update(repeating: 0, count: n * outChannels)
-          done += n
-          position += Int64(n)
-          break
-        }
+        // The end of what decodes, wherever the declared length is: never padded.
+        if !decoded { break }
         continue
       }
       let n = min(frames - done, pendingEnd - pendingStart, Int(info.frames - position))
@@ -444,6 +438,7 @@ final class FFmpegDecoder: AudioDecoder {
       if format.pointee.duration != nopts, format.pointee.duration > 0 {
         let estimate = av_rescale_q(
           format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
+        declaredFrames = declaredLength(format: format, stream: stream, estimate: estimate)
         for back in [Int64(2), 30] {
           if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
             try rewind()
@@ -472,6 +467,34 @@ final class FFmpegDecoder: AudioDecoder {
     }
     try rewind()
     return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// What the container says the audio's length is, from frame 0: the track's own
+  /// `DURATION` tag (Matroska writes one per track), else the file's duration when the
+  /// audio is its only stream; nil when neither says (a video's length is not its sound's).
+  private func declaredLength(
+    format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
+    estimate: Int64
+  ) -> Int64? {
+    let nopts = practice_av_nopts_value()
+    let start =
+      stream.pointee.start_time != nopts
+      ? av_rescale_q(stream.pointee.start_time, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
+      : 0
+    if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
+      let value = entry.pointee.value
+    {
+      // "HH:MM:SS.nnnnnnnnn"
+      let parts = String(cString: value).split(separator: ":")
+      if parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]),
+        let sec = Double(parts[2])
+      {
+        let seconds = h * 3600 + m * 60 + sec
+        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - max(0, origin - start))
+      }
+    }
+    guard format.pointee.nb_streams == 1 else { return nil }
+    return max(0, estimate - max(0, origin - start))
   }
 
   /// Back to frame 0, as after opening.

@@ -438,6 +438,8 @@ extension Song {
           + "if it moved, `practice add NEWPATH` finds the song again")
     }
     let file = try SoundFile(path: path)
+    // The length measured when the song was added: what decodes, not what a header says.
+    file.trustDecodedLength(frames)
     guard file.info.frames > 0 else {
       throw PracticeError(
         .badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
