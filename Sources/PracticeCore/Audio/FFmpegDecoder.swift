@@ -77,6 +77,9 @@ final class FFmpegDecoder: AudioDecoder {
 
   private var format: UnsafeMutablePointer<AVFormatContext>?  // owned; avformat_close_input
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
+  /// The stream's codec parameters (owned by `format`) and its decoder, to open it afresh.
+  private var codecParameters: UnsafeMutablePointer<AVCodecParameters>?
+  private var avDecoder: UnsafePointer<AVCodec>?
   private var converter: FrameConverter?  // owned; made for the first frame
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
@@ -167,11 +170,10 @@ final class FFmpegDecoder: AudioDecoder {
       let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
       throw failure("decode", "FFmpeg has no decoder for \(name) audio")
     }
-    codec = avcodec_alloc_context3(decoder)
+    codecParameters = parameters
+    avDecoder = decoder
+    try openCodec()
     guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
-    try check(avcodec_parameters_to_context(codec, parameters), "set up the decoder for")
-    codec.pointee.pkt_timebase = timeBase
-    try check(avcodec_open2(codec, decoder, nil), "open the decoder for")
     sampleRate = Int(codec.pointee.sample_rate)
     let inChannels = Int(codec.pointee.ch_layout.nb_channels)
     guard sampleRate > 0, inChannels > 0 else {
@@ -194,19 +196,31 @@ final class FFmpegDecoder: AudioDecoder {
       let skip = UInt32(parameters.pointee.initial_padding)
       startSkip = (0..<4).map { UInt8(truncatingIfNeeded: skip >> (8 * $0)) } + [0, 0, 0, 0, 0, 0]
     }
-    if Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den) {
+    // Where a frame lands after a seek comes from its timestamp, which may be coarser than
+    // a sample (Matroska's milliseconds) or carry a muxer's jitter (uneven `stts`
+    // durations): it is snapped to the codec's frame grid, which continuous decoding
+    // (and ffmpeg's own) follows. Codecs whose frames vary are snapped only when the
+    // timestamps are coarse: Opus on its 2.5 ms, Vorbis on 64 samples.
+    let coarse = Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den)
+    switch parameters.pointee.codec_id {
+    case AV_CODEC_ID_OPUS where coarse: snapGrid = Int64(sampleRate / 400)
+    case AV_CODEC_ID_VORBIS where coarse: snapGrid = 64
+    case AV_CODEC_ID_AAC:
+      let profile = parameters.pointee.profile
+      snapGrid = profile == 4 || profile == 28 ? 2048 : profile <= 3 ? 1024 : 0  // HE: SBR doubles
+    case AV_CODEC_ID_AC3: snapGrid = 1536
+    case AV_CODEC_ID_EAC3: snapGrid = 256
+    case AV_CODEC_ID_MP3, AV_CODEC_ID_MP2: snapGrid = 576
+    default: snapGrid = 0
+    }
+    if snapGrid > 0 {
       let skip =
         startSkip.map { bytes in
           bytes.count >= 4
             ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
             : 0
         } ?? 0
-      switch parameters.pointee.codec_id {
-      case AV_CODEC_ID_OPUS: snapGrid = Int64(sampleRate / 400)
-      case AV_CODEC_ID_VORBIS: snapGrid = 64
-      default: snapGrid = 0
-      }
-      if snapGrid > 0 { snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid }
+      snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid
     }
     let bits = Int(parameters.pointee.bits_per_raw_sample)
     info = SoundFileInfo(
@@ -309,7 +323,13 @@ final class FFmpegDecoder: AudioDecoder {
       sought = avformat_seek_file(format, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
     }
     try check(sought, "seek to frame \(max(0, frame)) in", category: .badData)
-    avcodec_flush_buffers(codec)
+    if frame < 0 {
+      // From the start, a decoder as new as at opening: its random state too (AAC's noise
+      // substitution, AC-3's dither), so a decode from the start is ffmpeg's, sample for sample.
+      try openCodec()
+    } else {
+      avcodec_flush_buffers(codec)
+    }
     reapplyStartSkip = frame < 0
     positionUnknown = false
     startPending = frame < 0 && originKnown
@@ -495,6 +515,17 @@ final class FFmpegDecoder: AudioDecoder {
     }
     guard format.pointee.nb_streams == 1 else { return nil }
     return max(0, estimate - max(0, origin - start))
+  }
+
+  /// Opens the stream's decoder (`avcodec_open2`), replacing the one there was.
+  private func openCodec() throws {
+    avcodec_free_context(&codec)
+    guard let avDecoder, let codecParameters else { return }
+    codec = avcodec_alloc_context3(avDecoder)
+    guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
+    try check(avcodec_parameters_to_context(codec, codecParameters), "set up the decoder for")
+    codec.pointee.pkt_timebase = timeBase
+    try check(avcodec_open2(codec, avDecoder, nil), "open the decoder for")
   }
 
   /// Back to frame 0, as after opening.

@@ -154,8 +154,10 @@ public final class SoundFile {
     // A decoder that failed a seek may not seek again (libsndfile's FLAC): a fresh one.
     decoder = try SoundFile.openDecoder(path)
     let counted = try SoundFile.countFrames(
-      decoder, path: path, expected: declared, progress: progress)
+      decoder, path: path, expected: declared, progress: progress, rewind: false)
     info.frames = min(counted, declared)
+    // One that read to a damaged end may not seek back (libsndfile's FLAC): a fresh one.
+    decoder = try SoundFile.openDecoder(path)
     return info.frames
   }
 
@@ -188,7 +190,7 @@ public final class SoundFile {
   /// read position is left at frame 0. `progress` hears the fraction of `expected` read.
   private static func countFrames(
     _ decoder: any AudioDecoder, path: String, expected: Int64 = 0,
-    progress: (Double) -> Void = { _ in }
+    progress: (Double) -> Void = { _ in }, rewind: Bool = true
   ) throws -> Int64 {
     try decoder.seek(to: 0)
     let block = 65_536
@@ -207,7 +209,7 @@ public final class SoundFile {
           path: path, operation: "read audio from", advice: "the file is damaged")
       }
     }
-    try decoder.seek(to: 0)
+    if rewind { try decoder.seek(to: 0) }
     return total
   }
 
