@@ -137,8 +137,8 @@ public final class SoundFile {
   }
 
   /// The length in frames that decodes, taken as `info.frames`. Cheap when the declared
-  /// length holds: the last two seconds before it are decoded and must reach it. When they
-  /// do not (a file cut short, a header that guesses), the file is decoded once from the
+  /// length holds: the last half second before it is decoded and must reach it. When it
+  /// does not (a file cut short, a header that guesses), the file is decoded once from the
   /// start and counted; `progress` hears the fraction of the declared length read then.
   /// A file whose length is exact by construction (PCM in WAV, AIFF, CAF: libsndfile
   /// counts the data there is) is not decoded. The read position is left at frame 0.
@@ -146,7 +146,7 @@ public final class SoundFile {
   public func measureLength(progress: (Double) -> Void = { _ in }) throws -> Int64 {
     if let sndfile = decoder as? SndFileDecoder, sndfile.lengthIsExact { return info.frames }
     let declared = info.frames
-    let tail = min(declared, Int64(info.sampleRate) * 2)
+    let tail = min(declared, Int64(info.sampleRate) / 2)
     if tail > 0, let read = try? framesReadable(from: declared - tail, upTo: tail), read == tail {
       try decoder.seek(to: 0)
       return declared
