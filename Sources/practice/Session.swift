@@ -157,7 +157,7 @@ enum Session {
       // One line: where the audio ended, against the length the file declares.
       let rate = Double(file.info.sampleRate)
       let declared = max(file.declaredFrames, file.info.frames)
-      let reason = truncation.reason.map { " (\(Terminal.escaped($0)))" } ?? ""
+      let reason = truncation.reason.map { " (\($0))" } ?? ""
       Terminal.warning(
         "'\(song.path)': the audio ends at \(formatTime(Double(truncation.frame) / rate)) "
           + "though the file says \(formatTime(Double(declared) / rate))\(reason); it is cut "

@@ -292,7 +292,8 @@ final class FFmpegDecoder: AudioDecoder {
     while position < target {
       if pendingEnd == pendingStart {
         guard try decodeFrame() else {
-          // The last few frames of a length known only to the millisecond read as silence.
+          // A target within a rounding (20 ms) of a length that the decode stopped short of
+          // lands there: a read from it gives nothing, which the player reports.
           if target <= info.frames, target - position <= Int64(sampleRate / 50) {
             position = target
             return
