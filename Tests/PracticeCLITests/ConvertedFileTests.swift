@@ -236,6 +236,30 @@ import Testing
     }
   }
 
+  /// `play` of a file cut short plays what decodes to the end, says where the audio ended
+  /// (the last line) and exits 65; a range that ends before the cut plays without a word.
+  @Test func playOfAFileCutShortEndsWithTheWarning() throws {
+    let whole = try make(
+      Case(name: "play.m4a", from: "ogg", arguments: ["-c:a", "aac", "-movflags", "+faststart"],
+        packet: 1024))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("play-cut.m4a")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let early = try cli.run(["play", cut, "--from", "0.5", "--to", "1.5", "--device", "null"])
+    #expect(early.status == 0, "\(early.stderr)")
+    #expect(!early.stderr.contains("warning"), "\(early.stderr)")
+    let played = try cli.run(["play", cut, "--from", "2", "--device", "null"])
+    #expect(played.status == 65, "\(played.stderr)")
+    #expect(
+      played.stderrLines.last?.contains("'\(cut)': the audio ends at 0:0") == true,
+      "\(played.stderr)")
+    #expect(played.stderrLines.filter { $0.contains("warning") }.count == 1, "\(played.stderr)")
+    // `resume` of a play that ran to its end plays its range again: to the cut, and says so.
+    let resumed = try cli.run(["resume", "--device", "null"])
+    #expect(resumed.status == 65, "\(resumed.stderr)")
+    #expect(resumed.stderrLines.last?.contains("the audio ends at") == true, "\(resumed.stderr)")
+  }
+
   /// The same file cut at several points and with the same seeded mutations: bytes flipped,
   /// MP4 box sizes and Matroska element sizes smashed. Every render ends within the time
   /// limit by itself, with one line: exit 65 (what was wrong, or where the audio ended), or
