@@ -93,6 +93,10 @@ import Testing
       packet: 1024, video: true),
     Case(name: "raw.aac", from: "mp3", arguments: ["-c:a", "aac", "-f", "adts"], packet: 1024),
     Case(name: "raw.ac3", from: "ogg", arguments: ["-c:a", "ac3"], packet: 1536),
+    // VBR without a Xing header: its length can only be guessed from its first frame.
+    Case(
+      name: "noxing.mp3", from: "ogg",
+      arguments: ["-c:a", "libmp3lame", "-q:a", "2", "-write_xing", "0"], packet: 1152),
   ]
 
   func make(_ file: Case) throws -> String {

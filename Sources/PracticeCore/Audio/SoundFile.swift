@@ -91,7 +91,17 @@ public final class SoundFile {
     // A name that is not UTF-8 is opened through its descriptor (PathBytes).
     let reachable = PathBytes.usable(path)
     do {
-      return try SndFileDecoder(path: reachable)
+      let sndfile = try SndFileDecoder(path: reachable)
+      if sndfile.info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG),
+        SoundFile.mpegLengthIsAGuess(reachable),
+        let ffmpeg = try? FFmpegDecoder(path: reachable)
+      {
+        // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
+        // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
+        // FFmpeg counts its packets and seeks in the index that count builds.
+        return ffmpeg
+      }
+      return sndfile
     } catch let sndfileError as SoundFileError where sndfileError.category == .badData {
       do {
         return try FFmpegDecoder(path: reachable)
@@ -229,6 +239,37 @@ public final class SoundFile {
 
   /// The decoding library's message for the last error on this file, if there was one.
   public var lastError: String? { decoder.lastError }
+
+  /// Whether an MPEG audio file's length can only be guessed: its first frame (after an
+  /// ID3v2 tag) carries no Xing, Info or VBRI header, which is where encoders write the
+  /// frame count of a variable bit rate stream (and LAME its gapless delays).
+  static func mpegLengthIsAGuess(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    guard var head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
+    else { return false }
+    var start: UInt64 = 0
+    if head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 {  // "ID3": skip the tag
+      let size = head[6...9].reduce(UInt64(0)) { $0 << 7 | UInt64($1 & 0x7F) }
+      start = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
+    }
+    guard (try? handle.seek(toOffset: start)) != nil,
+      let frame = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
+    else { return false }
+    head = frame
+    // The first frame sync, then the tags within the frame's first 200 bytes.
+    guard let sync = head.indices.dropLast().first(where: { head[$0] == 0xFF && head[$0 + 1] & 0xE0 == 0xE0 })
+    else { return false }
+    let window = head[sync..<min(head.count, sync + 200)]
+    for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
+      if window.indices.contains(where: { i in
+        i + 4 <= window.endIndex && Array(window[i..<(i + 4)]) == tag
+      }) {
+        return false
+      }
+    }
+    return true
+  }
 
   /// Whether the file claims to be MPEG audio: an `.mp3`/`.mp2`/`.mpga` name, an ID3v2 tag
   /// at the start, or an MPEG audio frame sync (11 set bits, and a layer) as its first bytes.
