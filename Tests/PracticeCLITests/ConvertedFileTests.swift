@@ -264,6 +264,32 @@ import Testing
     #expect(resumed.stderrLines.last?.contains("the audio ends at") == true, "\(resumed.stderr)")
   }
 
+  /// A length stored shorter than what decodes (by a version that trusted a guess, or by
+  /// another decoder) is not taken at play: the song plays whole, without a warning.
+  @Test func aStoredLengthThatAudioDecodesPastIsNotTaken() throws {
+    let path = try make(Case(name: "stale.m4a", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024))
+    #expect(try cli.run(["add", path]).status == 0)
+    let whole = dir.file("stale-whole.wav")
+    #expect(try cli.run(["render", path, "-o", whole]).status == 0)
+    let frames = try Synth.read(whole).samples.count / 2
+    let sql = Process()
+    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    sql.arguments = [
+      "-c",
+      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+        + "c.execute('UPDATE song SET frames = frames / 2, duration = duration / 2'); c.commit()",
+      cli.database,
+    ]
+    try sql.run()
+    sql.waitUntilExit()
+    #expect(sql.terminationStatus == 0)
+    let out = dir.file("stale-again.wav")
+    let result = try cli.run(["render", path, "-o", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+    #expect(try Synth.read(out).samples.count / 2 == frames)
+  }
+
   /// The same file cut at several points and with the same seeded mutations: bytes flipped,
   /// MP4 box sizes and Matroska element sizes smashed. Every render ends within the time
   /// limit by itself, with one line: exit 65 (what was wrong, or where the audio ended), or

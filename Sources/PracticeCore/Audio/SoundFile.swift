@@ -141,9 +141,20 @@ public final class SoundFile {
   static func roundingSlack(sampleRate: Int) -> Int64 { Int64(sampleRate / 50) }
 
   /// Takes `frames` (the decoded length measured when the song was added) as the length,
-  /// when it is shorter than the declared one; positions past it are past the end.
-  public func trustDecodedLength(_ frames: Int64) {
-    if frames >= 0, frames < info.frames { info.frames = frames }
+  /// when it is shorter than the declared one; positions past it are past the end. A
+  /// length shorter by more than a rounding is checked first: if audio decodes past it (it
+  /// was stored by an older version, or by another decoder), it is not taken. The read
+  /// position is left at frame 0.
+  public func trustDecodedLength(_ frames: Int64) throws {
+    guard frames >= 0, frames < info.frames else { return }
+    let slack = SoundFile.roundingSlack(sampleRate: info.sampleRate)
+    if info.frames - frames > slack {
+      let past = (try? framesReadable(from: frames, upTo: slack + 1)) ?? 0
+      // A decoder that failed a seek may not read again (libsndfile's FLAC): a fresh one.
+      decoder = try SoundFile.openDecoder(path)
+      if past > slack { return }
+    }
+    info.frames = frames
   }
 
   /// The length in frames that decodes, taken as `info.frames`. Cheap when the declared

@@ -444,7 +444,7 @@ extension Song {
     }
     let file = try SoundFile(path: path)
     // The length measured when the song was added: what decodes, not what a header says.
-    file.trustDecodedLength(frames)
+    try file.trustDecodedLength(frames)
     guard file.info.frames > 0 else {
       throw PracticeError(
         .badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
