@@ -18,11 +18,6 @@ let package = Package(
       name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(
       name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
-    // libopus, for Opus in WebM/Matroska (libsndfile links it already, for Ogg Opus).
-    .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
-    // libfaad2's headers only (AAC-LC): the library is loaded on first use by CFAADLoader.
-    .systemLibrary(name: "CFAAD"),
-    .target(name: "CFAADLoader"),
     // FFmpeg's headers only: the libraries are loaded on first use by CFFmpegLoader.
     .systemLibrary(name: "CFFmpeg"),
     .target(name: "CFFmpegLoader"),
@@ -44,7 +39,7 @@ let package = Package(
     .target(
       name: "PracticeCore",
       dependencies: [
-        "CSndFile", "COpus", "CFAAD", "CFAADLoader", "CFFmpeg", "CFFmpegLoader", "CALSA",
+        "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA",
         "CRubberBand", "CAubio", "CAubioLoader",
         "CCairo", "CCairoLoader", "CCurl", "CCurlLoader", "CPlatform", "CBeatNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),

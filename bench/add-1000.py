@@ -18,6 +18,11 @@ Measured, after reading every file once (a warm page cache):
   2. `practice add FOLDER` again into the same library, which must change nothing (the
      `song` table is compared row for row before and after).
 Each BENCH_ADD_RUNS times (default 5), the median reported; stdout and stderr to files.
+
+With BENCH_BEFORE_BIN set to a binary built before (the same way), its first `add` runs in
+the same rounds, alternated: the difference is what measuring lengths costs (issue 42:
+`add` decodes the last half second before each FLAC, MP3 and Ogg file's declared end, and
+the whole file when that does not reach it).
 """
 
 import array
@@ -38,6 +43,8 @@ SONGS = 1000
 COUNTS = {"wav": 400, "flac": 300, "mp3": 200, "ogg": 100}
 RUNS = int(os.environ.get("BENCH_ADD_RUNS", "5"))
 TARGET_PER_SECOND = 200.0
+BEFORE_BIN = os.path.abspath(os.environ["BENCH_BEFORE_BIN"]) if os.environ.get(
+    "BENCH_BEFORE_BIN") else None
 FOLDER = os.path.join(b.OUT_DIR, "add-1000")
 VERSION = "2"  # bump when the folder's recipe changes
 
@@ -234,7 +241,7 @@ def main():
         with open(path, "rb") as f:
             while f.read(1 << 20):
                 pass
-    first, second = [], []
+    first, second, before_runs = [], [], []
     load_before = os.getloadavg()[0]
     with b.TempDir() as tmp:
         for run in range(RUNS):
@@ -257,6 +264,11 @@ def main():
                 sys.exit(f"add-1000: the second add printed {again.stdout.count(chr(10))} lines")
             first.append(added.wall)
             second.append(again.wall)
+            if BEFORE_BIN:
+                old = b.child([BEFORE_BIN, "add", "--db", os.path.join(tmp, f"before-{run}.sqlite"),
+                               FOLDER], "add-1000", capture=True)
+                before_runs.append(old.wall)
+                b.log(f"add-1000: run {run + 1}: binary before {old.wall:.2f} s")
             b.log(f"add-1000: run {run + 1}: {added.wall:.2f} s, again {again.wall:.2f} s")
     first_rate = SONGS / b.median(first)
     second_rate = SONGS / b.median(second)
@@ -268,6 +280,14 @@ def main():
               f"{second_rate:.0f} songs/s ({b.median(second):.2f} s)",
               "at least as fast as the first", second_rate >= first_rate),
     ]
+    if BEFORE_BIN:
+        was = b.median(before_runs)
+        rows.append(b.row(
+            "the first `add` by the binary before, same rounds: songs per second; the cost of "
+            "measuring lengths",
+            f"{SONGS / was:.0f} songs/s ({was:.2f} s); {b.median(first) - was:+.2f} s "
+            f"({(b.median(first) / was - 1) * 100:+.0f} %, "
+            f"{(b.median(first) - was) / 600 * 1000:+.2f} ms per FLAC/MP3/Ogg file)"))
     b.write_results(
         "add-1000", "Issue 22: adding a folder of 1,000 songs", rows,
         notes=[f"{SONGS:,} synthetic songs of 1-6 s (" + ", ".join(

@@ -17,8 +17,6 @@ declare -A libs=(
   [libavcodec]=libavcodec-dev
   [libavutil]=libavutil-dev
   [libswresample]=libswresample-dev
-  [faad2]=libfaad-dev
-  [opus]=libopus-dev
   [cairo]=libcairo2-dev
   [libcurl]=libcurl4-openssl-dev
 )

@@ -165,8 +165,7 @@ const char *practice_ffmpeg_load_error(void) { return format_ready() ? NULL : fo
 #define NOT_LOADED AVERROR(ENOSYS)
 
 /* The functions that free or release do nothing for NULL, as FFmpeg's own, and load
-   nothing: what was never allocated needs no library (a decoder that used libopus or
-   libfaad2 frees its unused FFmpeg handles in its deinit). */
+   nothing: what was never allocated needs no library. */
 
 void av_log_set_level(int level) { if (ready()) real.av_log_set_level(level); }
 int av_strerror(int errnum, char *errbuf, size_t errbuf_size) {

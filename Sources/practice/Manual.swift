@@ -74,8 +74,10 @@ enum Manual {
     ),
     (
       ExitStatus.code(for: .badData),
-      "Bad data: unreadable or corrupt audio, a malformed beat file, a database that is not "
-        + "a practice library or is from a newer practice."
+      "Bad data: unreadable or corrupt audio, audio that ends before the length its file "
+        + "declares (play and render finish what decodes first, and say where it ended), a "
+        + "malformed beat file, a database that is not a practice library or is from a newer "
+        + "practice."
     ),
     (
       ExitStatus.code(for: .missingInput),

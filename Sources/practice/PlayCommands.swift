@@ -37,6 +37,7 @@ struct Play: ParsableCommand {
       }
     }
     try playSong(song, library: library, playback: playback, output: output, resume: point)
+    if Session.endedEarly.load(ordering: .relaxed) { throw ExitCode(65) }
   }
 }
 
@@ -64,6 +65,7 @@ struct ResumeCommand: ParsableCommand {
       )
     }
     try playSong(song, library: library, playback: playback, output: output, resume: point)
+    if Session.endedEarly.load(ordering: .relaxed) { throw ExitCode(65) }
   }
 }
 
@@ -382,8 +384,11 @@ struct Render: ParsableCommand {
         totalFrames: (plan.totalFrames(sampleRate: rate) ?? 0) + (plan.clicks?.countInFrames ?? 0),
         label: "rendering " + (output as NSString).lastPathComponent)
     }
-    let report = try Session.run(engine, song: song, file: file, progress: progress)
+    let report = try Session.run(
+      engine, song: song, file: file, progress: progress, done: "rendered to '\(output)'")
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
+    // The warning was the one line: the audio ended before the song's end.
+    if report.truncation != nil { throw ExitCode(65) }
     let seconds = Double(report.framesWritten) / Double(rate)
     let took = Double(monotonicNanoseconds() &- started) / 1e9
     Terminal.say(

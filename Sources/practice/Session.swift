@@ -85,18 +85,19 @@ enum Session {
   /// the report's warnings.
   static func run(
     _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil,
-    progress: Progress? = nil
+    progress: Progress? = nil, done: String = "played"
   ) throws -> PlaybackReport {
     var tracker = PlayTracker(sampleRate: file.info.sampleRate, totalFrames: file.info.frames)
     return try run(
-      engine, song: song, file: file, announcer: announcer, progress: progress, tracker: &tracker)
+      engine, song: song, file: file, announcer: announcer, progress: progress,
+      tracker: &tracker, done: done)
   }
 
   /// Runs the engine to its end, announcing passes and drawing `progress`, with its position
   /// reports taken by `tracker` (what was heard, and where it stopped).
   static func run(
     _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer?,
-    progress: Progress? = nil, tracker: inout PlayTracker
+    progress: Progress? = nil, tracker: inout PlayTracker, done: String = "played"
   ) throws -> PlaybackReport {
     let report = try withSignals(engine) { _ in
       engine.start()
@@ -128,13 +129,20 @@ enum Session {
       announce()
       return report
     }
-    Session.report(report, engine: engine, song: song, file: file)
+    Session.report(report, engine: engine, song: song, file: file, done: done)
     return report
   }
 
+  /// Set when a play or render warned that its audio ended early: the command then ends
+  /// with exit 65 (bad data) once the rest of its work is done.
+  static let endedEarly = Atomic<Bool>(false)
+
   /// The trace lines and the warnings a finished play or render owes the user.
-  static func report(_ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile)
-  {
+  /// `done` says what became of the audio that decoded ("played", "rendered").
+  static func report(
+    _ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile,
+    done: String = "played"
+  ) {
     if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
       Terminal.say(
         "trace first-frame-ns \(engine.firstFrameNanoseconds.load(ordering: .relaxed)) "
@@ -146,12 +154,15 @@ enum Session {
           + "p99.9 \(times.quantileNanoseconds(0.999) / 1000) max \(times.maxNanoseconds / 1000)")
     }
     if let truncation = report.truncation {
+      // One line: where the audio ended, against the length the file declares.
       let rate = Double(file.info.sampleRate)
+      let declared = max(file.declaredFrames, file.info.frames)
+      let reason = truncation.reason.map { " (\($0))" } ?? ""
       Terminal.warning(
-        "'\(song.path)' could be decoded only up to \(formatTime(Double(truncation.frame) / rate)) "
-          + "of \(formatTime(file.info.duration))"
-          + (truncation.reason.map { " (\($0))" } ?? "")
-          + "; the file is truncated or damaged, what was decodable was played")
+        "'\(song.path)': the audio ends at \(formatTime(Double(truncation.frame) / rate)) "
+          + "though the file says \(formatTime(Double(declared) / rate))\(reason); it is cut "
+          + "short or damaged: what decodes was \(done), the rest is missing")
+      endedEarly.store(true, ordering: .relaxed)
     }
     if report.underruns > 0 {
       Terminal.warning("\(report.underruns) underrun(s): the audio device ran dry and recovered")

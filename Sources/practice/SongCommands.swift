@@ -26,20 +26,36 @@ struct Add: ParsableCommand {
     let targets = SongScanner.targets(files)
     let library = try library.open()
     let bar = targets.count > Add.barFrom ? ProgressBar() : nil
+    // A file decoded through to count its length (its header's did not hold) gets a bar of
+    // its own when there is no bar for the files.
+    var measureBar: ProgressBar?
     var refused: [any PracticeFailure] = []
     let songs = try library.add(
       targets,
       progress: { index, target in
+        measureBar?.clear()
+        measureBar = nil
         bar?.show(done: index, of: targets.count, (target.path as NSString).lastPathComponent)
+      },
+      measuring: { index, target, fraction in
+        let label = "measuring " + (target.path as NSString).lastPathComponent
+        if let bar {
+          bar.show((Double(index) + fraction) / Double(targets.count), label)
+        } else {
+          if measureBar == nil { measureBar = ProgressBar() }
+          measureBar?.show(fraction, label)
+        }
       },
       refuse: { _, failure in
         // One file alone fails with its own one line.
         if targets.count == 1 { throw failure }
         bar?.clear()
+        measureBar?.clear()
         Terminal.error(failure.description)
         refused.append(failure)
       })
     bar?.clear()
+    measureBar?.clear()
     Terminal.records(songs.map { ["\($0.id ?? 0)", $0.title] })
     if let first = refused.first {
       let noun = refused.count == 1 ? "file" : "files"

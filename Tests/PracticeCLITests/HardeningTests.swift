@@ -332,7 +332,10 @@ import Testing
       message: "beat map")
   }
 
-  @Test func damagedFlacFailsWithoutAddingIt() throws {
+  /// A FLAC file whose last three quarters are noise is measured when added: its length is
+  /// what decodes, a position past that is past the end (64), and a render of it all says
+  /// where the audio ended (65).
+  @Test func damagedFlacIsMeasuredAndPlaysWhatDecodes() throws {
     let whole = dir.file("whole.flac")
     try Synth.write(Synth.sine(frequency: 440, seconds: 30, amplitude: 0.5), to: whole)
     var data = try Data(contentsOf: URL(fileURLWithPath: whole))
@@ -342,10 +345,16 @@ import Testing
     }
     let damaged = dir.file("damaged.flac")
     try data.write(to: URL(fileURLWithPath: damaged))
-    // A seek into the damaged part is bad data (65), not an I/O error (74).
     try expectFailure(
-      ["render", damaged, "--from", "20", "-o", dir.file("d.wav")], status: 65, message: "damaged")
+      ["render", damaged, "--from", "20", "-o", dir.file("d.wav")], status: 64,
+      message: "is at or past the end of the audio")
     #expect(!FileManager.default.fileExists(atPath: dir.file("d.wav")))
+    let all = try cli.run(["render", damaged, "-o", dir.file("w.wav")])
+    #expect(all.status == 65, "\(all.stderr)")
+    #expect(all.stderrLines.count == 1, "\(all.stderr)")
+    #expect(all.stderr.contains("though the file says 0:30.0"), "\(all.stderr)")
+    let (_, rendered) = try Synth.read(dir.file("w.wav"))
+    #expect(rendered.count > 44100 && rendered.count < 15 * 44100)
   }
 
   // MARK: 6. Exit codes and parsing

@@ -36,6 +36,23 @@ import Testing
     #expect(lines.count == 8)
   }
 
+  /// One file whose header's length does not hold (an MP3 cut in half) is decoded through
+  /// to measure it: a percent bar says so while it works, and is erased.
+  @Test func addOfAFileCutShortDrawsAMeasuringBar() throws {
+    let whole = dir.file("whole.mp3")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 20, amplitude: 0.5), to: whole)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("cut.mp3")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let (status, terminal) = try cli.runInTerminal(["add", cut], stdoutFile: dir.file("c.out"))
+    #expect(status == 0, "\(terminal)")
+    #expect(terminal.contains("% measuring cut.mp3\u{1B}[K"), "\(terminal)")
+    #expect(terminal.contains("\r\u{1B}[K"), "\(terminal)")
+    // Stored at the length that decodes: about 10 s, not the header's 20.
+    let shown = try cli.run(["show", cut]).stdout
+    #expect(shown.contains("duration 0:09.") || shown.contains("duration 0:10."), "\(shown)")
+  }
+
   @Test func aBarWithWideCharactersFitsTheTerminalsColumns() throws {
     // Names of 60 CJK characters: 120 columns, though 60 characters. The pty is 80 wide.
     let folder = dir.file("wide")

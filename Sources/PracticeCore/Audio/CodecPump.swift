@@ -1,9 +1,8 @@
 import CFFmpeg
 import CFFmpegLoader
 
-/// libavcodec's send/receive protocol for one decoder, as `FFmpegDecoder` (packets from
-/// libavformat) and `PacketDecoder` (packets from a hand-written demuxer) both drive it:
-/// frames are received until the decoder wants a packet, then one is fed; at the end of
+/// libavcodec's send/receive protocol for one decoder, as `FFmpegDecoder` drives it with
+/// packets from libavformat: frames are received until the decoder wants a packet, then one is fed; at the end of
 /// the packets the decoder is drained (a null packet) and its last frames received.
 ///
 /// A packet libavcodec refuses or cannot decode is noted and decoding goes on with the

@@ -50,9 +50,9 @@ public struct FFmpegError: PracticeFailure {
   }
 }
 
-/// FFmpeg's decoder (libavformat + libavcodec + libswresample) for what libsndfile refuses:
-/// M4A/MP4 (AAC, ALAC), WebM/Matroska (Opus, Vorbis), WMA, AC-3, and the first audio
-/// stream of a video file.
+/// FFmpeg's decoder (libavformat + libavcodec + libswresample) for every container
+/// libsndfile refuses: M4A/MP4/MOV (AAC, ALAC), WebM/Matroska (Opus, Vorbis), raw AAC and
+/// AC-3, WMA, and the first audio stream of a video file.
 ///
 /// Output is interleaved 32-bit float at the stream's own rate. Mono stays mono; every
 /// other layout comes out as stereo. Layouts beyond stereo are mixed down by
@@ -71,9 +71,15 @@ final class FFmpegDecoder: AudioDecoder {
   let path: String
   private(set) var info: SoundFileInfo
   private(set) var lastError: String?
+  /// The length the container declares for the audio, when `info.frames` was instead
+  /// measured by decoding to the end (Matroska); nil when `info.frames` is the declared one.
+  private(set) var declaredFrames: Int64?
 
   private var format: UnsafeMutablePointer<AVFormatContext>?  // owned; avformat_close_input
   private var codec: UnsafeMutablePointer<AVCodecContext>?  // owned; avcodec_free_context
+  /// The stream's codec parameters (owned by `format`) and its decoder, to open it afresh.
+  private var codecParameters: UnsafeMutablePointer<AVCodecParameters>?
+  private var avDecoder: UnsafePointer<AVCodec>?
   private var converter: FrameConverter?  // owned; made for the first frame
   private var packet: UnsafeMutablePointer<AVPacket>?  // owned; av_packet_free
   private var frame: UnsafeMutablePointer<AVFrame>?  // owned; av_frame_free
@@ -164,11 +170,10 @@ final class FFmpegDecoder: AudioDecoder {
       let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
       throw failure("decode", "FFmpeg has no decoder for \(name) audio")
     }
-    codec = avcodec_alloc_context3(decoder)
+    codecParameters = parameters
+    avDecoder = decoder
+    try openCodec()
     guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
-    try check(avcodec_parameters_to_context(codec, parameters), "set up the decoder for")
-    codec.pointee.pkt_timebase = timeBase
-    try check(avcodec_open2(codec, decoder, nil), "open the decoder for")
     sampleRate = Int(codec.pointee.sample_rate)
     let inChannels = Int(codec.pointee.ch_layout.nb_channels)
     guard sampleRate > 0, inChannels > 0 else {
@@ -191,19 +196,31 @@ final class FFmpegDecoder: AudioDecoder {
       let skip = UInt32(parameters.pointee.initial_padding)
       startSkip = (0..<4).map { UInt8(truncatingIfNeeded: skip >> (8 * $0)) } + [0, 0, 0, 0, 0, 0]
     }
-    if Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den) {
+    // Where a frame lands after a seek comes from its timestamp, which may be coarser than
+    // a sample (Matroska's milliseconds) or carry a muxer's jitter (uneven `stts`
+    // durations): it is snapped to the codec's frame grid, which continuous decoding
+    // (and ffmpeg's own) follows. Codecs whose frames vary are snapped only when the
+    // timestamps are coarse: Opus on its 2.5 ms, Vorbis on 64 samples.
+    let coarse = Int64(timeBase.num) * Int64(sampleRate) > Int64(timeBase.den)
+    switch parameters.pointee.codec_id {
+    case AV_CODEC_ID_OPUS where coarse: snapGrid = Int64(sampleRate / 400)
+    case AV_CODEC_ID_VORBIS where coarse: snapGrid = 64
+    case AV_CODEC_ID_AAC:
+      let profile = parameters.pointee.profile
+      snapGrid = profile == 4 || profile == 28 ? 2048 : profile <= 3 ? 1024 : 0  // HE: SBR doubles
+    case AV_CODEC_ID_AC3: snapGrid = 1536
+    case AV_CODEC_ID_EAC3: snapGrid = 256
+    case AV_CODEC_ID_MP3, AV_CODEC_ID_MP2: snapGrid = 576
+    default: snapGrid = 0
+    }
+    if snapGrid > 0 {
       let skip =
         startSkip.map { bytes in
           bytes.count >= 4
             ? Int64(bytes[0]) | Int64(bytes[1]) << 8 | Int64(bytes[2]) << 16 | Int64(bytes[3]) << 24
             : 0
         } ?? 0
-      switch parameters.pointee.codec_id {
-      case AV_CODEC_ID_OPUS: snapGrid = Int64(sampleRate / 400)
-      case AV_CODEC_ID_VORBIS: snapGrid = 64
-      default: snapGrid = 0
-      }
-      if snapGrid > 0 { snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid }
+      snapOffset = ((-skip % snapGrid) + snapGrid) % snapGrid
     }
     let bits = Int(parameters.pointee.bits_per_raw_sample)
     info = SoundFileInfo(
@@ -232,17 +249,8 @@ final class FFmpegDecoder: AudioDecoder {
           lastError = "\(error)"
           decoded = false
         }
-        if !decoded {
-          // A container whose length is rounded (Matroska: milliseconds) may end a few
-          // frames short of it: those read as silence. A longer shortfall is truncation.
-          let missing = info.frames - position
-          guard missing <= Int64(sampleRate / 50) else { break }
-          let n = min(frames - done, Int(missing))
-          (buffer + done * outChannels).update(repeating: 0, count: n * outChannels)
-          done += n
-          position += Int64(n)
-          break
-        }
+        // The end of what decodes, wherever the declared length is: never padded.
+        if !decoded { break }
         continue
       }
       let n = min(frames - done, pendingEnd - pendingStart, Int(info.frames - position))
@@ -284,7 +292,8 @@ final class FFmpegDecoder: AudioDecoder {
     while position < target {
       if pendingEnd == pendingStart {
         guard try decodeFrame() else {
-          // The last few frames of a length known only to the millisecond read as silence.
+          // A target within a rounding (20 ms) of a length that the decode stopped short of
+          // lands there: a read from it gives nothing, which the player reports.
           if target <= info.frames, target - position <= Int64(sampleRate / 50) {
             position = target
             return
@@ -315,7 +324,13 @@ final class FFmpegDecoder: AudioDecoder {
       sought = avformat_seek_file(format, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
     }
     try check(sought, "seek to frame \(max(0, frame)) in", category: .badData)
-    avcodec_flush_buffers(codec)
+    if frame < 0 {
+      // From the start, a decoder as new as at opening: its random state too (AAC's noise
+      // substitution, AC-3's dither), so a decode from the start is ffmpeg's, sample for sample.
+      try openCodec()
+    } else {
+      avcodec_flush_buffers(codec)
+    }
     reapplyStartSkip = frame < 0
     positionUnknown = false
     startPending = frame < 0 && originKnown
@@ -444,6 +459,7 @@ final class FFmpegDecoder: AudioDecoder {
       if format.pointee.duration != nopts, format.pointee.duration > 0 {
         let estimate = av_rescale_q(
           format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
+        declaredFrames = declaredLength(format: format, stream: stream, estimate: estimate)
         for back in [Int64(2), 30] {
           if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
             try rewind()
@@ -472,6 +488,45 @@ final class FFmpegDecoder: AudioDecoder {
     }
     try rewind()
     return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// What the container says the audio's length is, from frame 0: the track's own
+  /// `DURATION` tag (Matroska writes one per track), else the file's duration when the
+  /// audio is its only stream; nil when neither says (a video's length is not its sound's).
+  private func declaredLength(
+    format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
+    estimate: Int64
+  ) -> Int64? {
+    let nopts = practice_av_nopts_value()
+    let start =
+      stream.pointee.start_time != nopts
+      ? av_rescale_q(stream.pointee.start_time, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
+      : 0
+    if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
+      let value = entry.pointee.value
+    {
+      // "HH:MM:SS.nnnnnnnnn"
+      let parts = String(cString: value).split(separator: ":")
+      if parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]),
+        let sec = Double(parts[2])
+      {
+        let seconds = h * 3600 + m * 60 + sec
+        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - max(0, origin - start))
+      }
+    }
+    guard format.pointee.nb_streams == 1 else { return nil }
+    return max(0, estimate - max(0, origin - start))
+  }
+
+  /// Opens the stream's decoder (`avcodec_open2`), replacing the one there was.
+  private func openCodec() throws {
+    avcodec_free_context(&codec)
+    guard let avDecoder, let codecParameters else { return }
+    codec = avcodec_alloc_context3(avDecoder)
+    guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
+    try check(avcodec_parameters_to_context(codec, codecParameters), "set up the decoder for")
+    codec.pointee.pkt_timebase = timeBase
+    try check(avcodec_open2(codec, avDecoder, nil), "open the decoder for")
   }
 
   /// Back to frame 0, as after opening.

@@ -3,8 +3,8 @@ import CFFmpegLoader
 import Foundation
 
 /// libswresample from a decoded frame's shape to interleaved float with `outChannels` (one
-/// or two) at the same rate, rebuilt when the shape changes: the one conversion of
-/// `FFmpegDecoder` and of `PacketDecoder`'s libavcodec path.
+/// or two) at the same rate, rebuilt when the shape changes: `FFmpegDecoder`'s one
+/// conversion.
 ///
 /// Layouts beyond stereo are mixed down by libswresample's default matrix, each output's
 /// gains then scaled to sum to 1 (`rematrix_maxval` 1) so the mix cannot clip. One owner.

@@ -34,35 +34,77 @@ public protocol AudioDecoder: AnyObject {
   func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int
   /// The library's message for the last decoding error, if there was one.
   var lastError: String? { get }
+  /// The length the container declares, when `info.frames` is instead what was found to
+  /// decode (FFmpeg measures a Matroska file's end by decoding it); nil when they are one.
+  var declaredFrames: Int64? { get }
+}
+
+extension AudioDecoder {
+  var declaredFrames: Int64? { nil }
 }
 
 /// A sound file open for reading, decoded to interleaved 32-bit floats, whichever library
-/// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), then for what libsndfile
-/// refuses the hand-written demuxers (M4A/MP4/MOV with AAC or ALAC through libavcodec,
-/// WebM/Matroska with Opus through libopus), and FFmpeg's libavformat for the rest (other
-/// codecs in Matroska, other video files, WMA, AC-3).
+/// decodes it: libsndfile first (WAV, AIFF, FLAC, Ogg, MP3), then FFmpeg (libavformat's
+/// demuxers, libavcodec's decoders) for every container libsndfile refuses: M4A/MP4/MOV,
+/// WebM/Matroska, raw AAC and AC-3, WMA, the sound track of a video.
+///
+/// `info.frames` is the length the file declares until it is known better: `measureLength()`
+/// (at `add`) checks it against what decodes, and `trustDecodedLength(_:)` (at play) takes
+/// the length measured then. A file that decodes to less than it declares is cut short or
+/// damaged (`endsEarly`): it plays what there is, and the player says so.
 ///
 /// One owner, one thread at a time: the playback feeder reads it on its own thread.
 public final class SoundFile {
   public let path: String
-  public let info: SoundFileInfo
-  private let decoder: any AudioDecoder  // owned
+  /// Shape and tags; `frames` is what decodes once it is known (see above). Set before the
+  /// file is handed to a player's thread, then not changed.
+  public private(set) var info: SoundFileInfo
+  /// The length the file itself declares (its header, its container's index).
+  public let declaredFrames: Int64
+  /// Owned; replaced by a fresh one after a failed look at the file's end (`measureLength`).
+  private var decoder: any AudioDecoder
 
   /// Opens `path`, checking first for the common ways a path is not an audio file.
   public init(path: String) throws {
     try SoundFile.checkReadable(path)
     self.path = path
+    decoder = try SoundFile.openDecoder(path)
+    var info = decoder.info
+    guard SoundFile.plausibleRates.contains(info.sampleRate) else {
+      // A damaged header (an ALAC box saying 2 Hz): nothing downstream could use it.
+      throw SoundFileError(
+        category: .badData,
+        reason: "it says its sample rate is \(info.sampleRate) Hz, which no audio has",
+        path: path, operation: "read audio from", advice: "the file is damaged")
+    }
+    if info.frames > SoundFile.longestPlausible(sampleRate: info.sampleRate) {
+      // libsndfile's "length unknown" (SF_COUNT_MAX: an Ogg file cut short, as by an
+      // interrupted download), or a header's nonsense: count what decodes.
+      info.frames = try SoundFile.countFrames(decoder, path: path)
+    }
+    self.info = info
+    declaredFrames = max(info.frames, decoder.declaredFrames ?? info.frames)
+  }
+
+  /// libsndfile's decoder for `path`, else FFmpeg's; an error naming both if neither reads it.
+  private static func openDecoder(_ path: String) throws -> any AudioDecoder {
     // A name that is not UTF-8 is opened through its descriptor (PathBytes).
     let reachable = PathBytes.usable(path)
     do {
-      decoder = try SndFileDecoder(path: reachable)
+      let sndfile = try SndFileDecoder(path: reachable)
+      if sndfile.info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG),
+        SoundFile.mpegLengthIsAGuess(reachable),
+        let ffmpeg = try? FFmpegDecoder(path: reachable)
+      {
+        // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
+        // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
+        // FFmpeg counts its packets and seeks in the index that count builds.
+        return ffmpeg
+      }
+      return sndfile
     } catch let sndfileError as SoundFileError where sndfileError.category == .badData {
       do {
-        if let native = SoundFile.nativeDecoder(reachable) {
-          decoder = native
-        } else {
-          decoder = try FFmpegDecoder(path: reachable)
-        }
+        return try FFmpegDecoder(path: reachable)
       } catch let ffmpegError as FFmpegError {
         let sndfileReason = sndfileError.reason.trimmingCharacters(
           in: CharacterSet(charactersIn: ". "))
@@ -86,20 +128,76 @@ public final class SoundFile {
             : ffmpegError.advice)
       }
     }
-    var info = decoder.info
-    guard SoundFile.plausibleRates.contains(info.sampleRate) else {
-      // A damaged header (an ALAC box saying 2 Hz): nothing downstream could use it.
-      throw SoundFileError(
-        category: .badData,
-        reason: "it says its sample rate is \(info.sampleRate) Hz, which no audio has",
-        path: path, operation: "read audio from", advice: "the file is damaged")
+  }
+
+  /// Whether the audio ends before the length the file declares by more than a rounding
+  /// (a container's length in milliseconds): the file is cut short or damaged.
+  public var endsEarly: Bool {
+    declaredFrames - info.frames > SoundFile.roundingSlack(sampleRate: info.sampleRate)
+  }
+
+  /// The most a declared length may exceed the decoded one and still be a rounding: 20 ms
+  /// (Matroska's lengths are in milliseconds).
+  static func roundingSlack(sampleRate: Int) -> Int64 { Int64(sampleRate / 50) }
+
+  /// Takes `frames` (the decoded length measured when the song was added) as the length,
+  /// when it is shorter than the declared one; positions past it are past the end. A
+  /// length shorter by more than a rounding is checked first: if audio decodes past it (it
+  /// was stored by an older version, or by another decoder), it is not taken. The read
+  /// position is left at frame 0.
+  public func trustDecodedLength(_ frames: Int64) throws {
+    guard frames >= 0, frames < info.frames else { return }
+    let slack = SoundFile.roundingSlack(sampleRate: info.sampleRate)
+    if info.frames - frames > slack {
+      let past = (try? framesReadable(from: frames, upTo: slack + 1)) ?? 0
+      // A decoder that failed a seek may not read again (libsndfile's FLAC): a fresh one.
+      decoder = try SoundFile.openDecoder(path)
+      if past > slack { return }
     }
-    if info.frames > SoundFile.longestPlausible(sampleRate: info.sampleRate) {
-      // libsndfile's "length unknown" (SF_COUNT_MAX: an Ogg file cut short, as by an
-      // interrupted download), or a header's nonsense: count what decodes.
-      info.frames = try SoundFile.countFrames(decoder, path: path)
+    info.frames = frames
+  }
+
+  /// The length in frames that decodes, taken as `info.frames`. Cheap when the declared
+  /// length holds: the last half second before it is decoded and must reach it. When it
+  /// does not (a file cut short, a header that guesses), the file is decoded once from the
+  /// start and counted; `progress` hears the fraction of the declared length read then.
+  /// A file whose length is exact by construction (PCM in WAV, AIFF, CAF: libsndfile
+  /// counts the data there is) is not decoded. The read position is left at frame 0.
+  @discardableResult
+  public func measureLength(progress: (Double) -> Void = { _ in }) throws -> Int64 {
+    if let sndfile = decoder as? SndFileDecoder, sndfile.lengthIsExact { return info.frames }
+    let declared = info.frames
+    let tail = min(declared, Int64(info.sampleRate) / 2)
+    if tail > 0, let read = try? framesReadable(from: declared - tail, upTo: tail), read == tail {
+      try decoder.seek(to: 0)
+      return declared
     }
-    self.info = info
+    // A decoder that failed a seek may not seek again (libsndfile's FLAC): a fresh one.
+    decoder = try SoundFile.openDecoder(path)
+    let counted = try SoundFile.countFrames(
+      decoder, path: path, expected: declared, progress: progress, rewind: false)
+    info.frames = min(counted, declared)
+    // One that read to a damaged end may not seek back (libsndfile's FLAC): a fresh one.
+    decoder = try SoundFile.openDecoder(path)
+    return info.frames
+  }
+
+  /// How many of `count` frames from `start` decode (up to the first short read).
+  private func framesReadable(from start: Int64, upTo count: Int64) throws -> Int64 {
+    try decoder.seek(to: start)
+    let block = 16_384
+    var scratch = [Float](repeating: 0, count: block * info.channels)
+    var total: Int64 = 0
+    while total < count {
+      let wanted = Int(min(Int64(block), count - total))
+      let n = scratch.withUnsafeMutableBufferPointer {
+        decoder.read(into: $0.baseAddress!, frames: wanted)
+      }
+      if n <= 0 { break }
+      total += Int64(n)
+      if n < wanted { break }
+    }
+    return total
   }
 
   /// The sample rates a file of audio can have: below the lowest any format is used at
@@ -110,8 +208,11 @@ public final class SoundFile {
   static func longestPlausible(sampleRate: Int) -> Int64 { Int64(sampleRate) * 100 * 3600 }
 
   /// The frames `decoder` gives from the start to where it stops, read through once; the
-  /// read position is left at frame 0.
-  private static func countFrames(_ decoder: any AudioDecoder, path: String) throws -> Int64 {
+  /// read position is left at frame 0. `progress` hears the fraction of `expected` read.
+  private static func countFrames(
+    _ decoder: any AudioDecoder, path: String, expected: Int64 = 0,
+    progress: (Double) -> Void = { _ in }, rewind: Bool = true
+  ) throws -> Int64 {
     try decoder.seek(to: 0)
     let block = 65_536
     var scratch = [Float](repeating: 0, count: block * decoder.info.channels)
@@ -122,29 +223,15 @@ public final class SoundFile {
       }
       if n <= 0 { break }
       total += Int64(n)
+      if expected > 0 { progress(min(1, Double(total) / Double(expected))) }
       guard total <= longestPlausible(sampleRate: decoder.info.sampleRate) else {
         throw SoundFileError(
           category: .badData, reason: "it decodes to more than 100 hours of audio",
           path: path, operation: "read audio from", advice: "the file is damaged")
       }
     }
-    try decoder.seek(to: 0)
+    if rewind { try decoder.seek(to: 0) }
     return total
-  }
-
-  /// A hand-written demuxer's decoder for the containers it reads (MP4/M4A with AAC or
-  /// ALAC, Matroska/WebM with Opus), or nil to
-  /// leave the file to libavformat: not such a container, a layout the demuxer declines,
-  /// or damage (FFmpeg then says what it makes of it).
-  static func nativeDecoder(_ path: String) -> (any AudioDecoder)? {
-    guard let head = try? FileBytes(path: path).read(at: 0, count: 16) else { return nil }
-    if MP4Demuxer.sniff(head) {
-      return try? PacketDecoder(path: path, source: MP4Demuxer(path: path))
-    }
-    if MatroskaDemuxer.sniff(head) {
-      return try? PacketDecoder(path: path, source: MatroskaDemuxer(path: path))
-    }
-    return nil
   }
 
   /// Moves the read position to `frame`, exactly (`sf_seek`, or FFmpeg's seek and decode).
@@ -163,6 +250,37 @@ public final class SoundFile {
 
   /// The decoding library's message for the last error on this file, if there was one.
   public var lastError: String? { decoder.lastError }
+
+  /// Whether an MPEG audio file's length can only be guessed: its first frame (after an
+  /// ID3v2 tag) carries no Xing, Info or VBRI header, which is where encoders write the
+  /// frame count of a variable bit rate stream (and LAME its gapless delays).
+  static func mpegLengthIsAGuess(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    guard var head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
+    else { return false }
+    var start: UInt64 = 0
+    if head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 {  // "ID3": skip the tag
+      let size = head[6...9].reduce(UInt64(0)) { $0 << 7 | UInt64($1 & 0x7F) }
+      start = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
+    }
+    guard (try? handle.seek(toOffset: start)) != nil,
+      let frame = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
+    else { return false }
+    head = frame
+    // The first frame sync, then the tags within the frame's first 200 bytes.
+    guard let sync = head.indices.dropLast().first(where: { head[$0] == 0xFF && head[$0 + 1] & 0xE0 == 0xE0 })
+    else { return false }
+    let window = head[sync..<min(head.count, sync + 200)]
+    for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
+      if window.indices.contains(where: { i in
+        i + 4 <= window.endIndex && Array(window[i..<(i + 4)]) == tag
+      }) {
+        return false
+      }
+    }
+    return true
+  }
 
   /// Whether the file claims to be MPEG audio: an `.mp3`/`.mp2`/`.mpga` name, an ID3v2 tag
   /// at the start, or an MPEG audio frame sync (11 set bits, and a layer) as its first bytes.
@@ -254,6 +372,23 @@ final class SndFileDecoder: AudioDecoder {
       throw SoundFileError(
         handle: handle, path: path, operation: "seek to frame \(frame) in", category: .badData,
         advice: "the file may be truncated or damaged")
+    }
+  }
+
+  /// Whether libsndfile's length is the data there is, not a header's claim: PCM or
+  /// float samples in WAV, AIFF, CAF and the like (a cut file's length is counted from its
+  /// size), as opposed to FLAC, Ogg and MP3, whose lengths are written in a header.
+  var lengthIsExact: Bool {
+    let major = info.format & Int32(SF_FORMAT_TYPEMASK)
+    if [SF_FORMAT_FLAC, SF_FORMAT_OGG, SF_FORMAT_MPEG].map({ Int32($0) }).contains(major) {
+      return false
+    }
+    switch info.format & Int32(SF_FORMAT_SUBMASK) {
+    case Int32(SF_FORMAT_PCM_S8), Int32(SF_FORMAT_PCM_U8), Int32(SF_FORMAT_PCM_16),
+      Int32(SF_FORMAT_PCM_24), Int32(SF_FORMAT_PCM_32), Int32(SF_FORMAT_FLOAT),
+      Int32(SF_FORMAT_DOUBLE), Int32(SF_FORMAT_ULAW), Int32(SF_FORMAT_ALAW):
+      return true
+    default: return false
     }
   }
 

@@ -195,11 +195,15 @@ public final class Library {
   /// size and modification time it was scanned with, is taken as it is: not read, not
   /// written, so adding a folder again reads no audio and changes nothing. The others are
   /// scanned and stored in one transaction. `progress` is told before each target is
-  /// looked at; `refuse` is given each file that cannot be read and is worth a line
+  /// looked at, and `measuring` how far a file whose declared length did not hold has been
+  /// decoded to count it (`SongScanner.scan`); `refuse` is given each file that cannot be read and is worth a line
   /// (`SongScanner.reportsFailure`), and may throw to stop before anything is stored.
   public func add(
     _ targets: [SongScanner.Target], now: Date = Date(),
     progress: (_ index: Int, _ target: SongScanner.Target) -> Void = { _, _ in },
+    measuring: (_ index: Int, _ target: SongScanner.Target, _ fraction: Double) -> Void = {
+      _, _, _ in
+    },
     refuse: (_ target: SongScanner.Target, _ failure: any PracticeFailure) throws -> Void
   ) throws -> [Song] {
     let paths = targets.map { $0.path.isEmpty ? "" : SongScanner.absolutePath($0.path) }
@@ -222,7 +226,8 @@ public final class Library {
         continue
       }
       do {
-        scanned.append((index, try SongScanner.scan(target.path)))
+        scanned.append(
+          (index, try SongScanner.scan(target.path) { measuring(index, target, $0) }))
       } catch let failure as any PracticeFailure {
         if SongScanner.reportsFailure(of: target) { try refuse(target, failure) }
       }
@@ -459,6 +464,8 @@ extension Song {
           + "if it moved, `practice add NEWPATH` finds the song again")
     }
     let file = try SoundFile(path: path)
+    // The length measured when the song was added: what decodes, not what a header says.
+    try file.trustDecodedLength(frames)
     guard file.info.frames > 0 else {
       throw PracticeError(
         .badData, "'\(path)' holds no audio (0 frames); check the file or export it again")

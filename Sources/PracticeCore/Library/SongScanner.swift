@@ -11,13 +11,19 @@ public struct ScannedFile: Sendable {
 
 /// Reads a file's metadata and fingerprint for the library.
 public enum SongScanner {
-  /// Opens `path` with the decoders (so only decodable audio gets in) and fingerprints it.
-  public static func scan(_ path: String) throws -> ScannedFile {
+  /// Opens `path` with the decoders (so only decodable audio gets in), measures the length
+  /// that decodes (`SoundFile.measureLength`: the declared one when the audio reaches it,
+  /// else counted by decoding once; `progress` hears that count's fraction) and
+  /// fingerprints it.
+  public static func scan(_ path: String, progress: (Double) -> Void = { _ in }) throws
+    -> ScannedFile
+  {
     guard !path.isEmpty else {
       throw PracticeError(.usage, "the file name is empty (''); give the path of an audio file")
     }
     let absolute = absolutePath(path)
     let file = try SoundFile(path: absolute)
+    try file.measureLength(progress: progress)
     let (size, modified) = try stat(absolute)
     return ScannedFile(
       path: absolute, contentHash: try contentHash(absolute, size: size), fileSize: size,

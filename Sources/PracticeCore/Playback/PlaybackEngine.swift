@@ -11,7 +11,9 @@ public struct PlaybackReport: Sendable, Equatable {
   public var passesCompleted: Int
   /// Stopped by `stop()` (Ctrl-C, `q`) before the plan's end.
   public var interrupted: Bool
-  /// Decoding stopped early (damaged or truncated file); what was decodable was played.
+  /// The audio ended before the length its file declares (a file cut short or damaged):
+  /// decoding stopped early, or the play reached the end of a file known to end early.
+  /// What was decodable was played.
   public var truncation: Truncation?
   /// Device underruns that were recovered from.
   public var underruns: Int
@@ -290,7 +292,9 @@ public final class PlaybackEngine: @unchecked Sendable {
       framesWritten: written,
       passesCompleted: passesEnded.load(ordering: .acquiring),
       interrupted: interrupted,
-      truncation: feeder.truncation,
+      truncation: feeder.truncation
+        ?? (feeder.reachedEarlyEnd && !interrupted
+          ? Truncation(frame: feeder.fileFrames, reason: nil) : nil),
       underruns: underruns)
   }
 }

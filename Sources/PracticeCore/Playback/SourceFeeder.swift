@@ -1,12 +1,19 @@
 import Dispatch
 import Synchronization
 
-/// Where and why decoding stopped before the plan's end (a truncated or damaged file).
+/// Where and why the audio ended before the length its file declares (a file cut short
+/// or damaged): decoding stopped before the plan's end, or the plan reached the end of a
+/// file known to end early (`SoundFile.endsEarly`).
 public struct Truncation: Sendable, Equatable {
-  /// The source frame at which no more audio could be decoded.
+  /// The source frame at which the audio ended.
   public let frame: Int64
-  /// libsndfile's message, when it gave one.
+  /// The decoding library's message, when it gave one.
   public let reason: String?
+
+  public init(frame: Int64, reason: String?) {
+    self.frame = frame
+    self.reason = reason
+  }
 }
 
 /// Decodes the plan's passes ahead of the render thread and hides the loop seams.
@@ -36,8 +43,13 @@ final class SourceFeeder: @unchecked Sendable {
   let acknowledgedWritten = Atomic<Int>(0)
   /// Written by the feeder thread before `finishedGeneration` is set; read only after.
   private(set) var truncation: Truncation?
+  /// Set by the feeder thread when it read up to the end of a file that ends early (the
+  /// audio stops before the length the file declares); read after the feeder ended.
+  private(set) var reachedEarlyEnd = false
 
   private let file: SoundFile  // feeder thread only after init
+  /// The file's length in frames; immutable after init.
+  let fileFrames: Int64
   private var plan: PlaybackPlan  // feeder thread only after init
   private var generation = 0  // feeder thread only
   private var seam = SeamBlend.none  // feeder thread only
@@ -53,6 +65,7 @@ final class SourceFeeder: @unchecked Sendable {
     self.plan = plan
     self.requestedPlan = plan
     self.channels = file.info.channels
+    fileFrames = file.info.frames
     ring = SampleRing(capacity: ringFrames * channels)
     chunk = .allocate(capacity: SourceFeeder.chunkFrames * channels)
     seamCapacity = max(1, plan.seamFrames)
@@ -149,6 +162,7 @@ final class SourceFeeder: @unchecked Sendable {
           return .done
         }
       }
+      if plan.range.upperBound >= file.info.frames, file.endsEarly { reachedEarlyEnd = true }
       // The gap after the pass: silence through the ring (and the stretcher).
       var gap = Int(plan.gapSourceFrames(afterPass: pass, sampleRate: file.info.sampleRate))
       if gap > 0 { chunk.update(repeating: 0, count: SourceFeeder.chunkFrames * channels) }

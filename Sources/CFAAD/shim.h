@@ -1,4 +1,0 @@
-#ifndef PRACTICE_CFAAD_SHIM_H
-#define PRACTICE_CFAAD_SHIM_H
-#include <neaacdec.h>
-#endif

@@ -1,0 +1,377 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Files as musicians have them: converted by the `ffmpeg` command at test time from a
+/// synthetic source *through a lossy intermediate* (Ogg Vorbis, MP3), as real conversions
+/// are, with the quirks real files have (timestamps with jitter, uneven packet durations,
+/// moov at the end or the front, fragments). The reference is what `ffmpeg -i FILE -f wav`
+/// decodes: `render` gives the same frames, within one packet in length and aligned to ±1
+/// frame; a range is the same range of the whole render; a file cut short says where its
+/// audio ended (one line, exit 65); damaged files never trap or hang.
+@Suite struct ConvertedFileTests {
+  let dir = TemporaryDirectory()
+  var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
+  static let rate = 44100
+  static let seconds = 6.0
+
+  /// A stereo source no lag can fake: a rising sweep on the left, noise bursts on the right.
+  static let source: [Float] = {
+    let frames = Int(seconds * Double(rate))
+    var samples = [Float](repeating: 0, count: frames * 2)
+    var seed: UInt32 = 4242
+    for i in 0..<frames {
+      let t = Double(i) / Double(rate)
+      samples[i * 2] = Float(0.4 * sin(2 * Double.pi * (150 * t + 300 * t * t)))
+      seed = seed &* 1_103_515_245 &+ 12345
+      let noise = Float(Int32(bitPattern: seed >> 1) % 20000) / 20000
+      let inBurst = (i % (rate / 4)) < rate / 50
+      samples[i * 2 + 1] = inBurst ? 0.3 * noise : Float(0.1 * sin(2 * Double.pi * 330 * t))
+    }
+    return samples
+  }()
+
+  /// Runs `ffmpeg -y ARGS OUT` (in the test's directory) and returns OUT's path.
+  @discardableResult
+  func ffmpeg(_ arguments: [String], _ output: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-nostdin", "-y"] + arguments + [dir.file(output)]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "ffmpeg \(arguments) \(output) failed")
+    return dir.file(output)
+  }
+
+  /// The lossy intermediate ("ogg" or "mp3") made from the synthetic source.
+  func intermediate(_ kind: String) throws -> String {
+    let wav = dir.file("source.wav")
+    if !FileManager.default.fileExists(atPath: wav) {
+      try Synth.write(ConvertedFileTests.source, to: wav, channels: 2)
+    }
+    let out = dir.file("source.\(kind)")
+    if !FileManager.default.fileExists(atPath: out) {
+      try ffmpeg(["-i", wav] + (kind == "ogg" ? ["-c:a", "libvorbis"] : ["-c:a", "libmp3lame"]),
+        "source.\(kind)")
+    }
+    return out
+  }
+
+  /// A converted file, made as its `Case` says.
+  struct Case: Sendable, CustomStringConvertible {
+    let name: String
+    /// "ogg" or "mp3": what it is converted from.
+    let from: String
+    let arguments: [String]
+    /// The codec's packet, in frames: the length may differ from ffmpeg's by this much.
+    let packet: Int
+    /// Whether a range is bit-identical to the same range of the whole render (lossless).
+    var exactRange = false
+    /// A video track from lavfi's testsrc goes in first.
+    var video = false
+    var description: String { name }
+  }
+
+  static let cases: [Case] = [
+    Case(name: "aac.m4a", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024),
+    Case(
+      name: "faststart.m4a", from: "mp3", arguments: ["-c:a", "aac", "-movflags", "+faststart"],
+      packet: 1024),
+    Case(
+      name: "fragmented.m4a", from: "ogg",
+      arguments: ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], packet: 1024),
+    Case(
+      name: "uneven.m4a", from: "ogg",
+      arguments: ["-c:a", "aac", "-bsf:a", "setts=ts=TS+if(eq(mod(N\\,3)\\,1)\\,3\\,0)"],
+      packet: 1024),
+    Case(name: "alac.m4a", from: "ogg", arguments: ["-c:a", "alac"], packet: 4096, exactRange: true),
+    Case(name: "opus.webm", from: "mp3", arguments: ["-c:a", "libopus"], packet: 960),
+    Case(name: "jitter.mkv", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024),
+    Case(
+      name: "video.mp4", from: "ogg",
+      arguments: ["-map", "0:v", "-map", "1:a", "-c:v", "mpeg4", "-c:a", "aac", "-shortest"],
+      packet: 1024, video: true),
+    Case(name: "raw.aac", from: "mp3", arguments: ["-c:a", "aac", "-f", "adts"], packet: 1024),
+    Case(name: "raw.ac3", from: "ogg", arguments: ["-c:a", "ac3"], packet: 1536),
+    // VBR without a Xing header: its length can only be guessed from its first frame.
+    Case(
+      name: "noxing.mp3", from: "ogg",
+      arguments: ["-c:a", "libmp3lame", "-q:a", "2", "-write_xing", "0"], packet: 1152),
+  ]
+
+  func make(_ file: Case) throws -> String {
+    let input = try intermediate(file.from)
+    let inputs =
+      file.video
+      ? ["-f", "lavfi", "-i", "testsrc=s=64x48:r=10:d=\(Int(ConvertedFileTests.seconds) + 1)",
+        "-i", input]
+      : ["-i", input]
+    return try ffmpeg(inputs + file.arguments, file.name)
+  }
+
+  /// What `ffmpeg -i PATH -f wav` decodes (16-bit, as `render` writes a lossy song).
+  func reference(_ path: String) throws -> [Float] {
+    let out = try ffmpeg(["-i", path, "-f", "wav"], (path as NSString).lastPathComponent + ".ref.wav")
+    return try Synth.read(out).samples
+  }
+
+  /// The lag (in frames) of `got` against `want` on the left channel (the sweep) where they
+  /// correlate best, over ±`range` frames, on 8192 frames from `start`.
+  func bestLag(_ got: [Float], _ want: [Float], start: Int, range: Int = 1500) -> Int {
+    var best = (lag: 0, score: -Double.infinity)
+    for lag in -range...range {
+      var sum = 0.0
+      for i in start..<(start + 8192) {
+        let j = i + lag
+        guard j >= 0, j * 2 < got.count, i * 2 < want.count else { continue }
+        sum += Double(want[i * 2]) * Double(got[j * 2])
+      }
+      if sum > best.score { best = (lag, sum) }
+    }
+    return best.lag
+  }
+
+  /// The largest difference of two sample arrays over their common part.
+  func largestDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Float {
+    zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+  }
+
+  @Test(arguments: cases)
+  func rendersWhatFFmpegDecodes(file: Case) throws {
+    let path = try make(file)
+    let want = try reference(path)
+    let out = dir.file("whole-\(file.name).wav")
+    let result = try cli.run(["render", path, "-o", out])
+    #expect(result.status == 0, "\(file.name): \(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(file.name): \(result.stderr)")
+    let got = try Synth.read(out).samples
+    // As long as ffmpeg's decode, within one packet (ffmpeg keeps the end padding the
+    // container declares; `render` removes it).
+    #expect(abs(got.count - want.count) / 2 <= file.packet, "\(file.name): \(got.count / 2) frames against ffmpeg's \(want.count / 2)")
+    // Aligned: a file that declares its priming loses it in both decodes; one that does not
+    // (raw streams, AAC in Matroska) keeps it in both.
+    for start in [ConvertedFileTests.rate, got.count / 2 - ConvertedFileTests.rate] {
+      let lag = bestLag(got, want, start: start)
+      #expect(abs(lag) <= 1, "\(file.name) is \(lag) frames off ffmpeg at frame \(start)")
+      if lag == 0 {
+        let span = (start * 2)..<((start + 8192) * 2)
+        #expect(largestDifference(got[span], want[span]) <= 2.0 / 32768, "\(file.name) at \(start)")
+      }
+    }
+    // The song's length is the decoded one.
+    let listed = try cli.run(["show", path])
+    #expect(listed.stdout.contains("frames \(got.count / 2)\n"), "\(file.name): \(listed.stdout)")
+  }
+
+  @Test(arguments: cases)
+  func aRangeIsTheSameRangeOfTheWholeRender(file: Case) throws {
+    let path = try make(file)
+    let whole = dir.file("w-\(file.name).wav")
+    #expect(try cli.run(["render", path, "-o", whole]).status == 0)
+    let (info, all) = try Synth.read(whole)
+    let rate = Double(info.sampleRate)
+    for (from, to) in [("1.2345", "2.5"), ("0", "0.4"), ("4.1", "5.5")] {
+      let out = dir.file("r-\(from)-\(file.name).wav")
+      let result = try cli.run(["render", path, "--from", from, "--to", to, "-o", out])
+      #expect(result.status == 0, "\(file.name) \(from)-\(to): \(result.stderr)")
+      let range = try Synth.read(out).samples
+      let first = Int((Double(from)! * rate).rounded())
+      let last = Int((Double(to)! * rate).rounded())
+      #expect(range.count == 2 * (last - first), "\(file.name) \(from)-\(to)")
+      let want = all[(2 * first)..<(2 * last)]
+      if file.exactRange {
+        #expect(Array(range) == Array(want), "\(file.name) \(from)-\(to)")
+      } else {
+        // A lossy decoder's state after a seek converges on, but is not bit for bit, that of
+        // a decode from the start (and AAC's noise substitution draws other noise): the
+        // frames are in place and agree closely.
+        let start = min(2048, range.count / 2 - 8192)
+        if start >= 0 {
+          #expect(bestLag(range, Array(want), start: start, range: 48) == 0, "\(file.name) \(from)")
+        }
+        var error = 0.0
+        var power = 0.0
+        for (a, b) in zip(range.dropFirst(4096), want.dropFirst(4096)) {
+          error += Double((a - b) * (a - b))
+          power += Double(b * b)
+        }
+        #expect(error <= 0.01 * power, "\(file.name) \(from)-\(to): \(error / max(power, 1e-12))")
+      }
+    }
+  }
+
+  /// Files cut short at several points (an interrupted download or copy): what decodes
+  /// renders (as much as ffmpeg decodes of it, within a packet), and one warning says
+  /// where the audio ended; exit 65. `add` lists the decoded length.
+  @Test(arguments: [
+    Case(name: "cut-faststart.m4a", from: "ogg", arguments: ["-c:a", "aac", "-movflags", "+faststart"], packet: 1024),
+    Case(name: "cut-fragmented.m4a", from: "mp3", arguments: ["-c:a", "aac", "-movflags", "frag_keyframe+empty_moov"], packet: 1024),
+    Case(name: "cut-alac.m4a", from: "ogg", arguments: ["-c:a", "alac", "-movflags", "+faststart"], packet: 4096),
+    Case(name: "cut-opus.webm", from: "ogg", arguments: ["-c:a", "libopus"], packet: 960),
+    Case(name: "cut-song.mp3", from: "ogg", arguments: ["-c:a", "libmp3lame"], packet: 1152),
+    Case(name: "cut-song.flac", from: "mp3", arguments: ["-c:a", "flac"], packet: 4608),
+  ])
+  func aFileCutShortSaysWhereItsAudioEnded(file: Case) throws {
+    let whole = try make(file)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    for fraction in [0.3, 0.55, 0.8] {
+      let name = "\(Int(fraction * 100))-\(file.name)"
+      let cut = dir.file(name)
+      try bytes.prefix(Int(Double(bytes.count) * fraction)).write(to: URL(fileURLWithPath: cut))
+      let want = try reference(cut)
+      let out = dir.file("out-\(name).wav")
+      let result = try cli.run(["render", cut, "-o", out])
+      #expect(result.status == 65, "\(name): \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(name): \(result.stderr)")
+      let line = result.stderrLines.first ?? ""
+      #expect(line.contains("'\(cut)': the audio ends at "), "\(name): \(line)")
+      #expect(line.contains("though the file says 0:06.0"), "\(name): \(line)")
+      let (info, got) = try Synth.read(out)
+      #expect(abs(got.count - want.count) / 2 <= file.packet, "\(name): \(got.count / 2) against \(want.count / 2)")
+      // The time it names is where the rendered audio ends (to the tenth of a second).
+      let ended = String(format: "0:%04.1f", Double(got.count / 2) / Double(info.sampleRate))
+      #expect(line.contains("the audio ends at \(ended) "), "\(name): \(line), \(ended)")
+      // Listed at its decoded length; a position past it is past the end.
+      let shown = try cli.run(["show", cut])
+      #expect(shown.stdout.contains("frames \(got.count / 2)\n"), "\(name): \(shown.stdout)")
+      let late = try cli.run(["render", cut, "--from", "5.9", "-o", dir.file("late.wav")])
+      #expect(late.status == 64, "\(name): \(late.stderr)")
+      #expect(late.stderrLines.count == 1)
+    }
+  }
+
+  /// `play` of a file cut short plays what decodes to the end, says where the audio ended
+  /// (the last line) and exits 65; a range that ends before the cut plays without a word.
+  @Test func playOfAFileCutShortEndsWithTheWarning() throws {
+    let whole = try make(
+      Case(name: "play.m4a", from: "ogg", arguments: ["-c:a", "aac", "-movflags", "+faststart"],
+        packet: 1024))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("play-cut.m4a")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let early = try cli.run(["play", cut, "--from", "0.5", "--to", "1.5", "--device", "null"])
+    #expect(early.status == 0, "\(early.stderr)")
+    #expect(!early.stderr.contains("warning"), "\(early.stderr)")
+    let played = try cli.run(["play", cut, "--from", "2", "--device", "null"])
+    #expect(played.status == 65, "\(played.stderr)")
+    #expect(
+      played.stderrLines.last?.contains("'\(cut)': the audio ends at 0:0") == true,
+      "\(played.stderr)")
+    #expect(played.stderrLines.filter { $0.contains("warning") }.count == 1, "\(played.stderr)")
+    // `resume` of a play that ran to its end plays its range again: to the cut, and says so.
+    let resumed = try cli.run(["resume", "--device", "null"])
+    #expect(resumed.status == 65, "\(resumed.stderr)")
+    #expect(resumed.stderrLines.last?.contains("the audio ends at") == true, "\(resumed.stderr)")
+  }
+
+  /// A length stored shorter than what decodes (by a version that trusted a guess, or by
+  /// another decoder) is not taken at play: the song plays whole, without a warning.
+  @Test func aStoredLengthThatAudioDecodesPastIsNotTaken() throws {
+    let path = try make(Case(name: "stale.m4a", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024))
+    #expect(try cli.run(["add", path]).status == 0)
+    let whole = dir.file("stale-whole.wav")
+    #expect(try cli.run(["render", path, "-o", whole]).status == 0)
+    let frames = try Synth.read(whole).samples.count / 2
+    let sql = Process()
+    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    sql.arguments = [
+      "-c",
+      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+        + "c.execute('UPDATE song SET frames = frames / 2, duration = duration / 2'); c.commit()",
+      cli.database,
+    ]
+    try sql.run()
+    sql.waitUntilExit()
+    #expect(sql.terminationStatus == 0)
+    let out = dir.file("stale-again.wav")
+    let result = try cli.run(["render", path, "-o", out])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+    #expect(try Synth.read(out).samples.count / 2 == frames)
+  }
+
+  /// The same file cut at several points and with the same seeded mutations: bytes flipped,
+  /// MP4 box sizes and Matroska element sizes smashed. Every render ends within the time
+  /// limit by itself, with one line: exit 65 (what was wrong, or where the audio ended), or
+  /// exit 0 where the damage fell in audio data a decoder plays through.
+  @Test(arguments: ["fuzz.m4a", "fuzz.webm"])
+  func damagedFilesEndWithOneLine(name: String) throws {
+    let path = try ffmpeg(
+      ["-i", try intermediate("ogg")]
+        + (name.hasSuffix("m4a")
+          ? ["-c:a", "aac", "-movflags", "+faststart"] : ["-c:a", "libopus"]), name)
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    // Where the container's structure is: box types, EBML element IDs.
+    let markers: [[UInt8]] =
+      name.hasSuffix("m4a")
+      ? ["moov", "trak", "mdia", "minf", "stbl", "stsz", "stco", "stts", "stsc", "mdat", "elst"]
+        .map { Array($0.utf8) }
+      : [[0x18, 0x53, 0x80, 0x67], [0x16, 0x54, 0xAE, 0x6B], [0x1F, 0x43, 0xB6, 0x75],
+        [0xAE], [0xA3], [0x1C, 0x53, 0xBB, 0x6B]]
+    var places: [(at: Int, size: Int)] = []
+    for marker in markers {
+      var i = 0
+      var found = 0
+      while i + marker.count <= bytes.count, found < 3 {
+        if Array(bytes[i..<(i + marker.count)]) == marker {
+          places.append((i, marker.count))
+          found += 1
+        }
+        i += 1
+      }
+    }
+    var seed: UInt64 = 0x5eed_0042
+    func random(_ bound: Int) -> Int {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((seed >> 33) % UInt64(max(1, bound)))
+    }
+    var mutations: [(String, [UInt8])] = []
+    for k in 0..<4 {
+      mutations.append(("cut-\(k)", Array(bytes.prefix(16 + random(bytes.count - 16)))))
+    }
+    for k in 0..<4 {
+      var flipped = bytes
+      for _ in 0..<(1 + random(24)) { flipped[random(flipped.count)] ^= UInt8(1 + random(255)) }
+      mutations.append(("flip-\(k)", flipped))
+    }
+    for k in 0..<8 where !places.isEmpty {
+      var smashed = bytes
+      let place = places[random(places.count)]
+      if name.hasSuffix("m4a") {
+        // The 32-bit size before the box type.
+        let at = place.at - 4
+        guard at >= 0 else { continue }
+        let size: [UInt8] =
+          [[0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 9]][k % 4]
+        for j in 0..<4 { smashed[at + j] = size[j] }
+      } else {
+        // The size's first byte after the element ID (its length marker and top bits).
+        let at = place.at + place.size
+        guard at < smashed.count else { continue }
+        smashed[at] = [0x01, 0xFF, 0x80, 0x08][k % 4]
+      }
+      mutations.append(("smash-\(k)", smashed))
+    }
+    #expect(mutations.count >= 14)
+    var refused = 0
+    for (label, mutated) in mutations {
+      let damaged = dir.file("\(label)-\(name)")
+      try Data(mutated).write(to: URL(fileURLWithPath: damaged))
+      let run = try cli.start(["render", damaged, "-o", dir.file("d.wav")])
+      let ended = run.wait(timeout: 60) { !run.process.isRunning }
+      if !ended { run.process.terminate() }
+      let result = run.finish()
+      #expect(ended, "\(label) of \(name) did not end")
+      #expect(run.process.terminationReason == .exit, "\(label) of \(name): killed by a signal")
+      #expect([0, 65].contains(result.status), "\(label) of \(name): \(result.status) \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(label) of \(name): \(result.stderr)")
+      if result.status == 0 {
+        #expect(result.stderr.hasPrefix("rendered "), "\(label) of \(name): \(result.stderr)")
+      } else {
+        refused += 1
+      }
+    }
+    // Every cut at least ends early.
+    #expect(refused >= 4, "\(refused) of \(mutations.count)")
+  }
+}
