@@ -39,6 +39,8 @@ command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 command -v ffmpeg >/dev/null 2>&1 || need_pkgs+=(ffmpeg)
 # The tests read the PDFs `view -o` and `stats -o` write back with pdftotext.
 command -v pdftotext >/dev/null 2>&1 || need_pkgs+=(poppler-utils)
+# the repository tests make a self-signed certificate with it (TLS must be verified)
+command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
 # The install test reads the man page back with man (and groff, which man-db brings).
 command -v man >/dev/null 2>&1 || need_pkgs+=(man-db)
 
