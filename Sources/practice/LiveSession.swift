@@ -459,11 +459,13 @@ final class LiveSession {
 
   private func showKeys() {
     let text = """
-      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
-            -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
-            F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
-            s save loop · 1-9,0 selection · r restart · g/x pass clean/flubbed · q/Esc stop · ? keys
-            e edit the loop: ←/→ its start by a beat, shift-←/→ by a bar, tab its end, e done
+      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5
+            {/} speed ∓1 · -/+ volume · m mute · </> transpose · c click
+            a/b loop start/end · l loop bar · s save loop · 1-9,0 selection
+            F focus bass/guitar/vocal/drums/treble/off · C centre cut
+            L/R/M left/right/mono (again: both) · r restart · ? keys
+            g/x pass clean/flubbed · q/Esc stop
+            e edit the loop: ←/→ start by a beat, shift-←/→ by a bar, tab end, e done
       """
     if let screen {
       screen.showHelp(text.split(separator: "\n").map(String.init) + ["", "z/Z zoom in/out"])
@@ -523,7 +525,10 @@ final class LiveSession {
     let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, filter.label, time]
       .compactMap { $0 }.joined(separator: " · ")
     if full.count < width { return full }
-    let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", shortFilterLabel, time]
+    let short = [
+      state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", transpose == 0 ? nil : pitch,
+      shortFilterLabel, time,
+    ]
       .compactMap { $0 }.joined(separator: " ")
     return short
   }

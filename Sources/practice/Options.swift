@@ -48,6 +48,16 @@ struct LibraryOptions: ParsableArguments {
 /// The options a selection can keep as its practice settings (`select set`), shared by
 /// `play`, `render` and `select set`.
 struct SettingsOptions: ParsableArguments {
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Play the range N times (1-9999; default: once, or a drill up to its --ramp-to).",
+      valueName: "N"))
+  var repeatCount: Int?
+
+  @Flag(help: "Loop the range until stopped (Ctrl-C).")
+  var loop = false
+
   // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
   @Option(
     parsing: .unconditional,
@@ -59,7 +69,7 @@ struct SettingsOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Speed, pitch kept: 0.75 or 75%, from 25% to 200% (default 100%).", valueName: "speed"),
+      "Speed, pitch kept: 0.75, 75% or 75, from 25% to 200% (default 100%).", valueName: "speed"),
     transform: Speed.argument)
   var speed: Speed?
 
@@ -99,7 +109,8 @@ struct SettingsOptions: ParsableArguments {
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points")
+    help: ArgumentHelp(
+      "Speed trainer step: 5% or 0.05 (default 5% towards --ramp-to).", valueName: "points")
   )
   var step: String?
 
@@ -112,7 +123,8 @@ struct SettingsOptions: ParsableArguments {
   var given: PracticeSettings {
     PracticeSettings(
       speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
-      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume)
+      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume,
+      passes: loop ? .endless : repeatCount.map { .count($0) })
   }
 
   func validate() throws {
@@ -132,6 +144,14 @@ struct SettingsOptions: ParsableArguments {
     }
     if let transpose, !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose) {
       throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
+    }
+    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
+      throw ValidationError(
+        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
+      )
+    }
+    if loop && repeatCount != nil {
+      throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
   }
 }
@@ -165,17 +185,11 @@ struct PlaybackOptions: ParsableArguments {
       "End time (exclusive), written like --from, or `end` (the default).", valueName: "time"))
   var to: String?
 
-  @Option(
-    name: .customLong("repeat"), parsing: .unconditional,
-    help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
-  var repeatCount: Int?
+  @OptionGroup var settings: SettingsOptions
+  var repeatCount: Int? { settings.repeatCount }
+  var loop: Bool { settings.loop }
   /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
   static let repeatRange = 1...9999
-
-  @Flag(help: "Loop the range until stopped (Ctrl-C).")
-  var loop = false
-
-  @OptionGroup var settings: SettingsOptions
 
   /// The practice settings typed on the command line (nil where an option was not given).
   var given: PracticeSettings { settings.given }
@@ -271,14 +285,6 @@ struct PlaybackOptions: ParsableArguments {
     try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
-    }
-    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
-      throw ValidationError(
-        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
-      )
-    }
-    if loop && repeatCount != nil {
-      throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
     _ = try partFilter()
   }
@@ -425,6 +431,8 @@ struct PlaybackOptions: ParsableArguments {
       let map = try neededBeatMap()
       let closed = text.closed(lastBar: map.lastBar)
       range = try map.frames(of: closed)
+      // `69-` runs to the end of the audio, past the last bar line (a chord ringing on).
+      if text.end == nil { range = range.lowerBound..<max(range.upperBound, info.frames) }
       label = closed.label
       barsText = "\(closed)"
     } else {
@@ -450,11 +458,12 @@ struct PlaybackOptions: ParsableArguments {
     let speed = settings.speed ?? .normal
     let countIn = settings.countIn ?? 0
     let click = settings.click ?? false
+    // Passes: typed, else where a resumed play left off, else the selection's, else a
+    // drill's way up to its target, else once.
+    let resumedPasses = resumedLoop.map { $0.passesLeft.map { Passes.count($0) } ?? .endless }
     let passes: Passes =
-      loop
-      ? .endless
-      : repeatCount.map { .count($0) }
-        ?? (resumedLoop.map { $0.passesLeft.map { .count($0) } ?? .endless } ?? .count(1))
+      given.passes ?? resumedPasses ?? settings.passes
+      ?? settings.drillPasses.map { .count($0) } ?? .count(1)
     var plan = PlaybackPlan(
       range: range, passes: passes, volume: settings.volume ?? .unity, sampleRate: info.sampleRate)
     if let resume { plan.startOffset = resume.startFrame(in: range) - range.lowerBound }
@@ -471,7 +480,7 @@ struct PlaybackOptions: ParsableArguments {
       }
     }
     if let seconds = gapSpec?.seconds { plan.gap = .seconds(seconds) }
-    if let rampTo = settings.rampTo, let step = settings.step {
+    if let rampTo = settings.rampTo, let step = settings.rampStep {
       plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: settings.every ?? 1)
     }
     if live, !(countIn > 0 || click || gapSpec?.bars != nil), let map = try beatMap() {

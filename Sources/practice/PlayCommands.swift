@@ -192,12 +192,15 @@ func playSong(
   log.passRecords = tracker.passes(completed: report.passesCompleted) {
     session?.speed ?? plan.speed(forPass: $0 - 1)
   }
+  let firstFrame = engine.firstFrameNanoseconds.load(ordering: .relaxed)
+  let end = report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended
+  // A device faster than real time (no audible clock) is credited no time heard
+  // (`PlayTracker.outranRealTime`); the play, its passes and the audio played are logged.
   log.write(
     to: library, outcome: outcome, passes: report.passesCompleted,
     heard: tracker.heardSeconds(
       written: report.framesWritten, interrupted: report.interrupted,
-      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-      endNanoseconds: report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended),
+      firstFrameNanoseconds: firstFrame, endNanoseconds: end),
     written: report.framesWritten, sampleRate: rate)
   remember(
     song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
@@ -363,6 +366,10 @@ struct Render: ParsableCommand {
       sampleRate: file.info.sampleRate, path: output)
     let setup = try playback.setup(for: song, info: file.info, library: library)
     let plan = setup.plan
+    if plan.passes == .endless {
+      throw PracticeError(
+        .usage, "\(setup.label ?? "the range") loops until stopped; render it with --repeat N")
+    }
     let target = SongScanner.absolutePath(output)
     if target == song.path {
       throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")

@@ -196,7 +196,13 @@ struct SelectList: ParsableCommand {
     var rows: [[String]] = []
     var out = JSONWriter(escapesTerminalControls: true)
     out.raw("[")
-    for (i, selection) in try library.selections(of: only).enumerated() {
+    let selections = try library.selections(of: only)
+    if selections.isEmpty {
+      Terminal.say(
+        (only.map { "'\($0.title)' has no selections" } ?? "no selections yet")
+          + "; `practice select add SONG NAME --bars 9-16`")
+    }
+    for (i, selection) in selections.enumerated() {
       if songs[selection.songID] == nil {
         songs[selection.songID] = try library.song(id: selection.songID)
       }
@@ -327,7 +333,7 @@ struct SelectSet: ParsableCommand {
     }
     if !clear && goal == nil && settings.given.isEmpty {
       throw ValidationError(
-        "say what to set: --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
+        "say what to set: --repeat or --loop, --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
       )
     }
   }

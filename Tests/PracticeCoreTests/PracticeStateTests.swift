@@ -32,7 +32,12 @@ import Testing
     var away = both
     away.speed = Speed(parsing: "120%")
     #expect(away.problem?.contains("moves away from --ramp-to 100%") == true)
-    #expect(PracticeSettings(rampTo: .normal).problem?.contains("go together") == true)
+    #expect(PracticeSettings(step: 0.05).problem?.contains("needs --ramp-to") == true)
+    // A target alone steps five points towards it, up to it and one pass there.
+    let alone = PracticeSettings(speed: Speed(parsing: "80%"), rampTo: .normal)
+    #expect(alone.problem == nil && alone.rampStep == 0.05 && alone.drillPasses == 5)
+    let down = PracticeSettings(rampTo: Speed(parsing: "90%"), every: 2)
+    #expect(down.rampStep == -0.05 && down.drillPasses == 6)
     #expect(PracticeGoal(parsing: "120bpm") == .tempo(120))
     #expect(PracticeGoal(parsing: "90%") == .speed(Speed(parsing: "90%")!))
     #expect(PracticeGoal(parsing: "fast") == nil && PracticeGoal(parsing: "1000bpm") == nil)

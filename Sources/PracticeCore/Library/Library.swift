@@ -148,6 +148,35 @@ public final class Library {
     Library.titleMatches(text, among: try songs())
   }
 
+  /// The song whose title is nearest `text` (fewest characters to change, ignoring case),
+  /// when it is near enough to be a slip: at most a third of the title's characters.
+  public func nearestTitle(to text: String) throws -> Song? {
+    let typed = Array(text.lowercased())
+    var best: (song: Song, distance: Int)?
+    for song in try songs() {
+      let title = Array(song.title.lowercased())
+      let distance = Library.editDistance(typed, title)
+      guard distance <= max(1, title.count / 3) else { continue }
+      if distance < best?.distance ?? .max { best = (song, distance) }
+    }
+    return best?.song
+  }
+
+  /// Levenshtein distance: insertions, deletions and substitutions from `a` to `b`.
+  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    guard !a.isEmpty else { return b.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+      var current = [i] + [Int](repeating: 0, count: b.count)
+      for j in stride(from: 1, through: b.count, by: 1) {
+        current[j] = min(
+          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+
   /// Whole-title matches if there are any, else substring matches.
   static func titleMatches(_ text: String, among songs: [Song]) -> [Song] {
     guard !text.isEmpty else { return [] }
@@ -232,6 +261,17 @@ public final class Library {
     return songs.compactMap { $0 }
   }
 
+  /// Gives the song a title and an artist of the player's own (nil: leave it), kept when
+  /// the file is scanned again; the song as stored.
+  public func rename(_ song: Song, title: String?, artist: String?) throws -> Song {
+    var named = song
+    if let title { named.title = title }
+    if let artist { named.artist = artist.isEmpty ? nil : artist }
+    named.namedByHand = true
+    try write { db in try named.update(db) }
+    return named
+  }
+
   /// Removes the song and everything stored for it; never touches the audio file.
   public func remove(_ song: Song) throws {
     guard let id = song.id else { return }
@@ -284,7 +324,10 @@ public final class Library {
         .missingInput,
         looksLikePath
           ? "no such file '\(reference)'; check the path"
-          : "no song titled '\(reference)' and no such file; `practice list` shows the library")
+          : "no song titled '\(reference)' and no such file; "
+            + (try nearestTitle(to: reference).map {
+              "did you mean '\($0.title)' (id \($0.id ?? 0))?"
+            } ?? "`practice list` shows the library"))
     default:
       let shown = 10
       var listed = matches.prefix(shown).map { song in
@@ -419,11 +462,13 @@ extension Song {
     channels = file.info.channels
     format = file.info.formatName
     duration = file.info.duration
-    title =
-      file.info.title
-      ?? ((file.path as NSString).lastPathComponent as NSString)
-      .deletingPathExtension
-    artist = file.info.artist
+    if !namedByHand {
+      title =
+        file.info.title
+        ?? ((file.path as NSString).lastPathComponent as NSString)
+        .deletingPathExtension
+      artist = file.info.artist
+    }
     album = file.info.album
     updatedAt = timestamp
   }

@@ -206,6 +206,21 @@ enum Migrations {
       // The transpose each play was made at, in semitones (0 when none; NULL in older rows).
       try db.execute(sql: "ALTER TABLE practice_log ADD COLUMN transpose DOUBLE")
     }
+    migrator.registerMigration("v10-selection-passes") { db in
+      // How many passes a selection plays (`select set --repeat N`), 0 for `--loop`; NULL:
+      // not set (a drill then plays up to its target, anything else once).
+      try db.execute(
+        sql: """
+          ALTER TABLE selection_practice ADD COLUMN passes INTEGER
+            CHECK (passes IS NULL OR passes BETWEEN 0 AND 9999)
+          """)
+    }
+    migrator.registerMigration("v11-song-named-by-hand") { db in
+      // 1: the title and artist were set with `practice set --title/--artist`, and a rescan
+      // of the file's tags keeps them.
+      try db.execute(
+        sql: "ALTER TABLE song ADD COLUMN named_by_hand BOOLEAN NOT NULL DEFAULT 0")
+    }
     return migrator.migrations
   }()
 

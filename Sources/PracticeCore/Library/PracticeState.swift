@@ -111,12 +111,12 @@ extension Library {
     try db.execute(
       sql: """
         INSERT INTO selection_practice (selection_id, speed, ramp_to, step, every, count_in,
-          click, gap, transpose, volume, goal_speed, goal_bpm)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          click, gap, transpose, volume, goal_speed, goal_bpm, passes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
       arguments: [
         id, s.speed?.rate, s.rampTo?.rate, s.step, s.every, s.countIn, s.click, s.gap,
-        s.transpose, s.volume?.gain, goalSpeed, goalBPM,
+        s.transpose, s.volume?.gain, goalSpeed, goalBPM, s.passes.map(Library.storedPasses),
       ])
   }
 
@@ -128,16 +128,24 @@ extension Library {
     ).map(selectionPractice(from:)) ?? SelectionPractice()
   }
 
+  /// A selection's passes as stored: the count, 0 for a loop.
+  static func storedPasses(_ passes: Passes) -> Int {
+    if case .count(let n) = passes { return n }
+    return 0
+  }
+
   static func selectionPractice(from row: Row) -> SelectionPractice {
     let speed: Double? = row["speed"]
     let rampTo: Double? = row["ramp_to"]
     let volume: Double? = row["volume"]
     let goalSpeed: Double? = row["goal_speed"]
     let goalBPM: Double? = row["goal_bpm"]
+    let passes: Int? = row["passes"]
     let settings = PracticeSettings(
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: row["step"], every: row["every"], countIn: row["count_in"], click: row["click"],
-      gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)))
+      gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)),
+      passes: passes.map { $0 == 0 ? .endless : .count($0) })
     let goal =
       goalSpeed.map { PracticeGoal.speed(Speed(clamping: $0)) } ?? goalBPM.map { .tempo($0) }
     return SelectionPractice(settings: settings, goal: goal)

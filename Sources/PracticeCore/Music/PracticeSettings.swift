@@ -2,6 +2,8 @@
 /// play remembers for `--resume`. Each is optional: what is not set is left to the next
 /// layer (the command line over a resume point over the selection over the defaults).
 public struct PracticeSettings: Sendable, Equatable {
+  /// How many passes: a number, or until stopped.
+  public var passes: Passes?
   public var speed: Speed?
   /// The speed trainer: towards `rampTo` by `step` (a rate, 0.05 = five points) every
   /// `every` passes.
@@ -20,8 +22,9 @@ public struct PracticeSettings: Sendable, Equatable {
   public init(
     speed: Speed? = nil, rampTo: Speed? = nil, step: Double? = nil, every: Int? = nil,
     countIn: Int? = nil, click: Bool? = nil, gap: String? = nil, transpose: Double? = nil,
-    volume: Volume? = nil
+    volume: Volume? = nil, passes: Passes? = nil
   ) {
+    self.passes = passes
     self.speed = speed
     self.rampTo = rampTo
     self.step = step
@@ -40,6 +43,7 @@ public struct PracticeSettings: Sendable, Equatable {
   /// These settings with every one `other` sets taken from `other`.
   public func overridden(by other: PracticeSettings) -> PracticeSettings {
     var result = self
+    result.passes = other.passes ?? passes
     result.speed = other.speed ?? speed
     result.rampTo = other.rampTo ?? rampTo
     result.step = other.step ?? step
@@ -52,11 +56,31 @@ public struct PracticeSettings: Sendable, Equatable {
     return result
   }
 
-  /// What is wrong with the settings taken together, or nil: the trainer needs both its
-  /// target and its step, and a step that moves towards the target.
+  /// The passes a drill plays when no count is set: up to the target a step at a time,
+  /// `every` passes at each speed, the target's included. nil without a trainer.
+  public var drillPasses: Int? {
+    guard let rampTo, let step = rampStep else { return nil }
+    let distance = abs(rampTo.rate - (speed ?? .normal).rate)
+    let steps = Int((distance / abs(step) - 1e-9).rounded(.up))
+    return min(9999, (max(0, steps) + 1) * (every ?? 1))
+  }
+
+  /// The step the trainer takes without one given: five points towards the target.
+  public static let defaultStep = 0.05
+
+  /// The trainer's step: the one set, else `defaultStep` towards `rampTo`; nil without a
+  /// target.
+  public var rampStep: Double? {
+    guard let rampTo else { return nil }
+    if let step { return step }
+    return rampTo.rate < (speed ?? .normal).rate ? -PracticeSettings.defaultStep : PracticeSettings.defaultStep
+  }
+
+  /// What is wrong with the settings taken together, or nil: a step needs a target to
+  /// step towards, and must move towards it.
   public var problem: String? {
-    if (rampTo == nil) != (step == nil) {
-      return "--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%"
+    if rampTo == nil && step != nil {
+      return "--step needs --ramp-to: --speed 70% --ramp-to 100% --step 5%"
     }
     if let rampTo, let step, (rampTo.rate - (speed ?? .normal).rate) * step < 0 {
       return "--step \(PracticeSettings.formatStep(step)) moves away from --ramp-to \(rampTo) "
@@ -69,6 +93,11 @@ public struct PracticeSettings: Sendable, Equatable {
   /// order `select set` takes them.
   public var options: [String] {
     var words: [String] = []
+    switch passes {
+    case .count(let n)?: words += ["--repeat", "\(n)"]
+    case .endless?: words.append("--loop")
+    case nil: break
+    }
     if let speed { words += ["--speed", "\(speed)"] }
     if let rampTo { words += ["--ramp-to", "\(rampTo)"] }
     if let step { words += ["--step", PracticeSettings.formatStep(step)] }

@@ -107,21 +107,50 @@ public struct PlayTracker: Sendable {
     return min(written, max(0, output))
   }
 
-  /// Seconds practised: the output heard, but never more than the real time the play
-  /// took from its first frame to `endNanoseconds`, pauses excluded. A device that takes
-  /// audio faster than real time (ALSA's `null`) is credited only the time that passed.
-  public func heardSeconds(
+  /// Seconds of real time from the first frame to `endNanoseconds`, pauses excluded.
+  private func wallSeconds(firstFrameNanoseconds: UInt64, endNanoseconds: UInt64) -> Double {
+    guard firstFrameNanoseconds > 0, endNanoseconds > firstFrameNanoseconds else { return 0 }
+    let paused = pausedNanoseconds + (pausedSince.map { endNanoseconds &- $0 } ?? 0)
+    return Double(
+      (endNanoseconds - firstFrameNanoseconds)
+        &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
+  }
+
+  /// How far ahead of real time a device may take audio and still be one that plays it:
+  /// its buffer, and a sound server's own (PulseAudio's ALSA plugin holds up to 2 s).
+  public static let bufferAllowanceSeconds = 2.0
+
+  /// Whether the device took the audio faster than real time: more than twice the real
+  /// time that passed, and more than `bufferAllowanceSeconds` ahead of it. Such a device
+  /// (ALSA's `null`, a `file` PCM over it) has no audible clock: nobody heard the play.
+  public func outranRealTime(
     written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64
-  ) -> Double {
+  ) -> Bool {
     let output =
       Double(heardOutputFrames(written: written, interrupted: interrupted))
       / Double(clock.sampleRate)
-    guard firstFrameNanoseconds > 0, endNanoseconds > firstFrameNanoseconds else { return 0 }
-    let paused = pausedNanoseconds + (pausedSince.map { endNanoseconds &- $0 } ?? 0)
-    let wall =
-      Double(
-        (endNanoseconds - firstFrameNanoseconds)
-          &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
+    let wall = wallSeconds(
+      firstFrameNanoseconds: firstFrameNanoseconds, endNanoseconds: endNanoseconds)
+    return output > 2 * wall && output - wall > PlayTracker.bufferAllowanceSeconds
+  }
+
+  /// Seconds practised: the output heard, but never more than the real time the play
+  /// took from its first frame to `endNanoseconds`, pauses excluded; none at all on a
+  /// device that took the audio faster than real time (`outranRealTime`).
+  public func heardSeconds(
+    written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64
+  ) -> Double {
+    if outranRealTime(
+      written: written, interrupted: interrupted, firstFrameNanoseconds: firstFrameNanoseconds,
+      endNanoseconds: endNanoseconds)
+    {
+      return 0
+    }
+    let output =
+      Double(heardOutputFrames(written: written, interrupted: interrupted))
+      / Double(clock.sampleRate)
+    let wall = wallSeconds(
+      firstFrameNanoseconds: firstFrameNanoseconds, endNanoseconds: endNanoseconds)
     return max(0, min(output, wall))
   }
 }
