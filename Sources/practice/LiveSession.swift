@@ -65,6 +65,8 @@ final class LiveSession {
   var heading: String?
   /// Keys a caller adds (`n`/`p` in a setlist): called first; true ends the play as stopped.
   var extraKey: ((Key) -> Bool)?
+  /// The log rows the play owes: told each part the keys switch to.
+  var ledger: PlayLedger?
 
   init(
     engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
@@ -212,7 +214,8 @@ final class LiveSession {
 
   /// Marks the pass heard now (or the one just ended) clean or flubbed, for `stats`.
   private func markPass(_ mark: PassMark) {
-    guard let pass = tracker.mark(mark, range: plan.range) else {
+    guard let pass = tracker.mark(mark, range: plan.range, earliest: ledger?.currentFirstPass ?? 1)
+    else {
       return say("no pass to mark yet")
     }
     say("pass \(pass): \(mark.rawValue)")
@@ -345,9 +348,18 @@ final class LiveSession {
 
   private func restart() { seek(to: plan.range.lowerBound) }
 
-  /// Loops `range` from here on (playing on if we are inside it).
-  private func loop(_ range: Range<Int64>, label: String) {
+  /// The log's part is now `part`: the pass playing goes on there, and is credited there.
+  private func switchPart(_ part: PlayedPart) {
+    ledger?.switchTo(
+      part, pass: max(1, clock.last?.pass ?? 1),
+      written: engine.framesWritten.load(ordering: .relaxed), transpose: transpose)
+  }
+
+  /// Loops `range` from here on (playing on if we are inside it); `bars` names it in the
+  /// log when it is whole bars.
+  private func loop(_ range: Range<Int64>, label: String, bars: String? = nil) {
     guard range.count > 0 else { return }
+    switchPart(PlayedPart(range: range, bars: bars))
     loopChanged = true
     let next = jumpPlan(range: range, offset: 0, passes: .endless)
     plan = next
@@ -391,9 +403,8 @@ final class LiveSession {
     }
     guard let first = map.frames(ofBar: bars.lowerBound), let last = map.frames(ofBar: bars.upperBound) else { return }
     barLoop = bars
-    loop(
-      first.lowerBound..<last.upperBound,
-      label: BarRange(start: BarPosition(bar: bars.lowerBound), end: BarPosition(bar: bars.upperBound)).label)
+    let named = BarRange(start: BarPosition(bar: bars.lowerBound), end: BarPosition(bar: bars.upperBound))
+    loop(first.lowerBound..<last.upperBound, label: named.label, bars: "\(named)")
   }
 
   private func jumpToSelection(_ number: Int) {
@@ -405,6 +416,9 @@ final class LiveSession {
       let selection = selections[number - 1]
       let range = try selection.span.frames(beatMap: beatMap)
       let next = jumpPlan(range: range, offset: 0, passes: .endless)
+      var bars: String?
+      if case .bars(let range) = selection.span { bars = "\(range)" }
+      switchPart(PlayedPart(range: range, selection: selection, bars: bars))
       plan = next
       loopChanged = true
       rangeLabel = "'\(selection.name)'"
@@ -446,7 +460,8 @@ final class LiveSession {
       span = .bars(BarRange(start: BarPosition(bar: first.number), end: BarPosition(bar: last.number)))
     }
     do {
-      _ = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
+      let saved = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
+      ledger?.name(saved)
       screen?.setSelections(PlayerScreen.spans(of: song, library: library, beatMap: beatMap))
       rangeLabel = "'\(name)'"
       say("saved '\(name)' (\(span))")

@@ -123,6 +123,11 @@ func playSong(
   Terminal.say(
     "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
   var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: setup.bars)
+  var ledger = song.id.map {
+    PlayLedger(
+      songID: $0, part: PlayedPart(range: plan.range, selection: setup.selection, bars: setup.bars),
+      transpose: plan.transpose)
+  }
   var tracker = PlayTracker(sampleRate: rate, totalFrames: file.info.frames)
   var session: LiveSession?
   let report: PlaybackReport
@@ -137,9 +142,11 @@ func playSong(
         label: setup.label, keys: keys, status: status, screen: screen)
       live.heading = heading
       live.extraKey = extraKey
+      live.ledger = ledger
       session = live
       (report, ending) = try live.run()
       tracker = live.tracker
+      ledger = live.ledger
       log.transpose = live.transpose
       log.slowest = tracker.slowest ?? plan.speed
       log.fastest = tracker.fastest ?? plan.speed
@@ -170,8 +177,9 @@ func playSong(
     let passes = engine.passesEnded.load(ordering: .relaxed)
     let written = engine.framesWritten.load(ordering: .relaxed)
     log.passRecords = tracker.passes(completed: passes) { plan.speed(forPass: $0 - 1) }
+    ledger = session?.ledger ?? ledger
     log.write(
-      to: library, outcome: .failed, passes: passes,
+      to: library, ledger: ledger, outcome: .failed, passes: passes,
       heard: tracker.heardSeconds(
         written: written, interrupted: true,
         firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
@@ -197,7 +205,7 @@ func playSong(
   // A device faster than real time (no audible clock) is credited no time heard
   // (`PlayTracker.outranRealTime`); the play, its passes and the audio played are logged.
   log.write(
-    to: library, outcome: outcome, passes: report.passesCompleted,
+    to: library, ledger: ledger, outcome: outcome, passes: report.passesCompleted,
     heard: tracker.heardSeconds(
       written: report.framesWritten, interrupted: report.interrupted,
       firstFrameNanoseconds: firstFrame, endNanoseconds: end),
@@ -311,20 +319,19 @@ struct PlayLog {
     fastest = Speed(clamping: speeds.max() ?? plan.speed.rate)
   }
 
-  /// Writes the row; a library that cannot take it costs a warning, not the play.
+  /// Writes the rows, one per part the play played (`PlayLedger`); a library that cannot
+  /// take them costs a warning, not the play.
   func write(
-    to library: Library, outcome: PlayOutcome, passes: Int, heard: Double, written: Int64,
-    sampleRate: Int
+    to library: Library, ledger: PlayLedger?, outcome: PlayOutcome, passes: Int, heard: Double,
+    written: Int64, sampleRate: Int
   ) {
-    guard let songID = song.id else { return }
-    var entry = PracticeEntry(
-      songID: songID, selectionID: selection?.id, selectionName: selection?.name, bars: bars,
-      range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
-      startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
-    entry.passRecords = passRecords
-    entry.transpose = transpose
-    entry.played = Double(written) / Double(sampleRate)
-    bestEffort("this play was not logged") { try library.log(entry) }
+    guard let ledger else { return }
+    let entries = ledger.entries(
+      records: passRecords, completed: passes, outcome: outcome, heard: heard, written: written,
+      sampleRate: sampleRate, speeds: (slowest, fastest), transpose: transpose)
+    bestEffort("this play was not logged") {
+      for entry in entries { try library.log(entry) }
+    }
   }
 }
 

@@ -65,9 +65,11 @@ public struct PlayTracker: Sendable {
 
   /// Marks the pass audible at `nanoseconds` (or the one before it, in the gap after it
   /// or in the first moments of the next pass) whose range is `range`; the pass marked,
-  /// or nil before the first pass.
+  /// or nil before the first pass. The pass before is never one earlier than `earliest`
+  /// (the first pass of the part playing: passes before it were another range's).
   public mutating func mark(
-    _ mark: PassMark, range: Range<Int64>, at nanoseconds: UInt64 = monotonicNanoseconds()
+    _ mark: PassMark, range: Range<Int64>, earliest: Int = 1,
+    at nanoseconds: UInt64 = monotonicNanoseconds()
   ) -> Int? {
     guard let (event, frame) = clock.audible(at: nanoseconds), event.pass > 0 else { return nil }
     var pass = event.pass
@@ -75,7 +77,9 @@ public struct PlayTracker: Sendable {
       let rate = Double(clock.sampleRate) * max(event.speed, 0.01)
       let into = Double(frame - range.lowerBound) / rate
       let length = Double(range.count) / rate
-      if into >= 0 && into < min(PlayTracker.markGraceSeconds, length / 4) { pass -= 1 }
+      if into >= 0 && into < min(PlayTracker.markGraceSeconds, length / 4) && pass > earliest {
+        pass -= 1
+      }
     }
     marks[pass] = mark
     return pass
