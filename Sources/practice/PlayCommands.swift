@@ -36,7 +36,10 @@ struct Play: ParsableCommand {
         Terminal.say("'\(song.title)' has not been played yet: playing from the start")
       }
     }
-    try playSong(song, library: library, playback: playback, output: output, resume: point)
+    try playSong(
+      song, library: library,
+      request: try playback.request(for: song, library: library, resume: point),
+      detect: !playback.noDetect, output: output)
   }
 }
 
@@ -63,7 +66,10 @@ struct ResumeCommand: ParsableCommand {
         .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`"
       )
     }
-    try playSong(song, library: library, playback: playback, output: output, resume: point)
+    try playSong(
+      song, library: library,
+      request: try playback.request(for: song, library: library, resume: point),
+      detect: !playback.noDetect, output: output)
   }
 }
 
@@ -92,20 +98,26 @@ struct PlayOutputOptions: ParsableArguments {
   var noScreen = false
 }
 
-/// Plays `song` as `playback` says (continuing `resume` when given), logs the play with
-/// its passes, and remembers where it stopped; says how it ended (Ctrl-C throws exit 130).
-/// A setlist passes its `heading` for the status line and its own keys (`extraKey`).
+/// Plays `song` as `request` asks (a beat map it needs and lacks detected when `detect`),
+/// logs the play with its passes, and remembers where it stopped; says how it ended
+/// (Ctrl-C throws exit 130). A setlist passes its `heading` for the status line and its
+/// own keys (`extraKey`).
 @discardableResult
 func playSong(
-  _ song: Song, library: Library, playback: PlaybackOptions, output: PlayOutputOptions,
-  resume: ResumePoint?, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
+  _ song: Song, library: Library, request: PlayRequest, detect: Bool,
+  output: PlayOutputOptions, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
 ) throws -> LiveSession.Ending {
   let file = try song.openAudio()
   // Keys when stdin is a terminal, a status line when stderr is one.
   let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
   let status = isatty(STDERR_FILENO) == 1
-  let setup = try playback.setup(
-    for: song, info: file.info, library: library, live: keys || status, resume: resume)
+  var request = request
+  request.live = keys || status
+  let builder = PlanBuilder(library: library, song: song, info: file.info) { song in
+    try detectingBeatMap(of: song, in: library, detect: detect)
+  }
+  let setup = try builder.build(request)
+  for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
   let plan = setup.plan
   let rate = file.info.sampleRate
   let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
@@ -238,7 +250,7 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
 /// Remembers where the play stopped, for `--resume` (a warning if the library cannot take
 /// it); with `--progress json`, says so on stderr as a `stopped` object.
 private func remember(
-  _ song: Song, library: Library, setup: PlaybackOptions.Setup, tracker: PlayTracker,
+  _ song: Song, library: Library, setup: PlaySetup, tracker: PlayTracker,
   session: LiveSession?, engine: PlaybackEngine, completed: Int, finished: Bool,
   progress: ProgressFormat?
 ) {
