@@ -129,39 +129,25 @@ func playSong(
     encoding: .lossless(forBitDepth: file.info.bitDepth),
     maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200)
   let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
+  let session = PracticeSession(
+    song: song, library: library, setup: setup, engine: engine, info: file.info)
+  let live = keys || status
   let from =
     plan.startOffset > 0
     ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
   Terminal.say(
     "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
-  var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: setup.bars)
-  var ledger = song.id.map {
-    PlayLedger(
-      songID: $0, part: PlayedPart(range: plan.range, selection: setup.selection, bars: setup.bars),
-      transpose: plan.transpose)
-  }
-  var tracker = PlayTracker(sampleRate: rate, totalFrames: file.info.frames)
-  var session: LiveSession?
   let report: PlaybackReport
   let ending: LiveSession.Ending
   do {
-    if keys || status {
+    if live {
       let screen =
         status && !output.noScreen
         ? try playerScreen(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
-      let live = LiveSession(
-        engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
-        label: setup.label, keys: keys, status: status, screen: screen)
-      live.heading = heading
-      live.extraKey = extraKey
-      live.ledger = ledger
-      session = live
-      (report, ending) = try live.run()
-      tracker = live.tracker
-      ledger = live.ledger
-      log.transpose = live.transpose
-      log.slowest = tracker.slowest ?? plan.speed
-      log.fastest = tracker.fastest ?? plan.speed
+      let steering = LiveSession(session: session, keys: keys, status: status, screen: screen)
+      steering.heading = heading
+      steering.extraKey = extraKey
+      (report, ending) = try steering.run()
       Session.report(report, engine: engine, song: song, file: file)
     } else {
       // Bar and beat at the range start, for JSON progress; the beat map is read only if
@@ -180,26 +166,22 @@ func playSong(
         let beat = map?.beatIndex(at: start).map { map!.beats[$0] }
         announcer.firstPassStart = (beat?.bar, beat?.beat, Double(start) / Double(rate))
       }
+      var tracker = session.tracker
       report = try Session.run(
         engine, song: song, file: file, announcer: announcer, tracker: &tracker)
+      session.take(tracker)
       ending = report.interrupted ? .interrupted : .completed
-      log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
     }
   } catch {
     let passes = engine.passesEnded.load(ordering: .relaxed)
     let written = engine.framesWritten.load(ordering: .relaxed)
-    log.passRecords = tracker.passes(completed: passes) { plan.speed(forPass: $0 - 1) }
-    ledger = session?.ledger ?? ledger
-    log.write(
-      to: library, ledger: ledger, outcome: .failed, passes: passes,
-      heard: tracker.heardSeconds(
-        written: written, interrupted: true,
-        firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-        endNanoseconds: monotonicNanoseconds()),
-      written: written, sampleRate: rate)
-    remember(
-      song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
-      completed: passes, finished: false, progress: nil)
+    let heard = session.tracker.heardSeconds(
+      written: written, interrupted: true,
+      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+      endNanoseconds: monotonicNanoseconds())
+    keepBooks(
+      session, outcome: .failed, completed: passes, heard: heard, written: written, live: live,
+      finished: false, progress: nil)
     throw error
   }
   let ended = monotonicNanoseconds()
@@ -209,25 +191,50 @@ func playSong(
     case .stopped: .stopped
     case .interrupted: .interrupted
     }
-  log.passRecords = tracker.passes(completed: report.passesCompleted) {
-    session?.speed ?? plan.speed(forPass: $0 - 1)
-  }
-  let firstFrame = engine.firstFrameNanoseconds.load(ordering: .relaxed)
-  let end = report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended
   // A device faster than real time (no audible clock) is credited no time heard
   // (`PlayTracker.outranRealTime`); the play, its passes and the audio played are logged.
-  log.write(
-    to: library, ledger: ledger, outcome: outcome, passes: report.passesCompleted,
-    heard: tracker.heardSeconds(
-      written: report.framesWritten, interrupted: report.interrupted,
-      firstFrameNanoseconds: firstFrame, endNanoseconds: end),
-    written: report.framesWritten, sampleRate: rate)
-  remember(
-    song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
-    completed: report.passesCompleted, finished: !report.interrupted,
-    progress: output.progress == .json && !keys && !status ? output.progress : nil)
+  let heard = session.tracker.heardSeconds(
+    written: report.framesWritten, interrupted: report.interrupted,
+    firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+    endNanoseconds: report.interrupted ? (session.tracker.endEvent?.nanoseconds ?? ended) : ended)
+  keepBooks(
+    session, outcome: outcome, completed: report.passesCompleted, heard: heard,
+    written: report.framesWritten, live: live, finished: !report.interrupted,
+    progress: output.progress == .json && !live ? output.progress : nil)
   if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
   return ending
+}
+
+/// Writes the session's log rows and remembers where it stopped, for `--resume` (a library
+/// that cannot take them costs a warning, not the play); with `--progress json`, says
+/// where it stopped on stderr as a `stopped` object.
+private func keepBooks(
+  _ session: PracticeSession, outcome: PlayOutcome, completed: Int, heard: Double,
+  written: Int64, live: Bool, finished: Bool, progress: ProgressFormat?
+) {
+  let entries = session.logEntries(
+    outcome: outcome, completed: completed, heard: heard, written: written, live: live)
+  bestEffort("this play was not logged") {
+    for entry in entries { try session.library.log(entry) }
+  }
+  guard let point = session.resumePoint(completed: completed, finished: finished, live: live)
+  else { return }
+  bestEffort("where this play stopped was not remembered") { try session.library.remember(point) }
+  if let progress, progress == .json {
+    let song = session.song
+    let map = session.setup.beatMap ?? (try? session.library.beatMap(for: song)) ?? nil
+    let frame = point.frame
+    // A finished play: the bar and beat of the last frame heard.
+    let beat = map?.beatIndex(at: finished ? max(point.range.lowerBound, frame - 1) : frame)
+      .map { map!.beats[$0] }
+    var out = JSONWriter(escapesTerminalControls: true)
+    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
+    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
+    out.raw(
+      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
+    )
+    Terminal.say(out.text)
+  }
 }
 
 /// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
@@ -247,49 +254,6 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
   return PlayerScreen(content: content, loop: loop)
 }
 
-/// Remembers where the play stopped, for `--resume` (a warning if the library cannot take
-/// it); with `--progress json`, says so on stderr as a `stopped` object.
-private func remember(
-  _ song: Song, library: Library, setup: PlaySetup, tracker: PlayTracker,
-  session: LiveSession?, engine: PlaybackEngine, completed: Int, finished: Bool,
-  progress: ProgressFormat?
-) {
-  guard let songID = song.id else { return }
-  let plan = setup.plan
-  let range = session?.loopRange ?? plan.range
-  let frame =
-    finished
-    ? range.upperBound
-    : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
-  var passesLeft: Int?
-  if case .count(let total) = plan.passes, session?.loopChanged != true {
-    passesLeft = finished ? total : max(1, total - completed)
-  }
-  let passesStarted = max(1, engine.passesStarted.load(ordering: .relaxed))
-  let point = ResumePoint(
-    songID: songID, frame: frame, range: range,
-    label: session.map { $0.loopChanged ? $0.loopLabel : setup.label } ?? setup.label,
-    bars: session?.loopChanged == true ? nil : setup.bars,
-    selectionName: session?.loopChanged == true ? nil : setup.selection?.name,
-    passesLeft: passesLeft, speed: session?.speed ?? plan.speed(forPass: passesStarted - 1),
-    transpose: session?.transpose ?? plan.transpose, volume: session?.volume ?? plan.volume,
-    finished: finished, stoppedAt: Date())
-  bestEffort("where this play stopped was not remembered") { try library.remember(point) }
-  if let progress, progress == .json {
-    let map = setup.beatMap ?? (try? library.beatMap(for: song)) ?? nil
-    // A finished play: the bar and beat of the last frame heard.
-    let beat = map?.beatIndex(at: finished ? max(range.lowerBound, frame - 1) : frame)
-      .map { map!.beats[$0] }
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
-    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
-    out.raw(
-      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
-    )
-    Terminal.say(out.text)
-  }
-}
-
 /// Runs `body`; a failure costs a warning (`what: why`), not the play.
 private func bestEffort(_ what: String, _ body: () throws -> Void) {
   do {
@@ -298,52 +262,6 @@ private func bestEffort(_ what: String, _ body: () throws -> Void) {
     Terminal.warning("\(what): \(failure.description)")
   } catch {
     Terminal.warning("\(what): \(error)")
-  }
-}
-
-/// The practice-log row a play writes when it ends, however it ends.
-struct PlayLog {
-  let song: Song
-  let plan: PlaybackPlan
-  let selection: Selection?
-  let bars: String?
-  let started = Date()
-  var slowest: Speed
-  var fastest: Speed
-  var passRecords: [PassRecord] = []
-  /// Semitones: the plan's, or where the keys left it.
-  var transpose: Double
-
-  init(song: Song, plan: PlaybackPlan, selection: Selection?, bars: String?) {
-    self.song = song
-    self.plan = plan
-    self.selection = selection
-    self.bars = bars
-    slowest = plan.speed
-    fastest = plan.speed
-    transpose = plan.transpose
-  }
-
-  /// The slowest and fastest of the first `passes` passes (the trainer's steps).
-  mutating func speedsOfPasses(_ passes: Int) {
-    let speeds = (0..<passes).map { plan.speed(forPass: $0).rate }
-    slowest = Speed(clamping: speeds.min() ?? plan.speed.rate)
-    fastest = Speed(clamping: speeds.max() ?? plan.speed.rate)
-  }
-
-  /// Writes the rows, one per part the play played (`PlayLedger`); a library that cannot
-  /// take them costs a warning, not the play.
-  func write(
-    to library: Library, ledger: PlayLedger?, outcome: PlayOutcome, passes: Int, heard: Double,
-    written: Int64, sampleRate: Int
-  ) {
-    guard let ledger else { return }
-    let entries = ledger.entries(
-      records: passRecords, completed: passes, outcome: outcome, heard: heard, written: written,
-      sampleRate: sampleRate, speeds: (slowest, fastest), transpose: transpose)
-    bestEffort("this play was not logged") {
-      for entry in entries { try library.log(entry) }
-    }
   }
 }
 
