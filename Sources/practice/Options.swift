@@ -281,7 +281,7 @@ struct PlaybackOptions: ParsableArguments {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
-    if selection == nil, let problem = given.problem { throw ValidationError(problem) }
+    if selection == nil, let problem = given.problem { throw ValidationError(worded(problem)) }
     try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")

@@ -127,7 +127,8 @@ func playSong(
   let sink = try PCMDevice(
     name: name, sampleRate: rate, channels: file.info.channels,
     encoding: .lossless(forBitDepth: file.info.bitDepth),
-    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200)
+    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200,
+    openAdvice: playbackDeviceAdvice)
   let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
   let session = PracticeSession(
     song: song, library: library, setup: setup, engine: engine, info: file.info)
@@ -259,7 +260,7 @@ private func bestEffort(_ what: String, _ body: () throws -> Void) {
   do {
     try body()
   } catch let failure as any PracticeFailure {
-    Terminal.warning("\(what): \(failure.description)")
+    Terminal.warning("\(what): \(worded(failure))")
   } catch {
     Terminal.warning("\(what): \(error)")
   }

@@ -112,7 +112,7 @@ struct SetlistPlay: ParsableCommand {
       } catch let failure as any PracticeFailure
         where [.missingInput, .badData, .usage].contains(failure.category)
       {
-        Terminal.warning("\(heading): \(failure.description); skipped")
+        Terminal.warning("\(heading): \(worded(failure)); skipped")
         runner.failed(failure, move: move)  // no pause after an entry not played
       }
     }

@@ -36,7 +36,7 @@ struct Add: ParsableCommand {
         // One file alone fails with its own one line.
         if targets.count == 1 { throw failure }
         bar?.clear()
-        Terminal.error(failure.description)
+        Terminal.error(worded(failure))
         refused.append(failure)
       })
     bar?.clear()

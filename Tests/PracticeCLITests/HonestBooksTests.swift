@@ -250,4 +250,24 @@ import Testing
     #expect(shown.stdout.contains(#""title":"Blue Bossa""#) && shown.stdout.contains(#""artist":"Dorham""#))
     #expect(try cli.run(["set", "2", "--title", " "]).status == 64)
   }
+
+  /// Errors as values: a selection that no longer fits the beat map is reported as the
+  /// selection it is, not as a `--bars` the player never typed; a typed `--bars` still is.
+  @Test func anErrorNamesTheOptionThatWasTyped() throws {
+    let cli = try library()
+    #expect(try cli.run(["select", "add", song, "solo", "--bars", "7-8"]).status == 0)
+    let beats = dir.file("half.beats")
+    try (0..<16).map { String(format: "%.6f\t%d\n", 0.5 + Double($0) * 0.5, $0 % 4 + 1) }
+      .joined().write(toFile: beats, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["beats", "import", song, beats]).status == 0)
+    let selected = try cli.run(["play", song, "--select", "solo", "--device", "null"])
+    #expect(selected.status == 64, "\(selected.stderr)")
+    #expect(
+      selected.stderr
+        == "practice: selection 'solo' (bars 7-8) cannot be played: bar 7 is not in this song; it has bars 1-4\n",
+      "\(selected.stderr)")
+    let typed = try cli.run(["play", song, "--bars", "7-8", "--device", "null"])
+    #expect(typed.status == 64)
+    #expect(typed.stderr == "practice: --bars 7-8: bar 7 is not in this song; it has bars 1-4\n")
+  }
 }

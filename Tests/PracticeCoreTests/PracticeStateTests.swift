@@ -28,11 +28,12 @@ import Testing
     #expect(both.speed == Speed(parsing: "80%") && both.click == false)
     #expect(both.rampTo == Speed(parsing: "100%") && both.step == 0.05)
     #expect(both.problem == nil)
-    #expect(both.options == ["--speed", "80%", "--ramp-to", "100%", "--step", "5%", "--no-click"])
     var away = both
     away.speed = Speed(parsing: "120%")
-    #expect(away.problem?.contains("moves away from --ramp-to 100%") == true)
-    #expect(PracticeSettings(step: 0.05).problem?.contains("needs --ramp-to") == true)
+    #expect(
+      away.problem
+        == .stepAwayFromTarget(step: 0.05, target: .normal, from: Speed(parsing: "120%")!))
+    #expect(PracticeSettings(step: 0.05).problem == .stepWithoutTarget(step: 0.05))
     // A target alone steps five points towards it, up to it and one pass there.
     let alone = PracticeSettings(speed: Speed(parsing: "80%"), rampTo: .normal)
     #expect(alone.problem == nil && alone.rampStep == 0.05 && alone.drillPasses == 5)

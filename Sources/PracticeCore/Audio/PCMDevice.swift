@@ -24,10 +24,12 @@ public final class PCMDevice: AudioSink {
   static let maxRecoveries = 5
 
   /// Opens `name` for `channels` × `sampleRate` playback with roughly `bufferMilliseconds`
-  /// of device buffer.
+  /// of device buffer; `openAdvice` says what to do when it cannot be opened (the face
+  /// names its own way of picking another device).
   public init(
     name: String, sampleRate: Int, channels: Int, encoding: SampleEncoding,
-    maxBlockFrames: Int, bufferMilliseconds: Int = 100
+    maxBlockFrames: Int, bufferMilliseconds: Int = 100,
+    openAdvice: String = "check the name with `aplay -L`, or pick another device"
   ) throws {
     let format: snd_pcm_format_t
     switch encoding {
@@ -42,7 +44,7 @@ public final class PCMDevice: AudioSink {
         format: format, formatName: "setting the sample format", channels: UInt32(channels),
         sampleRate: UInt32(sampleRate), nearest: false, bufferMicroseconds: bufferTime,
         periodMicroseconds: bufferTime / 4),
-      openAdvice: "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE")
+      openAdvice: openAdvice)
     let pcm = agreed.pcm
     let bufferSize = snd_pcm_uframes_t(agreed.bufferFrames)
     func check(_ result: Int32, _ operation: String) throws {

@@ -316,7 +316,7 @@ extension PracticeFile.SharedPractice {
       step: step, every: every, countIn: countIn, click: click, gap: gap, transpose: transpose,
       volume: volume.map(Volume.init(clamping:)),
       passes: passes.map { $0 == 0 ? .endless : .count($0) })
-    if let problem = settings.problem { return bad(problem) }
+    if let problem = settings.problem { return bad(problem.description) }
     return .success(SelectionPractice(settings: settings, goal: parsedGoal))
   }
 }

@@ -26,8 +26,7 @@ public final class Library {
   /// that cannot be written (a read-only file) can still be read.
   public init(path: String, busyTimeout: TimeInterval = 5) throws {
     guard !path.isEmpty else {
-      throw PracticeError(
-        .usage, "the library path is empty; give a file with --db or PRACTICE_DB")
+      throw PracticeError(.usage, "the library path is empty", remedy: .nameTheLibrary)
     }
     self.path = path
     created = !FileManager.default.fileExists(atPath: path)
@@ -38,8 +37,8 @@ public final class Library {
     } catch {
       throw PracticeError(
         .cannotCreate,
-        "cannot create the library directory '\(directory)': \(Library.reason(error)); "
-          + "pass a writable path with --db or PRACTICE_DB")
+        "cannot create the library directory '\(directory)': \(Library.reason(error))",
+        remedy: .writableLibrary)
     }
     var config = Configuration()
     config.busyMode = .timeout(busyTimeout)
@@ -395,12 +394,11 @@ public final class Library {
     case .SQLITE_NOTADB, .SQLITE_CORRUPT:
       return PracticeError(
         .badData,
-        "'\(path)' is not a practice library (\(detail)); move it away or pass another --db")
+        "'\(path)' is not a practice library (\(detail)); move it away", remedy: .anotherLibrary)
     case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
       return PracticeError(
         .cannotCreate,
-        "cannot open the library '\(path)' for writing (\(detail)); "
-          + "pass a writable path with --db or PRACTICE_DB")
+        "cannot open the library '\(path)' for writing (\(detail))", remedy: .writableLibrary)
     case .SQLITE_FULL, .SQLITE_IOERR:
       return PracticeError(.io, "cannot write the library '\(path)' (\(detail)); check the disk")
     default:

@@ -256,8 +256,8 @@ enum Migrations {
           : "tables practice does not know: " + foreign.prefix(5).joined(separator: ", ")
         throw PracticeError(
           .badData,
-          "'\(path)' is not a practice library (\(named)); it was left untouched, pass another --db"
-        )
+          "'\(path)' is not a practice library (\(named)); it was left untouched",
+          remedy: .anotherLibrary)
       }
     }
     let applied = try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")

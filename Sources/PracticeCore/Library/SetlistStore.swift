@@ -132,7 +132,7 @@ extension Library {
         return entries.count
       }
       guard position >= 1 else {
-        throw PracticeError(.usage, "--at \(position): positions count from 1")
+        throw RangeError.positionFromOne(position)
       }
       let index = min(position - 1, entries.count)
       entries.insert(entry, at: index)

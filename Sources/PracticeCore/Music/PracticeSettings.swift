@@ -78,36 +78,12 @@ public struct PracticeSettings: Sendable, Equatable {
 
   /// What is wrong with the settings taken together, or nil: a step needs a target to
   /// step towards, and must move towards it.
-  public var problem: String? {
-    if rampTo == nil && step != nil {
-      return "--step needs --ramp-to: --speed 70% --ramp-to 100% --step 5%"
-    }
+  public var problem: SettingsProblem? {
+    if rampTo == nil, let step { return .stepWithoutTarget(step: step) }
     if let rampTo, let step, (rampTo.rate - (speed ?? .normal).rate) * step < 0 {
-      return "--step \(PracticeSettings.formatStep(step)) moves away from --ramp-to \(rampTo) "
-        + "(from \(speed ?? .normal)); use a \(step > 0 ? "negative" : "positive") step"
+      return .stepAwayFromTarget(step: step, target: rampTo, from: speed ?? .normal)
     }
     return nil
-  }
-
-  /// `--speed 70% --ramp-to 100% …`: the settings as the options that give them, in the
-  /// order `select set` takes them.
-  public var options: [String] {
-    var words: [String] = []
-    switch passes {
-    case .count(let n)?: words += ["--repeat", "\(n)"]
-    case .endless?: words.append("--loop")
-    case nil: break
-    }
-    if let speed { words += ["--speed", "\(speed)"] }
-    if let rampTo { words += ["--ramp-to", "\(rampTo)"] }
-    if let step { words += ["--step", PracticeSettings.formatStep(step)] }
-    if let every { words += ["--every", "\(every)"] }
-    if let countIn { words += ["--count-in", "\(countIn)"] }
-    if let click { words.append(click ? "--click" : "--no-click") }
-    if let gap { words += ["--gap", gap] }
-    if let transpose { words += ["--transpose", PracticeSettings.formatSemitones(transpose)] }
-    if let volume { words += ["--volume", "\(volume)"] }
-    return words
   }
 
   /// `2s`, `1.5s` (up to 60 s) → seconds; `1bar`, `2bars` (up to 16) → bars; nil if malformed.
@@ -144,6 +120,26 @@ public struct PracticeSettings: Sendable, Equatable {
   public static func formatSemitones(_ value: Double) -> String {
     let text = value == value.rounded() ? "\(Int(value))" : "\(value)"
     return value > 0 ? "+" + text : text
+  }
+}
+
+/// What is wrong with practice settings taken together, as values for the face to word.
+public enum SettingsProblem: PracticeFailure, Equatable {
+  /// A trainer step with no target to step towards.
+  case stepWithoutTarget(step: Double)
+  /// A step that moves away from its target, from the speed it starts at.
+  case stepAwayFromTarget(step: Double, target: Speed, from: Speed)
+
+  public var category: FailureCategory { .usage }
+
+  public var description: String {
+    switch self {
+    case .stepWithoutTarget(let step):
+      return "a trainer step (\(PracticeSettings.formatStep(step))) needs a target speed"
+    case .stepAwayFromTarget(let step, let target, let from):
+      return "a step of \(PracticeSettings.formatStep(step)) moves away from the target \(target) "
+        + "(from \(from)); use a \(step > 0 ? "negative" : "positive") step"
+    }
   }
 }
 

@@ -124,10 +124,10 @@ public struct PlanBuilder {
       let map = try beatMap()
       do {
         range = try selection.span.frames(beatMap: map)
-      } catch let error as PracticeError {
+      } catch let error as any PracticeFailure {
         throw PracticeError(
           .usage,
-          "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
+          "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.description)")
       }
       if case .bars(let bars) = selection.span { barsText = "\(bars)" }
     } else if case .bars(let text) = request.part {
@@ -159,7 +159,7 @@ public struct PlanBuilder {
       settings.rampTo = nil
       settings.step = nil
     }
-    if let problem = settings.problem { throw PracticeError(.usage, problem) }
+    if let problem = settings.problem { throw problem }
     let speed = settings.speed ?? .normal
     let countIn = settings.countIn ?? 0
     let click = settings.click ?? false
