@@ -67,6 +67,14 @@ import Testing
     #expect(
       try cli.run(["render", song, "--select", "riff", "--repeat", "1", "-o", dir.file("o.wav")])
         .status == 0)
+    // Shared: the loop goes with the selection into another library.
+    let file = dir.file("riff.practice")
+    #expect(try cli.run(["export", "--all", "-o", file]).status == 0)
+    let other = CLI(database: dir.file("other.sqlite"))
+    #expect(try other.run(["add", song]).status == 0)
+    let imported = try other.run(["import", file])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    #expect(try other.run(["select", "show", song, "riff"]).stdout.contains("settings --loop --speed"))
   }
 
   /// 3. `stats SONG -o` plots the clean top speed of each day: a day whose passes at 100 %
