@@ -289,7 +289,7 @@ extension PracticeFile.SharedPractice {
       speed: s.speed?.rate, rampTo: s.rampTo?.rate, step: s.step, every: s.every,
       countIn: s.countIn, click: s.click, gap: s.gap, transpose: s.transpose,
       volume: s.volume?.gain, goal: practice.goal?.description,
-      passes: s.passes.map(Library.storedPasses))
+      passes: s.passes.map(\.stored))
   }
 
   /// The settings and goal, or a reason they cannot be (a value out of its range).
@@ -315,7 +315,7 @@ extension PracticeFile.SharedPractice {
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: step, every: every, countIn: countIn, click: click, gap: gap, transpose: transpose,
       volume: volume.map(Volume.init(clamping:)),
-      passes: passes.map { $0 == 0 ? .endless : .count($0) })
+      passes: passes.map(Passes.init(stored:)))
     if let problem = settings.problem { return bad(problem.description) }
     return .success(SelectionPractice(settings: settings, goal: parsedGoal))
   }

@@ -1,19 +1,6 @@
 import Foundation
 import GRDB
 
-/// How a selection is practised: its settings (`select set`) and its goal.
-public struct SelectionPractice: Sendable, Equatable {
-  public var settings: PracticeSettings
-  public var goal: PracticeGoal?
-
-  public init(settings: PracticeSettings = .none, goal: PracticeGoal? = nil) {
-    self.settings = settings
-    self.goal = goal
-  }
-
-  public var isEmpty: Bool { settings.isEmpty && goal == nil }
-}
-
 /// Where a song's last play stopped, and how it was playing then (`play --resume`).
 public struct ResumePoint: Sendable, Equatable {
   public var songID: Int64
@@ -116,7 +103,7 @@ extension Library {
         """,
       arguments: [
         id, s.speed?.rate, s.rampTo?.rate, s.step, s.every, s.countIn, s.click, s.gap,
-        s.transpose, s.volume?.gain, goalSpeed, goalBPM, s.passes.map(Library.storedPasses),
+        s.transpose, s.volume?.gain, goalSpeed, goalBPM, s.passes.map(\.stored),
       ])
   }
 
@@ -126,12 +113,6 @@ extension Library {
       db.cachedStatement(sql: "SELECT * FROM selection_practice WHERE selection_id = ?"),
       arguments: [id]
     ).map(selectionPractice(from:)) ?? SelectionPractice()
-  }
-
-  /// A selection's passes as stored: the count, 0 for a loop.
-  static func storedPasses(_ passes: Passes) -> Int {
-    if case .count(let n) = passes { return n }
-    return 0
   }
 
   static func selectionPractice(from row: Row) -> SelectionPractice {
@@ -145,7 +126,7 @@ extension Library {
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: row["step"], every: row["every"], countIn: row["count_in"], click: row["click"],
       gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)),
-      passes: passes.map { $0 == 0 ? .endless : .count($0) })
+      passes: passes.map(Passes.init(stored:)))
     let goal =
       goalSpeed.map { PracticeGoal.speed(Speed(clamping: $0)) } ?? goalBPM.map { .tempo($0) }
     return SelectionPractice(settings: settings, goal: goal)

@@ -123,6 +123,19 @@ public struct PracticeSettings: Sendable, Equatable {
   }
 }
 
+/// How a selection is practised: its settings (`select set`) and its goal.
+public struct SelectionPractice: Sendable, Equatable {
+  public var settings: PracticeSettings
+  public var goal: PracticeGoal?
+
+  public init(settings: PracticeSettings = .none, goal: PracticeGoal? = nil) {
+    self.settings = settings
+    self.goal = goal
+  }
+
+  public var isEmpty: Bool { settings.isEmpty && goal == nil }
+}
+
 /// What is wrong with practice settings taken together, as values for the face to word.
 public enum SettingsProblem: PracticeFailure, Equatable {
   /// A trainer step with no target to step towards.
