@@ -43,9 +43,9 @@ struct LogCommand: ParsableCommand {
       Columns: started (local time), song, what was played, passes completed, speed \
       (slowest-fastest, then the transpose when there was one: `80% -2 st`), time heard, how it ended (completed, stopped, interrupted, failed). \
       Time heard is what played out at the device, never more than the real time the play \
-      took (pauses excluded), and a stopped play not what was still queued. A device that \
-      took the audio faster than real time (--device null: more than twice as fast, and \
-      more than 2 s ahead) has no audible clock: its plays are logged with their passes \
+      took (pauses excluded), and a stopped play not what was still queued. A device with \
+      no audible clock (--device null, or one that took the audio more than twice as fast \
+      as real time and more than 2 s ahead) is heard by nobody: its plays are logged with their passes \
       and the audio played, but no time heard, and count towards no day in a row.
       With --passes, one line per pass instead: started, song, what was played, pass, \
       its speed (the slowest heard in it, and the play's transpose), its mark (clean, flubbed, or - when not marked).

@@ -179,7 +179,7 @@ func playSong(
     let heard = session.tracker.heardSeconds(
       written: written, interrupted: true,
       firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-      endNanoseconds: monotonicNanoseconds())
+      endNanoseconds: monotonicNanoseconds(), audibleClock: sink.hasAudibleClock)
     keepBooks(
       session, outcome: .failed, completed: passes, heard: heard, written: written, live: live,
       finished: false, progress: nil)
@@ -192,12 +192,14 @@ func playSong(
     case .stopped: .stopped
     case .interrupted: .interrupted
     }
-  // A device faster than real time (no audible clock) is credited no time heard
-  // (`PlayTracker.outranRealTime`); the play, its passes and the audio played are logged.
+  // A device with no audible clock (ALSA's null PCM, or one that took the audio faster
+  // than real time) is credited no time heard; the play, its passes and the audio played
+  // are logged.
   let heard = session.tracker.heardSeconds(
     written: report.framesWritten, interrupted: report.interrupted,
     firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-    endNanoseconds: report.interrupted ? (session.tracker.endEvent?.nanoseconds ?? ended) : ended)
+    endNanoseconds: report.interrupted ? (session.tracker.endEvent?.nanoseconds ?? ended) : ended,
+    audibleClock: sink.hasAudibleClock)
   keepBooks(
     session, outcome: outcome, completed: report.passesCompleted, heard: heard,
     written: report.framesWritten, live: live, finished: !report.interrupted,

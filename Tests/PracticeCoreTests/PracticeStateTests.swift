@@ -85,6 +85,11 @@ import Testing
       tracker.heardSeconds(
         written: 999_999, interrupted: true, firstFrameNanoseconds: 2_000_000_000,
         endNanoseconds: 2_450_000_000) == 0.45)
+    // A device without an audible clock (the null PCM): nobody heard it.
+    #expect(
+      tracker.heardSeconds(
+        written: 999_999, interrupted: true, firstFrameNanoseconds: 2_000_000_000,
+        endNanoseconds: 2_450_000_000, audibleClock: false) == 0)
   }
 
   func library() throws -> (Library, Song) {

@@ -13,6 +13,9 @@ public final class PCMDevice: AudioSink {
   public let encoding: SampleEncoding
   /// Frames in the device's ring buffer, as negotiated.
   public let bufferFrames: Int
+  /// Whether what is written is played out at the sample rate: not ALSA's `null` PCM, which
+  /// takes audio as fast as it comes (`snd_pcm_type`), so that nobody heard it.
+  public let hasAudibleClock: Bool
   /// Underruns recovered from so far; read by the player to report them.
   public let underruns = Atomic<Int>(0)
 
@@ -67,6 +70,7 @@ public final class PCMDevice: AudioSink {
     self.encoding = encoding
     self.maxBlockFrames = maxBlockFrames
     self.bufferFrames = Int(bufferSize)
+    hasAudibleClock = snd_pcm_type(pcm) != SND_PCM_TYPE_NULL
     self.int16Buffer = .allocate(capacity: maxBlockFrames * channels)
     self.int32Buffer = .allocate(capacity: maxBlockFrames * channels)
   }

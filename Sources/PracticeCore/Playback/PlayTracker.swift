@@ -119,10 +119,13 @@ public struct PlayTracker: Sendable {
 
   /// Seconds practised: the output heard, but never more than the real time the play
   /// took from its first frame to `endNanoseconds`, pauses excluded; none at all on a
-  /// device that took the audio faster than real time (`outranRealTime`).
+  /// device without an audible clock (`audibleClock` false: ALSA's `null`), or one that
+  /// took the audio faster than real time (`outranRealTime`: a `file` PCM over `null`).
   public func heardSeconds(
-    written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64
+    written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64,
+    audibleClock: Bool = true
   ) -> Double {
+    if !audibleClock { return 0 }
     if outranRealTime(
       written: written, interrupted: interrupted, firstFrameNanoseconds: firstFrameNanoseconds,
       endNanoseconds: endNanoseconds)
