@@ -28,12 +28,45 @@ public protocol PracticeFailure: Error, CustomStringConvertible {
 /// A plain failure with a category and a one-line message that says what to do next.
 public struct PracticeError: PracticeFailure, Equatable {
   public let category: FailureCategory
+  /// What failed, and what to do when that needs no option of the face's.
   public let message: String
+  /// What to do, when it is one of the face's options: the face words it.
+  public let remedy: Remedy?
 
-  public init(_ category: FailureCategory, _ message: String) {
+  public init(_ category: FailureCategory, _ message: String, remedy: Remedy? = nil) {
     self.category = category
     self.message = message
+    self.remedy = remedy
   }
 
-  public var description: String { message }
+  /// The message with the remedy in plain words (the CLI says it with its options).
+  public var description: String { remedy.map { message + "; " + $0.description } ?? message }
+}
+
+/// What the player can do about a failure, when the answer is a setting of the face that
+/// made the request (a command-line option, a field of a form): named here, worded there.
+public enum Remedy: Sendable, Equatable, CustomStringConvertible {
+  /// Replace what is there, or pick another name.
+  case replaceOrRename
+  /// Import what can be imported and leave the rest.
+  case importPartially
+  /// Use another library file.
+  case anotherLibrary
+  /// Use a library file that can be written.
+  case writableLibrary
+  /// Name the library file.
+  case nameTheLibrary
+  /// Use the faster stretcher.
+  case fasterStretcher
+
+  public var description: String {
+    switch self {
+    case .replaceOrRename: return "replace it or pick another name"
+    case .importPartially: return "or import the others alone (nothing was imported)"
+    case .anotherLibrary: return "use another library"
+    case .writableLibrary: return "use a library in a writable place"
+    case .nameTheLibrary: return "name a library file"
+    case .fasterStretcher: return "use the faster stretcher"
+    }
+  }
 }

@@ -96,14 +96,14 @@ struct BeatsDetect: ParsableCommand {
         try library.replaceBeatMap(
           for: song, with: found.map, change: BeatMapChange(.replaced, "beats detect"))
         Terminal.say(detectionSummary(name, found))
-        if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
+        if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
         try warnOfSelections(of: song, in: library, before: before, after: found.map)
       } catch let failure as any PracticeFailure {
         bar?.clear()
         // A song added by naming its file goes again: the library is as it was for it.
         try? library.undoFirstUse(of: song)
         // The other songs are still worth detecting; the exit code tells of the first failure.
-        Terminal.error(failure.description)
+        Terminal.error(worded(failure))
         firstFailure = firstFailure ?? failure.category
       }
     }
@@ -153,7 +153,7 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
     for: song, with: found.map,
     change: BeatMapChange(.replaced, "a beat map detected on first use"))
   Terminal.say(detectionSummary(name, found))
-  if let warning = found.warning { Terminal.warning("\(name): \(warning)") }
+  if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
   return found.map
 }
 

@@ -82,7 +82,8 @@ struct BeatsTap: ParsableCommand {
     let sink = try PCMDevice(
       name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
       encoding: .lossless(forBitDepth: file.info.bitDepth),
-      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: 50)
+      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: 50,
+      openAdvice: playbackDeviceAdvice)
     let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
     let speedText = speed == .normal ? "" : " at \(speed)"
     Terminal.say(
@@ -118,7 +119,7 @@ struct BeatsTap: ParsableCommand {
     let before = mapBeforeReplacing(song, in: library)
     try library.replaceBeatMap(
       for: song, with: result.map, change: BeatMapChange(.replaced, summaryText))
-    for warning in result.warnings { Terminal.warning(warning) }
+    for warning in result.warnings { Terminal.warning(worded(warning: warning)) }
     Terminal.say(summary(result, song: song))
     try warnOfSelections(of: song, in: library, before: before, after: result.map)
   }

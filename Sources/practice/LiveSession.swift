@@ -12,45 +12,17 @@ import PracticeCore
 final class LiveSession {
   enum Ending { case completed, stopped, interrupted }
 
-  private let engine: PlaybackEngine
-  private let song: Song
-  private let library: Library
-  /// The song's beat map; the fix keys (`d`, `(`, `)`, `*`, `/`, `u`) store a new one.
-  private var beatMap: BeatMap?
-  private let sampleRate: Int
-  private let totalFrames: Int64
+  /// The practice session the keys steer.
+  let session: PracticeSession
+  private var engine: PlaybackEngine { session.engine }
   private let keys: Bool
   private let status: Bool
-  private let passesTotal: Int?
-
-  /// The plan last sent (or the first), and how its range is shown.
-  private var plan: PlaybackPlan
-  private var rangeLabel: String
-  private(set) var speed: Speed
-  private(set) var transpose: Double
-  private(set) var volume: Volume
-  private var muted = false
-  private var clickOn: Bool
-  /// The filters asked for (`F`, `C`, `L`/`R`/`M`), and whether the song is stereo.
-  private var filter: PartFilter
-  private let stereo: Bool
-  /// The centre cut `C` switches on: the one given with `--centre-cut`, else 100 %.
-  private let centreCutAmount: Double
-  /// Bars looped by `l`, so a second `l` extends the loop.
-  private var barLoop: ClosedRange<Int>?
   /// Naming a selection (`s`): what has been typed.
   private var prompt: String?
   /// A short message shown in place of the status line for a while.
   private var notice: (text: String, until: UInt64)?
   private var ending = Ending.completed
-  /// The last seek's target and when it was asked for.
-  private var lastSeek: (frame: Int64, at: UInt64)?
-  /// Whether a key changed the loop (`a`, `b`, `l`, a selection's number).
-  private(set) var loopChanged = false
-
-  /// Position events: what is audible, each pass's speed and mark (`g`, `x`).
-  private(set) var tracker: PlayTracker
-  private var clock: AudibleClock { tracker.clock }
+  private var clock: AudibleClock { session.clock }
   private var line = StatusLine()
   /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
@@ -67,30 +39,11 @@ final class LiveSession {
   /// Keys a caller adds (`n`/`p` in a setlist): called first; true ends the play as stopped.
   var extraKey: ((Key) -> Bool)?
 
-  init(
-    engine: PlaybackEngine, song: Song, library: Library, beatMap: BeatMap?, info: SoundFileInfo,
-    label: String?, keys: Bool, status: Bool, screen: PlayerScreen? = nil
-  ) {
+  init(session: PracticeSession, keys: Bool, status: Bool, screen: PlayerScreen? = nil) {
+    self.session = session
     self.screen = screen
-    self.engine = engine
-    self.song = song
-    self.library = library
-    self.beatMap = beatMap
-    sampleRate = info.sampleRate
-    totalFrames = info.frames
-    tracker = PlayTracker(sampleRate: info.sampleRate, totalFrames: info.frames)
     self.keys = keys
     self.status = status
-    plan = engine.plan
-    rangeLabel = label ?? formatTimeRange(engine.plan.range, sampleRate: info.sampleRate)
-    speed = engine.plan.speed
-    transpose = engine.plan.transpose
-    volume = engine.plan.volume
-    clickOn = engine.plan.clicks?.enabled ?? false
-    filter = engine.plan.filter
-    stereo = info.channels >= 2
-    centreCutAmount = engine.plan.filter.centreCut > 0 ? engine.plan.filter.centreCut : 1
-    if case .count(let n) = engine.plan.passes { passesTotal = n } else { passesTotal = nil }
   }
 
   /// Plays to the end, `q`, Ctrl-C or SIGTERM; the terminal is restored however it ends.
@@ -124,16 +77,10 @@ final class LiveSession {
 
   // MARK: Position
 
-  private func takeEvents() {
-    while let event = engine.events.pop() { tracker.take(event) }
-  }
-
-  /// The loop playing now and its name, for the resume point.
-  var loopRange: Range<Int64> { plan.range }
-  var loopLabel: String { rangeLabel }
+  private func takeEvents() { session.takeEvents() }
 
   /// The event covering what is audible now, and the source frame audible.
-  private func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
+  private func audible() -> (event: PlaybackEvent, frame: Int64)? { session.audible() }
 
   // MARK: Keys
 
@@ -159,7 +106,7 @@ final class LiveSession {
     }
     screen?.hideHelp()
     switch key {
-    case .char(" "): togglePause()
+    case .char(" "): session.togglePause()
     case .char("e"): toggleEditing()
     case .tab where editing != nil: editing = editing?.other
     case .left where editing != nil: editLoop(by: -1, unit: .beat)
@@ -168,36 +115,36 @@ final class LiveSession {
     case .shiftRight where editing != nil: editLoop(by: 1, unit: .bar)
     case .char("z") where screen != nil: zoom(in: true)
     case .char("Z") where screen != nil: zoom(in: false)
-    case .left: moveBeats(-1)
-    case .right: moveBeats(1)
-    case .shiftLeft, .char(","): moveBars(-1)
-    case .shiftRight, .char("."): moveBars(1)
-    case .char("["): changeSpeed(by: -0.05)
-    case .char("]"): changeSpeed(by: 0.05)
-    case .char("{"): changeSpeed(by: -0.01)
-    case .char("}"): changeSpeed(by: 0.01)
-    case .char("-"), .char("_"): changeVolume(by: -0.1)
-    case .char("+"), .char("="): changeVolume(by: 0.1)
-    case .char("m"): toggleMute()
-    case .char("<"): changeTranspose(by: -1)
-    case .char(">"): changeTranspose(by: 1)
-    case .char("c"): toggleClick()
-    case .char("F"): cycleFocus()
-    case .char("C"): toggleCentreCut()
-    case .char("L"): chooseChannel(.left)
-    case .char("R"): chooseChannel(.right)
-    case .char("M"): chooseChannel(.mono)
-    case .char("a"): setLoopStart()
-    case .char("b"): setLoopEnd()
-    case .char("l"): loopBar()
+    case .left: session.moveBeats(-1)
+    case .right: session.moveBeats(1)
+    case .shiftLeft, .char(","): session.moveBars(-1)
+    case .shiftRight, .char("."): session.moveBars(1)
+    case .char("["): tell(session.changeSpeed(by: -0.05))
+    case .char("]"): tell(session.changeSpeed(by: 0.05))
+    case .char("{"): tell(session.changeSpeed(by: -0.01))
+    case .char("}"): tell(session.changeSpeed(by: 0.01))
+    case .char("-"), .char("_"): session.changeVolume(by: -0.1)
+    case .char("+"), .char("="): session.changeVolume(by: 0.1)
+    case .char("m"): session.toggleMute()
+    case .char("<"): tell(session.changeTranspose(by: -1))
+    case .char(">"): tell(session.changeTranspose(by: 1))
+    case .char("c"): tell(session.toggleClick(), about: "clicks")
+    case .char("F"): session.cycleFocus()
+    case .char("C"): tell(session.toggleCentreCut())
+    case .char("L"): tell(session.chooseChannel(.left))
+    case .char("R"): tell(session.chooseChannel(.right))
+    case .char("M"): tell(session.chooseChannel(.mono))
+    case .char("a"): session.setLoopStart()
+    case .char("b"): tell(session.setLoopEnd())
+    case .char("l"): tell(session.loopBar(), about: "`l` needs bars")
     case .char("s"):
       prompt = ""
-    case .char("r"): restart()
-    case .char("g"): markPass(.clean)
-    case .char("x"): markPass(.flubbed)
+    case .char("r"): session.restart()
+    case .char("g"): tell(session.mark(.clean))
+    case .char("x"): tell(session.mark(.flubbed))
     case .char(let c) where c.isASCII && c.isNumber:
       let digit = c.wholeNumberValue ?? 1
-      jumpToSelection(digit == 0 ? 10 : digit)
+      tell(session.select(digit == 0 ? 10 : digit))
     case .char("q"), .escape:
       ending = .stopped
       engine.stop()
@@ -205,226 +152,82 @@ final class LiveSession {
       ending = .interrupted
       engine.stop()
     case .char("?"): showKeys()
-    case .char("d"): fixMap("d") { _, frame in .downbeat(near: frame, within: 0.5) }
-    case .char("("): fixMap("(") { map, _ in .shift(frames: -Int64(map.sampleRate / 100)) }
-    case .char(")"): fixMap(")") { map, _ in .shift(frames: Int64(map.sampleRate / 100)) }
-    case .char("*"): fixMap("*") { map, frame in .double(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
-    case .char("/"): fixMap("/") { map, frame in .halve(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
-    case .char("u"): undoMapFix()
+    case .char("d"):
+      fixMap("d") { _, frame in .downbeat(near: frame, within: 0.5) }
+    case .char("("):
+      fixMap("(") { map, _ in .shift(frames: -Int64(map.sampleRate / 100)) }
+    case .char(")"):
+      fixMap(")") { map, _ in .shift(frames: Int64(map.sampleRate / 100)) }
+    case .char("*"):
+      fixMap("*") { map, frame in .double(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
+    case .char("/"):
+      fixMap("/") { map, frame in .halve(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
+    case .char("u"): tell(session.undoMapChange())
     default:
       break
     }
     line.soon()
   }
 
-  /// Marks the pass heard now (or the one just ended) clean or flubbed, for `stats`.
-  private func markPass(_ mark: PassMark) {
-    guard let pass = tracker.mark(mark, range: plan.range) else {
-      return say("no pass to mark yet")
+  /// Tells the player what a command did, in words (`about`: what a missing beat map
+  /// costs).
+  private func tell(_ reply: PracticeSession.Reply, about what: String = "clicks") {
+    switch reply {
+    case .done: break
+    case .speedAtLimit(let speed): say("speed is at its limit, \(speed)")
+    case .transposeAtLimit: say("transpose is at its limit")
+    case .noBeatMap:
+      say(
+        what == "clicks"
+          ? "no beat map: no clicks (make one with `practice beats grid` or `beats import`)"
+          : "no beat map: \(what)")
+    case .monoHasNoCentre: say("a mono recording has no centre to cut")
+    case .monoHasOneChannel: say("a mono recording has one channel")
+    case .loopEndBeforeStart: say("the loop end must come after its start")
+    case .loopStartAfterEnd: say("the loop's start must stay before its end")
+    case .noSelections: say("'\(session.song.title)' has no selections")
+    case .onlySelections(let count): say("there are only \(count) selection(s)")
+    case .noPassToMark: say("no pass to mark yet")
+    case .marked(let pass, let mark): say("pass \(pass): \(mark.rawValue)")
+    case .saved(let name, let span):
+      screen?.setSelections(
+        PlayerScreen.spans(of: session.song, library: session.library, beatMap: session.beatMap))
+      say("saved '\(name)' (\(span))")
+    case .refused(let words): say(words)
+    case .mapFixed(let done, let bars, let renamed):
+      showMap()
+      let selections = renamed == 0 ? "" : " · \(renamed) selection\(renamed == 1 ? "" : "s") renamed"
+      switch done {
+      case .downbeat(let bar): say("bar \(bar) starts here: \(bars)\(selections) · u undoes")
+      case .shifted(let frames):
+        let ms = abs(frames) * 1000 / Int64(session.sampleRate)
+        say("beats \(ms) ms \(frames < 0 ? "earlier" : "later")\(selections) · u undoes")
+      case .doubled: say("twice the beats from here: \(bars)\(selections) · u undoes")
+      case .halved: say("half the beats from here: \(bars)\(selections) · u undoes")
+      }
+    case .mapUnchanged: say("that beat is a downbeat already")
+    case .mapUndone(let change, let bars):
+      showMap()
+      say("undid `\(change)`: " + (bars.map { "\($0) again" } ?? "no beat map again"))
     }
-    say("pass \(pass): \(mark.rawValue)")
+  }
+
+  /// A fix of the beat map from key `key`, made where the music is heard.
+  private func fixMap(_ key: String, _ make: (BeatMap, Int64) -> BeatMapFix) {
+    tell(
+      session.fixMap(summary: "key \(key) while playing", make),
+      about: "nothing to fix (make one with `practice beats detect`)")
+  }
+
+  /// The screen takes the session's beat map, loop and selections (after a fix).
+  private func showMap() {
+    screen?.setBeatMap(
+      session.beatMap, loop: session.plan.range,
+      selections: PlayerScreen.spans(of: session.song, library: session.library, beatMap: session.beatMap))
   }
 
   private func say(_ text: String) {
     notice = (text, monotonicNanoseconds() + 2_000_000_000)
-  }
-
-  private func togglePause() {
-    if clock.last?.paused == true { engine.send(.resume) } else { engine.send(.pause) }
-  }
-
-  private func changeSpeed(by step: Double) {
-    let next = Speed(clamping: speed.rate + step)
-    guard next != speed else { return say("speed is at its limit, \(speed)") }
-    speed = next
-    engine.send(.setSpeed(next))
-    engine.calibrate(speed: next, semitones: transpose)
-  }
-
-  private func changeTranspose(by semitones: Double) {
-    let next = min(max(transpose + semitones, PlaybackPlan.transposeRange.lowerBound), PlaybackPlan.transposeRange.upperBound)
-    guard next != transpose else { return say("transpose is at its limit") }
-    transpose = next
-    engine.send(.setTranspose(next))
-    engine.calibrate(speed: speed, semitones: next)
-  }
-
-  private func changeVolume(by step: Double) {
-    volume = Volume(clamping: volume.gain + step)
-    muted = false
-    engine.setVolume(volume)
-  }
-
-  private func toggleMute() {
-    muted.toggle()
-    engine.setVolume(muted ? Volume(clamping: 0) : volume)
-  }
-
-  private func toggleClick() {
-    guard beatMap != nil, plan.clicks != nil else {
-      return say("no beat map: no clicks (make one with `practice beats grid` or `beats import`)")
-    }
-    clickOn.toggle()
-    engine.send(.setClick(clickOn))
-  }
-
-  /// The next focus preset, after the last one none.
-  private func cycleFocus() {
-    let all = PartFilter.Focus.allCases
-    if let focus = filter.focus, let index = all.firstIndex(of: focus) {
-      filter.focus = index + 1 < all.count ? all[index + 1] : nil
-    } else {
-      filter.focus = all.first
-    }
-    engine.setFilter(filter)
-  }
-
-  private func toggleCentreCut() {
-    guard stereo else { return say("a mono recording has no centre to cut") }
-    filter.centreCut = filter.centreCut > 0 ? 0 : centreCutAmount
-    engine.setFilter(filter)
-  }
-
-  /// Plays `channel` (on both sides); the same key again: both channels as recorded.
-  private func chooseChannel(_ channel: PartFilter.Channel) {
-    guard stereo else { return say("a mono recording has one channel") }
-    filter.channel = filter.channel == channel ? .both : channel
-    engine.setFilter(filter)
-  }
-
-  /// The plan to jump with: the current one moved to `range` from `offset`, with the
-  /// trainer's count carried on.
-  private func jumpPlan(
-    range: Range<Int64>, offset: Int64, passes: Passes, newMap: Bool = false
-  ) -> PlaybackPlan {
-    var next = plan
-    if newMap && beatMap == nil { next.clicks = nil }
-    if next.range != range || newMap, let map = beatMap {
-      // Clicks and a gap in bars follow the new range.
-      var gapBars = 0
-      if case .bars(let count, _) = plan.gap {
-        gapBars = count
-        next.gap = .bars(count: count, barFrames: ClickPlan.barFrames(beatMap: map, range: range))
-      }
-      next.clicks = ClickPlan(
-        beatMap: map, range: range, speed: speed, countInBars: 0, click: clickOn, gapBars: gapBars,
-        volume: plan.clicks?.volume ?? .unity)
-    }
-    next.clicks?.countIn = []
-    next.clicks?.countInFrames = 0
-    next.clicks?.enabled = clickOn
-    next.range = range
-    next.startOffset = offset
-    next.passes = passes
-    let pass = clock.last?.pass ?? 1
-    next.firstPass = max(0, pass - 1)
-    return next
-  }
-
-  /// Passes left when the loop goes on (a counted plan keeps its count).
-  private var remainingPasses: Passes {
-    guard let total = passesTotal else { return .endless }
-    return .count(max(1, total - (clock.last?.passesCompleted ?? 0)))
-  }
-
-  /// The source frame a relative move starts from: what is audible, or the target of a
-  /// seek made so recently that it cannot be heard yet (so `.` `.` moves two bars).
-  private func moveOrigin() -> Int64? {
-    if let (frame, at) = lastSeek, monotonicNanoseconds() &- at < 250_000_000 { return frame }
-    return audible()?.frame
-  }
-
-  private func seek(to frame: Int64) {
-    let range = plan.range
-    let target = range.contains(frame) ? frame : range.lowerBound
-    lastSeek = (target, monotonicNanoseconds())
-    let next = jumpPlan(range: range, offset: target - range.lowerBound, passes: remainingPasses)
-    plan = next
-    engine.jump(to: next, kind: .seek)
-  }
-
-  private func moveBeats(_ count: Int) {
-    guard let frame = moveOrigin() else { return }
-    seek(to: beatMap?.frame(steppingBeats: count, from: frame) ?? frame + Int64(count * sampleRate))
-  }
-
-  private func moveBars(_ count: Int) {
-    guard let frame = moveOrigin() else { return }
-    seek(to: beatMap?.frame(steppingBars: count, from: frame) ?? frame + Int64(count * 5 * sampleRate))
-  }
-
-  private func restart() { seek(to: plan.range.lowerBound) }
-
-  /// Loops `range` from here on (playing on if we are inside it).
-  private func loop(_ range: Range<Int64>, label: String) {
-    guard range.count > 0 else { return }
-    loopChanged = true
-    let next = jumpPlan(range: range, offset: 0, passes: .endless)
-    plan = next
-    rangeLabel = label
-    engine.jump(to: next, kind: .playOn)
-  }
-
-  /// The beat sounding now, as frames and `bar.beat`; without a beat map, a tenth of a
-  /// second.
-  private func currentBeat() -> (frames: Range<Int64>, label: String)? {
-    guard let (_, frame) = audible() else { return nil }
-    if let map = beatMap, let index = map.beatIndex(at: frame) {
-      let beat = map.beats[index]
-      return (map.frames(ofBeat: index), "\(beat.bar).\(beat.beat)")
-    }
-    let tenth = Int64(sampleRate / 10)
-    let start = frame / tenth * tenth
-    return (start..<min(totalFrames, start + tenth), formatTime(Double(start) / Double(sampleRate)))
-  }
-
-  private func setLoopStart() {
-    guard let (beat, label) = currentBeat() else { return }
-    let end = plan.range.upperBound > beat.lowerBound ? plan.range.upperBound : totalFrames
-    barLoop = nil
-    loop(beat.lowerBound..<end, label: "from \(label)")
-  }
-
-  private func setLoopEnd() {
-    guard let (beat, label) = currentBeat() else { return }
-    guard beat.upperBound > plan.range.lowerBound else { return say("the loop end must come after its start") }
-    barLoop = nil
-    loop(plan.range.lowerBound..<beat.upperBound, label: "to \(label)")
-  }
-
-  private func loopBar() {
-    guard let map = beatMap else { return say("no beat map: `l` needs bars") }
-    guard let (_, frame) = audible(), let index = map.beatIndex(at: frame) else { return }
-    var bars = map.beats[index].bar...map.beats[index].bar
-    if let current = barLoop, let end = map.frames(ofBar: current.upperBound), end.upperBound == plan.range.upperBound {
-      bars = current.lowerBound...min(map.lastBar, current.upperBound + 1)
-    }
-    guard let first = map.frames(ofBar: bars.lowerBound), let last = map.frames(ofBar: bars.upperBound) else { return }
-    barLoop = bars
-    loop(
-      first.lowerBound..<last.upperBound,
-      label: BarRange(start: BarPosition(bar: bars.lowerBound), end: BarPosition(bar: bars.upperBound)).label)
-  }
-
-  private func jumpToSelection(_ number: Int) {
-    do {
-      let selections = try library.selections(of: song)
-      guard number <= selections.count else {
-        return say(selections.isEmpty ? "'\(song.title)' has no selections" : "there are only \(selections.count) selection(s)")
-      }
-      let selection = selections[number - 1]
-      let range = try selection.span.frames(beatMap: beatMap)
-      let next = jumpPlan(range: range, offset: 0, passes: .endless)
-      plan = next
-      loopChanged = true
-      rangeLabel = "'\(selection.name)'"
-      barLoop = nil
-      engine.jump(to: next, kind: .seek)
-    } catch let failure as any PracticeFailure {
-      say(failure.description)
-    } catch {
-      say("\(error)")
-    }
   }
 
   private func handlePrompt(_ key: Key) {
@@ -434,7 +237,7 @@ final class LiveSession {
     case .enter:
       let name = (prompt ?? "").trimmingCharacters(in: .whitespaces)
       prompt = nil
-      if !name.isEmpty { save(name) }
+      if !name.isEmpty { tell(session.save(name)) }
     case .backspace:
       prompt = String((prompt ?? "").dropLast())
     case .char(let c):
@@ -445,35 +248,15 @@ final class LiveSession {
     line.soon()
   }
 
-  /// Saves the loop as a selection: in bars when it starts and ends on bar lines.
-  private func save(_ name: String) {
-    var span = SelectionSpan.frames(plan.range)
-    if let map = beatMap,
-      let first = map.bars.first(where: { map.frames(ofBar: $0.number)?.lowerBound == plan.range.lowerBound }),
-      let last = map.bars.first(where: { map.frames(ofBar: $0.number)?.upperBound == plan.range.upperBound }),
-      last.number >= first.number
-    {
-      span = .bars(BarRange(start: BarPosition(bar: first.number), end: BarPosition(bar: last.number)))
-    }
-    do {
-      _ = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
-      screen?.setSelections(PlayerScreen.spans(of: song, library: library, beatMap: beatMap))
-      rangeLabel = "'\(name)'"
-      say("saved '\(name)' (\(span))")
-    } catch let failure as any PracticeFailure {
-      say(failure.description)
-    } catch {
-      say("\(error)")
-    }
-  }
-
   private func showKeys() {
     let text = """
-      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5 · {/} speed ∓1
-            -/+ volume · m mute · </> transpose · c click · a/b loop start/end · l loop bar
-            F focus bass/guitar/vocal/drums/treble/off · C centre cut · L/R/M left/right/mono (again: both)
-            s save loop · 1-9,0 selection · r restart · g/x pass clean/flubbed · q/Esc stop · ? keys
-            e edit the loop: ←/→ its start by a beat, shift-←/→ by a bar, tab its end, e done
+      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5
+            {/} speed ∓1 · -/+ volume · m mute · </> transpose · c click
+            a/b loop start/end · l loop bar · s save loop · 1-9,0 selection
+            F focus bass/guitar/vocal/drums/treble/off · C centre cut
+            L/R/M left/right/mono (again: both) · r restart · ? keys
+            g/x pass clean/flubbed · q/Esc stop
+            e edit the loop: ←/→ start by a beat, shift-←/→ by a bar, tab end, e done
             beat map: d the beat heard is a downbeat · (/) beats 10 ms earlier/later
             * / twice/half the beats from here · u undo the last change to the map
       """
@@ -483,90 +266,6 @@ final class LiveSession {
     }
     line.clear()
     Terminal.say(text)
-  }
-
-  // MARK: Fixing the beat map
-
-  /// A fix from the keys, made where the music is heard: stored as `beats` stores one (the
-  /// map before kept for `beats undo` and `u`, selections following), then the map, the
-  /// clicks, the loop's name and the screen taken from the new one; the status line says
-  /// what changed.
-  private func fixMap(_ key: String, _ make: (BeatMap, Int64) -> BeatMapFix) {
-    guard let map = beatMap else {
-      return say("no beat map to fix (make one with `practice beats detect`)")
-    }
-    guard let (_, frame) = audible() else { return }
-    let fix = make(map, frame)
-    do {
-      let result = try library.fixBeatMap(of: song, fix, summary: "key \(key) while playing")
-      guard let after = result.after else { return say("that beat is a downbeat already") }
-      follow(after, from: map, kind: fix.kind)
-      let renamed = result.followed.filter { if case .selection = $0.owner { true } else { false } }.count
-      let selections = renamed == 0 ? "" : " · \(renamed) selection\(renamed == 1 ? "" : "s") renamed"
-      switch fix {
-      case .downbeat:
-        let beat = after.beats[after.nearestBeat(to: frame)]
-        say("bar \(beat.bar) starts here: \(after.barsDescription)\(selections) · u undoes")
-      case .shift(let frames):
-        say("beats \(abs(frames) * 1000 / Int64(sampleRate)) ms \(frames < 0 ? "earlier" : "later")\(selections) · u undoes")
-      case .double:
-        say("twice the beats from here: \(after.barsDescription)\(selections) · u undoes")
-      case .halve:
-        say("half the beats from here: \(after.barsDescription)\(selections) · u undoes")
-      }
-    } catch let failure as any PracticeFailure {
-      say(failure.description)
-    } catch {
-      say("\(error)")
-    }
-  }
-
-  /// `u`: the map before the last change back (`beats undo`).
-  private func undoMapFix() {
-    let before = beatMap
-    do {
-      let undone = try library.undoBeatMapChange(for: song)
-      if let before, let restored = undone.restored {
-        follow(restored, from: before, kind: undone.change.kind)
-      } else {
-        follow(undone.restored, from: before, kind: .replaced)
-      }
-      say(
-        "undid `\(undone.change.summary)`: "
-          + (undone.restored.map { "\($0.barsDescription) again" } ?? "no beat map again"))
-    } catch let failure as any PracticeFailure {
-      say(failure.description)
-    } catch {
-      say("\(error)")
-    }
-  }
-
-  /// Takes `after` as the song's map: a loop on beats moves with them after a move (its
-  /// frames stay after a recount, its bars are named again), the clicks follow the new
-  /// beats, and the screen shows them.
-  private func follow(_ after: BeatMap?, from before: BeatMap?, kind: BeatMapChangeKind) {
-    var range = plan.range
-    if kind == .moved, let before, let after, before.beats.count == after.beats.count,
-      let first = before.beats.firstIndex(where: { $0.frame == range.lowerBound }),
-      let last = before.beats.indices.first(where: { before.frames(ofBeat: $0).upperBound == range.upperBound }),
-      last >= first
-    {
-      range = after.beats[first].frame..<after.frames(ofBeat: last).upperBound
-    }
-    beatMap = after
-    barLoop = nil
-    if after == nil { clickOn = false }
-    // A loop named by its bars (`bars 9-16`, `9.3-12.2`) is named again; times stay.
-    if rangeLabel.hasPrefix("bar") || (rangeLabel.first?.isNumber == true && !rangeLabel.contains(":")) {
-      rangeLabel = editedLabel(range)
-    }
-    let heard = audible()?.frame ?? range.lowerBound
-    let offset = range.contains(heard) ? heard - range.lowerBound : 0
-    let next = jumpPlan(range: range, offset: offset, passes: remainingPasses, newMap: true)
-    plan = next
-    engine.jump(to: next, kind: .playOn)
-    screen?.setBeatMap(
-      after, loop: range, selections: PlayerScreen.spans(of: song, library: library, beatMap: after))
   }
 
   // MARK: Status line
@@ -592,6 +291,7 @@ final class LiveSession {
 
   /// The filters in a few characters for the narrow status line: `bass cut L`.
   private var shortFilterLabel: String? {
+    let filter = session.filter
     let parts = [
       filter.focus?.rawValue, filter.centreCut > 0 ? "cut" : nil,
       filter.channel == .both ? nil : String(filter.channel.rawValue.prefix(1)).uppercased(),
@@ -603,23 +303,32 @@ final class LiveSession {
   /// or a shorter form for a narrow terminal.
   func statusText(width: Int) -> String {
     guard let (event, frame) = audible() else { return "starting…" }
+    let (sampleRate, totalFrames, transpose) = (session.sampleRate, session.totalFrames, session.transpose)
     var position: String?
-    if let map = beatMap {
+    if let map = session.beatMap {
       if let index = map.beatIndex(at: frame) {
         position = "bar \(map.beats[index].bar).\(map.beats[index].beat)/\(map.lastBar)"
       } else {
         position = "bar -/\(map.lastBar)"
       }
     }
-    let pass = event.pass == 0 ? "count-in" : "pass \(event.pass)/\(passesTotal.map(String.init) ?? "∞")"
+    let pass =
+      event.pass == 0 ? "count-in" : "pass \(event.pass)/\(session.passesTotal.map(String.init) ?? "∞")"
     let time = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
     let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
-    let sound = muted ? "muted" : "vol \(volume)"
+    let sound = session.muted ? "muted" : "vol \(session.volume)"
     let state = clock.last?.paused == true ? "paused" : nil
-    let full = [state, position, pass, rangeLabel, "\(speed)", pitch, sound, clickOn ? "click" : nil, filter.label, time]
+    let speed = session.speed
+    let full = [
+      state, position, pass, session.label, "\(speed)", pitch, sound, session.clickOn ? "click" : nil,
+      session.filter.label, time,
+    ]
       .compactMap { $0 }.joined(separator: " · ")
     if full.count < width { return full }
-    let short = [state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", shortFilterLabel, time]
+    let short = [
+      state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", transpose == 0 ? nil : pitch,
+      shortFilterLabel, time,
+    ]
       .compactMap { $0 }.joined(separator: " ")
     return short
   }
@@ -640,7 +349,8 @@ final class LiveSession {
     }
     screen.draw(
       cursor: audible()?.frame,
-      loop: StripLoop(frames: plan.range, label: rangeLabel, editing: editing), status: screenStatus,
+      loop: StripLoop(frames: session.plan.range, label: session.label, editing: editing),
+      status: screenStatus,
       now: now)
   }
 
@@ -661,27 +371,7 @@ final class LiveSession {
   /// Moves the edited end of the loop; the engine loops the new range at once.
   private func editLoop(by count: Int, unit: LoopEdit.Unit) {
     guard let edge = editing else { return }
-    let edit = LoopEdit(beatMap: beatMap, sampleRate: sampleRate, totalFrames: totalFrames)
-    guard let range = edit.moved(plan.range, edge: edge, by: count, unit: unit) else {
-      return say("the loop's start must stay before its end")
-    }
-    guard range != plan.range else { return }
-    barLoop = nil
-    loop(range, label: editedLabel(range))
-  }
-
-  /// `bars 9-16` when the loop is whole bars, `9.3-12.2` when it is on beats, else times.
-  private func editedLabel(_ range: Range<Int64>) -> String {
-    guard let map = beatMap, let first = map.beatIndex(at: range.lowerBound),
-      map.beats[first].frame == range.lowerBound, let last = map.beatIndex(at: range.upperBound - 1),
-      map.frames(ofBeat: last).upperBound == range.upperBound
-    else { return formatTimeRange(range, sampleRate: sampleRate) }
-    let (a, b) = (map.beats[first], map.beats[last])
-    let wholeBars =
-      map.bars.contains { $0.beatIndices.lowerBound == first }
-      && map.bars.contains { $0.beatIndices.upperBound - 1 == last }
-    if wholeBars { return BarRange(start: BarPosition(bar: a.bar), end: BarPosition(bar: b.bar)).label }
-    return "\(a.bar).\(a.beat)-\(b.bar).\(b.beat)"
+    tell(session.editLoop(edge, by: count, unit: unit))
   }
 }
 

@@ -43,8 +43,10 @@ struct LogCommand: ParsableCommand {
       Columns: started (local time), song, what was played, passes completed, speed \
       (slowest-fastest, then the transpose when there was one: `80% -2 st`), time heard, how it ended (completed, stopped, interrupted, failed). \
       Time heard is what played out at the device, never more than the real time the play \
-      took (pauses excluded): a device faster than real time (--device null) is credited \
-      only the time that passed, and a stopped play not what was still queued.
+      took (pauses excluded), and a stopped play not what was still queued. A device with \
+      no audible clock (--device null, or one that took the audio more than twice as fast \
+      as real time and more than 2 s ahead) is heard by nobody: its plays are logged with their passes \
+      and the audio played, but no time heard, and count towards no day in a row.
       With --passes, one line per pass instead: started, song, what was played, pass, \
       its speed (the slowest heard in it, and the play's transpose), its mark (clean, flubbed, or - when not marked).
       """)
@@ -66,6 +68,7 @@ struct LogCommand: ParsableCommand {
     let library = try library.open()
     let song = try self.song.map { try library.resolve($0) }
     let entries = try library.practiceLog(of: song, since: since?.date, passes: passes)
+    if entries.isEmpty { Terminal.say(noPlays(song: song, since: since)) }
     if passes {
       listPasses(entries)
       return
@@ -154,7 +157,7 @@ extension LogCommand {
       Terminal.data(out.text)
       return
     }
-    Terminal.records(
+    Table.passes(
       entries.flatMap { entry in
         entry.passRecords.map { record in
           [
@@ -162,7 +165,8 @@ extension LogCommand {
             "\(record.speed)" + transposed(entry), record.mark?.rawValue ?? "-",
           ]
         }
-      })
+      }
+    ).print()
   }
 }
 
@@ -192,13 +196,13 @@ struct Stats: ParsableCommand {
       speed is from it (points, or `reached`), and the days in a row it was practised (back \
       from today, or from yesterday while today has none). - where there is nothing to show.
       Time heard counts only what was audible at the device: --device null, which takes \
-      audio faster than real time, is credited the real time that passed; render is not \
-      practice and is not logged. With SONG, \
+      audio faster than real time, is credited none; render is not practice and is not \
+      logged. With SONG, \
       only that song's rows.
 
-      With SONG and -o FILE.png (or .svg, .pdf): a chart of the highest speed of each day \
-      each selection was played (and the plays that were not of a selection), one line \
-      per selection in its colour, as `view -o` draws it.
+      With SONG and -o FILE.png (or .svg, .pdf): a chart of the clean top speed of each day \
+      (the highest speed of a pass marked clean) of each selection (and of the plays that \
+      were not of a selection), one line per selection in its colour, as `view -o` draws it.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -207,7 +211,7 @@ struct Stats: ParsableCommand {
   @Option(
     name: [.customShort("o"), .customLong("output")],
     help: ArgumentHelp(
-      "Draw the song's speed by day instead: FILE.png, FILE.svg or FILE.pdf (needs SONG).",
+      "Draw the song's clean top speed by day instead: FILE.png, FILE.svg or FILE.pdf (needs SONG).",
       valueName: "file"))
   var output: String?
   @Option(
@@ -235,7 +239,7 @@ struct Stats: ParsableCommand {
     let song = try self.song.map { try library.resolve($0) }
     if let song, let output, let format = PictureFormat(path: output) {
       try View.checkFolder(of: output)
-      let entries = try library.practiceLog(of: song, since: since?.date)
+      let entries = try library.practiceLog(of: song, since: since?.date, passes: true)
       guard !entries.isEmpty else {
         throw PracticeError(
           .missingInput,
@@ -245,12 +249,19 @@ struct Stats: ParsableCommand {
       let content = ProgressChartContent(
         title: song.title, artist: song.artist, entries: entries,
         selectionNames: try library.selections(of: song).map(\.name))
+      guard !content.series.isEmpty else {
+        throw PracticeError(
+          .missingInput,
+          "'\(song.title)' has no pass marked clean\(since == nil ? "" : " since then"), so there "
+            + "is no clean top speed to chart; mark passes while playing (g clean, x flubbed)")
+      }
       try ProgressChart.write(content, to: output, format: format)
       Terminal.say("wrote \(output)")
       return
     }
     let totals = try library.practiceTotals(since: since?.date)
       .filter { song == nil || $0.songID == song?.id }
+    if totals.isEmpty { Terminal.say(noPlays(song: song, since: since)) }
     if json {
       var out = JSONWriter(escapesTerminalControls: true)
       out.raw("[")
@@ -308,6 +319,12 @@ struct Stats: ParsableCommand {
   }
 }
 
+/// What an empty log or summary says on stderr.
+private func noPlays(song: Song?, since: Since?) -> String {
+  (song.map { "'\($0.title)' has no plays" } ?? "no plays")
+    + " in the practice log" + (since == nil ? " yet" : " since then")
+}
+
 private func iso(_ date: Date) -> String {
   let formatter = ISO8601DateFormatter()
   formatter.formatOptions = [.withInternetDateTime]
@@ -347,6 +364,11 @@ struct Today: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let items = try library.practiceAgenda()
+    if items.isEmpty {
+      Terminal.say(
+        "nothing to practise: no selection has a goal still to reach; "
+          + "`practice select set SONG NAME --goal 100%` gives one")
+    }
     if let save {
       try library.storeSetlist(
         named: save,

@@ -48,6 +48,16 @@ struct LibraryOptions: ParsableArguments {
 /// The options a selection can keep as its practice settings (`select set`), shared by
 /// `play`, `render` and `select set`.
 struct SettingsOptions: ParsableArguments {
+  @Option(
+    name: .customLong("repeat"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Play the range N times (1-9999; default: once, or a drill up to its --ramp-to).",
+      valueName: "N"))
+  var repeatCount: Int?
+
+  @Flag(help: "Loop the range until stopped (Ctrl-C).")
+  var loop = false
+
   // Unconditional, so `--volume -6dB` is read as a value rather than a flag.
   @Option(
     parsing: .unconditional,
@@ -59,7 +69,7 @@ struct SettingsOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Speed, pitch kept: 0.75 or 75%, from 25% to 200% (default 100%).", valueName: "speed"),
+      "Speed, pitch kept: 0.75, 75% or 75, from 25% to 200% (default 100%).", valueName: "speed"),
     transform: Speed.argument)
   var speed: Speed?
 
@@ -99,7 +109,8 @@ struct SettingsOptions: ParsableArguments {
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Speed trainer step: 5% or 0.05 (negative ramps down).", valueName: "points")
+    help: ArgumentHelp(
+      "Speed trainer step: 5% or 0.05 (default 5% towards --ramp-to).", valueName: "points")
   )
   var step: String?
 
@@ -112,7 +123,8 @@ struct SettingsOptions: ParsableArguments {
   var given: PracticeSettings {
     PracticeSettings(
       speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
-      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume)
+      countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume,
+      passes: loop ? .endless : repeatCount.map { .count($0) })
   }
 
   func validate() throws {
@@ -132,6 +144,14 @@ struct SettingsOptions: ParsableArguments {
     }
     if let transpose, !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose) {
       throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
+    }
+    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
+      throw ValidationError(
+        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
+      )
+    }
+    if loop && repeatCount != nil {
+      throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
   }
 }
@@ -165,17 +185,11 @@ struct PlaybackOptions: ParsableArguments {
       "End time (exclusive), written like --from, or `end` (the default).", valueName: "time"))
   var to: String?
 
-  @Option(
-    name: .customLong("repeat"), parsing: .unconditional,
-    help: ArgumentHelp("Play the range N times (1-9999).", valueName: "N"))
-  var repeatCount: Int?
+  @OptionGroup var settings: SettingsOptions
+  var repeatCount: Int? { settings.repeatCount }
+  var loop: Bool { settings.loop }
   /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
   static let repeatRange = 1...9999
-
-  @Flag(help: "Loop the range until stopped (Ctrl-C).")
-  var loop = false
-
-  @OptionGroup var settings: SettingsOptions
 
   /// The practice settings typed on the command line (nil where an option was not given).
   var given: PracticeSettings { settings.given }
@@ -267,18 +281,10 @@ struct PlaybackOptions: ParsableArguments {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
-    if selection == nil, let problem = given.problem { throw ValidationError(problem) }
+    if selection == nil, let problem = given.problem { throw ValidationError(worded(problem)) }
     try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
-    }
-    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
-      throw ValidationError(
-        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
-      )
-    }
-    if loop && repeatCount != nil {
-      throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
     _ = try partFilter()
   }
@@ -352,146 +358,54 @@ struct PlaybackOptions: ParsableArguments {
   /// Whether a range was typed (`--select`, `--bars`, `--from`, `--to`).
   var givesRange: Bool { selection != nil || bars != nil || from != nil || to != nil }
 
-  /// What a play needs besides the plan: the beat map if it was read, the selection, how
-  /// the range is named.
-  struct Setup {
-    var plan: PlaybackPlan
-    var beatMap: BeatMap?
-    var selection: Selection?
-    /// "bars 9-16", "selection 'solo'", for the status line; nil for plain times.
-    var label: String?
-    /// The bars played when the range came from bars (`9-16`), for the log.
-    var bars: String?
+  /// What the command line asks of a play: the part, the settings typed (a key as its
+  /// transposition from the song's), the sound.
+  func request(for song: Song, library: Library, live: Bool = false, resume: ResumePoint? = nil)
+    throws -> PlayRequest
+  {
+    var request = PlayRequest(settings: given)
+    if let selection {
+      request.part = .selection(selection)
+    } else if let bars, let text = BarRangeText(parsing: bars) {
+      request.part = .bars(text)
+    } else {
+      request.part = .times(
+        from: from.flatMap(parseTime), to: to.flatMap { $0 == "end" ? nil : parseTime($0) })
+    }
+    if let key {
+      request.settings.transpose = Double(
+        try transposition(of: song, to: try parseKey(key), in: library))
+    }
+    request.quality = quality
+    request.clickVolume = clickVolume
+    request.filter = try partFilter()
+    request.live = live
+    request.resume = resume
+    return request
   }
 
-  /// The plan, the song's beat map if the plan needed it (read at most once; always for
-  /// `live`, whose keys move by beats and can switch clicks on), and the selection played.
-  ///
-  /// Settings are layered: the defaults, then the selection's (`select set`), then, with
-  /// `resume`, how the last play was playing (its loop, position, speed, transpose and
-  /// volume), then the options typed.
+  /// The plan for `song` (`PlanBuilder`), with a beat map detected when the plan needs one
+  /// the song lacks (unless --no-detect); its notes said on stderr.
   func setup(
     for song: Song, info: SoundFileInfo, library: Library, live: Bool = false,
     resume: ResumePoint? = nil
-  ) throws -> Setup {
-    var loaded: BeatMap??
-    func beatMap() throws -> BeatMap? {
-      if let loaded { return loaded }
-      let map = try library.beatMap(for: song)
-      loaded = .some(map)
-      return map
+  ) throws -> PlaySetup {
+    let noDetect = self.noDetect
+    let builder = PlanBuilder(library: library, song: song, info: info) { song in
+      try detectingBeatMap(of: song, in: library, detect: !noDetect)
     }
-    // A map the plan cannot do without: detected now if the song has none.
-    func neededBeatMap() throws -> BeatMap {
-      if let map = try beatMap() { return map }
-      let map = try detectingBeatMap(of: song, in: library, detect: !noDetect)
-      loaded = .some(map)
-      return map
-    }
-    // A range typed replaces the remembered loop; the rest of the resume point still holds.
-    let resumedLoop = givesRange ? nil : resume
-    var range: Range<Int64>
-    var chosen: Selection?
-    var label = selection.map { "selection '\($0)'" }
-    var barsText: String?
-    if let name = selection {
-      chosen = try library.selection(named: name, of: song)
-    } else if let name = resumedLoop?.selectionName {
-      // The selection the last play was of, if it is still there.
-      chosen = try? library.selection(named: name, of: song)
-    }
-    if let resumed = resumedLoop {
-      guard resumed.range.upperBound <= info.frames else {
-        throw PracticeError(
-          .usage,
-          "the remembered range \(formatTimeRange(resumed.range, sampleRate: info.sampleRate)) "
-            + "is past the end of '\(song.title)' (\(formatTime(info.duration))); play it with a range"
-        )
-      }
-      range = resumed.range
-      label = resumed.label
-      barsText = resumed.bars
-    } else if selection != nil, let selection = chosen {
-      let map = try beatMap()
-      do {
-        range = try selection.span.frames(beatMap: map)
-      } catch let error as PracticeError {
-        throw PracticeError(
-          .usage,
-          "selection '\(selection.name)' (\(selection.span)) cannot be played: \(error.message)")
-      }
-      if case .bars(let bars) = selection.span { barsText = "\(bars)" }
-    } else if let bars, let text = BarRangeText(parsing: bars) {
-      let map = try neededBeatMap()
-      let closed = text.closed(lastBar: map.lastBar)
-      range = try map.frames(of: closed)
-      label = closed.label
-      barsText = "\(closed)"
-    } else {
-      range = try resolveTimeRange(
-        from: from.flatMap(parseTime), to: to.flatMap { $0 == "end" ? nil : parseTime($0) },
-        sampleRate: info.sampleRate, frames: info.frames)
-    }
-    var settings = PracticeSettings.none
-    if let chosen { settings = try library.practice(of: chosen).settings }
-    if let resumed = resume {
-      settings = settings.overridden(
-        by: PracticeSettings(
-          speed: resumed.speed, transpose: resumed.transpose, volume: resumed.volume))
-    }
-    settings = settings.overridden(by: given)
-    // A speed (typed, or remembered by a resume) already past the trainer's target plays
-    // without the trainer: there is nothing left to ramp.
-    if given.rampTo == nil, given.step == nil, settings.problem != nil {
-      settings.rampTo = nil
-      settings.step = nil
-    }
-    if let problem = settings.problem { throw PracticeError(.usage, problem) }
-    let speed = settings.speed ?? .normal
-    let countIn = settings.countIn ?? 0
-    let click = settings.click ?? false
-    let passes: Passes =
-      loop
-      ? .endless
-      : repeatCount.map { .count($0) }
-        ?? (resumedLoop.map { $0.passesLeft.map { .count($0) } ?? .endless } ?? .count(1))
-    var plan = PlaybackPlan(
-      range: range, passes: passes, volume: settings.volume ?? .unity, sampleRate: info.sampleRate)
-    if let resume { plan.startOffset = resume.startFrame(in: range) - range.lowerBound }
-    let gapSpec = settings.gap.flatMap(PracticeSettings.parseGap)
-    if countIn > 0 || click || gapSpec?.bars != nil {
-      let map = try neededBeatMap()
-      if countIn > 0 || click || live {
-        plan.clicks = ClickPlan(
-          beatMap: map, range: range, speed: speed, countInBars: countIn, click: click,
-          gapBars: gapSpec?.bars ?? 0, volume: clickVolume)
-      }
-      if let bars = gapSpec?.bars {
-        plan.gap = .bars(count: bars, barFrames: ClickPlan.barFrames(beatMap: map, range: range))
-      }
-    }
-    if let seconds = gapSpec?.seconds { plan.gap = .seconds(seconds) }
-    if let rampTo = settings.rampTo, let step = settings.step {
-      plan.ramp = PlaybackPlan.Ramp(target: rampTo, step: step, every: settings.every ?? 1)
-    }
-    if live, !(countIn > 0 || click || gapSpec?.bars != nil), let map = try beatMap() {
-      plan.clicks = ClickPlan(
-        beatMap: map, range: range, speed: speed, countInBars: 0, click: false, volume: clickVolume)
-    }
-    plan.speed = speed
-    plan.transpose = settings.transpose ?? 0
-    if let key {
-      plan.transpose = Double(try transposition(of: song, to: try parseKey(key), in: library))
-    }
-    plan.quality = quality
-    plan.filter = try partFilter()
-    if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
-      Terminal.warning("'\(song.title)' is mono: --channel and --centre-cut have nothing to do")
-      plan.filter.channel = .both
-      plan.filter.centreCut = 0
-    }
-    return Setup(
-      plan: plan, beatMap: loaded ?? nil, selection: chosen, label: label, bars: barsText)
+    let setup = try builder.build(
+      try request(for: song, library: library, live: live, resume: resume))
+    for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
+    return setup
+  }
+}
+
+/// A plan's note, worded with the options the player types.
+func words(for note: PlayNote, song: Song) -> String {
+  switch note {
+  case .monoHasNoChannels:
+    return "'\(song.title)' is mono: --channel and --centre-cut have nothing to do"
   }
 }
 

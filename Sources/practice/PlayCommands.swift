@@ -36,7 +36,10 @@ struct Play: ParsableCommand {
         Terminal.say("'\(song.title)' has not been played yet: playing from the start")
       }
     }
-    try playSong(song, library: library, playback: playback, output: output, resume: point)
+    try playSong(
+      song, library: library,
+      request: try playback.request(for: song, library: library, resume: point),
+      detect: !playback.noDetect, output: output)
     if Session.endedEarly.load(ordering: .relaxed) { throw ExitCode(65) }
   }
 }
@@ -64,7 +67,10 @@ struct ResumeCommand: ParsableCommand {
         .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`"
       )
     }
-    try playSong(song, library: library, playback: playback, output: output, resume: point)
+    try playSong(
+      song, library: library,
+      request: try playback.request(for: song, library: library, resume: point),
+      detect: !playback.noDetect, output: output)
     if Session.endedEarly.load(ordering: .relaxed) { throw ExitCode(65) }
   }
 }
@@ -94,20 +100,26 @@ struct PlayOutputOptions: ParsableArguments {
   var noScreen = false
 }
 
-/// Plays `song` as `playback` says (continuing `resume` when given), logs the play with
-/// its passes, and remembers where it stopped; says how it ended (Ctrl-C throws exit 130).
-/// A setlist passes its `heading` for the status line and its own keys (`extraKey`).
+/// Plays `song` as `request` asks (a beat map it needs and lacks detected when `detect`),
+/// logs the play with its passes, and remembers where it stopped; says how it ended
+/// (Ctrl-C throws exit 130). A setlist passes its `heading` for the status line and its
+/// own keys (`extraKey`).
 @discardableResult
 func playSong(
-  _ song: Song, library: Library, playback: PlaybackOptions, output: PlayOutputOptions,
-  resume: ResumePoint?, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
+  _ song: Song, library: Library, request: PlayRequest, detect: Bool,
+  output: PlayOutputOptions, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
 ) throws -> LiveSession.Ending {
   let file = try song.openAudio()
   // Keys when stdin is a terminal, a status line when stderr is one.
   let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
   let status = isatty(STDERR_FILENO) == 1
-  let setup = try playback.setup(
-    for: song, info: file.info, library: library, live: keys || status, resume: resume)
+  var request = request
+  request.live = keys || status
+  let builder = PlanBuilder(library: library, song: song, info: file.info) { song in
+    try detectingBeatMap(of: song, in: library, detect: detect)
+  }
+  let setup = try builder.build(request)
+  for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
   let plan = setup.plan
   let rate = file.info.sampleRate
   let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
@@ -117,34 +129,28 @@ func playSong(
   let sink = try PCMDevice(
     name: name, sampleRate: rate, channels: file.info.channels,
     encoding: .lossless(forBitDepth: file.info.bitDepth),
-    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200)
+    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200,
+    openAdvice: playbackDeviceAdvice)
   let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
+  let session = PracticeSession(
+    song: song, library: library, setup: setup, engine: engine, info: file.info)
+  let live = keys || status
   let from =
     plan.startOffset > 0
     ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
   Terminal.say(
     "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
-  var log = PlayLog(song: song, plan: plan, selection: setup.selection, bars: setup.bars)
-  var tracker = PlayTracker(sampleRate: rate, totalFrames: file.info.frames)
-  var session: LiveSession?
   let report: PlaybackReport
   let ending: LiveSession.Ending
   do {
-    if keys || status {
+    if live {
       let screen =
         status && !output.noScreen
         ? try playerScreen(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
-      let live = LiveSession(
-        engine: engine, song: song, library: library, beatMap: setup.beatMap, info: file.info,
-        label: setup.label, keys: keys, status: status, screen: screen)
-      live.heading = heading
-      live.extraKey = extraKey
-      session = live
-      (report, ending) = try live.run()
-      tracker = live.tracker
-      log.transpose = live.transpose
-      log.slowest = tracker.slowest ?? plan.speed
-      log.fastest = tracker.fastest ?? plan.speed
+      let steering = LiveSession(session: session, keys: keys, status: status, screen: screen)
+      steering.heading = heading
+      steering.extraKey = extraKey
+      (report, ending) = try steering.run()
       Session.report(report, engine: engine, song: song, file: file)
     } else {
       // Bar and beat at the range start, for JSON progress; the beat map is read only if
@@ -163,25 +169,22 @@ func playSong(
         let beat = map?.beatIndex(at: start).map { map!.beats[$0] }
         announcer.firstPassStart = (beat?.bar, beat?.beat, Double(start) / Double(rate))
       }
+      var tracker = session.tracker
       report = try Session.run(
         engine, song: song, file: file, announcer: announcer, tracker: &tracker)
+      session.take(tracker)
       ending = report.interrupted ? .interrupted : .completed
-      log.speedsOfPasses(max(1, engine.passesStarted.load(ordering: .relaxed)))
     }
   } catch {
     let passes = engine.passesEnded.load(ordering: .relaxed)
     let written = engine.framesWritten.load(ordering: .relaxed)
-    log.passRecords = tracker.passes(completed: passes) { plan.speed(forPass: $0 - 1) }
-    log.write(
-      to: library, outcome: .failed, passes: passes,
-      heard: tracker.heardSeconds(
-        written: written, interrupted: true,
-        firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-        endNanoseconds: monotonicNanoseconds()),
-      written: written, sampleRate: rate)
-    remember(
-      song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
-      completed: passes, finished: false, progress: nil)
+    let heard = session.tracker.heardSeconds(
+      written: written, interrupted: true,
+      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+      endNanoseconds: monotonicNanoseconds(), audibleClock: sink.hasAudibleClock)
+    keepBooks(
+      session, outcome: .failed, completed: passes, heard: heard, written: written, live: live,
+      finished: false, progress: nil)
     throw error
   }
   let ended = monotonicNanoseconds()
@@ -191,22 +194,52 @@ func playSong(
     case .stopped: .stopped
     case .interrupted: .interrupted
     }
-  log.passRecords = tracker.passes(completed: report.passesCompleted) {
-    session?.speed ?? plan.speed(forPass: $0 - 1)
-  }
-  log.write(
-    to: library, outcome: outcome, passes: report.passesCompleted,
-    heard: tracker.heardSeconds(
-      written: report.framesWritten, interrupted: report.interrupted,
-      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-      endNanoseconds: report.interrupted ? (tracker.endEvent?.nanoseconds ?? ended) : ended),
-    written: report.framesWritten, sampleRate: rate)
-  remember(
-    song, library: library, setup: setup, tracker: tracker, session: session, engine: engine,
-    completed: report.passesCompleted, finished: !report.interrupted,
-    progress: output.progress == .json && !keys && !status ? output.progress : nil)
+  // A device with no audible clock (ALSA's null PCM, or one that took the audio faster
+  // than real time) is credited no time heard; the play, its passes and the audio played
+  // are logged.
+  let heard = session.tracker.heardSeconds(
+    written: report.framesWritten, interrupted: report.interrupted,
+    firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+    endNanoseconds: report.interrupted ? (session.tracker.endEvent?.nanoseconds ?? ended) : ended,
+    audibleClock: sink.hasAudibleClock)
+  keepBooks(
+    session, outcome: outcome, completed: report.passesCompleted, heard: heard,
+    written: report.framesWritten, live: live, finished: !report.interrupted,
+    progress: output.progress == .json && !live ? output.progress : nil)
   if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
   return ending
+}
+
+/// Writes the session's log rows and remembers where it stopped, for `--resume` (a library
+/// that cannot take them costs a warning, not the play); with `--progress json`, says
+/// where it stopped on stderr as a `stopped` object.
+private func keepBooks(
+  _ session: PracticeSession, outcome: PlayOutcome, completed: Int, heard: Double,
+  written: Int64, live: Bool, finished: Bool, progress: ProgressFormat?
+) {
+  let entries = session.logEntries(
+    outcome: outcome, completed: completed, heard: heard, written: written, live: live)
+  bestEffort("this play was not logged") {
+    for entry in entries { try session.library.log(entry) }
+  }
+  guard let point = session.resumePoint(completed: completed, finished: finished, live: live)
+  else { return }
+  bestEffort("where this play stopped was not remembered") { try session.library.remember(point) }
+  if let progress, progress == .json {
+    let song = session.song
+    let map = session.setup.beatMap ?? (try? session.library.beatMap(for: song)) ?? nil
+    let frame = point.frame
+    // A finished play: the bar and beat of the last frame heard.
+    let beat = map?.beatIndex(at: finished ? max(point.range.lowerBound, frame - 1) : frame)
+      .map { map!.beats[$0] }
+    var out = JSONWriter(escapesTerminalControls: true)
+    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
+    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
+    out.raw(
+      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
+    )
+    Terminal.say(out.text)
+  }
 }
 
 /// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
@@ -226,104 +259,14 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
   return PlayerScreen(content: content, loop: loop)
 }
 
-/// Remembers where the play stopped, for `--resume` (a warning if the library cannot take
-/// it); with `--progress json`, says so on stderr as a `stopped` object.
-private func remember(
-  _ song: Song, library: Library, setup: PlaybackOptions.Setup, tracker: PlayTracker,
-  session: LiveSession?, engine: PlaybackEngine, completed: Int, finished: Bool,
-  progress: ProgressFormat?
-) {
-  guard let songID = song.id else { return }
-  let plan = setup.plan
-  let range = session?.loopRange ?? plan.range
-  let frame =
-    finished
-    ? range.upperBound
-    : (tracker.stoppedFrame(interrupted: true) ?? plan.range.lowerBound + plan.startOffset)
-  var passesLeft: Int?
-  if case .count(let total) = plan.passes, session?.loopChanged != true {
-    passesLeft = finished ? total : max(1, total - completed)
-  }
-  let passesStarted = max(1, engine.passesStarted.load(ordering: .relaxed))
-  let point = ResumePoint(
-    songID: songID, frame: frame, range: range,
-    label: session.map { $0.loopChanged ? $0.loopLabel : setup.label } ?? setup.label,
-    bars: session?.loopChanged == true ? nil : setup.bars,
-    selectionName: session?.loopChanged == true ? nil : setup.selection?.name,
-    passesLeft: passesLeft, speed: session?.speed ?? plan.speed(forPass: passesStarted - 1),
-    transpose: session?.transpose ?? plan.transpose, volume: session?.volume ?? plan.volume,
-    finished: finished, stoppedAt: Date())
-  bestEffort("where this play stopped was not remembered") { try library.remember(point) }
-  if let progress, progress == .json {
-    let map = setup.beatMap ?? (try? library.beatMap(for: song)) ?? nil
-    // A finished play: the bar and beat of the last frame heard.
-    let beat = map?.beatIndex(at: finished ? max(range.lowerBound, frame - 1) : frame)
-      .map { map!.beats[$0] }
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
-    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
-    out.raw(
-      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
-    )
-    Terminal.say(out.text)
-  }
-}
-
 /// Runs `body`; a failure costs a warning (`what: why`), not the play.
 private func bestEffort(_ what: String, _ body: () throws -> Void) {
   do {
     try body()
   } catch let failure as any PracticeFailure {
-    Terminal.warning("\(what): \(failure.description)")
+    Terminal.warning("\(what): \(worded(failure))")
   } catch {
     Terminal.warning("\(what): \(error)")
-  }
-}
-
-/// The practice-log row a play writes when it ends, however it ends.
-struct PlayLog {
-  let song: Song
-  let plan: PlaybackPlan
-  let selection: Selection?
-  let bars: String?
-  let started = Date()
-  var slowest: Speed
-  var fastest: Speed
-  var passRecords: [PassRecord] = []
-  /// Semitones: the plan's, or where the keys left it.
-  var transpose: Double
-
-  init(song: Song, plan: PlaybackPlan, selection: Selection?, bars: String?) {
-    self.song = song
-    self.plan = plan
-    self.selection = selection
-    self.bars = bars
-    slowest = plan.speed
-    fastest = plan.speed
-    transpose = plan.transpose
-  }
-
-  /// The slowest and fastest of the first `passes` passes (the trainer's steps).
-  mutating func speedsOfPasses(_ passes: Int) {
-    let speeds = (0..<passes).map { plan.speed(forPass: $0).rate }
-    slowest = Speed(clamping: speeds.min() ?? plan.speed.rate)
-    fastest = Speed(clamping: speeds.max() ?? plan.speed.rate)
-  }
-
-  /// Writes the row; a library that cannot take it costs a warning, not the play.
-  func write(
-    to library: Library, outcome: PlayOutcome, passes: Int, heard: Double, written: Int64,
-    sampleRate: Int
-  ) {
-    guard let songID = song.id else { return }
-    var entry = PracticeEntry(
-      songID: songID, selectionID: selection?.id, selectionName: selection?.name, bars: bars,
-      range: plan.range, slowest: slowest, fastest: fastest, passes: passes,
-      startedAt: started, endedAt: Date(), duration: heard, outcome: outcome)
-    entry.passRecords = passRecords
-    entry.transpose = transpose
-    entry.played = Double(written) / Double(sampleRate)
-    bestEffort("this play was not logged") { try library.log(entry) }
   }
 }
 
@@ -365,6 +308,10 @@ struct Render: ParsableCommand {
       sampleRate: file.info.sampleRate, path: output)
     let setup = try playback.setup(for: song, info: file.info, library: library)
     let plan = setup.plan
+    if plan.passes == .endless {
+      throw PracticeError(
+        .usage, "\(setup.label ?? "the range") loops until stopped; render it with --repeat N")
+    }
     let target = SongScanner.absolutePath(output)
     if target == song.path {
       throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")

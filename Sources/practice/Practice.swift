@@ -47,7 +47,7 @@ struct Practice: ParsableCommand {
     } catch let failure as any PracticeFailure {
       LibraryOptions.undoFirstUse()
       LibraryOptions.closeAll()
-      Terminal.error(failure.description)
+      Terminal.error(worded(failure))
       Foundation.exit(ExitStatus.code(for: failure.category))
     } catch let code as ExitCode {
       // A command that chose its exit status (130 after a clean stop) has said its piece.

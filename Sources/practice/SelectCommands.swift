@@ -196,7 +196,13 @@ struct SelectList: ParsableCommand {
     var rows: [[String]] = []
     var out = JSONWriter(escapesTerminalControls: true)
     out.raw("[")
-    for (i, selection) in try library.selections(of: only).enumerated() {
+    let selections = try library.selections(of: only)
+    if selections.isEmpty {
+      Terminal.say(
+        (only.map { "'\($0.title)' has no selections" } ?? "no selections yet")
+          + "; `practice select add SONG NAME --bars 9-16`")
+    }
+    for (i, selection) in selections.enumerated() {
       if songs[selection.songID] == nil {
         songs[selection.songID] = try library.song(id: selection.songID)
       }
@@ -262,7 +268,7 @@ struct SelectShow: ParsableCommand {
     let practice = try library.practice(of: selection)
     Terminal.lines(
       fields.map { "\($0.0) \($0.1)" } + [
-        "settings \(practice.settings.options.joined(separator: " "))",
+        "settings \(options(of: practice.settings).joined(separator: " "))",
         "goal \(try practice.goal.map { try describe($0, of: selection, library: library) } ?? "")",
       ])
   }
@@ -327,7 +333,7 @@ struct SelectSet: ParsableCommand {
     }
     if !clear && goal == nil && settings.given.isEmpty {
       throw ValidationError(
-        "say what to set: --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
+        "say what to set: --repeat or --loop, --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
       )
     }
   }
@@ -336,7 +342,7 @@ struct SelectSet: ParsableCommand {
     let (library, song, selection) = try target.resolve()
     var practice = clear ? SelectionPractice() : try library.practice(of: selection)
     practice.settings = practice.settings.overridden(by: settings.given)
-    if let problem = practice.settings.problem { throw PracticeError(.usage, problem) }
+    if let problem = practice.settings.problem { throw problem }
     if let text = goal, let goal = PracticeGoal(parsing: text) {
       if case .tempo = goal {
         guard try library.beatMap(for: song) != nil else { throw noBeatMap(song) }
@@ -356,7 +362,7 @@ struct SelectSet: ParsableCommand {
       practice.goal = goal
     }
     try library.setPractice(practice, of: selection)
-    let options = practice.settings.options.joined(separator: " ")
+    let options = options(of: practice.settings).joined(separator: " ")
     Terminal.say(
       "'\(song.title)': selection '\(selection.name)' plays with "
         + (options.isEmpty ? "no settings of its own" : options)
@@ -396,7 +402,12 @@ func transformSelection(
       throw PracticeError(.usage, noLongerFits(selection, range, song: song, map: map) + " first")
     }
   }
-  selection.span = try transform(selection, song, map)
+  do {
+    selection.span = try transform(selection, song, map)
+  } catch let error as RangeError {
+    // The bars were the selection's, not a --bars the player typed.
+    throw PracticeError(.usage, "selection '\(selection.name)' cannot be so: \(error.description)")
+  }
   try library.updateSelection(selection)
   Terminal.say(
     "'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)"

@@ -49,7 +49,7 @@ func transposition(of song: Song, to target: MusicalKey, in library: Library) th
 struct SetDetails: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "set",
-    abstract: "Set what a band keeps with a song: key, tempo, a note, tags.",
+    abstract: "Set what a band keeps with a song: title, artist, key, tempo, a note, tags.",
     discussion: """
       Prints the song's details as `key value` lines afterwards. Without --bpm, the tempo \
       shown by `show` and `list` is the beat map's median tempo. Tags are matched \
@@ -58,6 +58,10 @@ struct SetDetails: ParsableCommand {
 
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @Option(help: ArgumentHelp("The song's title (kept when its tags are read again).", valueName: "title"))
+  var title: String?
+  @Option(help: ArgumentHelp("The song's artist (empty: none).", valueName: "artist"))
+  var artist: String?
   @Option(help: ArgumentHelp("The song's key: Am, F#, Bb, C#m.", valueName: "key")) var key: String?
   @Option(
     parsing: .unconditional,
@@ -82,6 +86,8 @@ struct SetDetails: ParsableCommand {
         "--bpm \(formatNumber(bpm)): must be \(Int(SongDetails.bpmRange.lowerBound))-\(Int(SongDetails.bpmRange.upperBound)) beats per minute"
       )
     }
+    try refuseTypedText("the title", title.map { [$0] } ?? [])
+    try refuseTypedText("the artist", artist.map { [$0] } ?? [], blankAllowed: true)
     try refuseTypedText("the note", note.map { [$0] } ?? [])
     try refuseTypedText("the tag", tag + untag)
     for (given, clear, name) in [
@@ -94,7 +100,13 @@ struct SetDetails: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    let song = try library.resolve(song)
+    var song = try library.resolve(song)
+    if title != nil || artist != nil {
+      let before = song.title
+      song = try library.rename(song, title: title, artist: artist)
+      Terminal.say(
+        "'\(before)' is now '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? ""))
+    }
     var change = SongDetailsChange()
     if let key { change.key = .some(try parseKey(key)) } else if clearKey { change.key = .some(nil) }
     if let bpm { change.bpm = .some(bpm) } else if clearBPM { change.bpm = .some(nil) }

@@ -144,8 +144,10 @@ struct SetlistList: ParsableCommand {
   @OptionGroup var library: LibraryOptions
 
   func run() throws {
+    let setlists = try library.open().setlists()
+    if setlists.isEmpty { Terminal.say("no setlists yet; `practice setlist new NAME`") }
     Table.setlists(
-      try library.open().setlists().map { [$0.name, "\($0.entries.count)", $0.updatedAt] }
+      setlists.map { [$0.name, "\($0.entries.count)", $0.updatedAt] }
     ).print()
   }
 }
@@ -156,8 +158,9 @@ struct SetlistShow: ParsableCommand {
     abstract:
       "Show a setlist: position, song id, title, selection, key, transpose, speed, repeats, note (tab-separated when piped).",
     discussion: """
-      The key is the entry's (--key) or else the song's (`set --key`, else the one \
-      `chords detect` found); the tempo column is not printed here (see `practice show`).
+      The key is the one played: the entry's (--key), else the song's (`set --key`, else the \
+      one `chords detect` found) moved by the entry's transpose; the tempo column is not \
+      printed here (see `practice show`).
       """)
   @OptionGroup var setlist: SetlistName
   @Flag(help: "Print a JSON object instead.") var json = false
@@ -167,7 +170,7 @@ struct SetlistShow: ParsableCommand {
     let rows = lines.enumerated().map { index, line in
       SetlistRow(
         position: index + 1, entry: line.entry, title: line.title, artist: line.artist,
-        key: line.entry.key ?? line.songKey)
+        key: line.entry.keyPlayed(songKey: line.songKey))
     }
     if json {
       Terminal.data(SetlistRow.json(name: name, rows) + "\n")
@@ -273,8 +276,8 @@ struct SetlistPrint: ParsableCommand {
     commandName: "print",
     abstract: "Write a setlist to read from a music stand: .pdf, .txt or .md.",
     discussion: """
-      One song a line: position, title, key, tempo and notes. The key is the entry's or \
-      the song's; the tempo is the song's (set with `practice set --bpm`, else its beat \
+      One song a line: position, title, key, tempo and notes. The key is the one played \
+      (the entry's, else the song's moved by the entry's transpose); the tempo is the song's (set with `practice set --bpm`, else its beat \
       map's) times the entry's speed; the notes are the entry's and the song's. A PDF is \
       drawn with cairo in large type on A4 or Letter paper (--paper), as many pages as it \
       takes.
@@ -308,7 +311,7 @@ struct SetlistPrint: ParsableCommand {
       lines.append(
         StandLine(
           position: "\(index + 1).", title: Terminal.escaped(title),
-          key: (entry.key ?? own.key)?.description ?? "", tempo: tempo,
+          key: entry.keyPlayed(songKey: own.key)?.description ?? "", tempo: tempo,
           notes: Terminal.escaped(notes.joined(separator: "; "))))
     }
     switch (output as NSString).pathExtension.lowercased() {

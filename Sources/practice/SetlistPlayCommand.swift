@@ -3,8 +3,9 @@ import CPlatform
 import Foundation
 import PracticeCore
 
-/// `practice setlist play`: the entries in order, each through `playSong` (the engine, log,
-/// resume points, keys and status line of `play`), with what the entry changes for it.
+/// `practice setlist play`: the entries in order (`SetlistRunner`), each through `playSong`
+/// (the engine, log, resume points, keys and status line of `play`) with the request the
+/// entry makes.
 struct SetlistPlay: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "play",
@@ -61,43 +62,35 @@ struct SetlistPlay: ParsableCommand {
     }
   }
 
-  /// Where to go after an entry, from a key.
-  private enum Move { case next, previous, quit }
-
   func run() throws {
     let library = try setlist.library.open()
     let found = try library.setlist(named: setlist.name)
-    let entries = found.entries
-    guard !entries.isEmpty else {
+    var runner: SetlistRunner
+    do {
+      runner = try SetlistRunner(found, from: from, countIn: countIn)
+    } catch .empty {
       throw PracticeError(
-        .missingInput,
-        "setlist '\(found.name)' is empty; add songs with `practice setlist add`")
-    }
-    guard from <= entries.count else {
+        .missingInput, "setlist '\(found.name)' is empty; add songs with `practice setlist add`")
+    } catch .noSuchPosition(let position, let count) {
       throw PracticeError(
-        .usage,
-        "--from \(from): setlist '\(found.name)' has \(entryCount(entries.count))")
+        .usage, "--from \(position): setlist '\(found.name)' has \(entryCount(count))")
     }
     let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
     let pauseSeconds = pause.flatMap(SetlistPlay.parsePause) ?? 0
-    var failed: [(position: Int, failure: any PracticeFailure)] = []
-    var index = from - 1
-    var played = 0
-    while index < entries.count {
-      let entry = entries[index]
-      let position = index + 1
-      var move: Move?
-      var heading = "\(position)/\(entries.count)"
+    let count = runner.entries.count
+    while let entry = runner.current {
+      var move: SetlistRunner.Move?
+      var heading = "\(runner.position)/\(count)"
       do {
         guard let song = try library.song(id: entry.songID) else {
           throw PracticeError(.missingInput, "song \(entry.songID) is no longer in the library")
         }
         heading += " '\(song.title)'" + (entry.selection.map { " — \($0)" } ?? "")
         Terminal.say(heading)
-        let playback = try options(for: entry)
+        // Never a beat map detected in the middle of a setlist.
         let ending = try playSong(
-          song, library: library, playback: playback, output: output, resume: nil,
-          heading: heading,
+          song, library: library, request: runner.request(for: entry), detect: false,
+          output: output, heading: heading,
           extraKey: keys
             ? { key in
               switch key {
@@ -108,70 +101,35 @@ struct SetlistPlay: ParsableCommand {
               }
               return true
             } : nil)
-        played += 1
         if ending == .stopped && move == nil { move = .quit }
+        let ended = move == nil
+        runner.played(move: move)
+        // Between two entries that ran their course: the pause, or a key.
+        guard ended, !runner.isDone, wait || pauseSeconds > 0 else { continue }
+        runner.afterPause(
+          try between(
+            seconds: wait ? nil : pauseSeconds, keys: keys, next: "\(runner.position)/\(count)"))
       } catch let failure as any PracticeFailure
         where [.missingInput, .badData, .usage].contains(failure.category)
       {
-        Terminal.warning("\(heading): \(failure.description); skipped")
-        failed.append((position, failure))
-        if move == nil { move = .next }  // no pause after an entry not played
-      }
-      switch move {
-      case .quit?:
-        index = entries.count
-        continue
-      case .previous?:
-        index = max(0, index - 1)
-        continue
-      case .next?:
-        index += 1
-        continue
-      case nil:
-        index += 1
-      }
-      // Between two entries: the pause, or a key.
-      guard index < entries.count, wait || pauseSeconds > 0 else { continue }
-      switch try between(
-        seconds: wait ? nil : pauseSeconds, keys: keys,
-        next: "\(index + 1)/\(entries.count)")
-      {
-      case .next?, nil: break
-      case .previous?: index -= 1  // the entry just played, again
-      case .quit?: index = entries.count
+        Terminal.warning("\(heading): \(worded(failure)); skipped")
+        runner.failed(failure, move: move)  // no pause after an entry not played
       }
     }
-    if let first = failed.first {
-      let positions = failed.map { "\($0.position)" }.joined(separator: ", ")
+    if let first = runner.failures.first {
+      let positions = runner.failures.map { "\($0.position)" }.joined(separator: ", ")
       throw PracticeError(
         first.failure.category,
-        "setlist '\(found.name)': \(failed.count) of the entries could not be played "
+        "setlist '\(found.name)': \(runner.failures.count) of the entries could not be played "
           + "(\(positions)); the warnings above say why")
     }
-    Terminal.say("setlist '\(found.name)': played \(entryCount(played))")
-  }
-
-  /// The `play` options an entry stands for: its selection, transpose, speed and repeats,
-  /// the count-in asked for here; never a beat map detected in the middle of a setlist.
-  func options(for entry: SetlistEntry) throws -> PlaybackOptions {
-    var arguments = ["--no-detect"]
-    if let selection = entry.selection { arguments += ["--select", selection] }
-    if let transpose = entry.transpose { arguments += ["--transpose", "\(transpose)"] }
-    if let speed = entry.speed { arguments += ["--speed", "\(speed)"] }
-    if let repeats = entry.repeats { arguments += ["--repeat", "\(repeats)"] }
-    if let countIn { arguments += ["--count-in", "\(countIn)"] }
-    do {
-      return try PlaybackOptions.parse(arguments)
-    } catch {
-      throw PracticeError(
-        .usage, "this entry cannot be played (\(PlaybackOptions.message(for: error)))")
-    }
+    Terminal.say("setlist '\(found.name)': played \(entryCount(runner.played))")
   }
 
   /// The pause between entries (`seconds`; nil: until a key or, when stdin is not a
   /// terminal, a line). At a terminal, n ends it, p goes back, q stops; Ctrl-C stops the
   /// setlist (exit 130).
-  private func between(seconds: Double?, keys: Bool, next: String) throws -> Move? {
+  private func between(seconds: Double?, keys: Bool, next: String) throws -> SetlistRunner.Move? {
     let status = isatty(STDERR_FILENO) == 1
     let until = seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
     let what = seconds.map { "pause \(String(format: "%g", $0)) s" } ?? "waiting for a key"
@@ -185,7 +143,7 @@ struct SetlistPlay: ParsableCommand {
       if keys { practice_terminal_restore() }
     }
     let stop = Stop()
-    let move: Move? = Session.withSignals(stop: { stop.set() }) { signalled in
+    let move: SetlistRunner.Move? = Session.withSignals(stop: { stop.set() }) { signalled in
       var reader = KeyReader()
       while !signalled() {
         if let until, monotonicNanoseconds() >= until { return nil }

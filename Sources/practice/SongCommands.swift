@@ -51,7 +51,7 @@ struct Add: ParsableCommand {
         if targets.count == 1 { throw failure }
         bar?.clear()
         measureBar?.clear()
-        Terminal.error(failure.description)
+        Terminal.error(worded(failure))
         refused.append(failure)
       })
     bar?.clear()
@@ -94,6 +94,10 @@ struct List: ParsableCommand {
       songs = songs.filter { tagged.contains($0.id ?? 0) }
     }
     let details = try library.allDetails()
+    if songs.isEmpty {
+      Terminal.say(
+        tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
+    }
     if json {
       Terminal.data(SongJSON.array(songs, details: details) + "\n")
     } else {

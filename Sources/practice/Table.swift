@@ -13,11 +13,15 @@ struct Table {
     var header: String
     var alignment: Alignment = .left
     var cut: Cut = .never
+    /// When the table is too wide even with its columns cut: columns with a drop rank are
+    /// left out, the highest rank first; 0 is never left out.
+    var drop = 0
 
-    init(_ header: String, _ alignment: Alignment = .left, cut: Cut = .never) {
+    init(_ header: String, _ alignment: Alignment = .left, cut: Cut = .never, drop: Int = 0) {
       self.header = header
       self.alignment = alignment
       self.cut = cut
+      self.drop = drop
     }
   }
 
@@ -38,10 +42,31 @@ struct Table {
   }
 
   /// The table's lines for a terminal `width` columns wide: the header, then one line per
-  /// row, with no trailing spaces. Cells stay raw (the door escapes each line); they are
-  /// measured and cut as the door will show them. Rows shorter than the header leave their
-  /// last cells empty.
+  /// row, with no trailing spaces, never wider than `width` (a line that wraps breaks the
+  /// columns): the widest cuttable columns are cut first, then columns are left out by
+  /// their drop rank, and a line still too wide is cut at the edge. Cells stay raw (the
+  /// door escapes each line); they are measured and cut as the door will show them. Rows
+  /// shorter than the header leave their last cells empty.
   func layout(width: Int) -> [String] {
+    var table = self
+    var lines = table.fitted(width: width)
+    while lines.contains(where: { DisplayWidth.shown($0) > width }),
+      let rank = table.columns.map(\.drop).max(), rank > 0,
+      let column = table.columns.lastIndex(where: { $0.drop == rank })
+    {
+      table.columns.remove(at: column)
+      table.rows = table.rows.map { row in
+        var row = row
+        if column < row.count { row.remove(at: column) }
+        return row
+      }
+      lines = table.fitted(width: width)
+    }
+    return lines.map { DisplayWidth.fit($0, width: width, cut: .end) }
+  }
+
+  /// The lines with the cuttable columns narrowed towards `width`.
+  private func fitted(width: Int) -> [String] {
     let count = max(columns.count, rows.map(\.count).max() ?? 0)
     let headers = (0..<count).map { $0 < columns.count ? columns[$0].header : "" }
     let cells = rows.map { row in (0..<count).map { $0 < row.count ? row[$0] : "" } }
@@ -154,7 +179,7 @@ extension Table {
     Table(
       columns: [
         Column("ID", .right), Column("TITLE", cut: .end), Column("ARTIST", cut: .end),
-        Column("LENGTH", .right), Column("PATH", cut: .start), Column("KEY"),
+        Column("LENGTH", .right), Column("PATH", cut: .start, drop: 1), Column("KEY"),
         Column("BPM", .right), Column("TAGS", cut: .end),
       ], rows: rows)
   }
@@ -164,7 +189,17 @@ extension Table {
     Table(
       columns: [
         Column("STARTED"), Column("SONG", cut: .end), Column("WHAT", cut: .end),
-        Column("PASSES", .right), Column("SPEED"), Column("HEARD", .right), Column("ENDED"),
+        Column("PASSES", .right), Column("SPEED"), Column("HEARD", .right),
+        Column("ENDED", drop: 1),
+      ], rows: rows)
+  }
+
+  /// `log --passes`: started, song, what, pass, speed, mark.
+  static func passes(_ rows: [[String]]) -> Table {
+    Table(
+      columns: [
+        Column("STARTED"), Column("SONG", cut: .end), Column("WHAT", cut: .end),
+        Column("PASS", .right), Column("SPEED"), Column("MARK"),
       ], rows: rows)
   }
 
@@ -173,10 +208,12 @@ extension Table {
   static func totals(_ rows: [[String]]) -> Table {
     Table(
       columns: [
-        Column("SONG", cut: .end), Column("SELECTION", cut: .end), Column("PLAYS", .right),
-        Column("PASSES", .right), Column("HEARD", .right), Column("FASTEST", .right),
-        Column("LAST PLAYED"), Column("CLEAN", .right), Column("MARKED", .right),
-        Column("GOAL"), Column("TO GOAL"), Column("DAYS", .right),
+        Column("SONG", cut: .end), Column("SELECTION", cut: .end),
+        Column("PLAYS", .right, drop: 4), Column("PASSES", .right, drop: 3),
+        Column("HEARD", .right), Column("FASTEST", .right, drop: 2),
+        Column("LAST PLAYED", drop: 6), Column("CLEAN", .right),
+        Column("MARKED", .right, drop: 5), Column("GOAL"), Column("TO GOAL"),
+        Column("DAYS", .right, drop: 1),
       ], rows: rows)
   }
 
@@ -213,7 +250,7 @@ extension Table {
     Table(
       columns: [
         Column("#", .right), Column("SONG", .right), Column("TITLE", cut: .end),
-        Column("SELECTION", cut: .end), Column("KEY"), Column("TRANSPOSE", .right),
+        Column("SELECTION", cut: .end), Column("KEY"), Column("TRANSPOSE", .right, drop: 1),
         Column("SPEED", .right), Column("REPEAT", .right), Column("NOTE", cut: .end),
       ], rows: rows)
   }

@@ -69,7 +69,9 @@ struct Tune: ParsableCommand {
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
     signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, SIG_DFL) }
-    let capture = try CaptureDevice(name: name, sampleRate: 44100, maxBlockFrames: 1024)
+    let capture = try CaptureDevice(
+      name: name, sampleRate: 44100, maxBlockFrames: 1024,
+      openAdvice: "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
     let tuner = try Tuner(device: capture)
     defer { tuner.stop() }
     let keys = isatty(STDIN_FILENO) == 1
@@ -261,7 +263,7 @@ struct Tone: ParsableCommand {
     // which a busy machine does not run dry.
     let sink = try PCMDevice(
       name: name, sampleRate: Tone.sampleRate, channels: 2, encoding: .int16, maxBlockFrames: 512,
-      bufferMilliseconds: keys ? 100 : 500)
+      bufferMilliseconds: keys ? 100 : 500, openAdvice: playbackDeviceAdvice)
     let seconds = duration ?? (keys ? nil : 2)
     let player = TonePlayer(sink: sink, frequencies: frequencies, secondsEach: seconds)
     let labels = zip(notes, frequencies).map { Tone.label($0, $1) }

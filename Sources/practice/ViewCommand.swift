@@ -109,9 +109,9 @@ struct View: ParsableCommand {
       do {
         let frames = try selection.span.frames(beatMap: beatMap)
         spans.append(.init(name: selection.name, frames: frames, colour: index))
-      } catch let error as PracticeError {
+      } catch let error as any PracticeFailure {
         Terminal.warning(
-          "selection '\(selection.name)' (\(selection.span)) is not drawn: \(error.message)")
+          "selection '\(selection.name)' (\(selection.span)) is not drawn: \(error.description)")
       }
     }
     if let output {

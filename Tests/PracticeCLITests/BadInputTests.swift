@@ -376,7 +376,7 @@ extension BadInputTests {
       message: "would leave the song's bars 1-1")
     try expectFailure(
       ["select", "move", "1", "b", "--by", "1"], status: 64,
-      message: "made from times; move works on selections made with --bars")
+      message: "made from times; move works on selections made of bars")
     try expectFailure(
       ["select", "double", "1", "b"], status: 64, message: "would run past the end of the song")
     #expect(try cli.run(["select", "add", "1", "c", "--bars", "1.3-1.4"]).status == 0)

@@ -207,7 +207,7 @@ import Testing
     return String(decoding: data, as: UTF8.self)
   }
 
-  @Test func statsChartsTheHighestSpeedOfEachDay() throws {
+  @Test func statsChartsTheCleanTopSpeedOfEachDay() throws {
     _ = try prepare()
     let library = try Library(path: dir.file("lib.sqlite"))
     let solo = try library.selection(named: "solo", of: try #require(try library.song(id: 1)))
@@ -217,19 +217,25 @@ import Testing
       (0, 0.6, true), (0, 0.7, true), (2, 0.85, true), (1, 0.9, false),
     ] {
       let start = noon.addingTimeInterval(Double(day) * 86_400 + speed)
-      try library.log(
-        PracticeEntry(
-          songID: 1, selectionID: selection ? solo.id : nil,
-          selectionName: selection ? "solo" : nil, bars: "9-12", range: 128_000..<192_000,
-          slowest: Speed(clamping: speed), fastest: Speed(clamping: speed), passes: 2,
-          startedAt: start, endedAt: start.addingTimeInterval(30), duration: 30,
-          outcome: .completed))
+      var entry = PracticeEntry(
+        songID: 1, selectionID: selection ? solo.id : nil,
+        selectionName: selection ? "solo" : nil, bars: "9-12", range: 128_000..<192_000,
+        slowest: Speed(clamping: speed), fastest: Speed(clamping: 1.2), passes: 2,
+        startedAt: start, endedAt: start.addingTimeInterval(30), duration: 30,
+        outcome: .completed)
+      // The chart takes the clean pass, not the faster flubbed one.
+      entry.passRecords = [
+        PassRecord(pass: 1, speed: Speed(clamping: speed), mark: .clean),
+        PassRecord(pass: 2, speed: Speed(clamping: 1.2), mark: .flubbed),
+      ]
+      try library.log(entry)
     }
     let path = dir.file("progress.png")
     let result = try cli.run(["stats", "1", "-o", path])
     #expect(result.status == 0, "\(result.stderr)")
     let content = ProgressChartContent(
-      title: "Étude", artist: "Anon", entries: try library.practiceLog(of: nil, since: nil),
+      title: "Étude", artist: "Anon",
+      entries: try library.practiceLog(of: nil, since: nil, passes: true),
       selectionNames: ["verse", "solo"])  // song order, as `stats -o` takes them
     #expect(content.days == 3)
     #expect(content.series.map(\.name) == ["solo", "other plays"])

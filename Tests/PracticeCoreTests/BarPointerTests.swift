@@ -36,7 +36,7 @@ import Testing
     let (observed, truth) = try observations(piece)
     let decoded = try #require(
       BarPointer.decode(
-        observed, patterns: [pattern(3), pattern(4)], meters: BarPointer.Meter.all, minBPM: 50,
+        observed, patterns: [pattern(3), pattern(4)], meters: BarPointer.BarShape.all, minBPM: 50,
         maxBPM: 220))
     #expect(decoded.meter == .init(beats: 4, triple: false))
     let times = decoded.beats.map { Double($0) / BarPointer.frameRate }
@@ -70,7 +70,7 @@ import Testing
     let near = [Double](repeating: 2 * 50 * 60 / 112.0, count: observed.count)
     let decoded = try #require(
       BarPointer.decode(
-        observed, patterns: [pattern(2)], meters: BarPointer.Meter.all, minBPM: 30, maxBPM: 220,
+        observed, patterns: [pattern(2)], meters: BarPointer.BarShape.all, minBPM: 30, maxBPM: 220,
         near: near))
     #expect(decoded.periods.allSatisfy { abs(Double($0) / near[0] - 1) <= 0.25 })
   }
@@ -112,7 +112,7 @@ import Testing
         }
       }
     }
-    let meter = BarPointer.Meter(beats: m, triple: false)
+    let meter = BarPointer.BarShape(beats: m, triple: false)
     let periods = Array(14...60)
     let near = (0..<count).map { 23 + 4 * sin(Double($0) / 200) }
     for held in [nil, near] {
@@ -136,7 +136,7 @@ extension BarPointer {
   /// period), as `viterbi(likelihoods:...)` was before it ran over beats: what it must
   /// agree with.
   static func frameByFrameViterbi(
-    likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil
+    likelihoods: [Float], frames: Int, meter: BarShape, periods: [Int], near: [Double]? = nil
   ) -> Decoded? {
     let m = meter.beats
     guard frames > 2 * m * (periods.last ?? 1), !periods.isEmpty else { return nil }

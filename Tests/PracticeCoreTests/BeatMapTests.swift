@@ -94,16 +94,17 @@ import Testing
     let map = try grid(32)
     for spec in ["0", "9", "40-48", "8-9", "3.5", "2-3.5"] {
       let range = try #require(BarRange(parsing: spec), "'\(spec)' must parse to reach the map")
-      let error = try #require(throws: PracticeError.self) { try map.frames(of: range) }
+      let error = try #require(throws: RangeError.self) { try map.frames(of: range) }
       #expect(error.category == .usage, "\(spec)")
     }
     // Beat 0 does not exist: refused when parsed, before any map is asked.
     #expect(BarRange(parsing: "2-3.0") == nil)
-    let error = try #require(throws: PracticeError.self) {
-      try map.frames(of: BarRange(parsing: "40-48")!)
+    let asked = BarRange(parsing: "40-48")!
+    #expect(throws: RangeError.barNotInSong(bar: 40, range: asked, bars: "bars 1-8")) {
+      try map.frames(of: asked)
     }
-    #expect(error.message.contains("bars 1-8"))
-    #expect(throws: PracticeError.self) { try map.frames(of: BarRange(parsing: "5-4")!) }
+    let backwards = BarRange(parsing: "5-4")!
+    #expect(throws: RangeError.endsBeforeStart(backwards)) { try map.frames(of: backwards) }
   }
 
   @Test func numberedBeatsPlaceBarsAndMeterChanges() throws {
@@ -134,7 +135,9 @@ import Testing
         ], totalFrames: 100, sampleRate: 10)
     }
     #expect(throws: PracticeError.self) { try BeatMap(beats: [], totalFrames: 100, sampleRate: 10) }
-    #expect(throws: PracticeError.self) { try self.grid(4, bar1: 9) }
+    #expect(throws: BeatMapEditError.firstDownbeatPastBeats(bar1: 9, beats: 4)) {
+      try self.grid(4, bar1: 9)
+    }
   }
 }
 

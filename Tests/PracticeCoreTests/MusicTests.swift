@@ -52,8 +52,13 @@ import Testing
   }
 
   @Test func rejectsImpossibleRanges() {
-    for (from, to) in [(5.0, 4.0), (3.0, 3.0), (10.0, nil), (nil, 10.5), (11, 12)] as [(Double?, Double?)] {
-      #expect(throws: PracticeError.self) {
+    // What was wrong, as values (the CLI words them with --from and --to).
+    for (from, to, error) in [
+      (5.0, 4.0, RangeError.startNotBeforeEnd(start: 5, end: 4)),
+      (3.0, 3.0, .startNotBeforeEnd(start: 3, end: 3)), (10.0, nil, .startPastEnd(start: 10, duration: 10)),
+      (nil, 10.5, .endPastEnd(end: 10.5, duration: 10)), (11, 12, .startPastEnd(start: 11, duration: 10)),
+    ] as [(Double?, Double?, RangeError)] {
+      #expect(throws: error) {
         try resolveTimeRange(from: from, to: to, sampleRate: 100, frames: 1000)
       }
     }

@@ -28,11 +28,17 @@ import Testing
     #expect(both.speed == Speed(parsing: "80%") && both.click == false)
     #expect(both.rampTo == Speed(parsing: "100%") && both.step == 0.05)
     #expect(both.problem == nil)
-    #expect(both.options == ["--speed", "80%", "--ramp-to", "100%", "--step", "5%", "--no-click"])
     var away = both
     away.speed = Speed(parsing: "120%")
-    #expect(away.problem?.contains("moves away from --ramp-to 100%") == true)
-    #expect(PracticeSettings(rampTo: .normal).problem?.contains("go together") == true)
+    #expect(
+      away.problem
+        == .stepAwayFromTarget(step: 0.05, target: .normal, from: Speed(parsing: "120%")!))
+    #expect(PracticeSettings(step: 0.05).problem == .stepWithoutTarget(step: 0.05))
+    // A target alone steps five points towards it, up to it and one pass there.
+    let alone = PracticeSettings(speed: Speed(parsing: "80%"), rampTo: .normal)
+    #expect(alone.problem == nil && alone.rampStep == 0.05 && alone.drillPasses == 5)
+    let down = PracticeSettings(rampTo: Speed(parsing: "90%"), every: 2)
+    #expect(down.rampStep == -0.05 && down.drillPasses == 6)
     #expect(PracticeGoal(parsing: "120bpm") == .tempo(120))
     #expect(PracticeGoal(parsing: "90%") == .speed(Speed(parsing: "90%")!))
     #expect(PracticeGoal(parsing: "fast") == nil && PracticeGoal(parsing: "1000bpm") == nil)
@@ -79,6 +85,11 @@ import Testing
       tracker.heardSeconds(
         written: 999_999, interrupted: true, firstFrameNanoseconds: 2_000_000_000,
         endNanoseconds: 2_450_000_000) == 0.45)
+    // A device without an audible clock (the null PCM): nobody heard it.
+    #expect(
+      tracker.heardSeconds(
+        written: 999_999, interrupted: true, firstFrameNanoseconds: 2_000_000_000,
+        endNanoseconds: 2_450_000_000, audibleClock: false) == 0)
   }
 
   func library() throws -> (Library, Song) {

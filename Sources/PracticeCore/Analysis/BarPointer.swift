@@ -31,19 +31,20 @@ enum BarPointer {
   /// How far the beat period may stray from the one a caller holds it near, as a ratio.
   static let nearness = 1.25
 
-  /// A meter the model can decode.
-  struct Meter: Hashable, Sendable {
+  /// A bar the model can decode: its beats, and whether each beat is three (6/8) or one
+  /// (n/4). Not `Meter`, the meter of a beat map, which it is turned into.
+  struct BarShape: Hashable, Sendable {
     var beats: Int
     var triple: Bool
-    static let all: [Meter] = [2, 3, 4].flatMap {
-      [Meter(beats: $0, triple: false), Meter(beats: $0, triple: true)]
+    static let all: [BarShape] = [2, 3, 4].flatMap {
+      [BarShape(beats: $0, triple: false), BarShape(beats: $0, triple: true)]
     }
     var name: String { triple ? "\(3 * beats)/8" : "\(beats)/4" }
   }
 
   /// One meter's pattern: per cell of the bar, the mean and variance of each feature.
   struct Pattern: Sendable {
-    var meter: Meter
+    var meter: BarShape
     /// `cellsPerBeat * beats` rows of `dimensions` values.
     var mean: [Double]
     var variance: [Double]
@@ -126,7 +127,7 @@ enum BarPointer {
   /// The decoded path: each beat's frame (at `frameRate`), its place in its bar (0 for a
   /// downbeat), and the beat period at each beat, in frames.
   struct Decoded {
-    var meter: Meter
+    var meter: BarShape
     var beats: [Int]
     var positions: [Int]
     var periods: [Int]
@@ -137,7 +138,7 @@ enum BarPointer {
   /// The best path over every meter in `meters`, with beat periods between `minBPM` and
   /// `maxBPM` (of the counted beat). Nil when there are too few frames.
   static func decode(
-    _ observations: Observations, patterns: [Pattern], meters: [Meter], minBPM: Double,
+    _ observations: Observations, patterns: [Pattern], meters: [BarShape], minBPM: Double,
     maxBPM: Double, near: [Double]? = nil
   ) -> Decoded? {
     let shortest = max(2, Int((60 * frameRate / maxBPM).rounded(.down)))
@@ -207,7 +208,7 @@ enum BarPointer {
   /// `beatCell`, when given, caps the beat's first cell at that many frames, whatever the
   /// period (`activationBeatFrames`).
   static func viterbi(
-    likelihoods: [Float], frames: Int, meter: Meter, periods: [Int], near: [Double]? = nil,
+    likelihoods: [Float], frames: Int, meter: BarShape, periods: [Int], near: [Double]? = nil,
     twelfths: [Int] = Array(0...cellsPerBeat), beatCell: Int? = nil
   ) -> Decoded? {
     let m = meter.beats
@@ -384,7 +385,7 @@ extension BarPointer {
     var beats: [Int]
     /// The beat period at every analysis frame.
     var period: [Double]
-    var meter: Meter
+    var meter: BarShape
     /// The analysis frame of the first downbeat: every beat's place in its bar follows.
     var downbeat: Int
   }
@@ -423,7 +424,7 @@ extension BarPointer {
       try? text.write(toFile: path, atomically: true, encoding: .utf8)
     }
     guard mode == .bar || mode == .free, !BarPointerPatterns.all.isEmpty else { return nil }
-    var meters = Meter.all
+    var meters = BarShape.all
     if let beats = settings.beatsPerBar { meters = meters.filter { $0.beats == beats } }
     if let compound = settings.compound { meters = meters.filter { $0.triple == compound } }
     let n = novelty.count
@@ -547,7 +548,7 @@ extension BarPointer {
         beat: beat, downbeat: downbeat, beats: m, step: step, gain: gain)
       guard
         let decoded = viterbi(
-          likelihoods: values, frames: frames, meter: Meter(beats: m, triple: false),
+          likelihoods: values, frames: frames, meter: BarShape(beats: m, triple: false),
           periods: periods, twelfths: activationTwelfths, beatCell: activationBeatFrames)
       else { continue }
       if decoded.score > best?.score ?? -.infinity { best = decoded }
@@ -577,7 +578,7 @@ extension BarPointer {
     let triple =
       settings.compound ?? BeatTracker.dividesInThree(beats, novelty: novelty)
     return Tracked(
-      beats: beats, period: period, meter: Meter(beats: decoded.meter.beats, triple: triple),
+      beats: beats, period: period, meter: BarShape(beats: decoded.meter.beats, triple: triple),
       downbeat: downbeatAt)
   }
 }

@@ -113,6 +113,9 @@ public struct BeatDetection: Sendable {
 /// and keeps only about 100 small feature frames a second, so memory stays small for
 /// long files. See `BeatTracker` and `DownbeatFinder` for the method.
 public enum BeatDetector {
+  /// How a warning names detecting again within other tempo limits; the face says it with
+  /// its options.
+  public static let tempoLimitsWords = "other tempo limits"
   /// Below this, a beat is shown as doubtful (`beats show` marks it).
   public static let lowConfidence = 0.5
   /// The shortest file worth tracking.
@@ -314,7 +317,7 @@ public enum BeatDetector {
       return "the beat is unclear (the beat network hears these beats at "
         + "\(String(format: "%.2f", heard)) of 1); check the map by ear, the bars marked ? in "
         + "`beats show` first; if it counts twice or half the tempo, detect again with "
-        + "--min-bpm or --max-bpm"
+        + BeatDetector.tempoLimitsWords
     }
     guard pulseClarity < 0.15 || doubtful * 2 > beats else { return nil }
     return "the beat is unclear (pulse clarity \(String(format: "%.2f", pulseClarity)), "

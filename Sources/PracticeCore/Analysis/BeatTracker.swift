@@ -21,7 +21,7 @@ struct TrackedBeats {
   var soundsLikeNoise = false
   /// The bar pointer's meter and the index in `frames` of one of its downbeats, when it
   /// found the beats: every beat's place in its bar follows from them.
-  var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
+  var bars: (meter: BarPointer.BarShape, downbeat: Int)? = nil
   /// The beat network's downbeat probability at every analysis frame (the model `hybrid`),
   /// a cue for `DownbeatFinder`.
   var downbeatActivation: [Float]? = nil
@@ -211,7 +211,7 @@ enum BeatTracker {
     // activations (`network`), or over learned patterns near the tempo found here or freely
     // (`bar`, `free`: experiments). The default reads the beat both ways and keeps the
     // reading the network hears more.
-    var bars: (meter: BarPointer.Meter, downbeat: Int)? = nil
+    var bars: (meter: BarPointer.BarShape, downbeat: Int)? = nil
     var networkBeats = false
     // Whether the network hears the music: its own reading at least `networkHearing`.
     var networkListens = false

@@ -28,6 +28,8 @@ public struct Tap: Sendable, Equatable {
 ///
 /// The map covers the first to the last tap: nothing is extrapolated to the song's edges.
 public enum TappedBeats {
+  /// How the warnings name giving the meter; the face says it with its option.
+  public static let meterWords = "the meter given"
   /// The fewest taps that make a map.
   public static let minimumTaps = 4
   /// How far from its neighbours' tempo a tap without an onset may be before it is taken
@@ -254,7 +256,7 @@ public enum TappedBeats {
       length = counts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key ?? 4
       if marks.count < 2 {
         warnings.append(
-          "\(marks.isEmpty ? "no downbeat was" : "only one downbeat was") tapped: counting \(length) beats a bar; tap d on two or more downbeats, or give --meter")
+          "\(marks.isEmpty ? "no downbeat was" : "only one downbeat was") tapped: counting \(length) beats a bar; tap d on two or more downbeats, or give the meter")
       }
     }
     // Where each bar starts.
@@ -277,7 +279,7 @@ public enum TappedBeats {
       }
       let off = marks.filter { ($0 - first) % length != 0 }.count
       if off > 0 {
-        warnings.append("\(off) downbeat tap(s) fell off the bar lines of \(meter) counted from the first downbeat; the bars follow --meter")
+        warnings.append("\(off) downbeat tap(s) fell off the bar lines of \(meter) counted from the first downbeat; the bars follow \(TappedBeats.meterWords)")
       }
     } else {
       for (j, mark) in marks.enumerated() {

@@ -31,7 +31,8 @@ public final class CaptureDevice {
   /// adds no delay, as a read returns as soon as a period arrived).
   public init(
     name: String, sampleRate: Int, maxBlockFrames: Int, periodMilliseconds: Int = 10,
-    bufferMilliseconds: Int = 200
+    bufferMilliseconds: Int = 200,
+    openAdvice: String = "check the name with `arecord -L`, or pick another device"
   ) throws {
     let agreed = try ALSASetup.open(
       name, stream: SND_PCM_STREAM_CAPTURE,
@@ -40,8 +41,7 @@ public final class CaptureDevice {
         sampleRate: UInt32(sampleRate), nearest: true,
         bufferMicroseconds: UInt32(bufferMilliseconds * 1000),
         periodMicroseconds: UInt32(periodMilliseconds * 1000)),
-      openAdvice:
-        "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
+      openAdvice: openAdvice)
     let pcm = agreed.pcm
     let rate = agreed.sampleRate
     let channelCount = agreed.channels

@@ -13,6 +13,9 @@ public final class PCMDevice: AudioSink {
   public let encoding: SampleEncoding
   /// Frames in the device's ring buffer, as negotiated.
   public let bufferFrames: Int
+  /// Whether what is written is played out at the sample rate: not ALSA's `null` PCM, which
+  /// takes audio as fast as it comes (`snd_pcm_type`), so that nobody heard it.
+  public let hasAudibleClock: Bool
   /// Underruns recovered from so far; read by the player to report them.
   public let underruns = Atomic<Int>(0)
 
@@ -24,10 +27,12 @@ public final class PCMDevice: AudioSink {
   static let maxRecoveries = 5
 
   /// Opens `name` for `channels` × `sampleRate` playback with roughly `bufferMilliseconds`
-  /// of device buffer.
+  /// of device buffer; `openAdvice` says what to do when it cannot be opened (the face
+  /// names its own way of picking another device).
   public init(
     name: String, sampleRate: Int, channels: Int, encoding: SampleEncoding,
-    maxBlockFrames: Int, bufferMilliseconds: Int = 100
+    maxBlockFrames: Int, bufferMilliseconds: Int = 100,
+    openAdvice: String = "check the name with `aplay -L`, or pick another device"
   ) throws {
     let format: snd_pcm_format_t
     switch encoding {
@@ -42,7 +47,7 @@ public final class PCMDevice: AudioSink {
         format: format, formatName: "setting the sample format", channels: UInt32(channels),
         sampleRate: UInt32(sampleRate), nearest: false, bufferMicroseconds: bufferTime,
         periodMicroseconds: bufferTime / 4),
-      openAdvice: "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE")
+      openAdvice: openAdvice)
     let pcm = agreed.pcm
     let bufferSize = snd_pcm_uframes_t(agreed.bufferFrames)
     func check(_ result: Int32, _ operation: String) throws {
@@ -65,6 +70,7 @@ public final class PCMDevice: AudioSink {
     self.encoding = encoding
     self.maxBlockFrames = maxBlockFrames
     self.bufferFrames = Int(bufferSize)
+    hasAudibleClock = snd_pcm_type(pcm) != SND_PCM_TYPE_NULL
     self.int16Buffer = .allocate(capacity: maxBlockFrames * channels)
     self.int32Buffer = .allocate(capacity: maxBlockFrames * channels)
   }

@@ -42,7 +42,8 @@ public final class TimeStretcher {
     if quality == .finer && engine < 3 {
       rubberband_delete(state)
       throw PracticeError(
-        .usage, "this Rubber Band library (engine \(engine)) has no finer (R3) engine; use --quality faster")
+        .usage, "this Rubber Band library (engine \(engine)) has no finer (R3) engine",
+        remedy: .fasterStretcher)
     }
     rubberband_set_max_process_size(state, UInt32(maxBlockFrames))
     self.state = state

@@ -1,10 +1,9 @@
 import Foundation
 
 /// What `stats SONG -o` draws: for each selection practised (and the plays that were not of
-/// a selection), the highest speed of each day it was played, from the practice log.
-///
-/// The log keeps the fastest speed a play reached, clean or not; once it records clean
-/// passes, the chart should take the highest clean speed instead.
+/// a selection), the clean top speed of each day: the highest speed of a pass marked clean
+/// (key g). A pass heard fast but flubbed, or not marked, is not progress; a day with no
+/// clean pass has no point.
 public struct ProgressChartContent: Sendable, Equatable {
   public struct Point: Sendable, Equatable {
     /// Days since the first day in the chart (local calendar days).
@@ -33,7 +32,8 @@ public struct ProgressChartContent: Sendable, Equatable {
   public var days: Int
   public var series: [Series]
 
-  /// Groups `entries` (the song's plays) by selection and by local day.
+  /// Groups `entries` (the song's plays, read with their passes) by selection and by local
+  /// day.
   /// `selectionNames` are the song's selections in `select list` order.
   public init(
     title: String, artist: String?, entries: [PracticeEntry], selectionNames: [String],
@@ -69,8 +69,10 @@ public struct ProgressChartContent: Sendable, Equatable {
         colour = -1
         names[-1] = "other plays"
       }
+      let clean = entry.passRecords.filter { $0.mark == .clean }.map(\.speed.rate).max()
+      guard let clean else { continue }
       let day = dayIndex(start)
-      best[colour, default: [:]][day] = max(best[colour]?[day] ?? 0, entry.fastest.rate)
+      best[colour, default: [:]][day] = max(best[colour]?[day] ?? 0, clean)
     }
     days = (starts.map(dayIndex).max() ?? 0) + 1
     series = best.sorted { ($0.key < 0 ? Int.max : $0.key) < ($1.key < 0 ? Int.max : $1.key) }
@@ -164,7 +166,7 @@ public enum ProgressChart {
     let margin = 2 * f
     var heading = content.title
     if let artist = content.artist, !artist.isEmpty { heading += " — " + artist }
-    heading += ": highest speed each day"
+    heading += ": clean top speed each day"
     canvas.text(
       canvas.fitted(heading, width: g.width - 2 * margin, size: 1.4 * f, bold: true), x: margin,
       y: margin + 1.3 * f, size: 1.4 * f, colour: PictureColours.ink, bold: true)

@@ -22,7 +22,7 @@ public enum BeatImport {
     guard let format = format ?? BeatFiles.detect(path: path, data: data) else {
       throw BeatFileError(
         path: path, line: nil, reason: "cannot tell its format",
-        advice: "name it with --format times|mirex|audacity|csv|xml|xsc|json")
+        advice: "name its format: times, mirex, audacity, csv, xml, xsc or json")
     }
     let rate = Double(sampleRate)
     let file = try BeatFiles.parse(

@@ -142,9 +142,11 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     public var transpose: Double?
     public var volume: Double?
     public var goal: String?
+    /// Passes the selection plays: a count, 0 for a loop.
+    public var passes: Int?
 
     enum CodingKeys: String, CodingKey {
-      case speed, step, every, click, gap, transpose, volume, goal
+      case speed, step, every, click, gap, transpose, volume, goal, passes
       case rampTo = "ramp_to"
       case countIn = "count_in"
     }
@@ -307,7 +309,8 @@ extension PracticeFile.SharedPractice {
     self.init(
       speed: s.speed?.rate, rampTo: s.rampTo?.rate, step: s.step, every: s.every,
       countIn: s.countIn, click: s.click, gap: s.gap, transpose: s.transpose,
-      volume: s.volume?.gain, goal: practice.goal?.description)
+      volume: s.volume?.gain, goal: practice.goal?.description,
+      passes: s.passes.map(\.stored))
   }
 
   /// The settings and goal, or a reason they cannot be (a value out of its range).
@@ -321,6 +324,7 @@ extension PracticeFile.SharedPractice {
     if let step, step == 0 || abs(step) > 1.75 { return bad("step \(step)") }
     if let every, !(1...9999).contains(every) { return bad("every \(every)") }
     if let countIn, !(0...16).contains(countIn) { return bad("count_in \(countIn)") }
+    if let passes, !(0...9999).contains(passes) { return bad("passes \(passes)") }
     if let gap, PracticeSettings.parseGap(gap) == nil { return bad("gap '\(gap)'") }
     if let transpose, !PlaybackPlan.transposeRange.contains(transpose) {
       return bad("transpose \(transpose)")
@@ -331,8 +335,9 @@ extension PracticeFile.SharedPractice {
     let settings = PracticeSettings(
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: step, every: every, countIn: countIn, click: click, gap: gap, transpose: transpose,
-      volume: volume.map(Volume.init(clamping:)))
-    if let problem = settings.problem { return bad(problem) }
+      volume: volume.map(Volume.init(clamping:)),
+      passes: passes.map(Passes.init(stored:)))
+    if let problem = settings.problem { return bad(problem.description) }
     return .success(SelectionPractice(settings: settings, goal: parsedGoal))
   }
 }

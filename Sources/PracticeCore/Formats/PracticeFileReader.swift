@@ -249,6 +249,7 @@ extension PracticeFile.SharedPractice {
       case "transpose": transpose = try r.nullable { try $0.double() }
       case "volume": volume = try r.nullable { try $0.double() }
       case "goal": goal = try r.nullable { try $0.string() }
+      case "passes": passes = try r.nullable { try $0.int() }
       default: try r.skip()
       }
     }

@@ -100,6 +100,7 @@ extension JSONWriter {
       o.field("every", practice.every) { $0.int(Int64($1)) }
       o.field("gap", practice.gap) { $0.string($1) }
       o.field("goal", practice.goal) { $0.string($1) }
+      o.field("passes", practice.passes) { $0.int(Int64($1)) }
       o.field("ramp_to", practice.rampTo) { $0.number($1) }
       o.field("speed", practice.speed) { $0.number($1) }
       o.field("step", practice.step) { $0.number($1) }

@@ -26,8 +26,7 @@ public final class Library {
   /// that cannot be written (a read-only file) can still be read.
   public init(path: String, busyTimeout: TimeInterval = 5) throws {
     guard !path.isEmpty else {
-      throw PracticeError(
-        .usage, "the library path is empty; give a file with --db or PRACTICE_DB")
+      throw PracticeError(.usage, "the library path is empty", remedy: .nameTheLibrary)
     }
     self.path = path
     created = !FileManager.default.fileExists(atPath: path)
@@ -38,8 +37,8 @@ public final class Library {
     } catch {
       throw PracticeError(
         .cannotCreate,
-        "cannot create the library directory '\(directory)': \(Library.reason(error)); "
-          + "pass a writable path with --db or PRACTICE_DB")
+        "cannot create the library directory '\(directory)': \(Library.reason(error))",
+        remedy: .writableLibrary)
     }
     var config = Configuration()
     config.busyMode = .timeout(busyTimeout)
@@ -149,6 +148,35 @@ public final class Library {
     Library.titleMatches(text, among: try songs())
   }
 
+  /// The song whose title is nearest `text` (fewest characters to change, ignoring case),
+  /// when it is near enough to be a slip: at most a third of the title's characters.
+  public func nearestTitle(to text: String) throws -> Song? {
+    let typed = Array(text.lowercased())
+    var best: (song: Song, distance: Int)?
+    for song in try songs() {
+      let title = Array(song.title.lowercased())
+      let distance = Library.editDistance(typed, title)
+      guard distance <= max(1, title.count / 3) else { continue }
+      if distance < best?.distance ?? .max { best = (song, distance) }
+    }
+    return best?.song
+  }
+
+  /// Levenshtein distance: insertions, deletions and substitutions from `a` to `b`.
+  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    guard !a.isEmpty else { return b.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+      var current = [i] + [Int](repeating: 0, count: b.count)
+      for j in stride(from: 1, through: b.count, by: 1) {
+        current[j] = min(
+          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+
   /// Whole-title matches if there are any, else substring matches.
   static func titleMatches(_ text: String, among songs: [Song]) -> [Song] {
     guard !text.isEmpty else { return [] }
@@ -238,6 +266,17 @@ public final class Library {
     return songs.compactMap { $0 }
   }
 
+  /// Gives the song a title and an artist of the player's own (nil: leave it), kept when
+  /// the file is scanned again; the song as stored.
+  public func rename(_ song: Song, title: String?, artist: String?) throws -> Song {
+    var named = song
+    if let title { named.title = title }
+    if let artist { named.artist = artist.isEmpty ? nil : artist }
+    named.namedByHand = true
+    try write { db in try named.update(db) }
+    return named
+  }
+
   /// Removes the song and everything stored for it; never touches the audio file.
   public func remove(_ song: Song) throws {
     guard let id = song.id else { return }
@@ -267,7 +306,14 @@ public final class Library {
         try Song.fetchOne(db, sql: "SELECT * FROM song WHERE path = ?", arguments: [absolute])
       }
       if let known { return try refreshed(known) }
-      let song = try add([SongScanner.scan(absolute)])[0]
+      let scanned = try SongScanner.scan(absolute)
+      if addedOnFirstUse.isEmpty {
+        songSequenceBeforeFirstUse = .some(
+          try read { db in
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'song'")
+          })
+      }
+      let song = try add([scanned])[0]
       if let id = song.id { addedOnFirstUse.append(id) }
       return song
     }
@@ -290,7 +336,10 @@ public final class Library {
         .missingInput,
         looksLikePath
           ? "no such file '\(reference)'; check the path"
-          : "no song titled '\(reference)' and no such file; `practice list` shows the library")
+          : "no song titled '\(reference)' and no such file; "
+            + (try nearestTitle(to: reference).map {
+              "did you mean '\($0.title)' (id \($0.id ?? 0))?"
+            } ?? "`practice list` shows the library"))
     default:
       let shown = 10
       var listed = matches.prefix(shown).map { song in
@@ -322,6 +371,9 @@ public final class Library {
   /// Songs `resolve` added on first use, so that a command that then fails can take them
   /// back and leave the library as it was.
   public private(set) var addedOnFirstUse: [Int64] = []
+  /// The song table's id sequence before the first of them was added (inner nil: it had no
+  /// row yet), put back when they are all taken back.
+  private var songSequenceBeforeFirstUse: Int64?? = nil
 
   /// True when the library holds no song and no setlist (what a new one holds).
   public func isEmpty() throws -> Bool {
@@ -334,7 +386,6 @@ public final class Library {
   /// Takes back what `resolve` did for a command that then failed: removes the songs it
   /// added (and, by cascade, whatever was stored for them since) and puts back the songs it
   /// rescanned as they were: all of them, or only `song`'s.
-
   public func undoFirstUse(of song: Song? = nil) throws {
     let ids = addedOnFirstUse.filter { song == nil || $0 == song?.id }
     let rescans = refreshedOnUse.filter { song == nil || $0.id == song?.id }
@@ -344,14 +395,25 @@ public final class Library {
       // Rescanned songs as they were, latest scan undone first.
       for old in rescans.reversed() { try old.update(db) }
       try Song.deleteAll(db, keys: ids)
-      // The ids go back too: the next song added gets the id this one had.
-      try db.execute(
-        sql: """
-          UPDATE sqlite_sequence SET seq = (SELECT coalesce(max(id), 0) FROM song)
-          WHERE name = 'song'
-          """)
+      // The ids go back too: the next song added gets the id this one had, and the
+      // sequence is as it was (no row at all in a library that never held a song).
+      if ids.count == addedOnFirstUse.count, let before = songSequenceBeforeFirstUse {
+        if let seq = before {
+          try db.execute(
+            sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = 'song'", arguments: [seq])
+        } else {
+          try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'song'")
+        }
+      } else {
+        try db.execute(
+          sql: """
+            UPDATE sqlite_sequence SET seq = (SELECT coalesce(max(id), 0) FROM song)
+            WHERE name = 'song'
+            """)
+      }
     }
     addedOnFirstUse.removeAll { ids.contains($0) }
+    if addedOnFirstUse.isEmpty { songSequenceBeforeFirstUse = nil }
   }
 
   // MARK: Access with errors translated
@@ -378,12 +440,11 @@ public final class Library {
     case .SQLITE_NOTADB, .SQLITE_CORRUPT:
       return PracticeError(
         .badData,
-        "'\(path)' is not a practice library (\(detail)); move it away or pass another --db")
+        "'\(path)' is not a practice library (\(detail)); move it away", remedy: .anotherLibrary)
     case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
       return PracticeError(
         .cannotCreate,
-        "cannot open the library '\(path)' for writing (\(detail)); "
-          + "pass a writable path with --db or PRACTICE_DB")
+        "cannot open the library '\(path)' for writing (\(detail))", remedy: .writableLibrary)
     case .SQLITE_FULL, .SQLITE_IOERR:
       return PracticeError(.io, "cannot write the library '\(path)' (\(detail)); check the disk")
     default:
@@ -445,11 +506,13 @@ extension Song {
     channels = file.info.channels
     format = file.info.formatName
     duration = file.info.duration
-    title =
-      file.info.title
-      ?? ((file.path as NSString).lastPathComponent as NSString)
-      .deletingPathExtension
-    artist = file.info.artist
+    if !namedByHand {
+      title =
+        file.info.title
+        ?? ((file.path as NSString).lastPathComponent as NSString)
+        .deletingPathExtension
+      artist = file.info.artist
+    }
     album = file.info.album
     updatedAt = timestamp
   }

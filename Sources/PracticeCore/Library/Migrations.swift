@@ -294,6 +294,21 @@ enum Migrations {
           ) WITHOUT ROWID;
           """)
     }
+    migrator.registerMigration("v13-selection-passes") { db in
+      // How many passes a selection plays (`select set --repeat N`), 0 for `--loop`; NULL:
+      // not set (a drill then plays up to its target, anything else once).
+      try db.execute(
+        sql: """
+          ALTER TABLE selection_practice ADD COLUMN passes INTEGER
+            CHECK (passes IS NULL OR passes BETWEEN 0 AND 9999)
+          """)
+    }
+    migrator.registerMigration("v14-song-named-by-hand") { db in
+      // 1: the title and artist were set with `practice set --title/--artist`, and a rescan
+      // of the file's tags keeps them.
+      try db.execute(
+        sql: "ALTER TABLE song ADD COLUMN named_by_hand BOOLEAN NOT NULL DEFAULT 0")
+    }
     return migrator.migrations
   }()
 

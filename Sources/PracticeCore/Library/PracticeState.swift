@@ -1,19 +1,6 @@
 import Foundation
 import GRDB
 
-/// How a selection is practised: its settings (`select set`) and its goal.
-public struct SelectionPractice: Sendable, Equatable {
-  public var settings: PracticeSettings
-  public var goal: PracticeGoal?
-
-  public init(settings: PracticeSettings = .none, goal: PracticeGoal? = nil) {
-    self.settings = settings
-    self.goal = goal
-  }
-
-  public var isEmpty: Bool { settings.isEmpty && goal == nil }
-}
-
 /// Where a song's last play stopped, and how it was playing then (`play --resume`).
 public struct ResumePoint: Sendable, Equatable {
   public var songID: Int64
@@ -111,12 +98,12 @@ extension Library {
     try db.execute(
       sql: """
         INSERT INTO selection_practice (selection_id, speed, ramp_to, step, every, count_in,
-          click, gap, transpose, volume, goal_speed, goal_bpm)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          click, gap, transpose, volume, goal_speed, goal_bpm, passes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
       arguments: [
         id, s.speed?.rate, s.rampTo?.rate, s.step, s.every, s.countIn, s.click, s.gap,
-        s.transpose, s.volume?.gain, goalSpeed, goalBPM,
+        s.transpose, s.volume?.gain, goalSpeed, goalBPM, s.passes.map(\.stored),
       ])
   }
 
@@ -134,10 +121,12 @@ extension Library {
     let volume: Double? = row["volume"]
     let goalSpeed: Double? = row["goal_speed"]
     let goalBPM: Double? = row["goal_bpm"]
+    let passes: Int? = row["passes"]
     let settings = PracticeSettings(
       speed: speed.map(Speed.init(clamping:)), rampTo: rampTo.map(Speed.init(clamping:)),
       step: row["step"], every: row["every"], countIn: row["count_in"], click: row["click"],
-      gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)))
+      gap: row["gap"], transpose: row["transpose"], volume: volume.map(Volume.init(clamping:)),
+      passes: passes.map(Passes.init(stored:)))
     let goal =
       goalSpeed.map { PracticeGoal.speed(Speed(clamping: $0)) } ?? goalBPM.map { .tempo($0) }
     return SelectionPractice(settings: settings, goal: goal)

@@ -96,9 +96,8 @@ extension Library {
       {
         guard replace else {
           throw PracticeError(
-            .usage,
-            "'\(song.title)' already has a selection '\(existing["name"] as String)'; "
-              + "use --replace to overwrite it or pick another name")
+            .usage, "'\(song.title)' already has a selection '\(existing["name"] as String)'",
+            remedy: .replaceOrRename)
         }
         try db.execute(
           sql: "DELETE FROM selection WHERE id = ?", arguments: [existing["id"] as Int64])

@@ -29,6 +29,12 @@ public struct SetlistEntry: Sendable, Equatable {
     self.note = note
   }
 
+  /// The key the entry is played in: its own (`--key`), else the song's moved by its
+  /// transpose; nil when neither is known.
+  public func keyPlayed(songKey: MusicalKey?) -> MusicalKey? {
+    key ?? songKey.map { $0.transposed(by: transpose ?? 0) }
+  }
+
   /// What `--repeat` accepts on an entry.
   public static let repeatRange = 1...999
 }
@@ -127,7 +133,7 @@ extension Library {
         return entries.count
       }
       guard position >= 1 else {
-        throw PracticeError(.usage, "--at \(position): positions count from 1")
+        throw RangeError.positionFromOne(position)
       }
       let index = min(position - 1, entries.count)
       entries.insert(entry, at: index)

@@ -142,8 +142,8 @@ extension Library {
         throw PracticeError(
           .missingInput,
           "\(report.missing.count) of the \(file.songs.count) songs in '\(path)' are not in the "
-            + "library: \(named)\(more); add their files with `practice add`, or import the rest "
-            + "with --partial (nothing was imported)")
+            + "library: \(named)\(more); add their files with `practice add`",
+          remedy: .importPartially)
       }
       let reader = try BeatReader(db)
       var maps: [(song: Int64, beats: [Beat])] = []

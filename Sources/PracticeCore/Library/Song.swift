@@ -20,6 +20,9 @@ public struct Song: Codable, Sendable, Equatable, FetchableRecord, MutablePersis
   public var album: String?
   public var addedAt: String
   public var updatedAt: String
+  /// The title and artist were set by hand (`practice set --title/--artist`): a rescan of
+  /// the file's tags keeps them.
+  public var namedByHand = false
 
   public static let databaseTableName = "song"
 
@@ -31,6 +34,7 @@ public struct Song: Codable, Sendable, Equatable, FetchableRecord, MutablePersis
     case sampleRate = "sample_rate"
     case addedAt = "added_at"
     case updatedAt = "updated_at"
+    case namedByHand = "named_by_hand"
   }
 
   public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -55,5 +59,6 @@ extension Song {
     album = row[CodingKeys.album.rawValue]
     addedAt = row[CodingKeys.addedAt.rawValue]
     updatedAt = row[CodingKeys.updatedAt.rawValue]
+    namedByHand = row[CodingKeys.namedByHand.rawValue] ?? false
   }
 }

@@ -120,7 +120,7 @@ public struct BeatMap: Sendable, Equatable {
       }
     } else {
       guard bar1 >= 1, bar1 <= frames.count else {
-        throw PracticeError(.usage, "--bar1 \(bar1) is past the \(frames.count) beats; pick 1-\(frames.count)")
+        throw BeatMapEditError.firstDownbeatPastBeats(bar1: bar1, beats: frames.count)
       }
       let pickup = bar1 - 1
       for (i, frame) in frames.enumerated() {
@@ -132,8 +132,7 @@ public struct BeatMap: Sendable, Equatable {
         }
       }
       if pickup > meter.beats {
-        throw PracticeError(
-          .usage, "--bar1 \(bar1) leaves a pickup longer than a bar of \(meter); pick 1-\(meter.beats + 1)")
+        throw BeatMapEditError.pickupLongerThanBar(bar1: bar1, meter: meter)
       }
     }
     return try BeatMap(beats: beats, totalFrames: totalFrames, sampleRate: sampleRate)
@@ -236,17 +235,14 @@ public struct BeatMap: Sendable, Equatable {
   public func beatIndices(of range: BarRange) throws -> ClosedRange<Int> {
     func check(_ position: BarPosition) throws -> Bar {
       guard let bar = bar(position.bar) else {
-        throw PracticeError(
-          .usage,
-          "--bars \(range): bar \(position.bar) is not in this song; it has \(barsDescription)")
+        throw RangeError.barNotInSong(bar: position.bar, range: range, bars: barsDescription)
       }
       if let beat = position.beat {
         let offset = beatOffset(in: bar, beat: beat)
         guard offset >= 0, offset < bar.beatIndices.count else {
           let first = beats[bar.beatIndices.lowerBound].beat
-          throw PracticeError(
-            .usage,
-            "--bars \(range): bar \(position.bar) has beats \(first)-\(first + bar.beatIndices.count - 1)")
+          throw RangeError.beatNotInBar(
+            bar: position.bar, beats: first...(first + bar.beatIndices.count - 1), range: range)
         }
       }
       return bar
@@ -257,7 +253,7 @@ public struct BeatMap: Sendable, Equatable {
     let endIndex = endBar.beatIndices.lowerBound
       + (range.end.beat.map { beatOffset(in: endBar, beat: $0) } ?? (endBar.beatIndices.count - 1))
     guard endIndex >= startIndex, beats[startIndex].frame < endOfBeat(at: endIndex) else {
-      throw PracticeError(.usage, "--bars \(range) ends before it starts; write the earlier bar first")
+      throw RangeError.endsBeforeStart(range)
     }
     return startIndex...endIndex
   }
@@ -295,7 +291,7 @@ extension BeatMap {
     }
     let first = fromBar ?? max(firstBar, 1)
     guard let bar = bar(first) else {
-      throw PracticeError(.usage, "--from-bar \(first) is not in this song; it has \(barsDescription)")
+      throw BeatMapEditError.barNotInSong(bar: first, bars: barsDescription)
     }
     let kept = Array(beats[..<bar.beatIndices.lowerBound])
     let counted = beats[bar.beatIndices.lowerBound...].enumerated().map { k, beat in

@@ -50,4 +50,15 @@ public struct MusicalKey: Sendable, Equatable, CustomStringConvertible {
     let up = ((target.tonic - tonic) % 12 + 12) % 12
     return up > 6 ? up - 12 : up
   }
+
+  /// The key `semitones` away, spelled as keys are usually written (`Bb`, `F#`, `C#m`).
+  public func transposed(by semitones: Int) -> MusicalKey {
+    guard semitones % 12 != 0 else { return self }
+    let pitch = ((tonic + semitones) % 12 + 12) % 12
+    let names =
+      minor
+      ? ["C", "C#", "D", "Eb", "E", "F", "F#", "G", "G#", "A", "Bb", "B"]
+      : ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
+    return MusicalKey(parsing: names[pitch] + (minor ? "m" : "")) ?? self
+  }
 }

@@ -2,6 +2,8 @@
 /// play remembers for `--resume`. Each is optional: what is not set is left to the next
 /// layer (the command line over a resume point over the selection over the defaults).
 public struct PracticeSettings: Sendable, Equatable {
+  /// How many passes: a number, or until stopped.
+  public var passes: Passes?
   public var speed: Speed?
   /// The speed trainer: towards `rampTo` by `step` (a rate, 0.05 = five points) every
   /// `every` passes.
@@ -20,8 +22,9 @@ public struct PracticeSettings: Sendable, Equatable {
   public init(
     speed: Speed? = nil, rampTo: Speed? = nil, step: Double? = nil, every: Int? = nil,
     countIn: Int? = nil, click: Bool? = nil, gap: String? = nil, transpose: Double? = nil,
-    volume: Volume? = nil
+    volume: Volume? = nil, passes: Passes? = nil
   ) {
+    self.passes = passes
     self.speed = speed
     self.rampTo = rampTo
     self.step = step
@@ -40,6 +43,7 @@ public struct PracticeSettings: Sendable, Equatable {
   /// These settings with every one `other` sets taken from `other`.
   public func overridden(by other: PracticeSettings) -> PracticeSettings {
     var result = self
+    result.passes = other.passes ?? passes
     result.speed = other.speed ?? speed
     result.rampTo = other.rampTo ?? rampTo
     result.step = other.step ?? step
@@ -52,33 +56,34 @@ public struct PracticeSettings: Sendable, Equatable {
     return result
   }
 
-  /// What is wrong with the settings taken together, or nil: the trainer needs both its
-  /// target and its step, and a step that moves towards the target.
-  public var problem: String? {
-    if (rampTo == nil) != (step == nil) {
-      return "--ramp-to and --step go together: --speed 70% --ramp-to 100% --step 5%"
-    }
-    if let rampTo, let step, (rampTo.rate - (speed ?? .normal).rate) * step < 0 {
-      return "--step \(PracticeSettings.formatStep(step)) moves away from --ramp-to \(rampTo) "
-        + "(from \(speed ?? .normal)); use a \(step > 0 ? "negative" : "positive") step"
-    }
-    return nil
+  /// The passes a drill plays when no count is set: up to the target a step at a time,
+  /// `every` passes at each speed, the target's included. nil without a trainer.
+  public var drillPasses: Int? {
+    guard let rampTo, let step = rampStep else { return nil }
+    let distance = abs(rampTo.rate - (speed ?? .normal).rate)
+    let steps = Int((distance / abs(step) - 1e-9).rounded(.up))
+    return min(9999, (max(0, steps) + 1) * (every ?? 1))
   }
 
-  /// `--speed 70% --ramp-to 100% …`: the settings as the options that give them, in the
-  /// order `select set` takes them.
-  public var options: [String] {
-    var words: [String] = []
-    if let speed { words += ["--speed", "\(speed)"] }
-    if let rampTo { words += ["--ramp-to", "\(rampTo)"] }
-    if let step { words += ["--step", PracticeSettings.formatStep(step)] }
-    if let every { words += ["--every", "\(every)"] }
-    if let countIn { words += ["--count-in", "\(countIn)"] }
-    if let click { words.append(click ? "--click" : "--no-click") }
-    if let gap { words += ["--gap", gap] }
-    if let transpose { words += ["--transpose", PracticeSettings.formatSemitones(transpose)] }
-    if let volume { words += ["--volume", "\(volume)"] }
-    return words
+  /// The step the trainer takes without one given: five points towards the target.
+  public static let defaultStep = 0.05
+
+  /// The trainer's step: the one set, else `defaultStep` towards `rampTo`; nil without a
+  /// target.
+  public var rampStep: Double? {
+    guard let rampTo else { return nil }
+    if let step { return step }
+    return rampTo.rate < (speed ?? .normal).rate ? -PracticeSettings.defaultStep : PracticeSettings.defaultStep
+  }
+
+  /// What is wrong with the settings taken together, or nil: a step needs a target to
+  /// step towards, and must move towards it.
+  public var problem: SettingsProblem? {
+    if rampTo == nil, let step { return .stepWithoutTarget(step: step) }
+    if let rampTo, let step, (rampTo.rate - (speed ?? .normal).rate) * step < 0 {
+      return .stepAwayFromTarget(step: step, target: rampTo, from: speed ?? .normal)
+    }
+    return nil
   }
 
   /// `2s`, `1.5s` (up to 60 s) → seconds; `1bar`, `2bars` (up to 16) → bars; nil if malformed.
@@ -115,6 +120,39 @@ public struct PracticeSettings: Sendable, Equatable {
   public static func formatSemitones(_ value: Double) -> String {
     let text = value == value.rounded() ? "\(Int(value))" : "\(value)"
     return value > 0 ? "+" + text : text
+  }
+}
+
+/// How a selection is practised: its settings (`select set`) and its goal.
+public struct SelectionPractice: Sendable, Equatable {
+  public var settings: PracticeSettings
+  public var goal: PracticeGoal?
+
+  public init(settings: PracticeSettings = .none, goal: PracticeGoal? = nil) {
+    self.settings = settings
+    self.goal = goal
+  }
+
+  public var isEmpty: Bool { settings.isEmpty && goal == nil }
+}
+
+/// What is wrong with practice settings taken together, as values for the face to word.
+public enum SettingsProblem: PracticeFailure, Equatable {
+  /// A trainer step with no target to step towards.
+  case stepWithoutTarget(step: Double)
+  /// A step that moves away from its target, from the speed it starts at.
+  case stepAwayFromTarget(step: Double, target: Speed, from: Speed)
+
+  public var category: FailureCategory { .usage }
+
+  public var description: String {
+    switch self {
+    case .stepWithoutTarget(let step):
+      return "a trainer step (\(PracticeSettings.formatStep(step))) needs a target speed"
+    case .stepAwayFromTarget(let step, let target, let from):
+      return "a step of \(PracticeSettings.formatStep(step)) moves away from the target \(target) "
+        + "(from \(from)); use a \(step > 0 ? "negative" : "positive") step"
+    }
   }
 }
 

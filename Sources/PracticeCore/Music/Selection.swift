@@ -43,7 +43,7 @@ public enum SelectionMove {
       return .bars(range)
     case .frames:
       throw PracticeError(
-        .usage, "the selection was made from times; move works on selections made with --bars")
+        .usage, "the selection was made from times; move works on selections made of bars")
     }
   }
 

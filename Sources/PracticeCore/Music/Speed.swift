@@ -8,11 +8,12 @@ public struct Speed: Sendable, Equatable, BitwiseCopyable, CustomStringConvertib
 
   private init(uncheckedRate rate: Double) { self.rate = rate }
 
-  /// Parses `0.75` or `75%`; nil if malformed or outside 0.25–2.0.
+  /// Parses `0.75`, `75%` or `75` (a plain number from 25 up is read as percent: the two
+  /// ranges do not overlap); nil if malformed or outside 0.25–2.0.
   public init?(parsing text: String) {
     let percent = text.hasSuffix("%")
     guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)) else { return nil }
-    let rate = percent ? value / 100 : value
+    let rate = percent || value >= Speed.allowed.lowerBound * 100 ? value / 100 : value
     guard Speed.allowed.contains(rate) else { return nil }
     self.rate = rate
   }

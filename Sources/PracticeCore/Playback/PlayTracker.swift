@@ -1,24 +1,3 @@
-/// The player's verdict on a pass: played without a mistake, or not.
-public enum PassMark: String, Sendable, CaseIterable {
-  case clean, flubbed
-}
-
-/// One pass of a play, as the practice log keeps it.
-public struct PassRecord: Sendable, Equatable {
-  /// From 1, in the order heard (a loop changed at the keyboard continues the count).
-  public var pass: Int
-  /// The slowest speed heard in the pass (a pass is only as fast as its slowest part).
-  public var speed: Speed
-  /// nil: not marked.
-  public var mark: PassMark?
-
-  public init(pass: Int, speed: Speed, mark: PassMark?) {
-    self.pass = pass
-    self.speed = speed
-    self.mark = mark
-  }
-}
-
 /// Follows a play's position reports (a controller-thread value) for what outlives the
 /// play: the audible clock, each pass's speed and the player's marks, time paused, and
 /// where the sound stopped.
@@ -65,9 +44,11 @@ public struct PlayTracker: Sendable {
 
   /// Marks the pass audible at `nanoseconds` (or the one before it, in the gap after it
   /// or in the first moments of the next pass) whose range is `range`; the pass marked,
-  /// or nil before the first pass.
+  /// or nil before the first pass. The pass before is never one earlier than `earliest`
+  /// (the first pass of the part playing: passes before it were another range's).
   public mutating func mark(
-    _ mark: PassMark, range: Range<Int64>, at nanoseconds: UInt64 = monotonicNanoseconds()
+    _ mark: PassMark, range: Range<Int64>, earliest: Int = 1,
+    at nanoseconds: UInt64 = monotonicNanoseconds()
   ) -> Int? {
     guard let (event, frame) = clock.audible(at: nanoseconds), event.pass > 0 else { return nil }
     var pass = event.pass
@@ -75,7 +56,9 @@ public struct PlayTracker: Sendable {
       let rate = Double(clock.sampleRate) * max(event.speed, 0.01)
       let into = Double(frame - range.lowerBound) / rate
       let length = Double(range.count) / rate
-      if into >= 0 && into < min(PlayTracker.markGraceSeconds, length / 4) { pass -= 1 }
+      if into >= 0 && into < min(PlayTracker.markGraceSeconds, length / 4) && pass > earliest {
+        pass -= 1
+      }
     }
     marks[pass] = mark
     return pass
@@ -107,21 +90,53 @@ public struct PlayTracker: Sendable {
     return min(written, max(0, output))
   }
 
-  /// Seconds practised: the output heard, but never more than the real time the play
-  /// took from its first frame to `endNanoseconds`, pauses excluded. A device that takes
-  /// audio faster than real time (ALSA's `null`) is credited only the time that passed.
-  public func heardSeconds(
+  /// Seconds of real time from the first frame to `endNanoseconds`, pauses excluded.
+  private func wallSeconds(firstFrameNanoseconds: UInt64, endNanoseconds: UInt64) -> Double {
+    guard firstFrameNanoseconds > 0, endNanoseconds > firstFrameNanoseconds else { return 0 }
+    let paused = pausedNanoseconds + (pausedSince.map { endNanoseconds &- $0 } ?? 0)
+    return Double(
+      (endNanoseconds - firstFrameNanoseconds)
+        &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
+  }
+
+  /// How far ahead of real time a device may take audio and still be one that plays it:
+  /// its buffer, and a sound server's own (PulseAudio's ALSA plugin holds up to 2 s).
+  public static let bufferAllowanceSeconds = 2.0
+
+  /// Whether the device took the audio faster than real time: more than twice the real
+  /// time that passed, and more than `bufferAllowanceSeconds` ahead of it. Such a device
+  /// (ALSA's `null`, a `file` PCM over it) has no audible clock: nobody heard the play.
+  public func outranRealTime(
     written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64
-  ) -> Double {
+  ) -> Bool {
     let output =
       Double(heardOutputFrames(written: written, interrupted: interrupted))
       / Double(clock.sampleRate)
-    guard firstFrameNanoseconds > 0, endNanoseconds > firstFrameNanoseconds else { return 0 }
-    let paused = pausedNanoseconds + (pausedSince.map { endNanoseconds &- $0 } ?? 0)
-    let wall =
-      Double(
-        (endNanoseconds - firstFrameNanoseconds)
-          &- min(paused, endNanoseconds - firstFrameNanoseconds)) / 1e9
+    let wall = wallSeconds(
+      firstFrameNanoseconds: firstFrameNanoseconds, endNanoseconds: endNanoseconds)
+    return output > 2 * wall && output - wall > PlayTracker.bufferAllowanceSeconds
+  }
+
+  /// Seconds practised: the output heard, but never more than the real time the play
+  /// took from its first frame to `endNanoseconds`, pauses excluded; none at all on a
+  /// device without an audible clock (`audibleClock` false: ALSA's `null`), or one that
+  /// took the audio faster than real time (`outranRealTime`: a `file` PCM over `null`).
+  public func heardSeconds(
+    written: Int64, interrupted: Bool, firstFrameNanoseconds: UInt64, endNanoseconds: UInt64,
+    audibleClock: Bool = true
+  ) -> Double {
+    if !audibleClock { return 0 }
+    if outranRealTime(
+      written: written, interrupted: interrupted, firstFrameNanoseconds: firstFrameNanoseconds,
+      endNanoseconds: endNanoseconds)
+    {
+      return 0
+    }
+    let output =
+      Double(heardOutputFrames(written: written, interrupted: interrupted))
+      / Double(clock.sampleRate)
+    let wall = wallSeconds(
+      firstFrameNanoseconds: firstFrameNanoseconds, endNanoseconds: endNanoseconds)
     return max(0, min(output, wall))
   }
 }

@@ -1,0 +1,104 @@
+import PracticeCore
+
+/// The core's failures in the CLI's words: what was wrong, said with the option the player
+/// types (the core names no option; STYLE 17).
+func worded(_ failure: any PracticeFailure) -> String {
+  switch failure {
+  case let error as RangeError: return worded(error)
+  case let error as BeatMapEditError: return worded(error)
+  case let problem as SettingsProblem: return worded(problem)
+  case let error as PracticeError:
+    guard let remedy = error.remedy else { return error.message }
+    return error.message + "; " + worded(remedy)
+  default: return failure.description
+  }
+}
+
+/// A range's failure as `--bars`, `--from`/`--to` or `--at` would have asked for it.
+func worded(_ error: RangeError) -> String {
+  switch error {
+  case .barNotInSong(let bar, let range, let bars):
+    return "--bars \(range): bar \(bar) is not in this song; it has \(bars)"
+  case .beatNotInBar(let bar, let beats, let range):
+    return "--bars \(range): bar \(bar) has beats \(beats.lowerBound)-\(beats.upperBound)"
+  case .endsBeforeStart(let range):
+    return "--bars \(range) ends before it starts; write the earlier bar first"
+  case .startPastEnd(let start, let duration):
+    return "--from \(formatTime(start)) is at or past the end of the audio "
+      + "(\(formatTime(duration))); pick a time before it"
+  case .endPastEnd(let end, let duration):
+    return "--to \(formatTime(end)) is past the end of the audio "
+      + "(\(RangeError.audioEnd(end: end, duration: duration))); pick a time up to it"
+  case .startNotBeforeEnd(let start, let end):
+    return "--from \(formatTime(start)) is not before --to \(formatTime(end)); "
+      + "the range must be at least one frame long"
+  case .positionFromOne(let position): return "--at \(position): positions count from 1"
+  }
+}
+
+func worded(_ error: BeatMapEditError) -> String {
+  switch error {
+  case .firstDownbeatPastBeats(let bar1, let beats):
+    return "--bar1 \(bar1) is past the \(beats) beats; pick 1-\(beats)"
+  case .pickupLongerThanBar(let bar1, let meter):
+    return "--bar1 \(bar1) leaves a pickup longer than a bar of \(meter); pick 1-\(meter.beats + 1)"
+  case .barNotInSong(let bar, let bars):
+    return "--from-bar \(bar) is not in this song; it has \(bars)"
+  }
+}
+
+func worded(_ problem: SettingsProblem) -> String {
+  switch problem {
+  case .stepWithoutTarget:
+    return "--step needs --ramp-to: --speed 70% --ramp-to 100% --step 5%"
+  case .stepAwayFromTarget(let step, let target, let from):
+    return "--step \(PracticeSettings.formatStep(step)) moves away from --ramp-to \(target) "
+      + "(from \(from)); use a \(step > 0 ? "negative" : "positive") step"
+  }
+}
+
+func worded(_ remedy: Remedy) -> String {
+  switch remedy {
+  case .replaceOrRename: return "use --replace to overwrite it or pick another name"
+  case .importPartially: return "or import the rest with --partial (nothing was imported)"
+  case .anotherLibrary: return "pass another --db"
+  case .writableLibrary: return "pass a writable path with --db or PRACTICE_DB"
+  case .nameTheLibrary: return "give a file with --db or PRACTICE_DB"
+  case .fasterStretcher: return "use --quality faster"
+  }
+}
+
+/// `--speed 70% --ramp-to 100% …`: practice settings as the options that give them, in
+/// the order `select set` takes them.
+func options(of settings: PracticeSettings) -> [String] {
+  var words: [String] = []
+  switch settings.passes {
+  case .count(let n)?: words += ["--repeat", "\(n)"]
+  case .endless?: words.append("--loop")
+  case nil: break
+  }
+  if let speed = settings.speed { words += ["--speed", "\(speed)"] }
+  if let rampTo = settings.rampTo { words += ["--ramp-to", "\(rampTo)"] }
+  if let step = settings.step { words += ["--step", PracticeSettings.formatStep(step)] }
+  if let every = settings.every { words += ["--every", "\(every)"] }
+  if let countIn = settings.countIn { words += ["--count-in", "\(countIn)"] }
+  if let click = settings.click { words.append(click ? "--click" : "--no-click") }
+  if let gap = settings.gap { words += ["--gap", gap] }
+  if let transpose = settings.transpose {
+    words += ["--transpose", PracticeSettings.formatSemitones(transpose)]
+  }
+  if let volume = settings.volume { words += ["--volume", "\(volume)"] }
+  return words
+}
+
+/// What to do when the playback device cannot be opened, with the options that pick one.
+let playbackDeviceAdvice =
+  "check the name with `aplay -L`, or pick another with --device or PRACTICE_DEVICE"
+
+/// An analysis warning with the options that act on it: the core says "other tempo
+/// limits" and "the meter given" where the CLI has --min-bpm/--max-bpm and --meter.
+func worded(warning: String) -> String {
+  warning.replacingOccurrences(of: BeatDetector.tempoLimitsWords, with: "--min-bpm or --max-bpm")
+    .replacingOccurrences(of: "or give the meter", with: "or give --meter")
+    .replacingOccurrences(of: TappedBeats.meterWords, with: "--meter")
+}

@@ -1,0 +1,47 @@
+import Testing
+
+@testable import PracticeCore
+
+/// A setlist's entries become play requests directly, and the runner keeps the place.
+@Suite struct SetlistRunnerTests {
+  let setlist = Setlist(
+    id: 1, name: "gig", createdAt: "", updatedAt: "",
+    entries: [
+      SetlistEntry(songID: 1, selection: "solo", transpose: -2, speed: 0.8, repeats: 3),
+      SetlistEntry(songID: 2),
+      SetlistEntry(songID: 3),
+    ])
+
+  @Test func anEntryIsARequest() throws {
+    let runner = try SetlistRunner(setlist, countIn: 1)
+    let request = runner.request(for: setlist.entries[0])
+    #expect(request.part == .selection("solo"))
+    #expect(
+      request.settings
+        == PracticeSettings(
+          speed: Speed(parsing: "80%"), countIn: 1, transpose: -2, passes: .count(3)))
+    let whole = runner.request(for: setlist.entries[1])
+    #expect(whole.part == .times(from: nil, to: nil) && !whole.givesPart)
+    #expect(whole.settings == PracticeSettings(countIn: 1))
+  }
+
+  @Test func movesFailuresAndRefusals() throws {
+    var runner = try SetlistRunner(setlist, from: 2)
+    #expect(runner.position == 2 && runner.current?.songID == 2)
+    runner.played(move: .previous)
+    #expect(runner.position == 1)
+    runner.failed(PracticeError(.missingInput, "gone"), move: nil)
+    #expect(runner.position == 2 && runner.failures.map(\.position) == [1])
+    runner.played(move: nil)
+    runner.afterPause(.previous)
+    #expect(runner.position == 2 && runner.played == 2)
+    runner.played(move: .quit)
+    #expect(runner.isDone && runner.current == nil)
+    #expect(throws: SetlistRunner.Refusal.noSuchPosition(4, entries: 3)) {
+      try SetlistRunner(setlist, from: 4)
+    }
+    var empty = setlist
+    empty.entries = []
+    #expect(throws: SetlistRunner.Refusal.empty) { try SetlistRunner(empty) }
+  }
+}
