@@ -345,9 +345,8 @@ enum Migrations {
           ? "no record of practice's migrations"
           : "tables practice does not know: " + foreign.prefix(5).joined(separator: ", ")
         throw PracticeError(
-          .badData,
-          "'\(path)' is not a practice library (\(named)); it was left untouched, pass another --db"
-        )
+          .badData, "'\(path)' is not a practice library (\(named)); it was left untouched",
+          remedy: .anotherLibrary)
       }
     }
     let applied = try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")
@@ -364,7 +363,7 @@ enum Migrations {
       PracticeError(
         .badData,
         "'\(path)' is damaged or was edited by hand: \(what); it was left untouched, "
-          + "restore it from a backup or pass another --db")
+          + "restore it from a backup", remedy: .anotherLibrary)
     }
     for migration in all where !applied.contains(migration.identifier) {
       do {
