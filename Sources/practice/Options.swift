@@ -28,6 +28,12 @@ struct LibraryOptions: ParsableArguments {
   /// file where there was none). Best effort: the command's own error is the one reported.
   static func undoFirstUse() {
     for library in opened { try? library.undoFirstUse() }
+    removeEmptyCreated()
+  }
+
+  /// A library this process made that holds nothing is closed and removed (no file where
+  /// there was none): after a command failed, or chose a failing exit status itself.
+  static func removeEmptyCreated() {
     let made = opened.filter { $0.created && (try? $0.isEmpty()) == true }.map(\.path)
     guard !made.isEmpty else { return }
     opened.removeAll { made.contains($0.path) }  // their connections close here

@@ -50,7 +50,9 @@ struct Practice: ParsableCommand {
       Terminal.error(worded(failure))
       Foundation.exit(ExitStatus.code(for: failure.category))
     } catch let code as ExitCode {
-      // A command that chose its exit status (130 after a clean stop) has said its piece.
+      // A command that chose its exit status (130 after a clean stop) has said its piece,
+      // and taken back what its failed parts added; a library it made and left empty goes.
+      if code.rawValue != 0 { LibraryOptions.removeEmptyCreated() }
       LibraryOptions.closeAll()
       Foundation.exit(code.rawValue)
     } catch {
