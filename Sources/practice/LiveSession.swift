@@ -350,6 +350,8 @@ final class LiveSession {
     screen.draw(
       cursor: audible()?.frame,
       loop: StripLoop(frames: session.plan.range, label: session.label, editing: editing),
+      // The chords sounding: a transpose between semitones shows the nearer one.
+      transpose: Int(session.transpose.rounded()),
       status: screenStatus,
       now: now)
   }

@@ -256,7 +256,11 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
     summary: try library.waveformSummary(for: song).summary, beatMap: beatMap,
     selections: PlayerScreen.spans(of: song, library: library, beatMap: beatMap),
     window: 0..<song.frames)
-  return PlayerScreen(content: content, loop: loop)
+  // The chord lane when the song has chords; a library that cannot say costs only the lane.
+  let chords = (try? library.chordTrack(for: song)).flatMap { $0 }.map {
+    (track: $0, key: (try? library.details(of: song).key) ?? nil)
+  }
+  return PlayerScreen(content: content, loop: loop, chords: chords)
 }
 
 /// Runs `body`; a failure costs a warning (`what: why`), not the play.

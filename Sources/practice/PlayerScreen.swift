@@ -3,7 +3,7 @@ import Foundation
 import PracticeCore
 
 /// `play`'s player screen, on stderr's terminal when it has at least 12 rows: the waveform
-/// strip around the audible position (`PlayerStrip`: the bar ruler, the envelope, the loop
+/// strip around the audible position (`PlayerStrip`: the chord lane, the bar ruler, the envelope, the loop
 /// and the selections, drawn by the same code as `view`), a cursor at the audible position
 /// and the status line on the last row, in the terminal's alternate screen.
 ///
@@ -19,6 +19,8 @@ final class PlayerScreen {
   static let frameNanoseconds: UInt64 = 33_333_333
 
   private var content: OverviewContent
+  /// The song's chords and its set key (nil: the detected one), for the chord lane.
+  private let chords: (track: ChordTrack, key: MusicalKey?)?
   private var zoom: PlayerZoom
   private let colour: Bool
   private var entered = false
@@ -32,6 +34,7 @@ final class PlayerScreen {
     var rows: Int
     var columns: Int
     var selections: Int
+    var transpose: Int
     var help: [String]?
   }
   private var shown: Shown?
@@ -45,11 +48,12 @@ final class PlayerScreen {
   private var help: (lines: [String], until: UInt64)?
 
   /// A screen for a song, or nil when stderr is not a terminal of at least `minimumRows`.
-  init?(content: OverviewContent, loop: Range<Int64>) {
+  init?(content: OverviewContent, loop: Range<Int64>, chords: (track: ChordTrack, key: MusicalKey?)?) {
     guard isatty(STDERR_FILENO) == 1,
       Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows
     else { return nil }
     self.content = content
+    self.chords = chords
     zoom = PlayerZoom(
       beatMap: content.beatMap, totalFrames: content.summary.frames,
       sampleRate: content.summary.sampleRate, loop: loop)
@@ -112,8 +116,12 @@ final class PlayerScreen {
   func hideHelp() { help = nil }
 
   /// Draws a frame if one is due: the cursor at `cursor` (the audible frame; nil before the
-  /// first is heard), `loop`, and `status` on the last row.
-  func draw(cursor: Int64?, loop: StripLoop, status: String, now: UInt64 = monotonicNanoseconds()) {
+  /// first is heard), `loop`, the chords as they sound `transpose` semitones from the
+  /// recording, and `status` on the last row.
+  func draw(
+    cursor: Int64?, loop: StripLoop, transpose: Int, status: String,
+    now: UInt64 = monotonicNanoseconds()
+  ) {
     guard entered, now &- lastFrame >= PlayerScreen.frameNanoseconds else { return }
     lastFrame = now
     let rows = Int(practice_terminal_rows(STDERR_FILENO))
@@ -141,7 +149,8 @@ final class PlayerScreen {
         } ?? "zoom \(zoom.span) · z/Z"
       let wanted = Shown(
         window: window, zoomLevel: zoom.level, loop: loop, note: note, rows: rows, columns: columns,
-        selections: selectionsVersion, help: help?.lines)
+        selections: selectionsVersion, transpose: chords == nil ? 0 : transpose,
+        help: help?.lines)
       if wanted != shown {
         frame += fullFrame(wanted, cursor: cursor)
         shown = wanted
@@ -167,6 +176,9 @@ final class PlayerScreen {
   private func fullFrame(_ wanted: Shown, cursor: Int64?) -> String {
     var picture = content
     picture.window = wanted.window
+    if let chords {
+      picture.chords = chords.track.symbols(key: chords.key, transposedBy: wanted.transpose)
+    }
     let strip = PlayerStrip(
       picture, loop: wanted.loop, width: wanted.columns, rows: wanted.rows - 1, note: wanted.note)
     self.strip = strip

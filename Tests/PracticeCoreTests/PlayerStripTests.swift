@@ -104,4 +104,41 @@ import Testing
     #expect(strip.column(of: Fixture.bars(11, 11).lowerBound) == 32)
     #expect(strip.column(of: 0) == nil)
   }
+
+  /// The chord lane over the ruler (window bars 9-12, 16-24 s on 64 columns: 8 columns a
+  /// second): each chord from the column its start falls in, cut to its root or left out
+  /// where it does not fit before the next change; N blank. No lane without chords.
+  @Test func theChordLaneIsOverTheRulerWhenTheSongHasChords() throws {
+    let rate = Int64(Fixture.rate)
+    func s(_ sixteenths: Int64) -> Int64 { rate * sixteenths / 16 }
+    let chords: [(frames: Range<Int64>, symbol: String)] = [
+      (s(14 * 16)..<s(17 * 16), "Am"),  // begun before the window: column 0, to column 8
+      (s(17 * 16)..<s(17 * 16 + 8), "Cmaj7"),  // columns 8-11: cut to its root
+      // N from 17.5 s to 18.0625 s: blank.
+      (s(18 * 16 + 1)..<s(18 * 16 + 4), "G"),  // 18.0625 s is column 16.5: column 16
+      (s(18 * 16 + 4)..<s(18 * 16 + 5), "F#m7"),  // less than a column: left out
+      (s(23 * 16)..<s(30 * 16), "D"),  // on past the window's end
+    ]
+    let summary = try Fixture.summary(in: dir)
+    var content = OverviewContent(
+      title: "Étude", artist: nil, summary: summary, beatMap: try Fixture.beatMap(),
+      selections: [], window: Fixture.bars(9, 12), chords: chords)
+    let loop = StripLoop(frames: Fixture.bars(10, 10), label: "bar 10", editing: nil)
+    let strip = PlayerStrip(content, loop: loop, width: 64, rows: 11, note: "")
+    let text = strip.lines.map { $0.map(\.text).joined() }
+    #expect(text.count == 11)
+    let lane = "Am      C…      G" + String(repeating: " ", count: 39) + "D"
+    #expect(text[1].trimmingCharacters(in: .whitespaces) == lane, "\(text[1])")
+    #expect(strip.lines[1].contains(TextRun("C…", .chord)))
+    // The ruler under it as `view` draws it; the envelope a row shorter.
+    let overview = TextOverview(content, width: 64, height: strip.envelopeRows.count)
+    #expect(Array(strip.lines[2...3]) == Array(overview.lines[2...3]))
+    #expect(strip.envelopeRows == 4..<8)
+
+    content.chords = []
+    let bare = PlayerStrip(content, loop: loop, width: 64, rows: 11, note: "")
+    #expect(bare.lines.count == 11 && !bare.lines.contains { $0.contains { $0.style == .chord } })
+    #expect(Array(bare.lines[1...2]) == Array(TextOverview(content, width: 64, height: 4).lines[1...2]))
+    #expect(bare.envelopeRows == 3..<8)
+  }
 }

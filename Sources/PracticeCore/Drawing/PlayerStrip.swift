@@ -145,7 +145,7 @@ public struct StripLoop: Sendable, Equatable {
 }
 
 /// The player screen's picture above its status line, `rows` rows of `width` columns: a
-/// heading, the bar ruler and the envelope as `view` draws them (the same `TextOverview`
+/// heading, the chord lane (when the song has chords), the bar ruler and the envelope as `view` draws them (the same `TextOverview`
 /// parts), a row for the cursor's mark, the loop's row, the selections' rows and the times
 /// at both ends of the window. The cursor itself is not in `lines`: the screen draws it
 /// over them at `column(of:)`, so a moving cursor redraws one column, not the picture.
@@ -173,9 +173,11 @@ public struct PlayerStrip: Sendable {
     let window = content.window
     self.window = window
     let layout = OverviewLayout(content, width: width) { Double($0.count + 1) }
-    // Title, ruler (2), marker, loop, times: 6 rows; the selections take up to a third of
-    // what is left, the envelope the rest (at most 16).
-    let free = rows - 6
+    // Title, chord lane (when the song has chords), ruler (2), marker, loop, times: 6 or 7
+    // rows; the selections take up to a third of what is left, the envelope the rest (at
+    // most 16).
+    let hasChords = !content.chords.isEmpty
+    let free = rows - 6 - (hasChords ? 1 : 0)
     let spanRows = min(layout.spanRows, max(0, free - 3), free / 3)
     let height = min(16, free - spanRows)
     var picture: [[TextRun]] = []
@@ -191,6 +193,9 @@ public struct PlayerStrip: Sendable {
     }
     top.put(note, at: max(0, width - note.count), style: .plain)
     picture.append(top.runs)
+    if hasChords {
+      picture.append(PlayerStrip.chordLane(content.chords, window: window, width: width))
+    }
     picture += TextOverview.ruler(layout, width: width)
     let envelopeStart = picture.count
     picture += TextOverview.envelope(layout, width: width, height: height)
@@ -230,6 +235,34 @@ public struct PlayerStrip: Sendable {
     while picture.count < rows - 1 { picture.append([]) }
     picture.append(TextOverview.times(layout, width: width))
     self.lines = picture
+  }
+
+  /// The chord lane of `window` across `width` columns: each chord in view from the column
+  /// its start falls in (column 0 for one begun before the window), given the columns up to
+  /// the one before its end (the next change) or to the right edge; a symbol longer than
+  /// that is cut to its root and `…` (`Cmaj7` as `C…`, never `Cm…`), or left out.
+  public static func chordLane(
+    _ chords: [(frames: Range<Int64>, symbol: String)], window: Range<Int64>, width: Int
+  ) -> [TextRun] {
+    var cells = Cells(width: width)
+    func column(_ frame: Int64) -> Int {
+      Int(Double(frame - window.lowerBound) * Double(width) / Double(max(1, window.count)))
+    }
+    var nextFree = 0
+    for chord in chords where chord.frames.overlaps(window) {
+      let first = max(nextFree, column(max(chord.frames.lowerBound, window.lowerBound)))
+      let room =
+        chord.frames.upperBound >= window.upperBound
+        ? width - first : column(chord.frames.upperBound) - 1 - first
+      guard first < width, room > 0 else { continue }
+      let root = chord.symbol.prefix(1) + chord.symbol.dropFirst().prefix { $0 == "#" || $0 == "b" }
+      let symbol =
+        chord.symbol.count <= room ? chord.symbol : root.count < room ? String(root) + "…" : ""
+      guard !symbol.isEmpty else { continue }
+      cells.put(symbol, at: first, style: .chord)
+      nextFree = first + symbol.count + 1
+    }
+    return cells.runs
   }
 
   /// The column of `frame`, nil outside the window.

@@ -26,6 +26,18 @@ public struct ChordTrack: Sendable, Equatable {
     self.onBeats = onBeats
   }
 
+  /// The chords as a lane draws them: each chord's frames and its symbol `semitones`
+  /// higher, spelled for `key` (the song's set key; nil: the detected one) moved as far;
+  /// N left out.
+  public func symbols(key: MusicalKey?, transposedBy semitones: Int = 0)
+    -> [(frames: Range<Int64>, symbol: String)]
+  {
+    let flats = Chord.prefersFlats(key: (key ?? detectedKey)?.transposed(by: semitones))
+    return spans.compactMap { span in
+      span.chord.map { (span.start..<span.end, $0.transposed(by: semitones).symbol(flats: flats)) }
+    }
+  }
+
   /// The chord sounding at `frame` (nil for N or outside the track).
   public func chord(at frame: Int64) -> Chord? {
     var lo = 0
