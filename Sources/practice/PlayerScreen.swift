@@ -3,9 +3,10 @@ import Foundation
 import PracticeCore
 
 /// `play`'s player screen, on stderr's terminal when it has at least 12 rows: the waveform
-/// strip around the audible position (`PlayerStrip`: the chord lane, the bar ruler, the envelope, the loop
-/// and the selections, drawn by the same code as `view`), a cursor at the audible position
-/// and the status line on the last row, in the terminal's alternate screen.
+/// strip around the audible position (`PlayerStrip`: the chord lane, the bar ruler, the
+/// envelope, the loop and the selections, drawn by the same code as `view`), a cursor at
+/// the audible position and the status line on the last row, in the terminal's alternate
+/// screen.
 ///
 /// Drawn by the session's main thread, never by the render thread; at most 30 frames a
 /// second, each in one write(2). Most frames move only the cursor (its column and its mark)
@@ -48,7 +49,9 @@ final class PlayerScreen {
   private var help: (lines: [String], until: UInt64)?
 
   /// A screen for a song, or nil when stderr is not a terminal of at least `minimumRows`.
-  init?(content: OverviewContent, loop: Range<Int64>, chords: (track: ChordTrack, key: MusicalKey?)?) {
+  init?(
+    content: OverviewContent, loop: Range<Int64>, chords: (track: ChordTrack, key: MusicalKey?)?
+  ) {
     guard isatty(STDERR_FILENO) == 1,
       Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows
     else { return nil }

@@ -90,6 +90,34 @@ import TestSupport
     #expect(screen.contains("playing 'clicks-120'") && !screen.contains("▲"), "\(screen)")
   }
 
+  /// With chords imported from a .lab file: the chord lane on the row over the ruler, each
+  /// chord from its column (the whole song, 16.5 s, on 100 columns), N blank; `>` twice
+  /// and the lane shows the chords sounding, two semitones up.
+  @Test func theChordLaneIsOverTheRulerAndFollowsTheTranspose() throws {
+    let cli = try library()
+    let lab = dir.file("chords.lab")
+    try "0.0 0.5 N\n0.5 4.5 C:maj\n4.5 8.5 A:min\n8.5 16.5 N\n".write(
+      toFile: lab, atomically: true, encoding: .utf8)
+    try #require(cli.run(["chords", "import", song, lab]).status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try pane(cli, server)
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"], width: 100, height: 16)
+    var screen = try tmux.waitFor { $0.contains("zoom whole song") && $0.contains("▲") }
+    func lane(_ screen: String) -> String { String(rows(screen)[1]).trimmingCharacters(in: .whitespaces) }
+    // 0.5 s is column 3, 4.5 s column 27; the ruler's bar lines under it as before.
+    #expect(rows(screen)[1].firstIndex(of: "C") == 3, "\(screen)")
+    #expect(lane(screen) == "C" + String(repeating: " ", count: 23) + "Am", "\(screen)")
+    let ticks = rows(screen)[3].indices.filter { rows(screen)[3][$0] == "│" }
+    #expect(ticks == [3, 15, 27, 39, 51, 63, 75, 87], "\(screen)")
+    tmux.send(">", ">")
+    screen = try tmux.waitFor { lane($0).hasPrefix("D ") }
+    #expect(lane(screen) == "D" + String(repeating: " ", count: 23) + "Bm", "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test func eAndAnArrowMoveTheLoopStartByABeatAndSSavesIt() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))

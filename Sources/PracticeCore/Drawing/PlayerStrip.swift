@@ -145,10 +145,11 @@ public struct StripLoop: Sendable, Equatable {
 }
 
 /// The player screen's picture above its status line, `rows` rows of `width` columns: a
-/// heading, the chord lane (when the song has chords), the bar ruler and the envelope as `view` draws them (the same `TextOverview`
-/// parts), a row for the cursor's mark, the loop's row, the selections' rows and the times
-/// at both ends of the window. The cursor itself is not in `lines`: the screen draws it
-/// over them at `column(of:)`, so a moving cursor redraws one column, not the picture.
+/// heading, the chord lane (when the song has chords), the bar ruler and the envelope as
+/// `view` draws them (the same `TextOverview` parts), a row for the cursor's mark, the
+/// loop's row, the selections' rows and the times at both ends of the window. The cursor
+/// itself is not in `lines`: the screen draws it over them at `column(of:)`, so a moving
+/// cursor redraws one column, not the picture.
 public struct PlayerStrip: Sendable {
   public let width: Int
   public let window: Range<Int64>
