@@ -125,9 +125,10 @@ struct Pull: ParsableCommand {
       NAME pulls one repository (default: all of them); SONG… only those songs. The index is \
       fetched with a conditional request (an unchanged repository answers 304), then only \
       the entries whose version changed, for songs in this library (found as `import` finds \
-      them). Each entry is applied with import's rules, all or nothing. A beat map or \
-      selections edited here since the last pull are kept (one line says so; --replace \
-      takes the repository's); a detected map is replaced by the repository's. Setlists \
+      them). Each entry is applied with import's rules, all or nothing. A beat map, \
+      selections or chord track edited here since the last pull are kept (one line says so; \
+      --replace takes the repository's); a detected map or chord track is replaced by the \
+      repository's. Setlists \
       whose songs are all here are stored (one changed here is kept likewise). A bad \
       entry is refused with one line and the rest still apply (exit 65). Offline, pull \
       says so and changes nothing (exit 69).

@@ -19,7 +19,9 @@ struct SetlistPlay: ParsableCommand {
       playing is logged as interrupted). An entry that cannot be played (its file is \
       missing, it needs a beat map the song lacks, its selection is gone) costs one warning \
       line and is skipped; the others play, and the setlist ends with the exit status of \
-      the first that failed (66 missing input, 65 bad data, 64 unusable entry).
+      the first that failed (66 missing input, 65 bad data, 64 unusable entry). An entry \
+      whose audio ends early (a file cut short) plays to where it ends, with one warning \
+      line, and counts as failed with 65, as `play` does.
       """)
 
   @OptionGroup var setlist: SetlistName
@@ -87,6 +89,7 @@ struct SetlistPlay: ParsableCommand {
         }
         heading += " '\(song.title)'" + (entry.selection.map { " — \($0)" } ?? "")
         Terminal.say(heading)
+        Session.endedEarly.store(false, ordering: .relaxed)
         // Never a beat map detected in the middle of a setlist.
         let ending = try playSong(
           song, library: library, request: runner.request(for: entry), detect: false,
@@ -103,7 +106,12 @@ struct SetlistPlay: ParsableCommand {
             } : nil)
         if ending == .stopped && move == nil { move = .quit }
         let ended = move == nil
-        runner.played(move: move)
+        if Session.endedEarly.load(ordering: .relaxed) {
+          // Played to where its audio ends, with the warning: an entry that failed (65).
+          runner.played(move: move, despite: PracticeError(.badData, "its audio ends early"))
+        } else {
+          runner.played(move: move)
+        }
         // Between two entries that ran their course: the pause, or a key.
         guard ended, !runner.isDone, wait || pauseSeconds > 0 else { continue }
         runner.afterPause(
@@ -116,14 +124,21 @@ struct SetlistPlay: ParsableCommand {
         runner.failed(failure, move: move)  // no pause after an entry not played
       }
     }
-    if let first = runner.failures.first {
-      let positions = runner.failures.map { "\($0.position)" }.joined(separator: ", ")
+    let skipped = runner.failures.filter { !$0.played }
+    let cut = runner.failures.filter(\.played)
+    let cutWords =
+      "\(cut.count) ended early (\(cut.map { "\($0.position)" }.joined(separator: ", ")))"
+    if let first = runner.failures.first, !skipped.isEmpty {
+      let positions = skipped.map { "\($0.position)" }.joined(separator: ", ")
       throw PracticeError(
         first.failure.category,
-        "setlist '\(found.name)': \(runner.failures.count) of the entries could not be played "
-          + "(\(positions)); the warnings above say why")
+        "setlist '\(found.name)': \(skipped.count) of the entries could not be played "
+          + "(\(positions))\(cut.isEmpty ? "" : ", \(cutWords)"); the warnings above say why")
     }
     Terminal.say("setlist '\(found.name)': played \(entryCount(runner.played))")
+    // Every entry played, some only to where their audio ends: the warnings said so, and
+    // the exit status is that of `play` (65).
+    if let first = cut.first { throw ExitCode(ExitStatus.code(for: first.failure.category)) }
   }
 
   /// The pause between entries (`seconds`; nil: until a key or, when stdin is not a

@@ -264,6 +264,37 @@ import Testing
     #expect(resumed.stderrLines.last?.contains("the audio ends at") == true, "\(resumed.stderr)")
   }
 
+  /// In `setlist play`, an entry cut short plays to where its audio ends with the one
+  /// warning (the file and the time) and the setlist ends with 65, as `play` does; the
+  /// other entries play, and all are counted as played.
+  @Test func aSetlistEntryCutShortEndsTheSetlistWith65() throws {
+    let whole = try make(
+      Case(name: "gig.m4a", from: "ogg", arguments: ["-c:a", "aac", "-movflags", "+faststart"],
+        packet: 1024))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("gig-cut.m4a")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    for arguments in [
+      ["add", CLI.fixture("sine-440.wav")], ["add", cut], ["setlist", "new", "gig"],
+      ["setlist", "add", "gig", "1"], ["setlist", "add", "gig", "2"],
+      ["setlist", "add", "gig", "1"],
+    ] {
+      let result = try cli.run(arguments)
+      try #require(result.status == 0, "\(arguments): \(result.stderr)")
+    }
+    let result = try cli.run(["setlist", "play", "gig", "--device", "null"])
+    #expect(result.status == 65, "\(result.stderr)")
+    let warnings = result.stderrLines.filter { $0.contains("warning") }
+    #expect(warnings.count == 1, "\(result.stderr)")
+    #expect(warnings.first?.contains("'\(cut)': the audio ends at 0:0") == true, "\(result.stderr)")
+    #expect(result.stderrLines.contains("3/3 'sine-440'"), "\(result.stderr)")
+    #expect(result.stderrLines.last == "setlist 'gig': played 3 entries", "\(result.stderr)")
+    let log = try cli.run(["log", "--json"])
+    let plays = try #require(
+      try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
+    #expect(plays.compactMap { $0["song_id"] as? Int }.sorted() == [1, 1, 2])
+  }
+
   /// A length stored shorter than what decodes (by a version that trusted a guess, or by
   /// another decoder) is not taken at play: the song plays whole, without a warning.
   @Test func aStoredLengthThatAudioDecodesPastIsNotTaken() throws {

@@ -265,6 +265,62 @@ func unusedPort() throws -> Int {
     #expect(try beats(member, "Blue") == (try beats(leader, "Blue")))
   }
 
+  func chords(_ cli: CLI, _ song: String) throws -> String {
+    try cli.run(["chords", "export", song]).stdout
+  }
+
+  /// A .lab of `labels`, two seconds each.
+  func lab(_ name: String, _ labels: [String]) throws -> String {
+    let path = dir.file(name)
+    try labels.enumerated().map { "\($0.offset * 2)\t\($0.offset * 2 + 2)\t\($0.element)\n" }
+      .joined().write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  /// Chords as maps (issue 45): a track imported here since the last pull is kept, with
+  /// one line, until --replace; a detected one, or one not edited since, is the repository's.
+  @Test func chordsEditedHereAreKeptUnlessReplace() throws {
+    try setUp()
+    let first = try lab("first.lab", ["C:maj", "G:maj", "A:min", "F:maj"])
+    for song in ["Blue", "Green", "Red"] {
+      #expect(try leader.run(["chords", "import", song, first]).status == 0)
+    }
+    _ = try publish()
+    _ = try member.run(["repo", "add", "band", repo])
+    // Green's chords detected here before the first pull: the repository's replace them.
+    let detected = try member.run(["chords", "detect", "Green"])
+    #expect(detected.status == 0, "\(detected.stderr)")
+    let pulledFirst = try member.run(["pull"])
+    #expect(pulledFirst.status == 0 && !pulledFirst.stderr.contains("kept"), "\(pulledFirst.stderr)")
+    let leaderFirst = try chords(leader, "Blue")
+    #expect(leaderFirst.contains("G:maj"))
+    #expect(try chords(member, "Green") == leaderFirst)
+    #expect(try chords(member, "Blue") == leaderFirst)
+    // The member edits Blue's chords; the leader changes Blue's and Red's.
+    #expect(
+      try member.run(["chords", "import", "Blue", try lab("mine.lab", ["C:maj", "E:min"])])
+        .status == 0)
+    let mine = try chords(member, "Blue")
+    let second = try lab("second.lab", ["D:maj", "A:maj", "B:min", "G:maj"])
+    for song in ["Blue", "Red"] {
+      #expect(try leader.run(["chords", "import", song, second]).status == 0)
+    }
+    _ = try publish()
+    let pulled = try member.run(["pull"])
+    #expect(pulled.status == 0, "\(pulled.stderr)")
+    let kept = pulled.stderrLines.filter { $0.contains("kept") }
+    #expect(
+      kept.count == 1 && kept[0].contains("'Blue' (chords)") && !kept[0].contains("'Red'")
+        && kept[0].contains("--replace"), "\(pulled.stderr)")
+    #expect(try chords(member, "Blue") == mine)
+    #expect(try chords(member, "Red") == (try chords(leader, "Red")))
+    #expect(try chords(member, "Red") != leaderFirst)
+    let replaced = try member.run(["pull", "--replace"])
+    #expect(replaced.status == 0, "\(replaced.stderr)")
+    #expect(!replaced.stderr.contains("kept"))
+    #expect(try chords(member, "Blue") == (try chords(leader, "Blue")))
+  }
+
   @Test func pullOfNamedSongsOnly() throws {
     try setUp()
     _ = try publish()

@@ -35,6 +35,9 @@ import Testing
     runner.played(move: nil)
     runner.afterPause(.previous)
     #expect(runner.position == 2 && runner.played == 2)
+    runner.played(move: nil, despite: PracticeError(.badData, "cut short"))
+    #expect(runner.position == 3 && runner.played == 3)
+    #expect(runner.failures.map(\.position) == [1, 2] && runner.failures.map(\.played) == [false, true])
     runner.played(move: .quit)
     #expect(runner.isDone && runner.current == nil)
     #expect(throws: SetlistRunner.Refusal.noSuchPosition(4, entries: 3)) {

@@ -309,6 +309,12 @@ enum Migrations {
       try db.execute(
         sql: "ALTER TABLE song ADD COLUMN named_by_hand BOOLEAN NOT NULL DEFAULT 0")
     }
+    migrator.registerMigration("v15-repository-chords") { db in
+      // A fingerprint of the song's chord track just after each pull, as for its map and
+      // selections: a track whose fingerprint differs now was edited here since (issue 45).
+      // NULL for songs pulled before: a hand-made track they have counts as edited here.
+      try db.execute(sql: "ALTER TABLE repository_song ADD COLUMN chords_fingerprint TEXT")
+    }
     return migrator.migrations
   }()
 

@@ -11,8 +11,11 @@ public struct SetlistRunner: Sendable {
   /// The entry to play now (0-based); `entries.count` when the setlist is done.
   public private(set) var index: Int
   public private(set) var played = 0
-  /// Entries that could not be played: their position (from 1) and why.
-  public private(set) var failures: [(position: Int, failure: any PracticeFailure)] = []
+  /// Entries that failed, in the order they did: their position (from 1), why, and whether
+  /// they were played all the same (audio that ended early) or skipped. The setlist ends
+  /// with the exit status of the first.
+  public private(set) var failures: [(position: Int, failure: any PracticeFailure, played: Bool)] =
+    []
 
   /// Why a setlist cannot start: the player words it.
   public enum Refusal: Error, Sendable, Equatable {
@@ -57,9 +60,16 @@ public struct SetlistRunner: Sendable {
     go(move ?? .next)
   }
 
+  /// The entry now was played, but not as it should have been (its audio ended early):
+  /// counted as played, and `failure` noted as an entry that failed.
+  public mutating func played(move: Move?, despite failure: any PracticeFailure) {
+    failures.append((position, failure, true))
+    played(move: move)
+  }
+
   /// The entry now could not be played: noted, and the setlist goes on (or as `move` says).
   public mutating func failed(_ failure: any PracticeFailure, move: Move?) {
-    failures.append((position, failure))
+    failures.append((position, failure, false))
     go(move ?? .next)
   }
 

@@ -12,9 +12,9 @@ public struct PullReport: Sendable {
   public var applied: [String] = []
   /// Entries whose version this library already has.
   public var current = 0
-  /// Songs whose beat map or selections were edited here since the last pull and kept:
-  /// `(title, what)`, what being "beat map" or "selections" (or a setlist's name and
-  /// "setlist").
+  /// Songs whose beat map, selections or chords were edited here since the last pull and
+  /// kept: `(title, what)`, what being "beat map", "selections" or "chords" (or a setlist's
+  /// name and "setlist").
   public var kept: [(title: String, what: String)] = []
   /// Entries refused: the entry's file and why (one line each).
   public var refused: [(file: String, reason: String)] = []
@@ -32,8 +32,9 @@ extension Library {
   /// Pulls `repository`: fetches its index (conditionally, with the validators of the last
   /// fetch) and then the entries whose version changed, for songs of this library (found as
   /// `import` finds them; only `songIDs` when given); applies each with `import`'s rules in
-  /// one transaction, and records the version applied. A beat map or selections edited here
-  /// since the last pull are kept unless `replace`; a detected map is the repository's.
+  /// one transaction, and records the version applied. A beat map, selections or chord track
+  /// edited here since the last pull are kept unless `replace`; a detected map or chord
+  /// track is the repository's.
   /// A bad entry is refused (listed in the report) and the rest still apply. The index
   /// unreachable (offline) is a `FetchError` with nothing changed.
   public func pull(
@@ -135,13 +136,13 @@ extension Library {
       try Row.fetchAll(
         db,
         sql: """
-          SELECT song_id, version, map_fingerprint, selections_fingerprint FROM repository_song
-          WHERE repository_id = ?
+          SELECT song_id, version, map_fingerprint, selections_fingerprint, chords_fingerprint
+          FROM repository_song WHERE repository_id = ?
           """, arguments: [repository.id]
       ).reduce(into: [Int64: PullRecord]()) {
         $0[$1["song_id"]] = PullRecord(
           version: $1["version"], map: $1["map_fingerprint"],
-          selections: $1["selections_fingerprint"])
+          selections: $1["selections_fingerprint"], chords: $1["chords_fingerprint"])
       }
     }
 
@@ -375,7 +376,7 @@ extension Library {
   }
 
   /// Applies one entry's song in the caller's transaction and records its version; returns
-  /// what was kept because it was edited here ("beat map", "selections").
+  /// what was kept because it was edited here ("beat map", "selections", "chords").
   private func apply(
     _ item: PreparedEntry, repository: Repository, replace: Bool, timestamp: String,
     _ db: Database
@@ -387,6 +388,7 @@ extension Library {
     let before = try SongState(songID: id, db)
     let takeMap = replace || !before.mapEdited(since: record)
     let takeSelections = replace || !before.selectionsEdited(since: record)
+    let takeChords = replace || !before.chordsEdited(since: record)
     let reader = try BeatReader(db)
     var maps: [(song: Int64, beats: [Beat])] = []
     var report = ImportReport()
@@ -400,6 +402,7 @@ extension Library {
       mapOnly.note = nil
       mapOnly.tags = []
       mapOnly.selections = []
+      mapOnly.chords = nil
       try importSong(
         mapOnly, beats: beats, into: song, replace: true, timestamp: timestamp, reader: reader,
         maps: &maps, &report, db)
@@ -412,11 +415,27 @@ extension Library {
       selectionsOnly.note = nil
       selectionsOnly.tags = []
       selectionsOnly.beatMap = nil
+      selectionsOnly.chords = nil
       try importSong(
         selectionsOnly, beats: nil, into: song, replace: true, timestamp: timestamp,
         reader: reader, maps: &maps, &report, db)
       rest.selections = []
     }
+    if takeChords && !replace, shared.chords != nil {
+      var chordsOnly = shared
+      chordsOnly.key = nil
+      chordsOnly.bpm = nil
+      chordsOnly.note = nil
+      chordsOnly.tags = []
+      chordsOnly.beatMap = nil
+      chordsOnly.selections = []
+      try importSong(
+        chordsOnly, beats: nil, into: song, replace: true, timestamp: timestamp,
+        reader: reader, maps: &maps, &report, db)
+      rest.chords = nil
+    }
+    // Chords edited here are kept: the rest is imported without them.
+    if !takeChords { rest.chords = nil }
     try importSong(
       rest, beats: rest.beatMap == nil ? nil : beats, into: song, replace: replace,
       timestamp: timestamp, reader: reader, maps: &maps, &report, db)
@@ -424,20 +443,24 @@ extension Library {
     var kept: [String] = []
     if report.mapsKept > 0 { kept.append("beat map") }
     if !report.selectionsKept.isEmpty { kept.append("selections") }
+    if !takeChords && shared.chords != nil { kept.append("chords") }
     let after = try SongState(songID: id, db)
     try db.execute(
       sql: """
         INSERT INTO repository_song
-          (repository_id, song_id, version, map_fingerprint, selections_fingerprint, applied_at)
-        VALUES (?, ?, ?, ?, ?, ?)
+          (repository_id, song_id, version, map_fingerprint, selections_fingerprint,
+           chords_fingerprint, applied_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (repository_id, song_id) DO UPDATE SET version = excluded.version,
           map_fingerprint = excluded.map_fingerprint,
-          selections_fingerprint = excluded.selections_fingerprint, applied_at = excluded.applied_at
+          selections_fingerprint = excluded.selections_fingerprint,
+          chords_fingerprint = excluded.chords_fingerprint, applied_at = excluded.applied_at
         """,
       arguments: [
         repository.id, id, version,
         takeMap ? after.map : record?.map,
         takeSelections ? after.selections : record?.selections,
+        takeChords ? after.chords : record?.chords,
         timestamp,
       ])
     return kept
@@ -454,15 +477,16 @@ private struct PreparedEntry {
   var record: PullRecord?
 }
 
-/// What the last pull applied to a song: the version, and fingerprints of the song's map
-/// and selections just after it.
+/// What the last pull applied to a song: the version, and fingerprints of the song's map,
+/// selections and chord track just after it (chords: nil before `v15-repository-chords`).
 struct PullRecord {
   var version: String
   var map: String?
   var selections: String?
+  var chords: String?
 }
 
-/// Fingerprints of a song's beat map and selections as they are now.
+/// Fingerprints of a song's beat map, selections and chord track as they are now.
 struct SongState {
   /// nil when the song has no map.
   var map: String?
@@ -470,6 +494,10 @@ struct SongState {
   var detectedOnly: Bool
   /// nil when the song has no selections.
   var selections: String?
+  /// nil when the song has no chord track.
+  var chords: String?
+  /// Its chord track is a detector's (which a repository's replaces).
+  var chordsDetected: Bool
 
   init(songID: Int64, _ db: Database) throws {
     var fingerprint = Fingerprint()
@@ -502,6 +530,25 @@ struct SongState {
       selectionCount += 1
     }
     selections = selectionCount == 0 ? nil : selectionPrint.hex
+    let track = try Row.fetchOne(
+      db.cachedStatement(sql: "SELECT source, detected_key FROM chord_track WHERE song_id = ?"),
+      arguments: [songID])
+    if let track {
+      var chordPrint = Fingerprint()
+      for value in track.databaseValues { chordPrint.add(value.description) }
+      let spans = try Row.fetchCursor(
+        db.cachedStatement(
+          sql: "SELECT start_frame, end_frame, label FROM chord WHERE song_id = ? ORDER BY start_frame"),
+        arguments: [songID])
+      while let row = try spans.next() {
+        chordPrint.add("\(row[0] as Int64) \(row[1] as Int64) \(row[2] as String)")
+      }
+      chords = chordPrint.hex
+      chordsDetected = (track["source"] as String) == "detected"
+    } else {
+      chords = nil
+      chordsDetected = false
+    }
   }
 
   /// A map made or changed here (not a detector's) since `record`'s pull; any map a song
@@ -516,7 +563,14 @@ struct SongState {
     return selections != record?.selections
   }
 
+  /// A chord track made or changed here (not a detector's) since `record`'s pull; any track
+  /// a song had before its first pull (or before pulls recorded chords) counts as its own.
+  func chordsEdited(since record: PullRecord?) -> Bool {
+    guard let chords, !chordsDetected else { return false }
+    return chords != record?.chords
+  }
+
   func edited(since record: PullRecord) -> Bool {
-    mapEdited(since: record) || selectionsEdited(since: record)
+    mapEdited(since: record) || selectionsEdited(since: record) || chordsEdited(since: record)
   }
 }
