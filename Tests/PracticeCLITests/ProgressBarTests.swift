@@ -78,15 +78,18 @@ import Testing
   }
 
   @Test func ctrlCDuringAddErasesTheBarAndStoresNothing() throws {
-    let songs = try folder(500, seconds: 0.1)
+    // Enough files that the scan outlasts the time tmux takes to show the bar on a busy
+    // machine (500 were scanned and stored before the signal came, once, in CI): the
+    // signal must come before the one transaction that stores them all.
+    let songs = try folder(2000, seconds: 0.1)
     let tmux = try Tmux(dir: dir, environment: cli.environment)
     defer { tmux.kill() }
     try tmux.start(["add", songs])
-    _ = try tmux.waitFor { $0.contains("/500 ") }
+    _ = try tmux.waitFor { $0.contains("/2000 ") }
     tmux.signalPractice("INT")
     #expect(try tmux.waitForExit() == 130)
     let screen = tmux.screen()
-    #expect(!screen.contains("/500 ") && !screen.contains("[#"), "\(screen)")
+    #expect(!screen.contains("/2000 ") && !screen.contains("[#"), "\(screen)")
     #expect(try cli.run(["list"]).stdout.isEmpty)
   }
 
