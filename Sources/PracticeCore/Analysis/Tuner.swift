@@ -110,7 +110,8 @@ public final class Tuner: @unchecked Sendable {
             written += ring.write(block + written, count: blockFrames - written)
           }
         }
-        if written < blockFrames {
+        // A wait cut short by the stop is no loss: nothing after the stop is read.
+        if written < blockFrames, !stopRequested.load(ordering: .relaxed) {
           dropped.add(blockFrames - written, ordering: .relaxed)
           spliced = true
         }
