@@ -49,11 +49,8 @@ struct RepoPublish: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let setlists = try all ? library.setlists() : setlist.map { try library.setlist(named: $0) }
-    var chosen = try all ? library.songs() : songs.map { try library.resolve($0) }
-    var seen = Set(chosen.compactMap(\.id))
-    for song in try library.songs(of: setlists) where seen.insert(song.id ?? 0).inserted {
-      chosen.append(song)
-    }
+    let chosen = try library.songs(
+      all ? library.songs() : songs.map { try library.resolve($0) }, withThoseOf: setlists)
     let report = try library.publish(to: directory, songs: chosen, setlists: setlists)
     Terminal.records(report.written.map { [$0] })
     Terminal.say(

@@ -35,11 +35,8 @@ struct Export: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let setlists = try all ? library.setlists() : setlist.map { try library.setlist(named: $0) }
-    var chosen = try all ? library.songs() : songs.map { try library.resolve($0) }
-    var seen = Set(chosen.compactMap(\.id))
-    for song in try library.songs(of: setlists) where seen.insert(song.id ?? 0).inserted {
-      chosen.append(song)
-    }
+    let chosen = try library.songs(
+      all ? library.songs() : songs.map { try library.resolve($0) }, withThoseOf: setlists)
     let file = try library.export(songs: chosen, setlists: setlists)
     try OutputFile.write(try file.encoded(), to: output)
     let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }

@@ -99,6 +99,17 @@ extension Library {
     return songs
   }
 
+  /// What sharing `songs` and `setlists` carries: the songs named, then those the setlists
+  /// name that are not among them (`export`, `repo publish`).
+  public func songs(_ songs: [Song], withThoseOf setlists: [Setlist]) throws -> [Song] {
+    var chosen = songs
+    var seen = Set(chosen.compactMap(\.id))
+    for song in try self.songs(of: setlists) where seen.insert(song.id ?? 0).inserted {
+      chosen.append(song)
+    }
+    return chosen
+  }
+
   // MARK: Import
 
   /// Finds the file's songs in this library (by content hash, then by title, artist and
