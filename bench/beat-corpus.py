@@ -2,7 +2,7 @@
 """Beat and downbeat detection on the development corpus's test half (issue 21), against
 madmom, librosa and aubio on the same pieces in the same run.
 
-Runs bench/beats/corpus.py with $PRACTICE_BIN (it builds the corpus when missing, reuses
+Runs `bench/beats/run corpus` with $PRACTICE_BIN (it builds the corpus when missing, reuses
 detections and baseline outputs that are newer than the piece and the binary, and writes
 bench/out/beats-corpus-results.json), then turns the test half's figures into rows for
 bench/RESULTS.md with the issue's targets. The tuning half's means are shown for reference:
@@ -19,11 +19,6 @@ import time
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
-CORPUS_PY = os.path.join(b.BENCH_DIR, "beats", "corpus.py")
-DETECT_DIR_PY = os.path.join(b.BENCH_DIR, "beats", "detect-dir.py")
-SCORE_PY = os.path.join(b.BENCH_DIR, "beats", "score.py")
-TIMIDITY_PY = os.path.join(b.BENCH_DIR, "beats", "timidity.py")
-VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 RESULTS = os.path.join(b.OUT_DIR, "beats-corpus-results.json")
 RUNS = os.path.join(b.OUT_DIR, "beats-corpus-detected", "runs.json")
 TRACKERS = ("madmom", "librosa", "aubio")
@@ -40,14 +35,14 @@ def mean(res, half, tracker, group, key):
 
 def detect_and_score(binary, corpus, out, model):
     """`beats detect` with `PRACTICE_BEAT_MODEL=model` (`net` is `--method network`) on both
-    halves of `corpus` into `out` (detect-dir.py reuses detections newer than the binary),
+    halves of `corpus` into `out` (detect-dir reuses detections newer than the binary),
     scored by half: score.py's JSON, {"test": ..., "tune": ...}."""
-    subprocess.run([sys.executable, DETECT_DIR_PY, binary, corpus, out, "--half", "both",
-                    "--env", f"PRACTICE_BEAT_MODEL={model}"], check=True)
+    subprocess.run(b.beats_tool("detect-dir", binary, corpus, out, "--half", "both",
+                                "--env", f"PRACTICE_BEAT_MODEL={model}"), check=True)
     scores = {}
     for half in ("test", "tune"):
         path = out + f"-{half}.json"
-        subprocess.run([VENV_PY, SCORE_PY, corpus, out, "--split", half, "--json", path],
+        subprocess.run(b.beats_tool("score", corpus, out, "--split", half, "--json", path),
                        check=True, stdout=subprocess.DEVNULL)
         with open(path) as f:
             scores[half] = json.load(f)
@@ -88,7 +83,7 @@ def method_rows(binary, corpus):
         + "; ".join(f"{g} {scored(net, 'test', g)}" for g in groups)))
     rendered = os.path.join(b.OUT_DIR, "beats-corpus-timidity")
     try:
-        subprocess.run([sys.executable, TIMIDITY_PY, "--corpus", corpus, "--out", rendered],
+        subprocess.run(b.models_tool("timidity", "--corpus", corpus, "--out", rendered),
                        check=True)
     except subprocess.CalledProcessError:
         return rows
@@ -114,7 +109,7 @@ def method_rows(binary, corpus):
 
 def main():
     binary = b.practice_bin()
-    args = [sys.executable, CORPUS_PY, binary, "--madmom-jobs", "2"]
+    args = b.beats_tool("corpus", binary, "--madmom-jobs", "2")
     # The baselines' outputs and the set-up are reused when these are set (madmom takes
     # about 10 s of CPU a piece): their earlier outputs are scored as they are.
     if os.environ.get("BENCH_CORPUS_NO_BASELINES"):
@@ -193,7 +188,7 @@ def main():
         "pointer's over the beat network's activations, and keeps the reading the network hears "
         "more (bench/beats/README.md, session 7); `--method network` is the bar pointer alone, "
         "its bars its own, 40-220 BPM. TiMidity++ with "
-        "Freepats (bench/beats/timidity.py): the corpus's MIDI rendered clean by a synthesizer "
+        "Freepats (models/timidity.py): the corpus's MIDI rendered clean by a synthesizer "
         "and samples no part of practice was trained or tuned on; the network's validation set "
         "was the tuning half's FluidSynth renderings, so only the test half's MIDI is unseen.",
         "The offset is measured against the MIDI grid. FluidSynth sounds each note 3-5.6 ms after "

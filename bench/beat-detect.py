@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Automatic beat and downbeat detection (`practice beats detect`), scored against a set.
 
-The evaluation set is bench/out/beats-set/ (made by bench/beats/make-set.py: 32 pieces of
+The evaluation set is bench/out/beats-set/ (made by models/set.py: 32 pieces of
 30-60 s written as MIDI and rendered by FluidSynth, ground truth from the MIDI's tempo map;
 see bench/beats/README.md), reusing it when present; bench/beats/setup.sh installs
 FluidSynth, aubio-tools and the Python venv (mir_eval, ...) first.
@@ -13,8 +13,8 @@ mir_eval (±70 ms, beats NOT trimmed: the first 5 s count); bench/beats/baseline
 scores aubio, librosa and madmom (each when it installed) on the same set.
 
 The check set, three held-out sets (other seeds), the set under pink noise at 20 and
-10 dB below the music (bench/beats/noisy.py), in a reverberant hall (RT60 2 s,
-bench/beats/reverb.py) and played with a wavering tempo (±2 %, bench/beats/wobble.py)
+10 dB below the music (models/lib/noisy.py), in a reverberant hall (RT60 2 s,
+models/lib/reverb.py) and played with a wavering tempo (±2 %, models/lib/wobble.py)
 are scored as means.
 
 Speed is CPU time (user + sys) against the audio's duration, on a 4-minute song (pieces of
@@ -39,7 +39,6 @@ import wave
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
-BEATS_DIR = os.path.join(b.BENCH_DIR, "beats")
 SET_DIR = os.path.join(b.OUT_DIR, "beats-set")
 DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-detected")
 # The check set: the same recipes with other seeds (other notes, lengths, timing). The
@@ -53,19 +52,18 @@ CHECK_DETECTED_DIR = os.path.join(b.OUT_DIR, "beats-check-detected")
 # listed once to judge two changes (same README).
 HELD_OUT_OFFSETS = (2000, 3000, 4000)
 # The set under steady pink noise this many dB below the music, over the whole file (the
-# silence around the music too): hiss, room tone (bench/beats/noisy.py).
+# silence around the music too): hiss, room tone (models/lib/noisy.py).
 NOISE_SNRS_DB = (20, 10)
-# The set in a reverberant hall (bench/beats/reverb.py): reverberation time, seconds.
+# The set in a reverberant hall (models/lib/reverb.py): reverberation time, seconds.
 REVERB_RT60_S = 2
 REVERB_DIR = os.path.join(b.OUT_DIR, f"beats-reverb-{REVERB_RT60_S}")
-# The set played with a wavering tempo (bench/beats/wobble.py): largest change, per cent.
+# The set played with a wavering tempo (models/lib/wobble.py): largest change, per cent.
 WOBBLE_PERCENT = 2
 WOBBLE_DIR = os.path.join(b.OUT_DIR, f"beats-wobble-{WOBBLE_PERCENT}")
 # The set's 4/4 and 3/4 pieces with one bar of two beats, cut or added near the middle
 # (bench/beats/oddbars.py): a song that drops or adds two beats once.
 ODD_DIR = os.path.join(b.OUT_DIR, "beats-oddbars")
 BASELINES_DIR = os.path.join(b.OUT_DIR, "beats-baselines")
-VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 
 TARGET_BEAT_F = 0.90
 TARGET_DOWNBEAT_F = 0.85
@@ -75,24 +73,24 @@ LONG_RUNS = 3
 
 
 def setup():
-    subprocess.run(["bash", os.path.join(BEATS_DIR, "setup.sh")], check=True)
-    args = [VENV_PY, os.path.join(BEATS_DIR, "make-set.py")]
+    subprocess.run(b.beats_tool("setup"), check=True)
+    args = b.models_tool("set")
     if os.path.exists(os.path.join(SET_DIR, "check.json")):
         args.append("--no-check")  # checked when it was made; unchanged pieces are kept
     subprocess.run(args, check=True)
     for out, offset in [(CHECK_DIR, CHECK_SEED_OFFSET)] + [(held_out_dir(o), o)
                                                             for o in HELD_OUT_OFFSETS]:
-        subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "make-set.py"), "--out", out,
-                        "--seed-offset", str(offset), "--no-check"], check=True)
+        subprocess.run(b.models_tool("set", "--out", out, "--seed-offset", offset, "--no-check"),
+                       check=True)
     for snr in NOISE_SNRS_DB:
-        subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "noisy.py"), str(snr), "--out",
-                        noisy_dir(snr)], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "reverb.py"), str(REVERB_RT60_S), "--out",
-                    REVERB_DIR], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "wobble.py"), str(WOBBLE_PERCENT), "--out",
-                    WOBBLE_DIR], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "oddbars.py"), "--out", ODD_DIR],
+        subprocess.run(b.models_tool("copies", "noisy", snr, "--out", noisy_dir(snr)),
+                       check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(b.models_tool("copies", "reverb", REVERB_RT60_S, "--out", REVERB_DIR),
                    check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(b.models_tool("copies", "wobble", WOBBLE_PERCENT, "--out", WOBBLE_DIR),
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(b.beats_tool("oddbars", "--out", ODD_DIR), check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def held_out_dir(offset):
@@ -154,8 +152,8 @@ def long_song(name, seconds, sources):
 
 def score(detdir, name, set_dir=SET_DIR):
     out = os.path.join(detdir, "score.json")
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "score.py"), set_dir, detdir, "--json", out,
-                    "--name", name], check=True, stdout=sys.stderr)
+    subprocess.run(b.beats_tool("score", set_dir, detdir, "--json", out, "--name", name),
+                   check=True, stdout=sys.stderr)
     with open(out) as f:
         return json.load(f)
 
@@ -190,8 +188,8 @@ def peer_means(set_dir):
     """madmom's mean scores on another set (baselines.py run on it, detections reused), or
     None when madmom did not build."""
     out = os.path.join(b.OUT_DIR, "beats-baselines-" + os.path.basename(set_dir)[len("beats-"):])
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "baselines.py"), "--set", set_dir,
-                    "--out", out], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(b.beats_tool("baselines", "--set", set_dir, "--out", out), check=True,
+                   stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f).get("madmom", {}).get("means", {}).get("all")
 
@@ -207,8 +205,7 @@ def main():
     names = [p["name"] for p in set_]
     audio_total = sum(p["duration"] for p in set_)
 
-    subprocess.run([VENV_PY, os.path.join(BEATS_DIR, "baselines.py")], check=True,
-                   stdout=sys.stderr)
+    subprocess.run(b.beats_tool("baselines"), check=True, stdout=sys.stderr)
     with open(os.path.join(BASELINES_DIR, "summary.json")) as f:
         base = json.load(f)
 
@@ -328,7 +325,7 @@ def main():
                           f"set: beat F {f3(g['beat_f'])}, downbeat F {f3(g['downbeat_f'])}; "
                           f"check set: beat F {f3(gc['beat_f'])}, downbeat F "
                           f"{f3(gc['downbeat_f'])}"))
-        notes.append(f"Check set: bench/beats/make-set.py --seed-offset {CHECK_SEED_OFFSET} "
+        notes.append(f"Check set: models/run set --seed-offset {CHECK_SEED_OFFSET} "
                      "(bench/out/beats-check): each piece's recipe (meter, tempo curve, "
                      "instruments, style) with other notes, lengths and timing. The "
                      "detector's settings were chosen on the set, with this one's "
@@ -344,14 +341,14 @@ def main():
                      "nearest the middle cut out (a bar of two beats), once with that bar's "
                      "first two beats played twice (a bar of two added), 10 ms crossfades, "
                      "the ground truth cut or repeated with the audio.")
-        notes.append("Under noise: bench/beats/noisy.py SNR (bench/out/beats-noisy-*): each "
+        notes.append("Under noise: models/run copies noisy SNR (bench/out/beats-noisy-*): each "
                      "piece mixed with pink noise SNR dB below its own RMS level, seeded by "
                      "its name, the ground truth unchanged.")
-        notes.append(f"In a hall: bench/beats/reverb.py {REVERB_RT60_S} "
+        notes.append(f"In a hall: models/run copies reverb {REVERB_RT60_S} "
                      f"(bench/out/beats-reverb-{REVERB_RT60_S}): each piece convolved with "
                      "velvet noise decaying by 60 dB over the RT60, of the dry sound's energy, "
                      "added to the dry sound; the ground truth unchanged.")
-        notes.append(f"Wavering tempo: bench/beats/wobble.py {WOBBLE_PERCENT} "
+        notes.append(f"Wavering tempo: models/run copies wobble {WOBBLE_PERCENT} "
                      f"(bench/out/beats-wobble-{WOBBLE_PERCENT}): each piece resampled along "
                      "a time map whose speed wavers around 1 (0.7 of the depth over 11 s, 0.3 "
                      "over 4.3 s, phases seeded by its name), the ground truth mapped with it.")
@@ -409,7 +406,7 @@ def main():
         f"Set: {len(set_)} pieces, {audio_total / 60:.1f} min "
         f"({', '.join(f'{n} in {k}' for k, n in meters.items())}; {drums} with drums, "
         f"{len(set_) - drums} without; {changing} with tempo changes; {pickup} with a pickup), "
-        "written as MIDI by bench/beats/make-set.py and rendered with FluidSynth "
+        "written as MIDI by models/set.py and rendered with FluidSynth "
         "(FluidR3_GM); the ground truth is the MIDI's own tempo map, checked against a "
         "click rendering (bench/out/beats-set/check.json).",
         "Scoring: mir_eval 0.8.2 through bench/beats/score.py, ±70 ms; the beats are NOT "

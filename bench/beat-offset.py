@@ -2,7 +2,7 @@
 """The time reference of `practice beats detect` (issue 21, item 1): where a detected beat
 lands against where its notes begin, per sample rate.
 
-bench/beats/onsetsynth.py writes synthetic music whose notes begin on known samples
+models/onsetsynth.py writes synthetic music whose notes begin on known samples
 (sharp attacks: drums and plucked chords; soft: chords swelling in over 40 ms over a
 sustained bass, detuned pairs that beat; stereo: drums left, chords right), at 22.05,
 44.1, 48, 88.2 and 96 kHz, two tempi each. It is not the tests' generator (BeatSynth):
@@ -23,8 +23,6 @@ import sys
 sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
-GENERATOR = os.path.join(b.BENCH_DIR, "beats", "onsetsynth.py")
-SETUP = os.path.join(b.BENCH_DIR, "beats", "setup.sh")
 VENV_PY = os.path.join(b.OUT_DIR, "venv", "bin", "python")
 MATERIAL = os.path.join(b.OUT_DIR, "beats-onsets")
 TOLERANCE_S = 0.070
@@ -55,8 +53,8 @@ def offsets(truth, found):
 def main():
     binary = b.practice_bin()
     if not os.path.exists(VENV_PY):
-        subprocess.run(["bash", SETUP], check=True)
-    subprocess.run([VENV_PY, GENERATOR, "--out", MATERIAL], check=True, stdout=sys.stderr)
+        subprocess.run(b.beats_tool("setup"), check=True)
+    subprocess.run(b.models_tool("onsetsynth", "--out", MATERIAL), check=True, stdout=sys.stderr)
     with open(os.path.join(MATERIAL, "index.json")) as f:
         index = json.load(f)
     by_rate, by_kind, found_total, truth_total = {}, {}, {}, {}
@@ -88,7 +86,7 @@ def main():
                           f"{truth_total[rate]} true beats found within ±{1000 * TOLERANCE_S:g} ms)",
                           f"≥ {100 * TARGET_CLOSE_SHARE:.0f} %", close >= TARGET_CLOSE_SHARE))
     notes = [
-        "Material: bench/beats/onsetsynth.py (deterministic; bench/out/beats-onsets): per rate, "
+        "Material: models/onsetsynth.py (deterministic; bench/out/beats-onsets): per rate, "
         "sharp (kick, snare, hi-hats, plucked chords with a 2 ms attack; 118 and 143 BPM), soft "
         "(chords of detuned sawtooth pairs swelling in over 40 ms as a raised cosine, a bass "
         "note held through each bar; 84 and 66 BPM, 3/4) and stereo (drums left, chords right; "

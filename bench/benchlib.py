@@ -23,6 +23,8 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 OUT_DIR = os.path.join(BENCH_DIR, "out")
 RESULTS_DIR = os.path.join(OUT_DIR, "results")
+BEATS_RUN = os.path.join(BENCH_DIR, "beats", "run")       # the beat measurements' runner
+MODELS_RUN = os.path.join(REPO_DIR, "models", "run")      # the generators' and trainers'
 
 # command -> Debian package that provides it
 PACKAGES = {
@@ -38,6 +40,16 @@ PACKAGES = {
     "aubiopitch": "aubio-tools",
     "faad": "faad",
 }
+
+
+def beats_tool(name, *args):
+    """The command line of `bench/beats/run NAME ARGS...` (score, baselines, detect-dir ...)."""
+    return [BEATS_RUN, name, *map(str, args)]
+
+
+def models_tool(name, *args):
+    """The command line of `models/run NAME ARGS...` (set, corpus, copies, onsetsynth ...)."""
+    return [MODELS_RUN, name, *map(str, args)]
 
 
 def log(message):
@@ -214,7 +226,7 @@ class Child:
 
 def child(cmd, label, env=None, capture=False, allowed=(0,)):
     """Runs `cmd` to the end and measures it with wait4(); exits with `label` and its stderr
-    if it fails (an exit code outside `allowed`; the code is Child.code). Output goes to temporary files, not pipes, so nothing can block; stdin is
+    if it fails (an exit code outside `allowed`, None: any; the code is Child.code). Output goes to temporary files, not pipes, so nothing can block; stdin is
     empty. An interrupt kills the child rather than leaving it playing."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started_ns = time.monotonic_ns()
@@ -232,7 +244,7 @@ def child(cmd, label, env=None, capture=False, allowed=(0,)):
         err.seek(0)
         stdout = out.read().decode(errors="replace") if capture else None
         stderr = err.read().decode(errors="replace")
-    if code not in allowed:
+    if allowed is not None and code not in allowed:
         sys.exit(f"{label}: {' '.join(cmd)} exited {code}: {stderr.strip()}")
     result = Child(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, usage.ru_nvcsw,
                    stdout, stderr, started_ns)

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Runs the baseline beat trackers on the set, writes their beats and scores them.
 
-  baselines.py [--set DIR] [--out DIR] [--force] [--only NAME...] [--jobs N]
+  bench/beats/run baselines [--set DIR] [--out DIR] [--force] [--only NAME...] [--jobs N]
 
   aubio    the `aubio beat FILE` command of Debian's aubio-tools 0.4.9 (the Python CLI
            over libaubio: its default tempo tracker, 1024/512 at the file's rate)
@@ -28,13 +27,8 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.dirname(HERE)
-import importlib.util  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("beat_score", os.path.join(HERE, "score.py"))
-score_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(score_mod)
+from bench.beats import score as score_mod
+from bench.beats.beatlib import MADMOM_PY, OUT, SET, tool
 
 
 def wav_seconds(path):
@@ -84,7 +78,6 @@ def run_librosa(librosa, wav, out_path):
     return cpu, wall
 
 
-MADMOM_PY = os.path.join(BENCH, "out", "madmom-venv", "bin", "python")
 
 
 def madmom_version():
@@ -101,9 +94,9 @@ def run_madmom(wavs, outdir, jobs=1):
     """{name: (cpu s, wall s)} of madmom_track.py on `wavs`: `jobs` processes (each taking
     every jobs-th file), one thread each."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    procs = [subprocess.Popen([MADMOM_PY, os.path.join(HERE, "madmom_track.py"), outdir]
-                              + wavs[k::jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env) for k in range(jobs) if wavs[k::jobs]]
+    procs = [subprocess.Popen(tool("madmom", outdir, *wavs[k::jobs]), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+             for k in range(jobs) if wavs[k::jobs]]
     times = {}
     for proc in procs:
         stdout, stderr = proc.communicate()
@@ -117,8 +110,8 @@ def run_madmom(wavs, outdir, jobs=1):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--set", default=os.path.join(BENCH, "out", "beats-set"))
-    ap.add_argument("--out", default=os.path.join(BENCH, "out", "beats-baselines"))
+    ap.add_argument("--set", default=SET)
+    ap.add_argument("--out", default=os.path.join(OUT, "beats-baselines"))
     ap.add_argument("--force", action="store_true")
     ap.add_argument("--only", nargs="*", help="only these pieces of the set")
     ap.add_argument("--jobs", type=int, default=1, help="madmom processes at once")
@@ -126,7 +119,7 @@ def main():
     names = sorted(f[:-6] for f in os.listdir(args.set) if f.endswith(".beats")
                    and (not args.only or f[:-6] in args.only))
     if not names:
-        sys.exit(f"baselines: no set in {args.set}; run bench/beats/make-set.py")
+        sys.exit(f"baselines: no set in {args.set}; run `models/run set`")
     timing_path = os.path.join(args.out, "timing.json")
     timing = {}
     if os.path.exists(timing_path) and not args.force:

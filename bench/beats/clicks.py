@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
 """How quiet clicks just before the beats move the detected beats.
 
-  clicks.py [--set DIR] [--practice BIN] [--db DB] [--level DB ...] [--ahead S] PIECE...
+  bench/beats/run clicks [--set DIR] [--practice BIN] [--db DB] [--level DB ...] [--ahead S]
+      PIECE...
 
 For each piece of the evaluation set, and for the piece with a 2 ms white-noise burst at
 each --level (dB below the piece's peak; default -40 and -30) --ahead seconds (default
@@ -21,8 +21,7 @@ import tempfile
 import numpy as np
 import soundfile as sf
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from bench.beats.beatlib import PRACTICE, SET
 
 
 def detected_beats(practice, db, wav):
@@ -48,8 +47,8 @@ def offsets(truth, found):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pieces", nargs="+")
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ap.add_argument("--practice", default=os.path.join(ROOT, ".build/release/practice"))
+    ap.add_argument("--set", default=SET)
+    ap.add_argument("--practice", default=PRACTICE)
     ap.add_argument("--db")
     ap.add_argument("--level", type=float, action="append")
     ap.add_argument("--ahead", type=float, default=0.035)

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """The development corpus end to end: build it, detect, run the baselines, score both halves.
 
-  bench/beats/corpus.sh PRACTICE_BIN [--pieces N] [--force] [--no-baselines] [--no-setup]
-                        [--jobs 2]
+  bench/beats/run corpus PRACTICE_BIN [--pieces N] [--force] [--no-baselines] [--no-setup]
+                         [--jobs 2]   (bench/beats/corpus.sh: the same)
 
-1. bench/beats/setup.sh (installs only what is missing), then make-corpus.py: the corpus
+1. bench/beats/setup.sh (installs only what is missing), then `models/run corpus`: the corpus
    in bench/out/beats-corpus/ is built when missing and kept otherwise.
 2. `PRACTICE_BIN beats detect` on every piece, each with a fresh temporary PRACTICE_DB
    (`add`, `detect`, `export --format mirex`, as bench/beat-detect.py does), into
@@ -29,39 +28,19 @@ mean of the test half (drums / no-drums, each meter, tempo changes) by more than
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.dirname(HERE)
-OUT = os.path.join(BENCH, "out")
-PY = os.path.join(OUT, "venv", "bin", "python")
-CORPUS = os.path.join(OUT, "beats-corpus")
+from bench.beats.beatlib import CORPUS, OUT, half_names, model, run_timed, tool
+
 DETECTED = os.path.join(OUT, "beats-corpus-detected")
 BASELINES = os.path.join(OUT, "beats-corpus-baselines")
 RESULTS = os.path.join(OUT, "beats-corpus-results")
-SPLIT = os.path.join(HERE, "split.json")
 
 
 def log(msg):
     print(f"corpus: {msg}", file=sys.stderr, flush=True)
-
-
-def run_timed(cmd, env, capture=False):
-    """(exit code, wall s, CPU s, stdout, stderr) of cmd, measured with wait4()."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - t0
-        out.seek(0)
-        err.seek(0)
-        return (os.waitstatus_to_exitcode(status), wall, usage.ru_utime + usage.ru_stime,
-                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
 def detect_all(binary, names, force):
@@ -85,13 +64,13 @@ def detect_all(binary, names, force):
             os.remove(out)
         with tempfile.TemporaryDirectory(prefix="corpus-db-") as tmp:
             env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"))
-            code, _, _, _, err = run_timed([binary, "add", wav], env)
+            code, _, _, _, _, err = run_timed([binary, "add", wav], env)
             if code != 0:
                 sys.exit(f"corpus: {binary} add {wav} exited {code}: {err.strip()}")
-            code, wall, cpu, _, err = run_timed([binary, "beats", "detect", wav], env)
+            code, wall, cpu, _, _, err = run_timed([binary, "beats", "detect", wav], env)
             summary = " | ".join(line.strip() for line in err.strip().splitlines())
             if code == 0:
-                ecode, _, _, mirex, eerr = run_timed(
+                ecode, _, _, _, mirex, eerr = run_timed(
                     [binary, "beats", "export", wav, "--format", "mirex"], env)
                 if ecode != 0:
                     sys.exit(f"corpus: beats export {wav} exited {ecode}: {eerr.strip()}")
@@ -150,23 +129,21 @@ def main():
     if not os.access(binary, os.X_OK):
         sys.exit(f"corpus: {binary} is not an executable")
     if not args.no_setup:
-        subprocess.run(["bash", os.path.join(HERE, "setup.sh")], check=True)
-    with open(SPLIT) as f:
-        split = json.load(f)
+        subprocess.run(tool("setup"), check=True)
+    tune, test = half_names("tune"), half_names("test")
     if args.pieces:
         k = (args.pieces + 1) // 2
-        names = sorted(split["tune"][:k] + split["test"][:args.pieces - k])
+        names = sorted(tune[:k] + test[:args.pieces - k])
     else:
-        names = sorted(split["tune"] + split["test"])
-    subprocess.run(["nice", "-n", "10", PY, os.path.join(HERE, "make-corpus.py"),
-                    "--jobs", str(args.jobs)] + (["--only"] + names if args.pieces else []),
-                   check=True)
+        names = sorted(tune + test)
+    subprocess.run(["nice", "-n", "10", *model("corpus", "--jobs", args.jobs)]
+                   + (["--only"] + names if args.pieces else []), check=True)
     missing = [n for n in names if not os.path.exists(os.path.join(CORPUS, n + ".wav"))]
     if missing:
         sys.exit(f"corpus: {len(missing)} pieces are missing from {CORPUS}, e.g. {missing[0]}")
 
-    base_cmd = ["nice", "-n", "10", PY, os.path.join(HERE, "baselines.py"), "--set", CORPUS,
-                "--out", BASELINES, "--jobs", str(args.madmom_jobs)] + (
+    base_cmd = ["nice", "-n", "10", *tool("baselines", "--set", CORPUS, "--out", BASELINES,
+                                          "--jobs", args.madmom_jobs)] + (
                     ["--only"] + names if args.pieces else [])
     base_proc = None
     base_log = os.path.join(OUT, "beats-corpus-baselines.log")
@@ -191,7 +168,7 @@ def main():
         dets += [f"{t}={os.path.join(BASELINES, t)}" for t in ("madmom", "librosa", "aubio")
                  if t in trackers]
     only = ["--only"] + names if args.pieces else []
-    score = [PY, os.path.join(HERE, "score.py"), CORPUS] + dets + ["--split", "both"] + only
+    score = tool("score", CORPUS, *dets, "--split", "both", *only)
     subprocess.run(score + ["--json", RESULTS + ".json"], check=True)
     md = subprocess.run(score + ["--markdown"], check=True, capture_output=True, text=True).stdout
     cpu = sum(r["cpu_s"] for n, r in runs.items() if n in names)

@@ -6,4 +6,4 @@
 #   bench/beats/corpus.sh PRACTICE_BIN [--pieces N] [--force] [--no-baselines] [--no-setup]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-exec python3 bench/beats/corpus.py "$@"
+exec bench/beats/run corpus "$@"

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Where detected beat maps begin and end: excerpts, and beats outside the music.
 
-  edges.py excerpts [--set DIR] [--practice BIN] [--cuts N] [PIECE...]
-  edges.py outside REFDIR DETDIR
+  bench/beats/run edges excerpts [--set DIR] [--practice BIN] [--cuts N] [PIECE...]
+  bench/beats/run edges outside REFDIR DETDIR
 
 excerpts: cuts N passages (default 3) out of each piece (default: the twelve in PIECES),
 as a musician exports one: from a seeded random point between its third and its
@@ -33,10 +32,9 @@ import tempfile
 import numpy as np
 import soundfile as sf
 
-from score import read_beats
+from bench.beats.beatlib import PRACTICE, SET
+from bench.beats.score import read_beats
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 WINDOW = 0.07
 # The excerpts' default pieces: every meter, with drums and without, steady tempo.
 PIECES = ["44-pop-drums", "44-ballad-piano", "34-viennese-waltz", "68-jig-fiddle", "24-polka",
@@ -123,8 +121,8 @@ def main():
     sub = ap.add_subparsers(dest="mode", required=True)
     ex = sub.add_parser("excerpts")
     ex.add_argument("pieces", nargs="*")
-    ex.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ex.add_argument("--practice", default=os.path.join(ROOT, ".build/release/practice"))
+    ex.add_argument("--set", default=SET)
+    ex.add_argument("--practice", default=PRACTICE)
     ex.add_argument("--cuts", type=int, default=3)
     out = sub.add_parser("outside")
     out.add_argument("refdir")

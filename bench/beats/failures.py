@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Where a detector's beat F is lost: each piece below beat F 0.9 by kind, from the JSON
 that `score.py --json` writes and the corpus's reference beats.
 
-    failures.py CORPUS SCORE.json [CORPUS SCORE.json ...]
+    bench/beats/run failures CORPUS SCORE.json [CORPUS SCORE.json ...]
 
 Kinds: `double` and `half` (AMLt above 0.7, about twice or half the reference's beats),
 `compound` (3/2 or 3 times the beats: a compound meter counted in quarters or eighths),

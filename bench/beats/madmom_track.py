@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """madmom's neural beat and downbeat tracker on WAV files: the peer for downbeats.
 
-  madmom_track.py OUTDIR WAV...     (run with bench/out/madmom-venv/bin/python)
+  bench/beats/run madmom OUTDIR WAV...     (in bench/out/madmom-venv)
 
 madmom 0.16.1 as its own `DBNDownBeatTracker` program runs it: RNNDownBeatProcessor
 (Böck, Krebs and Widmer 2016: bidirectional LSTMs on three spectrograms, trained on real

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Copies of evaluation pieces with one odd bar, as in a song that drops or adds two beats.
 
-  oddbars.py [--set DIR] [--out DIR] [PIECE ...]
+  bench/beats/run oddbars [--set DIR] [--out DIR] [PIECE ...]
 
 Pop songs and hymns often have a bar of 2/4 in 4/4 (a chorus that comes in early), or a
 bar of 2/4 added; a waltz may have a bar of two. A beat map with one meter and one phase
@@ -26,10 +25,9 @@ import os
 import numpy as np
 import soundfile as sf
 
-from score import read_beats
+from bench.beats.beatlib import OUT, SET
+from bench.beats.score import read_beats
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 FADE = 0.010
 
 
@@ -69,8 +67,8 @@ def write(out, name, audio, rate, times, numbers, meta):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pieces", nargs="*")
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench/out/beats-oddbars"))
+    ap.add_argument("--set", default=SET)
+    ap.add_argument("--out", default=os.path.join(OUT, "beats-oddbars"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     names = args.pieces or sorted(

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Scores detected beats against the reference set with mir_eval, on UNTRIMMED beats.
 
-  score.py REFDIR DETDIR [--json OUT.json] [--markdown] [--name LABEL]
+  bench/beats/run score REFDIR DETDIR [--json OUT.json] [--markdown] [--name LABEL]
            [--split tune|test|both [--split-file FILE]]
-  score.py REFDIR [LABEL=]DETDIR [LABEL=]DETDIR ... [--split ...] [--json OUT.json]
+  bench/beats/run score REFDIR [LABEL=]DETDIR [LABEL=]DETDIR ... [--split ...] [--json OUT.json]
            [--markdown]      several detectors side by side (group means only)
 
 For every REFDIR/NAME.beats (reference: seconds<TAB>beat-in-bar, 1 = downbeat), reads
@@ -25,7 +24,7 @@ music count, because `practice` uses them from the very start (a count-in, --bar
 
 Means are over pieces (each piece weighs the same), overall and per group: meter (from
 REFDIR/NAME.json), drums / no-drums, steady / changing tempo (and its kind: rubato,
-rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (make-corpus.py) the
+rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (models/run corpus) the
 processing kind, the soundfont and the sample rate.
 
   offset    the median signed offset, detected minus reference, of the beats matched
@@ -48,8 +47,9 @@ import wave
 import numpy as np
 import mir_eval
 
+from bench.beats.beatlib import SPLIT_FILE
+
 WINDOW = 0.07
-SPLIT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "split.json")
 METRICS = ("beat_f", "precision", "recall", "cmlt", "amlt", "downbeat_f")
 LABELS = {"beat_f": "beat F", "precision": "P", "recall": "R", "cmlt": "CMLt", "amlt": "AMLt",
           "downbeat_f": "down F"}

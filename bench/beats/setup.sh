@@ -2,11 +2,11 @@
 # Installs what the beat-tracking evaluation needs, only what is missing (idempotent):
 #   apt:  fluidsynth, fluid-soundfont-gm (FluidR3_GM.sf2), aubio-tools (`aubio beat`),
 #         gcc and python3-dev when missing (to build madmom); for the corpus
-#         (make-corpus.py): musescore-general-soundfont (MuseScore_General.sf2/.sf3),
+#         (models/run corpus): musescore-general-soundfont (MuseScore_General.sf2/.sf3),
 #         timgm6mb-soundfont (TimGM6mb.sf2) and ffmpeg (the MP3 round trip, 48 kHz);
-#         timidity and freepats (timidity.py: the corpus by another synthesizer)
+#         timidity and freepats (models/run timidity: the corpus by another synthesizer)
 #   venv: bench/out/venv (git-ignored) with pinned mir_eval, mido, numpy, scipy,
-#         soundfile (noisy.py, edges.py, clicks.py read and write WAVs with it), and
+#         soundfile (models/run copies, edges, clicks read and write WAVs with it), and
 #         librosa if it installs (optional: the harness reports it as missing otherwise).
 #   venv: bench/out/madmom-venv with madmom 0.16.1, built from its source package
 #         (optional, as librosa).
@@ -30,10 +30,10 @@ command -v aubio >/dev/null 2>&1 || missing+=(aubio-tools)
 dpkg -s musescore-general-soundfont >/dev/null 2>&1 || missing+=(musescore-general-soundfont)
 dpkg -s timgm6mb-soundfont >/dev/null 2>&1 || missing+=(timgm6mb-soundfont)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
-# another synthesizer and other samples for the corpus's MIDI (timidity.py)
+# another synthesizer and other samples for the corpus's MIDI (models/run timidity)
 command -v timidity >/dev/null 2>&1 || missing+=(timidity)
 [ -d /usr/share/midi/freepats ] || missing+=(freepats)
-# other samples for the network's training corpora only (make-corpus.py --fonts)
+# other samples for the network's training corpora only (models/run corpus --fonts)
 dpkg -s csound-soundfont >/dev/null 2>&1 || missing+=(csound-soundfont)
 dpkg -s opl3-soundfont >/dev/null 2>&1 || missing+=(opl3-soundfont)
 # python3 -m venv needs python3-venv on Debian (ensurepip)

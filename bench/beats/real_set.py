@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Beat maps on released, produced music: practice against madmom and the onsets.
 
-  real-set.py [--bin PRACTICE_BIN] [--label NAME] [--env K=V ...] [--length 60]
-      (run with bench/out/venv/bin/python; bench/beats/setup.sh makes it)
+  bench/beats/run real-set [--bin PRACTICE_BIN] [--label NAME] [--env K=V ...] [--length 60]
+      (in bench/out/venv; bench/beats/setup.sh makes it)
 
 The music: every soundtrack Debian ships in three game-data packages (hedgewars-data,
 warzone2100-music, frozen-bubble-data; 59 tracks: electronic, rock, orchestral, folk,
@@ -14,7 +13,7 @@ bench/out/real-set/NAME.wav.
 Nothing here is annotated by hand, so there is no ground truth. What is measured, per
 track and as counts:
   F, downF   beat F and downbeat F (mir_eval, ±70 ms) against madmom's DBNDownBeatTracker
-             (bench/beats/madmom_track.py), the strongest peer on this machine;
+             (`bench/beats/run madmom`), the strongest peer on this machine;
   level      madmom's tempo over practice's (median beat intervals): 0.5 means practice
              counts half madmom's beats, 2 twice;
   skipped    the onsets' own word on the level: librosa's onset strength half-way between
@@ -23,7 +22,7 @@ track and as counts:
              half-tempo reading by the issue's definition (issue 41's target: none where
              madmom agrees).
 madmom's outputs are kept (bench/out/real-set-madmom/) and run again only for a new
-excerpt; practice's are made again for a binary newer than them (detect-dir.py).
+excerpt; practice's are made again for a binary newer than them (detect_dir.py).
 Writes bench/out/real-set-LABEL.md and .json.
 """
 
@@ -36,12 +35,10 @@ import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-OUT = os.path.join(ROOT, "bench", "out")
+from bench.beats.beatlib import OUT, PRACTICE, tool
+
 SET = os.path.join(OUT, "real-set")
 MADMOM_DIR = os.path.join(OUT, "real-set-madmom")
-MADMOM_PY = os.path.join(OUT, "madmom-venv", "bin", "python")
 PACKAGES = {
     "hedgewars-data": "/usr/share/games/hedgewars/Data/Music",
     "warzone2100-music": "/usr/share/games/warzone2100/music",
@@ -112,7 +109,7 @@ def skipped_ratio(envelope, beats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, ".build", "release", "practice"))
+    ap.add_argument("--bin", default=PRACTICE)
     ap.add_argument("--label", default="practice")
     ap.add_argument("--env", nargs="*", default=[], help="K=V for practice (a model, say)")
     ap.add_argument("--length", type=float, default=60)
@@ -126,11 +123,10 @@ def main():
         os.path.join(MADMOM_DIR, os.path.basename(w)[:-4] + ".beats"))]
     if todo:
         print(f"real-set: madmom on {len(todo)} excerpts (about 15 s each)", file=sys.stderr)
-        subprocess.run(["nice", "-n", "10", MADMOM_PY, os.path.join(HERE, "madmom_track.py"),
-                        MADMOM_DIR, *todo], stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(["nice", "-n", "10", *tool("madmom", MADMOM_DIR, *todo)],
+                       stdout=subprocess.DEVNULL, check=True)
     det = os.path.join(OUT, f"real-set-{args.label}")
-    cmd = [sys.executable, os.path.join(HERE, "detect-dir.py"), args.bin, SET, det,
-           "--half", "all"]
+    cmd = tool("detect-dir", args.bin, SET, det, "--half", "all")
     if args.env:
         cmd += ["--env", *args.env]
     subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)

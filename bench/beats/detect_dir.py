@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Runs `PRACTICE_BIN beats detect` on the pieces of a corpus directory, as corpus.py does
 for the development corpus, but into any output directory and with extra environment:
 for trying a knob (PRACTICE_BEAT_MODEL=net) without touching beats-corpus-detected/, and
 for dumping what the beat network hears (--features DIR: PRACTICE_BEAT_FEATURES, one
-NAME.f32 and NAME.f32.json a piece; train-network.py reads them).
+NAME.f32 and NAME.f32.json a piece; `models/run train-network` reads them).
 
-  python3 bench/beats/detect-dir.py BIN CORPUSDIR OUTDIR [--half tune|test|both|all]
+  bench/beats/run detect-dir BIN CORPUSDIR OUTDIR [--half tune|test|both|all]
       [--env K=V ...] [--features DIR] [--jobs 2]
 
 OUTDIR/NAME.beats is the map (`beats export --format mirex`), OUTDIR/runs.json the exit
@@ -17,23 +16,10 @@ import argparse
 import concurrent.futures
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run(cmd, env):
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read().decode(errors="replace")
-    err = proc.stderr.read().decode(errors="replace")
-    return (os.waitstatus_to_exitcode(status), time.monotonic() - t0,
-            usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out, err)
+from bench.beats.beatlib import half_names, run_timed
 
 
 def one(args, extra, name):
@@ -48,14 +34,14 @@ def one(args, extra, name):
         env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "library.sqlite"), **extra)
         if feat:
             env["PRACTICE_BEAT_FEATURES"] = feat
-        code, _, _, _, _, err = run([args.binary, "add", wav], env)
+        code, _, _, _, _, err = run_timed([args.binary, "add", wav], env)
         if code != 0:
             return name, {"exit": code, "stderr": err.strip()}
-        code, wall, cpu, rss, _, err = run([args.binary, "beats", "detect", wav], env)
+        code, wall, cpu, rss, _, err = run_timed([args.binary, "beats", "detect", wav], env)
         r = {"exit": code, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "maxrss_kb": rss,
              "stderr": " | ".join(line.strip() for line in err.strip().splitlines())}
         if code == 0:
-            code, _, _, _, mirex, err = run(
+            code, _, _, _, mirex, err = run_timed(
                 [args.binary, "beats", "export", wav, "--format", "mirex"], env)
             with open(out + ".partial", "w") as f:
                 f.write(mirex)
@@ -83,9 +69,8 @@ def main():
     if args.half == "all":
         names = sorted(f[:-4] for f in os.listdir(args.corpus) if f.endswith(".wav"))
     else:
-        with open(os.path.join(HERE, "split.json")) as f:
-            split = json.load(f)
-        names = sorted(split["tune"] * (args.half != "test") + split["test"] * (args.half != "tune"))
+        names = sorted(half_names("tune") * (args.half != "test")
+                       + half_names("test") * (args.half != "tune"))
     runs_path = os.path.join(args.out, "runs.json")
     runs = {}
     if os.path.exists(runs_path):

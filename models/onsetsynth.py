@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Synthetic music with known note onsets, for the time reference (issue 21, item 1).
 
 Written apart from the tests' Swift BeatSynth on purpose: the benchmark should not hear
@@ -14,7 +13,7 @@ Three kinds, each at two tempi and every sample rate given:
           note on each downbeat swelling the same way.
   stereo  the sharp kind's drums on the left, its chords on the right.
 
-  bench/out/venv/bin/python bench/beats/onsetsynth.py --out DIR [--rates 22050 44100 ...]
+  models/run onsetsynth --out DIR [--rates 22050 44100 ...]
 
 Writes DIR/KIND-BPM-RATE.wav (24-bit) and DIR/KIND-BPM-RATE.json ({"beats": [seconds],
 "downbeats": [...], "rate", "kind", "bpm"}), and DIR/index.json listing them. Deterministic.

@@ -1,7 +1,5 @@
-#!/usr/bin/env python3
-"""Copies of the evaluation set played with a wavering tempo, as people play without a click.
-
-  wobble.py DEPTH_PERCENT [--set DIR] [--out DIR]
+"""A wavering tempo, as people play without a click (`wavering`): the set's copies
+`models/run copies wobble DEPTH_PERCENT [--set DIR] [--out DIR]` makes.
 
 The set's pieces are machine-steady (or change tempo along a smooth curve); players
 without a click drift a few per cent either way. Writes DIR (default
@@ -9,15 +7,14 @@ bench/out/beats-wobble-DEPTH) with every piece resampled along a time map whose 
 wavers around 1 by up to DEPTH_PERCENT: 0.7 of it over an 11 s period and 0.3 over 4.3 s,
 at phases seeded by the piece's name (so the copies are the same on every run). The pitch
 wavers with it (as tape wow would, by at most a third of a semitone at 2 %). The ground
-truth is mapped through the same time map; beats past the new end are dropped. Existing
-copies newer than their source are kept. Needs numpy and soundfile (bench/out/venv).
+truth is mapped through the same time map; beats past the new end are dropped. Needs numpy
+and soundfile (bench/out/venv).
 """
 
 import zlib
 
 import numpy as np
 
-from setcopy import make_copies
 
 
 def time_map(name, depth, frames, rate):
@@ -43,7 +40,3 @@ def wavering(name, x, rate, beats, depth):
             moved.append(f"{np.interp(float(t), played, heard):.6f}\t{number}\n")
     return y, moved
 
-
-if __name__ == "__main__":
-    make_copies(__doc__.splitlines()[0], "wobble", "largest change of speed, per cent",
-                wavering)

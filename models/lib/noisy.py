@@ -1,21 +1,18 @@
-#!/usr/bin/env python3
-"""Copies of the evaluation set under steady pink noise, as in a rehearsal or live recording.
+"""Steady pink noise, as in a rehearsal or live recording (`add_noise`): the corpus's noise
+processing, and the set's copies `models/run copies noisy SNR_DB [--set DIR] [--out DIR]`
+makes (default bench/out/beats-noisy-SNR).
 
-  noisy.py SNR_DB [--set DIR] [--out DIR]
-
-Writes DIR (default bench/out/beats-noisy-SNR) with every piece of the set mixed with pink
+Every piece is mixed with pink
 noise (power falling 3 dB an octave) SNR_DB below the piece's own RMS level, over the whole
 file: the silence before the music and the ring-out after it are hiss too. The ground
 truth (.beats, .json, index.json) is copied unchanged. The noise is seeded by the piece's
-name, so the copies are the same on every run; existing copies newer than their source
-are kept. Needs numpy and soundfile (bench/out/venv).
+name, so the copies are the same on every run. Needs numpy and soundfile (bench/out/venv).
 """
 
 import zlib
 
 import numpy as np
 
-from setcopy import make_copies
 
 
 def pink(shape, rng):
@@ -39,7 +36,3 @@ def add_noise(name, x, rate, beats, snr):
         y *= 0.999 / peak
     return y, beats
 
-
-if __name__ == "__main__":
-    make_copies(__doc__.splitlines()[0], "noisy", "noise level below the music's RMS, dB",
-                add_noise)

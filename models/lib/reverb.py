@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
-"""Copies of the evaluation set in a reverberant hall, as in a church or concert recording.
+"""A reverberant hall, as in a church or concert recording (`in_hall`): the corpus's reverb
+processing, and the set's copies `models/run copies reverb RT60_S [--set DIR] [--out DIR]`
+makes (default bench/out/beats-reverb-RT60).
 
-  reverb.py RT60_S [--set DIR] [--out DIR]
-
-Writes DIR (default bench/out/beats-reverb-RT60) with every piece of the set convolved with
+Every piece of the set is convolved with
 a synthetic room response and added to its dry sound: velvet noise (Järveläinen and
 Karjalainen 2007: one tap of random sign in every millisecond, at a random place in it),
 decaying by 60 dB over RT60_S seconds, its energy equal to the dry sound's (direct to
@@ -11,14 +10,12 @@ reverberant ratio 0 dB, as a few metres from the players in a large hall), the s
 response for every piece and an independent one for each channel. The dry sound's timing
 is untouched, so the ground truth (.beats, .json, index.json) is copied unchanged; the
 file keeps its length (the reverberant tail after the end is cut, with the rest of the
-set's ring-out). Peaks are scaled to -1 dBFS. Existing copies newer than their source are
-kept. Needs numpy, scipy and soundfile (bench/out/venv).
+set's ring-out). Peaks are scaled to -1 dBFS. Needs numpy, scipy and soundfile (bench/out/venv).
 """
 
 import numpy as np
 from scipy.signal import fftconvolve
 
-from setcopy import make_copies
 
 DENSITY = 1000.0  # taps a second
 
@@ -43,6 +40,3 @@ def in_hall(name, x, rate, beats, rt60):
     y *= 10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)
     return y, beats
 
-
-if __name__ == "__main__":
-    make_copies(__doc__.splitlines()[0], "reverb", "reverberation time, seconds", in_hall)

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Re-renders the beat network's training pieces with a plain synthesizer of our own, the
 training set's second synthesizer (deterministic): writes bench/out/beats-train-plain/.
 
-The training pieces (make-corpus.py --train: bench/out/beats-train, beats-train3) are all
+The training pieces (models/run corpus --train: bench/out/beats-train, beats-train3) are all
 rendered by FluidSynth from General MIDI soundfonts: sampled instruments, nearly all with
 sharp attacks. A network trained on them alone hears almost nothing in plain synthesised
 tones, and fires on every eighth note of a texture it does not know. Here the same MIDI
@@ -25,16 +24,16 @@ drum kit drawn per piece: kick (a sine falling in pitch), snare (band-passed noi
 tone), hats and cymbals (high-passed noise, short or long), toms (decaying sines falling a
 little in pitch), everything else a short band-passed noise click; its level is drawn per
 piece, sometimes well under the pitched parts. The mix is normalised to -1 dBFS; about a
-third of the pieces are then put in a hall (reverb.py's, RT60 0.8-2.2 s) and about a sixth
-under pink noise (noisy.py's, 20-35 dB below the music's RMS), independently.
+third of the pieces are then put in a hall (lib/reverb.py's, RT60 0.8-2.2 s) and about a sixth
+under pink noise (lib/noisy.py's, 20-35 dB below the music's RMS), independently.
 
 Times: every note starts on the sample of its note-on, converted from ticks through the
-MIDI file's tempo map (make-set.py's tempo_map_seconds, exact); the leading silence is
+MIDI file's tempo map (lib/pieces.py's tempo_map_seconds, exact); the leading silence is
 kept, so the piece's .beats hold as they are. The file ends 50 ms after its last sound,
 at most 3 s after its last onset (a 100 ms fade).
 
-  bench/out/venv/bin/python bench/beats/plain-synth.py [--sources DIR ...] [--out DIR]
-      [--only NAME ...] [--jobs 1] [--force]
+  models/run plain-synth [--sources DIR ...] [--out DIR] [--only NAME ...] [--jobs 1]
+      [--force]
 
 Output, per source piece NAME: plain-NAME.wav (44.1 kHz 16-bit stereo), plain-NAME.beats
 (the source's, byte for byte), plain-NAME.mid (a copy) and plain-NAME.json (the source's,
@@ -42,15 +41,14 @@ with "name", "source", "soundfont": "plain-synth", "processing" (clean, reverb, 
 reverb+noise), "processing_info", "duration", "sample_rate" and "plain_synth": the timbres
 drawn); DIR/index.json lists the pieces. A piece whose files exist and whose recipe (this
 script's source and the piece's MIDI) is unchanged is kept. Needs numpy, scipy, soundfile
-and mido (bench/out/venv). Then dump the network's bands with detect-dir.py --features and
-add DIR:FEATURES to train-network.py's --train.
+and mido (bench/out/venv). Then dump the network's bands with `bench/beats/run detect-dir
+--features` and add DIR:FEATURES to `models/run train-network`'s --train.
 """
 
 import argparse
 import bisect
 import concurrent.futures
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -63,21 +61,14 @@ import numpy as np
 import soundfile as sf
 from scipy.signal import butter, sosfilt, sosfiltfilt
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-_spec = importlib.util.spec_from_file_location("make_set", os.path.join(HERE, "make-set.py"))
-ms = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ms)
-import noisy  # noqa: E402
-import reverb  # noqa: E402
+from models.lib import fingerprint, noisy, paths, reverb
+from models.lib.pieces import tempo_map_seconds
 
 RATE = 44100
 NYQUIST = RATE / 2
-DEFAULT_SOURCES = [os.path.join(BENCH, "out", "beats-train"),
-                   os.path.join(BENCH, "out", "beats-train3")]
-DEFAULT_OUT = os.path.join(BENCH, "out", "beats-train-plain")
-CORPUS = os.path.join(BENCH, "out", "beats-corpus")
+DEFAULT_SOURCES = paths.TRAIN_SETS
+DEFAULT_OUT = paths.PLAIN
+CORPUS = paths.CORPUS
 PREFIX = "plain-"
 TABLE = 4096          # wavetable length (one period)
 MAX_HARMONICS = 48
@@ -102,7 +93,7 @@ def read_midi(path):
     """(notes per channel {channel: [(on_s, off_s, key, velocity)]}, channel volume (cc7)
     and pan (cc10) at their first setting, last onset in seconds)."""
     mid = mido.MidiFile(path)
-    seconds = ms.tempo_map_seconds(mid)
+    seconds = tempo_map_seconds(mid)
     events = []
     for n, track in enumerate(mid.tracks):
         tick = 0
@@ -444,7 +435,7 @@ def render(name, mid_path):
     mix[total - fade:] *= np.linspace(1, 0, fade)[:, None]
     mix *= PEAK / max(np.abs(mix).max(), 1e-9)
     info = {}
-    for kind, p in processing:  # as make-corpus.py's process()
+    for kind, p in processing:  # as corpus.py's process()
         if kind == "reverb":
             mix = reverb.in_hall(name, mix, RATE, [], p)[0]
             info["rt60_s"] = p
@@ -470,7 +461,7 @@ def rounded(x):
     return x
 
 
-SOURCE_HASH = hashlib.sha256(open(os.path.abspath(__file__), "rb").read()).hexdigest()
+SOURCE_HASH = fingerprint.plain_synth_hash()
 
 
 def make_piece(src_dir, name, out, force=False):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Renders the development corpus's MIDI again with another synthesizer and other samples:
 TiMidity++ with the Freepats patches (apt: timidity, freepats), into
 bench/out/beats-corpus-timidity/. No part of practice was trained or tuned on these sounds
@@ -6,7 +5,7 @@ bench/out/beats-corpus-timidity/. No part of practice was trained or tuned on th
 difference between a detector's figures here and on the corpus is how much of them belongs
 to FluidSynth's sound.
 
-  timidity.py [--corpus DIR] [--out DIR] [--jobs 2]
+  models/run timidity [--corpus DIR] [--out DIR] [--jobs 2]
 
 Each piece is the clean rendering of the corpus piece's .mid (no reverb, compression, noise,
 MP3 or 48 kHz: those stay the corpus's), 44.1 kHz, with its leading silence kept
@@ -23,8 +22,9 @@ import shutil
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "out")
+from models.lib import paths
+
+OUT = paths.OUT
 
 
 def render(corpus, out, name):
@@ -53,7 +53,7 @@ def main():
         sys.exit("timidity.py: needs TiMidity++ and Freepats (bench/beats/setup.sh installs them)")
     names = sorted(f[:-4] for f in os.listdir(args.corpus) if f.endswith(".mid"))
     if not names:
-        sys.exit(f"timidity.py: no MIDI in {args.corpus} (make-corpus.py makes the corpus)")
+        sys.exit(f"timidity.py: no MIDI in {args.corpus} (models/run corpus makes the corpus)")
     os.makedirs(args.out, exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(lambda n: render(args.corpus, args.out, n), names))

@@ -1,29 +1,28 @@
-#!/usr/bin/env python3
 """Makes the development corpus in bench/out/beats-corpus/ (deterministic): 160 pieces drawn
 wide, split by piece into a tuning half and a test half (bench/beats/split.json).
 
-The pieces are written and rendered by make-set.py's own code (its Builder, FluidSynth
-render path and ground truth read back from the written .mid), from recipes drawn here
-with fixed seeds: seven meters (2/4, 3/4, 4/4, 5/4, 6/8, 9/8, 12/8), tempi 40-220 BPM,
+The pieces are written and rendered by the generator's own code (lib/pieces.py's Builder,
+lib/render.py's FluidSynth path, the ground truth read back from the written .mid), from
+recipes drawn here with fixed seeds: seven meters (2/4, 3/4, 4/4, 5/4, 6/8, 9/8, 12/8), tempi 40-220 BPM,
 about 55 % without drums, three soundfonts (FluidR3_GM, MuseScore_General, TimGM6mb), many
 arrangements, steady tempo or rubato, ritardando and a tempo, ritardando, accelerando,
 a step or an arc, swing, and each piece either clean or passed through one real-world
-processing: a room (reverb.py's velvet-noise hall), compression with a radio-style EQ,
-pink noise (noisy.py), an MP3 round trip (ffmpeg's LAME at 128 kbit/s, the decoder's delay
+processing: a room (lib/reverb.py's velvet-noise hall), compression with a radio-style EQ,
+pink noise (lib/noisy.py), an MP3 round trip (ffmpeg's LAME at 128 kbit/s, the decoder's delay
 measured against the clean audio and taken out) or resampling to 48 kHz. None of them
 moves the music in time, so the ground truth is the clean piece's.
 
-  bench/out/venv/bin/python bench/beats/make-corpus.py [--out DIR] [--only NAME...]
-      [--jobs 2] [--list] [--write-split]
+  models/run corpus [--out DIR] [--only NAME...] [--jobs 2] [--list] [--counts]
+      [--write-split] [--train SEED [--fonts NAME...]]
 
 --list prints the recipes and their halves and makes nothing. --write-split writes
 bench/beats/split.json from the recipes (done once, before any tuning; the file is
 committed). Every other run checks the recipes against split.json and stops when a piece
 is not in it: the halves are never drawn again silently.
 
-Output, per piece NAME (as make-set.py's, plus): NAME.json gains "processing",
+Output, per piece NAME (as the set's, plus): NAME.json gains "processing",
 "processing_info", "sample_rate", "soundfont", "half" and "corpus_recipe", and its tags
-the groups score.py reports. DIR/.clean/ keeps the clean renders (make-set.py's cache);
+the groups score.py reports. DIR/.clean/ keeps the clean renders (the set's cache);
 DIR/index.json lists every piece. A piece whose files exist and whose recipe (and this
 script) is unchanged is kept.
 """
@@ -31,7 +30,6 @@ script) is unchanged is kept.
 import argparse
 import concurrent.futures
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -45,29 +43,13 @@ import numpy as np
 import soundfile as sf
 from scipy.signal import butter, resample_poly, sosfiltfilt
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-_spec = importlib.util.spec_from_file_location("make_set", os.path.join(HERE, "make-set.py"))
-ms = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ms)
-import noisy  # noqa: E402
-import reverb  # noqa: E402
+from models.lib import noisy, paths, pieces, reverb
+from models.lib.paths import SOUNDFONTS, SPLIT_FILE, TRAIN_SOUNDFONTS, read_split
+from models.lib.render import make_one
 
-DEFAULT_OUT = os.path.join(BENCH, "out", "beats-corpus")
-SPLIT_FILE = os.path.join(HERE, "split.json")
+DEFAULT_OUT = paths.CORPUS
 CORPUS_VERSION = 1
 SEED = 21  # the recipes' draw (issue 21)
-
-SOUNDFONTS = {  # short name: path (apt packages in setup.sh)
-    "fluidr3": "/usr/share/sounds/sf2/FluidR3_GM.sf2",             # fluid-soundfont-gm
-    "musescore": "/usr/share/sounds/sf3/MuseScore_General_Full.sf3",  # musescore-general-soundfont
-    "timgm": "/usr/share/sounds/sf2/TimGM6mb.sf2",                 # timgm6mb-soundfont
-}
-TRAIN_SOUNDFONTS = {  # other samples, for training corpora only (--fonts; setup.sh)
-    "csound": "/usr/share/sounds/sf2/sf_GMbank.sf2",               # csound-soundfont
-    "opl3": "/usr/share/sounds/sf2/OPL-3_FM_128M.sf2",             # opl3-soundfont
-}
 
 # pieces per meter; about 45 % of each with drums
 METER_COUNTS = {"4/4": 40, "3/4": 24, "2/4": 16, "6/8": 20, "5/4": 18, "9/8": 18, "12/8": 24}
@@ -226,7 +208,7 @@ def log_uniform(rng, lo, hi):
 
 
 def recipes(seed=SEED, prefix="", soundfonts=SOUNDFONTS):
-    """The corpus's recipes, in a fixed order: make-set.py piece specs plus "processing",
+    """The corpus's recipes, in a fixed order: lib/pieces.py piece specs plus "processing",
     "processing_param", "sf" (soundfont short name) and "arrangement". Another seed and a
     name prefix draw a training corpus (--train) whose pieces are in neither half, from
     other soundfonts (short name: path) if given."""
@@ -240,7 +222,7 @@ def recipes(seed=SEED, prefix="", soundfonts=SOUNDFONTS):
         n_drums = round(n * DRUM_SHARE)
         kinds_d = allot(rng, {k: v[1] for k, v in TEMPO_KINDS.items()}, n_drums)
         kinds_p = allot(rng, {k: v[0] for k, v in TEMPO_KINDS.items()}, n - n_drums)
-        compound = meter in ms.COMPOUND
+        compound = meter in pieces.COMPOUND
         styles = list(DRUMS[meter])
         plain = [a for a, v in PLAIN_ARR.items() if v[5] is None or meter in v[5]]
         for j in range(n):
@@ -264,7 +246,7 @@ def recipes(seed=SEED, prefix="", soundfonts=SOUNDFONTS):
             prog = spec_rng.choice(progs)
             mode = "minor" if prog.startswith("minor") else (
                 spec_rng.choice(["major", "minor"]) if prog in ("classic", "ballad") else "major")
-            kw = dict(key=spec_rng.choice(sorted(ms.KEYS)), mode=mode, prog=prog,
+            kw = dict(key=spec_rng.choice(sorted(pieces.KEYS)), mode=mode, prog=prog,
                       seed=10000 + 7 * i + (0 if seed == SEED else 1000003 * seed), length_s=(32, 44), window_s=(30, 45))
             if swing:
                 kw["swing"] = True
@@ -291,7 +273,7 @@ def recipes(seed=SEED, prefix="", soundfonts=SOUNDFONTS):
                      "mp3": 128, "48k": 48000, "clean": None}[proc]
             name = (f"{prefix}{meter.replace('/', '')}-{i:03d}-{arr}-{kind}-{font}"
                     + ("" if proc == "clean" else f"-{proc}"))
-            spec = ms.piece(name, meter, tempo, style, texture, bass, melody, **kw)
+            spec = pieces.piece(name, meter, tempo, style, texture, bass, melody, **kw)
             spec.update(soundfont=soundfonts[font], sf=font, processing=proc,
                         processing_param=param, arrangement=arr)
             out.append(spec)
@@ -322,12 +304,6 @@ def draw_split(specs):
         for g in gs:
             counts[(g, half)] = counts.get((g, half), 0) + 1
     return halves
-
-
-def read_split():
-    with open(SPLIT_FILE) as f:
-        data = json.load(f)
-    return {n: h for h in ("tune", "test") for n in data[h]}
 
 
 # ---------------------------------------------------------------------------- processing
@@ -462,8 +438,8 @@ def print_counts(specs, halves):
 
 
 def corpus_hash(spec, clean_recipe):
-    """The processed piece's recipe: its spec, the clean render's recipe (make-set.py's,
-    which covers make-set.py's source) and CORPUS_VERSION: bump it after changing how a
+    """The processed piece's recipe: its spec, the clean render's recipe (lib/render.py's,
+    which covers the generator's source) and CORPUS_VERSION: bump it after changing how a
     piece is processed."""
     text = json.dumps([CORPUS_VERSION, spec, clean_recipe], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -474,7 +450,7 @@ def make_piece(spec, out, half):
     clean = os.path.join(out, ".clean")
     base = {k: v for k, v in spec.items()
             if k not in ("sf", "processing", "processing_param", "arrangement")}
-    _, what = ms.make_one(base, clean)
+    _, what = make_one(base, clean)
     with open(os.path.join(clean, name + ".json")) as f:
         meta = json.load(f)
     digest = corpus_hash(spec, meta["recipe"])

@@ -1,13 +1,13 @@
-"""Copies of the evaluation set, each piece's audio changed one way (noise, a hall, a
-wavering tempo): the command line and the loop that noisy.py, reverb.py and wobble.py
-share.
+"""Copies of the evaluation set, each piece's audio changed one way: under pink noise
+(lib/noisy.py), in a hall (lib/reverb.py) or at a wavering tempo (lib/wobble.py).
 
-`make_copies` parses `VALUE [--set DIR] [--out DIR]` and writes DIR (default
-bench/out/beats-KIND-VALUE) with every piece of the set passed through
+  models/run copies noisy SNR_DB | reverb RT60_S | wobble DEPTH_PERCENT [--set DIR] [--out DIR]
+
+Writes DIR (default bench/out/beats-KIND-VALUE) with every piece of the set passed through
 `change(name, samples, rate, beats, value) -> (samples, beats)`: `samples` frames ×
 channels, as soundfile reads them; `beats` the ground truth's lines (`seconds<TAB>beat`),
 returned as they are or moved with the audio. The audio is written as 16-bit WAV, the
-.json files and index.json copied. A copy newer than its source is kept.
+.json files and index.json copied. A copy newer than its source is kept. Prints DIR.
 """
 
 import argparse
@@ -17,17 +17,25 @@ import shutil
 
 import soundfile as sf
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from models.lib import noisy, paths, reverb, wobble
+
+KINDS = {  # kind: (change, what VALUE is)
+    "noisy": (noisy.add_noise, "noise level below the music's RMS, dB"),
+    "reverb": (reverb.in_hall, "reverberation time, seconds"),
+    "wobble": (wobble.wavering, "largest change of speed, per cent"),
+}
 
 
-def make_copies(description, kind, value_help, change):
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("value", type=float, help=value_help)
-    ap.add_argument("--set", default=os.path.join(ROOT, "bench/out/beats-set"))
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("kind", choices=sorted(KINDS))
+    ap.add_argument("value", type=float, help="; ".join(f"{k}: {v[1]}" for k, v in KINDS.items()))
+    ap.add_argument("--set", default=paths.SET)
     ap.add_argument("--out")
     args = ap.parse_args()
-    out = args.out or os.path.join(ROOT, "bench/out", f"beats-{kind}-{args.value:g}")
+    kind = args.kind
+    change = KINDS[kind][0]
+    out = args.out or os.path.join(paths.OUT, f"beats-{kind}-{args.value:g}")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(args.set, "index.json")) as f:
         pieces = json.load(f)
@@ -49,3 +57,7 @@ def make_copies(description, kind, value_help, change):
         shutil.copy(os.path.join(args.set, name + ".json"), os.path.join(out, name + ".json"))
     shutil.copy(os.path.join(args.set, "index.json"), os.path.join(out, "index.json"))
     print(out)
+
+
+if __name__ == "__main__":
+    main()
