@@ -31,7 +31,7 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "CCurlLoader"),
     .target(name: "CPlatform"),
-    // The beat network's weights as a generated C array (bench/beats/train-network.py).
+    // The beat network's weights as a generated C array (models/train_network.py).
     .target(name: "CBeatNetwork"),
     // libmpg123 (inside libsndfile) made quiet: see include/mpg123_quiet.h.
     .target(

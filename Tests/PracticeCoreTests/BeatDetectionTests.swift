@@ -541,7 +541,7 @@ import Testing
   /// where a low tone only swells on there. Supports measured (onset and bass, on the beats
   /// and half-way): an oom-pah tracked on its chords (`oomPahBeatsAreOnTheBass`), the
   /// evaluation set's polka in a 2 s reverb, tracked on its chords too; its organ hymn in
-  /// two 2 s reverbs (bench/beats/reverb.py and sox's), whose every beat was moved to
+  /// two 2 s reverbs (models/lib/reverb.py and sox's), whose every beat was moved to
   /// the off-beats.
   @Test func offBeatsAreMovedOnlyWhereThereAreNotes() {
     #expect(

@@ -11,7 +11,7 @@ import Foundation
 /// meter never changes within a piece: each is decoded on its own (Viterbi), and the best
 /// wins. Each state hears the frame's onset features through the pattern of its meter at
 /// its place in the bar (`BarPointerPatterns`: a Gaussian per twelfth of a beat, learned
-/// by `bench/beats/train-patterns.py` from the pieces its corpus generates), so a kick on 1,
+/// by `models/train_patterns.py` from the pieces its corpus generates), so a kick on 1,
 /// a backbeat on 2 and 4, chords changing on the bar line and quieter off-beats each count
 /// where a meter expects them. Swing and triplet feel are a property of the beat: the
 /// patterns learn where their off-beats fall.
@@ -402,7 +402,7 @@ extension BarPointer {
   /// (bench/beats/README.md, "A learned beat activation").
   ///
   /// With `settings.observationDump` the observations are written there, one frame a line
-  /// (what `bench/beats/train-patterns.py` learns from).
+  /// (what `models/train_patterns.py` learns from).
   static func track(
     _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int,
     around: [Double]? = nil

@@ -339,7 +339,7 @@ extension BeatDetector {
     if options.model.usesNetwork { features.hearNetwork() }
   }
 
-  /// What the beat network hears, for `bench/beats/train-network.py`: `PATH` holds
+  /// What the beat network hears, for `models/train_network.py`: `PATH` holds
   /// `OnsetFeatures.networkBands` as little-endian 32-bit floats, band-major, and
   /// `PATH.json` the frame count, band count and the frames' time reference (frame `i` is
   /// centred on source frame `(i + 1) * hop - window / 2`). A debugging aid
