@@ -20,9 +20,9 @@ bench/beats/split.json from the recipes (done once, before any tuning; the file 
 committed). Every other run checks the recipes against split.json and stops when a piece
 is not in it: the halves are never drawn again silently.
 
-Output, per piece NAME (as the set's, plus): NAME.json gains "processing",
+Output, per piece NAME (as make-set.py's, plus): NAME.json gains "processing",
 "processing_info", "sample_rate", "soundfont", "half" and "corpus_recipe", and its tags
-the groups score.py reports. DIR/.clean/ keeps the clean renders (the set's cache);
+the groups score.py reports. DIR/.clean/ keeps the clean renders (make-set.py's cache);
 DIR/index.json lists every piece. A piece whose files exist and whose recipe (and this
 script) is unchanged is kept.
 """
@@ -438,8 +438,8 @@ def print_counts(specs, halves):
 
 
 def corpus_hash(spec, clean_recipe):
-    """The processed piece's recipe: its spec, the clean render's recipe (lib/render.py's,
-    which covers the generator's source) and CORPUS_VERSION: bump it after changing how a
+    """The processed piece's recipe: its spec, the clean render's recipe (make-set.py's,
+    which covers make-set.py's source) and CORPUS_VERSION: bump it after changing how a
     piece is processed."""
     text = json.dumps([CORPUS_VERSION, spec, clean_recipe], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -24,7 +24,7 @@ music count, because `practice` uses them from the very start (a count-in, --bar
 
 Means are over pieces (each piece weighs the same), overall and per group: meter (from
 REFDIR/NAME.json), drums / no-drums, steady / changing tempo (and its kind: rubato,
-rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (models/run corpus) the
+rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (make-corpus.py) the
 processing kind, the soundfont and the sample rate.
 
   offset    the median signed offset, detected minus reference, of the beats matched
