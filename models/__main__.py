@@ -29,7 +29,7 @@ COMMANDS = {
     "setup-train": Command("models/setup-train.sh", "",
                            "makes bench/out/train-venv (PyTorch CPU) for train-network"),
     "fingerprint": Command("models.lib.fingerprint", sys.executable,
-                           "whether the generator's source is as moved (recipes kept)"),
+                           "the digests of the generators' source (what recipes hash)"),
 }
 
 
