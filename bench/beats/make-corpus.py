@@ -26,6 +26,12 @@ Output, per piece NAME (as make-set.py's, plus): NAME.json gains "processing",
 the groups score.py reports. DIR/.clean/ keeps the clean renders (make-set.py's cache);
 DIR/index.json lists every piece. A piece whose files exist and whose recipe (and this
 script) is unchanged is kept.
+
+--delivery SEED (with --train, or an --out other than the corpus's) passes every piece
+through a random delivery chain (delivery.py, seeded by SEED and the piece's name) in place
+of its recipe's one processing: "processing" is "delivery", and "processing_info" (with
+"delivery_groups") holds the chain. The ground truth is the clean piece's (delivery.py
+--check: no beat moves by more than 1 ms).
 """
 
 import argparse
@@ -51,6 +57,7 @@ sys.path.insert(0, HERE)
 _spec = importlib.util.spec_from_file_location("make_set", os.path.join(HERE, "make-set.py"))
 ms = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ms)
+import delivery  # noqa: E402
 import noisy  # noqa: E402
 import reverb  # noqa: E402
 
@@ -461,15 +468,18 @@ def print_counts(specs, halves):
           f"arrangements: {len({s['arrangement'] for s in specs})}")
 
 
-def corpus_hash(spec, clean_recipe):
+def corpus_hash(spec, clean_recipe, delivery_seed=None):
     """The processed piece's recipe: its spec, the clean render's recipe (make-set.py's,
     which covers make-set.py's source) and CORPUS_VERSION: bump it after changing how a
-    piece is processed."""
-    text = json.dumps([CORPUS_VERSION, spec, clean_recipe], sort_keys=True)
+    piece is processed. A delivered piece's adds the seed and delivery.py's source."""
+    what = [CORPUS_VERSION, spec, clean_recipe]
+    if delivery_seed is not None:  # --delivery
+        what += [delivery_seed, delivery.source_digest()]
+    text = json.dumps(what, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def make_piece(spec, out, half):
+def make_piece(spec, out, half, delivery_seed=None):
     name = spec["name"]
     clean = os.path.join(out, ".clean")
     base = {k: v for k, v in spec.items()
@@ -477,7 +487,7 @@ def make_piece(spec, out, half):
     _, what = ms.make_one(base, clean)
     with open(os.path.join(clean, name + ".json")) as f:
         meta = json.load(f)
-    digest = corpus_hash(spec, meta["recipe"])
+    digest = corpus_hash(spec, meta["recipe"], delivery_seed)
     paths = {ext: os.path.join(out, f"{name}.{ext}") for ext in ("mid", "wav", "beats", "json")}
     if all(os.path.exists(p) for p in paths.values()):
         try:
@@ -496,7 +506,13 @@ def make_piece(spec, out, half):
     x, rate = sf.read(os.path.join(clean, name + ".wav"), always_2d=True)
     with open(paths["beats"]) as f:
         beats = f.readlines()
-    y, rate, info = process(spec, x, rate, beats)
+    # --delivery: a random chain (delivery.py) in place of the recipe's one processing
+    if delivery_seed is not None:
+        y, rate, info = delivery.deliver(name, x, rate, delivery_seed)
+        spec = dict(spec, processing="delivery")
+        meta["delivery_groups"] = info["groups"]
+    else:
+        y, rate, info = process(spec, x, rate, beats)
     sf.write(paths["wav"] + ".partial.wav", y, rate, subtype="PCM_16")
     os.replace(paths["wav"] + ".partial.wav", paths["wav"])
     tags = list(meta["tags"])
@@ -528,7 +544,14 @@ def main():
                          "three; csound and opl3 are other samples, for training only)")
     ap.add_argument("--write-split", action="store_true",
                     help="write bench/beats/split.json from the recipes (once, before tuning)")
+    ap.add_argument("--delivery", type=int, metavar="SEED",
+                    help="every piece through a random delivery chain (delivery.py) drawn "
+                         "with this seed, in place of its processing; give --out")
     args = ap.parse_args()
+    if args.delivery is not None and (
+            args.write_split or os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT)):
+        sys.exit("make-corpus: --delivery writes a copy elsewhere: give --out, and no "
+                 "--write-split")
     if args.train is not None:
         if args.train == SEED or args.write_split:
             sys.exit("make-corpus: --train needs a seed other than the corpus's, and no "
@@ -579,7 +602,8 @@ def main():
     os.makedirs(os.path.join(args.out, ".clean"), exist_ok=True)
     todo = [s for s in specs if not args.only or s["name"] in args.only]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for name, what in pool.map(lambda s: make_piece(s, args.out, halves[s["name"]]), todo):
+        for name, what in pool.map(lambda s: make_piece(s, args.out, halves[s["name"]],
+                                                        args.delivery), todo):
             print(f"make-corpus: {name}: {what}", file=sys.stderr, flush=True)
     index = []
     for s in specs:
