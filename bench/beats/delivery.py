@@ -69,10 +69,13 @@ KBPS = (64, 96, 128, 160, 192)
 MOST_MS = 1.0  # what --check allows a click to move
 
 
+with open(os.path.abspath(__file__), "rb") as _f:
+    _SOURCE = hashlib.sha256(_f.read()).hexdigest()[:16]
+
+
 def source_digest():
-    """Of this file: make-corpus.py puts it in a delivered piece's recipe."""
-    with open(os.path.abspath(__file__), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
+    """Of this file as imported: make-corpus.py puts it in a delivered piece's recipe."""
+    return _SOURCE
 
 
 # ---------------------------------------------------------------------------- drawing
@@ -207,25 +210,31 @@ def eq(x, rate, p):
     return normalise(y)
 
 
-def compress(x, rate, p):
-    """Feed-forward on the 2 ms RMS of both channels; make-up to -1 dBFS peak."""
-    block = max(1, int(0.002 * rate))
+def compressor_gain(x, rate, ratio, threshold_db, attack_s, release_s):
+    """A feed-forward compressor's gain for each frame of x (make-corpus.py's compression
+    uses it too): on the 2 ms RMS level of all channels, above a threshold `threshold_db`
+    from the whole signal's RMS level, `ratio`:1, one-pole attack and release."""
+    block = int(0.002 * rate)
     n = len(x) // block
-    if n < 2:
-        return x
     level = np.sqrt((x[:n * block] ** 2).mean(axis=1).reshape(n, block).mean(axis=1) + 1e-12)
     level_db = 20 * np.log10(level)
-    thr = 20 * np.log10(np.sqrt((x ** 2).mean()) + 1e-12) + p["threshold_db"]
-    want = -np.maximum(0.0, level_db - thr) * (1 - 1 / p["ratio"])
-    a_att = math.exp(-0.002 / (p["attack_ms"] / 1000))
-    a_rel = math.exp(-0.002 / (p["release_ms"] / 1000))
+    thr = 20 * np.log10(np.sqrt((x ** 2).mean()) + 1e-12) + threshold_db
+    want = -np.maximum(0.0, level_db - thr) * (1 - 1 / ratio)
+    a_att = math.exp(-0.002 / attack_s)
+    a_rel = math.exp(-0.002 / release_s)
     g = np.empty(n)
     cur = 0.0
     for k in range(n):
         a = a_att if want[k] < cur else a_rel
         cur = a * cur + (1 - a) * want[k]
         g[k] = cur
-    gain = np.interp(np.arange(len(x)), np.arange(n) * block + block / 2, 10 ** (g / 20))
+    return np.interp(np.arange(len(x)), np.arange(n) * block + block / 2, 10 ** (g / 20))
+
+
+def compress(x, rate, p):
+    """Bus compression; make-up to -1 dBFS peak."""
+    gain = compressor_gain(x, rate, p["ratio"], p["threshold_db"], p["attack_ms"] / 1000,
+                           p["release_ms"] / 1000)
     return normalise(x * gain[:, None])
 
 

@@ -347,37 +347,9 @@ def compression(name, x, rate, ratio):
     sos = np.concatenate([butter(2, 150, "highpass", fs=rate, output="sos"),
                           butter(2, 5000, "lowpass", fs=rate, output="sos")])
     y = sosfiltfilt(sos, x, axis=0)
-    block = int(0.002 * rate)
-    n = len(y) // block
-    level = np.sqrt((y[:n * block] ** 2).mean(axis=1).reshape(n, block).mean(axis=1) + 1e-12)
-    level_db = 20 * np.log10(level)
-    thr = 20 * np.log10(np.sqrt((y ** 2).mean()) + 1e-12)
-    want = -np.maximum(0.0, level_db - thr) * (1 - 1 / ratio)
-    a_att = math.exp(-0.002 / 0.005)
-    a_rel = math.exp(-0.002 / 0.120)
-    g = np.empty(n)
-    cur = 0.0
-    for k in range(n):
-        a = a_att if want[k] < cur else a_rel
-        cur = a * cur + (1 - a) * want[k]
-        g[k] = cur
-    gain = np.interp(np.arange(len(y)), np.arange(n) * block + block / 2, 10 ** (g / 20))
-    y = y * gain[:, None]
+    y = y * delivery.compressor_gain(y, rate, ratio, 0.0, 0.005, 0.120)[:, None]
     return y * (10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)), {"ratio": ratio,
                                                                "band_hz": [150, 5000]}
-
-
-def best_lag(a, b, most):
-    """The lag (samples) by which b is later than a, within ±most: cross-correlation of the
-    mono signals' first 20 s."""
-    n = min(len(a), len(b), 20 * 44100)
-    a = a[:n].mean(axis=1)
-    b = b[:n].mean(axis=1)
-    size = 1 << int(np.ceil(np.log2(2 * n)))
-    c = np.fft.irfft(np.fft.rfft(b, size) * np.conj(np.fft.rfft(a, size)), size)
-    lags = np.concatenate([np.arange(0, most + 1), np.arange(-most, 0)])
-    vals = np.concatenate([c[:most + 1], c[size - most:]])
-    return int(lags[int(np.argmax(vals))])
 
 
 def mp3_round_trip(name, x, rate, kbps):
@@ -393,7 +365,7 @@ def mp3_round_trip(name, x, rate, kbps):
                         dec], check=True)
         y, r = sf.read(dec, always_2d=True)
     assert r == rate
-    lag = best_lag(x, y, 4096)
+    lag = delivery.lag_of(x, y, 4096)
     y = y[lag:] if lag >= 0 else np.concatenate([np.zeros((-lag, y.shape[1])), y])
     y = y[:len(x)] if len(y) >= len(x) else np.concatenate(
         [y, np.zeros((len(x) - len(y), y.shape[1]))])
