@@ -15,6 +15,9 @@ COMMANDS = {
     "copies": Command("models.copies", VENV_PY,
                       "the set under noise, in a hall or at a wavering tempo "
                       "(noisy|reverb|wobble VALUE)"),
+    "delivery": Command("models.lib.delivery", VENV_PY,
+                        "the randomised delivery chain: --check (no beat moves > 1 ms), "
+                        "--show SEED NAME (a piece's chain)"),
     "plain-synth": Command("models.plain_synth", VENV_PY,
                            "the training pieces by a plain synthesizer of our own"),
     "timidity": Command("models.timidity", sys.executable,

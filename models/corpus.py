@@ -25,6 +25,12 @@ Output, per piece NAME (as make-set.py's, plus): NAME.json gains "processing",
 the groups score.py reports. DIR/.clean/ keeps the clean renders (make-set.py's cache);
 DIR/index.json lists every piece. A piece whose files exist and whose recipe (and this
 script) is unchanged is kept.
+
+--delivery SEED (with --train, or an --out other than the corpus's) passes every piece
+through a random delivery chain (delivery.py, seeded by SEED and the piece's name) in place
+of its recipe's one processing: "processing" is "delivery", and "processing_info" (with
+"delivery_groups") holds the chain. The ground truth is the clean piece's (delivery.py
+--check: no beat moves by more than 1 ms).
 """
 
 import argparse
@@ -43,7 +49,7 @@ import numpy as np
 import soundfile as sf
 from scipy.signal import butter, resample_poly, sosfiltfilt
 
-from models.lib import noisy, paths, pieces, reverb
+from models.lib import delivery, noisy, paths, pieces, reverb
 from models.lib.paths import SOUNDFONTS, SPLIT_FILE, TRAIN_SOUNDFONTS, read_split
 from models.lib.render import make_one
 
@@ -316,37 +322,9 @@ def compression(name, x, rate, ratio):
     sos = np.concatenate([butter(2, 150, "highpass", fs=rate, output="sos"),
                           butter(2, 5000, "lowpass", fs=rate, output="sos")])
     y = sosfiltfilt(sos, x, axis=0)
-    block = int(0.002 * rate)
-    n = len(y) // block
-    level = np.sqrt((y[:n * block] ** 2).mean(axis=1).reshape(n, block).mean(axis=1) + 1e-12)
-    level_db = 20 * np.log10(level)
-    thr = 20 * np.log10(np.sqrt((y ** 2).mean()) + 1e-12)
-    want = -np.maximum(0.0, level_db - thr) * (1 - 1 / ratio)
-    a_att = math.exp(-0.002 / 0.005)
-    a_rel = math.exp(-0.002 / 0.120)
-    g = np.empty(n)
-    cur = 0.0
-    for k in range(n):
-        a = a_att if want[k] < cur else a_rel
-        cur = a * cur + (1 - a) * want[k]
-        g[k] = cur
-    gain = np.interp(np.arange(len(y)), np.arange(n) * block + block / 2, 10 ** (g / 20))
-    y = y * gain[:, None]
+    y = y * delivery.compressor_gain(y, rate, ratio, 0.0, 0.005, 0.120)[:, None]
     return y * (10 ** (-1 / 20) / max(np.abs(y).max(), 1e-9)), {"ratio": ratio,
                                                                "band_hz": [150, 5000]}
-
-
-def best_lag(a, b, most):
-    """The lag (samples) by which b is later than a, within ±most: cross-correlation of the
-    mono signals' first 20 s."""
-    n = min(len(a), len(b), 20 * 44100)
-    a = a[:n].mean(axis=1)
-    b = b[:n].mean(axis=1)
-    size = 1 << int(np.ceil(np.log2(2 * n)))
-    c = np.fft.irfft(np.fft.rfft(b, size) * np.conj(np.fft.rfft(a, size)), size)
-    lags = np.concatenate([np.arange(0, most + 1), np.arange(-most, 0)])
-    vals = np.concatenate([c[:most + 1], c[size - most:]])
-    return int(lags[int(np.argmax(vals))])
 
 
 def mp3_round_trip(name, x, rate, kbps):
@@ -362,7 +340,7 @@ def mp3_round_trip(name, x, rate, kbps):
                         dec], check=True)
         y, r = sf.read(dec, always_2d=True)
     assert r == rate
-    lag = best_lag(x, y, 4096)
+    lag = delivery.lag_of(x, y, 4096)
     y = y[lag:] if lag >= 0 else np.concatenate([np.zeros((-lag, y.shape[1])), y])
     y = y[:len(x)] if len(y) >= len(x) else np.concatenate(
         [y, np.zeros((len(x) - len(y), y.shape[1]))])
@@ -437,15 +415,18 @@ def print_counts(specs, halves):
           f"arrangements: {len({s['arrangement'] for s in specs})}")
 
 
-def corpus_hash(spec, clean_recipe):
+def corpus_hash(spec, clean_recipe, delivery_seed=None):
     """The processed piece's recipe: its spec, the clean render's recipe (make-set.py's,
     which covers make-set.py's source) and CORPUS_VERSION: bump it after changing how a
-    piece is processed."""
-    text = json.dumps([CORPUS_VERSION, spec, clean_recipe], sort_keys=True)
+    piece is processed. A delivered piece's adds the seed and delivery.py's source."""
+    what = [CORPUS_VERSION, spec, clean_recipe]
+    if delivery_seed is not None:  # --delivery
+        what += [delivery_seed, delivery.source_digest()]
+    text = json.dumps(what, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def make_piece(spec, out, half):
+def make_piece(spec, out, half, delivery_seed=None):
     name = spec["name"]
     clean = os.path.join(out, ".clean")
     base = {k: v for k, v in spec.items()
@@ -453,7 +434,7 @@ def make_piece(spec, out, half):
     _, what = make_one(base, clean)
     with open(os.path.join(clean, name + ".json")) as f:
         meta = json.load(f)
-    digest = corpus_hash(spec, meta["recipe"])
+    digest = corpus_hash(spec, meta["recipe"], delivery_seed)
     paths = {ext: os.path.join(out, f"{name}.{ext}") for ext in ("mid", "wav", "beats", "json")}
     if all(os.path.exists(p) for p in paths.values()):
         try:
@@ -472,7 +453,13 @@ def make_piece(spec, out, half):
     x, rate = sf.read(os.path.join(clean, name + ".wav"), always_2d=True)
     with open(paths["beats"]) as f:
         beats = f.readlines()
-    y, rate, info = process(spec, x, rate, beats)
+    # --delivery: a random chain (delivery.py) in place of the recipe's one processing
+    if delivery_seed is not None:
+        y, rate, info = delivery.deliver(name, x, rate, delivery_seed)
+        spec = dict(spec, processing="delivery")
+        meta["delivery_groups"] = info["groups"]
+    else:
+        y, rate, info = process(spec, x, rate, beats)
     sf.write(paths["wav"] + ".partial.wav", y, rate, subtype="PCM_16")
     os.replace(paths["wav"] + ".partial.wav", paths["wav"])
     tags = list(meta["tags"])
@@ -504,7 +491,14 @@ def main():
                          "three; csound and opl3 are other samples, for training only)")
     ap.add_argument("--write-split", action="store_true",
                     help="write bench/beats/split.json from the recipes (once, before tuning)")
+    ap.add_argument("--delivery", type=int, metavar="SEED",
+                    help="every piece through a random delivery chain (delivery.py) drawn "
+                         "with this seed, in place of its processing; give --out")
     args = ap.parse_args()
+    if args.delivery is not None and (
+            args.write_split or os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT)):
+        sys.exit("make-corpus: --delivery writes a copy elsewhere: give --out, and no "
+                 "--write-split")
     if args.train is not None:
         if args.train == SEED or args.write_split:
             sys.exit("make-corpus: --train needs a seed other than the corpus's, and no "
@@ -555,7 +549,8 @@ def main():
     os.makedirs(os.path.join(args.out, ".clean"), exist_ok=True)
     todo = [s for s in specs if not args.only or s["name"] in args.only]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for name, what in pool.map(lambda s: make_piece(s, args.out, halves[s["name"]]), todo):
+        for name, what in pool.map(lambda s: make_piece(s, args.out, halves[s["name"]],
+                                                        args.delivery), todo):
             print(f"make-corpus: {name}: {what}", file=sys.stderr, flush=True)
     index = []
     for s in specs:

@@ -25,7 +25,8 @@ music count, because `practice` uses them from the very start (a count-in, --bar
 Means are over pieces (each piece weighs the same), overall and per group: meter (from
 REFDIR/NAME.json), drums / no-drums, steady / changing tempo (and its kind: rubato,
 rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (make-corpus.py) the
-processing kind, the soundfont and the sample rate.
+processing kind, the soundfont and the sample rate; for a delivered copy (make-corpus.py
+--delivery) each delivery group its chain falls in (codec, reverb/noise, compression/EQ).
 
   offset    the median signed offset, detected minus reference, of the beats matched
             within ±70 ms (mir_eval's matching), pooled over the pieces of each sample
@@ -114,6 +115,7 @@ def groups_of(meta):
         out.append(f"processing {meta['processing']}")
     if "soundfont" in meta:
         out.append(f"soundfont {meta['soundfont']}")
+    out += [f"delivery {g}" for g in meta.get("delivery_groups", [])]  # delivery.py's
     return out
 
 
@@ -138,7 +140,8 @@ def group_order(g):
              "meter 12/8", "drums", "no-drums", "steady", "changing", "rubato", "rit-a-tempo",
              "ritardando", "accelerando", "step-change", "accel-rit", "swing", "pickup",
              "processing clean", "processing reverb", "processing compression",
-             "processing noise", "processing mp3", "processing 48k"]
+             "processing noise", "processing mp3", "processing 48k", "processing delivery",
+             "delivery codec", "delivery reverb/noise", "delivery compression/EQ"]
     return (order.index(g) if g in order else len(order), g)
 
 
