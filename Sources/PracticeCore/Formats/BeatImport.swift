@@ -20,8 +20,7 @@ public enum BeatImport {
       throw PracticeError(.missingInput, "cannot read beat file '\(path)': \(error.localizedDescription)")
     }
     guard let format = format ?? BeatFiles.detect(path: path, data: data) else {
-      throw BeatFileError(
-        path: path, line: nil, reason: "cannot tell its format",
+      throw DataFileError(.beat, path: path, line: nil, reason: "cannot tell its format",
         advice: "name its format: times, mirex, audacity, csv, xml, xsc or json")
     }
     let rate = Double(sampleRate)
@@ -41,7 +40,7 @@ public enum BeatImport {
           source: .imported, totalFrames: totalFrames, sampleRate: sampleRate)
       }
     } catch let error as PracticeError where error.category == .badData {
-      throw BeatFileError(path: path, line: nil, reason: error.message, advice: "fix the beat file")
+      throw DataFileError(.beat, path: path, line: nil, reason: error.message, advice: "fix the beat file")
     }
     let loops = file.loops.compactMap { loop -> (name: String, frames: Range<Int64>)? in
       let start = Int64((loop.start * rate).rounded())
