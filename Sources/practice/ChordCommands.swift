@@ -244,22 +244,3 @@ struct ChordsImport: ParsableCommand {
       "'\(song.title)': \(chords) chords imported" + (key.map { ", key \($0) from them" } ?? ""))
   }
 }
-
-extension ChordSettings {
-  /// Settings with the developers' knob `PRACTICE_CHORD_SETTINGS` applied
-  /// (`bassWeight=0.4,changeCost=0.3`, for bench/chords.py's tuning); unknown names and bad
-  /// values are ignored.
-  static func fromEnvironment() -> ChordSettings {
-    var settings = ChordSettings()
-    guard let text = ProcessInfo.processInfo.environment["PRACTICE_CHORD_SETTINGS"] else {
-      return settings
-    }
-    for pair in text.split(separator: ",") {
-      let parts = pair.split(separator: "=", maxSplits: 1)
-      if parts.count == 2, let value = Double(parts[1]) {
-        _ = settings.set(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
-      }
-    }
-    return settings
-  }
-}

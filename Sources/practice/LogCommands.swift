@@ -138,7 +138,7 @@ struct Stats: ParsableCommand {
     let library = try library.open()
     let song = try self.song.map { try library.resolve($0) }
     if let song, let output, let format = PictureFormat(path: output) {
-      try View.checkFolder(of: output)
+      try OutputFile.checkFolder(of: output)
       let entries = try library.practiceLog(of: song, since: since?.date, passes: true)
       guard !entries.isEmpty else {
         throw PracticeError(

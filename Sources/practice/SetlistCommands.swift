@@ -246,7 +246,7 @@ struct SetlistPrint: ParsableCommand {
     let escape = { Terminal.escaped($0) }
     switch (output as NSString).pathExtension.lowercased() {
     case "pdf":
-      try View.checkFolder(of: output)
+      try OutputFile.checkFolder(of: output)
       try SetlistSheet(name: layout.name, lines: layout.lines(escape: escape))
         .writePDF(to: output, paper: paper)
     case "md":

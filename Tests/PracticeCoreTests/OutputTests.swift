@@ -158,4 +158,32 @@ import Testing
     #expect(escaped == ["X", "a\u{1}b"])
     #expect(DisplayWidth.shown("a\u{1}b") { $0.replacingOccurrences(of: "\u{1}", with: "\\x01") } == 6)
   }
+
+  /// What moved out of the commands: the developers' knobs, `--since` dates, shell words,
+  /// a goal's text and pull's summary line.
+  @Test func theCommandsSmallTextsAreComputedInTheCore() throws {
+    let chords = ChordSettings.fromEnvironment(["PRACTICE_CHORD_SETTINGS": "bassWeight=0.4, nope=1,x"])
+    #expect(chords.bassWeight == 0.4 && chords.noChord == ChordSettings().noChord)
+    let beats = BeatDetectionOptions.fromEnvironment(
+      maxBPM: 200, environment: ["PRACTICE_BEAT_MODEL": "net", "PRACTICE_BEAT_FEATURES": ""])
+    #expect(beats.model == .network && beats.featureDump == nil && beats.maxBPM == 200)
+    let now = Date(timeIntervalSince1970: 1_000_000)
+    #expect(parseSince("2d", now: now) == now.addingTimeInterval(-172_800))
+    #expect(parseSince("2026-11-01") != nil && parseSince("1899-12-31") == nil && parseSince("soon") == nil)
+    #expect(ShellWord.quoted("/a/b.wav") == "/a/b.wav")
+    #expect(ShellWord.quoted("it's") == "'it'\\''s'")
+    #expect(ShellWord.quoted("a\nb") == "$'a\\x0ab'")
+    var total = PracticeTotal(
+      songID: 1, songTitle: "T", selectionName: nil, plays: 1, passes: 2, seconds: 61,
+      fastest: Speed(clamping: 0.8), lastPlayed: now)
+    #expect(total.goalText == "-")
+    total.goal = PracticeGoal(parsing: "100%")
+    #expect(total.goalText == "100%")
+    #expect(total.statsCells { "\(Int($0))s" }[4] == "61s" && total.statsCells { _ in "" }[1] == "-")
+    var report = PullReport(repository: "band")
+    report.applied = ["a.practice"]
+    report.current = 2
+    report.matched = 3
+    #expect(report.summary == "index fetched; 1 entry applied; 2 current; 3 of its songs in this library")
+  }
 }

@@ -76,7 +76,7 @@ import TestSupport
 
   /// The hand-written writer says what JSONEncoder said: the same JSON value, read back
   /// equal, for text that needs escaping, absent optionals and numbers of every kind.
-  @Test func theWriterWritesWhatJSONEncoderWrote() throws {
+  @Test func theWriterWritesSortedKeysAndLeavesAbsentValuesOut() throws {
     let beats = (0..<9).map { i in
       Beat(
         frame: Int64(i) * 22050 + 7, bar: 1 + i / 4, beat: 1 + i % 4,

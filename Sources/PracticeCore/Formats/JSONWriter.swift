@@ -35,14 +35,6 @@ public struct JSONWriter {
     value(&self)
   }
 
-  /// The field when `value` is not nil (JSONEncoder leaves nil optionals out).
-  public mutating func field<T>(
-    _ key: StaticString, _ value: T?, _ write: (inout JSONWriter, T) -> Void
-  ) {
-    guard let value else { return }
-    field(key) { write(&$0, value) }
-  }
-
   /// An object: `body` writes its fields.
   public mutating func object(_ body: (inout JSONWriter) -> Void) {
     bytes.append(UInt8(ascii: "{"))
@@ -76,11 +68,6 @@ public struct JSONWriter {
 
   public mutating func bool(_ value: Bool) {
     bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
-  }
-
-  /// A string, or `null`.
-  public mutating func optionalString(_ value: String?) {
-    if let value { string(value) } else { null() }
   }
 
   public mutating func string(_ text: String) {
