@@ -32,7 +32,8 @@ enum BeatText {
     } else {
       reason = "not a text file (it is not valid UTF-8)"
     }
-    throw DataFileError(.beat, path: path, line: nil, reason: reason,
+    throw DataFileError(
+      .beat, path: path, line: nil, reason: reason,
       advice: "give a text beat file (times, MIREX, Audacity labels, CSV, XML, .xsc or JSON)")
   }
 
@@ -123,7 +124,9 @@ enum BeatText {
   static func scanNumber(_ text: Substring) -> Number {
     // Words only where a number would start with a letter: no lowercased copy per number.
     let unsigned = text.first == "-" || text.first == "+" ? text.dropFirst() : text
-    if let first = unsigned.utf8.first, (first | 0x20) == UInt8(ascii: "n") || (first | 0x20) == UInt8(ascii: "i") {
+    if let first = unsigned.utf8.first,
+      (first | 0x20) == UInt8(ascii: "n") || (first | 0x20) == UInt8(ascii: "i")
+    {
       return ["nan", "inf", "infinity"].contains(unsigned.lowercased()) ? .notFinite : .invalid
     }
     var digits = 0
@@ -160,7 +163,8 @@ enum BeatText {
     switch scanNumber(field) {
     case .value(let value): return value
     case .notFinite:
-      throw DataFileError(.beat, path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
+      throw DataFileError(
+        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
     case .invalid:
       let shown = field.isEmpty ? "is missing" : "'\(field)' is not a number"
       throw DataFileError(.beat, path: path, line: line, reason: "\(what) \(shown)")
@@ -171,7 +175,8 @@ enum BeatText {
   static func wholeNumber(_ field: Substring, what: String, line: Int, path: String) throws -> Int {
     let value = try number(field, what: what, line: line, path: path)
     guard value.rounded() == value, abs(value) < 1e15 else {
-      throw DataFileError(.beat, path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
+      throw DataFileError(
+        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
     }
     return Int(value)
   }

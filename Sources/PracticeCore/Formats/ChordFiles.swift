@@ -102,7 +102,8 @@ public enum ChordFiles {
       }
     }
     guard !marks.isEmpty else {
-      throw DataFileError(.chord, path: path, line: nil, reason: "it holds no chords",
+      throw DataFileError(
+        .chord, path: path, line: nil, reason: "it holds no chords",
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     let rate = Double(sampleRate)
@@ -114,12 +115,14 @@ public enum ChordFiles {
       // Times a rounding apart are the same time.
       let previousEnd = spans.last?.end ?? 0
       guard start + Int64(rate / 1000) >= previousEnd else {
-        throw DataFileError(.chord, path: path, line: mark.line,
+        throw DataFileError(
+          .chord, path: path, line: mark.line,
           reason: String(format: "it starts at %.3f s, before the chord before it ends", mark.start)
         )
       }
       guard start < totalFrames else {
-        throw DataFileError(.chord, path: path, line: mark.line,
+        throw DataFileError(
+          .chord, path: path, line: mark.line,
           reason: String(
             format: "it starts at %.3f s, after the end of the audio (%.3f s)", mark.start,
             Double(totalFrames) / rate),
@@ -194,7 +197,8 @@ extension ChordFiles {
         .missingInput, "cannot read chord file '\(path)': \(error.localizedDescription)")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw DataFileError(.chord, path: path, line: nil, reason: "it is not UTF-8 text",
+      throw DataFileError(
+        .chord, path: path, line: nil, reason: "it is not UTF-8 text",
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     return try read(text, path: path, sampleRate: sampleRate, totalFrames: totalFrames)

@@ -36,7 +36,9 @@ struct XMLScanner {
   }
 
   private func error(_ reason: String, line: Int? = nil) -> DataFileError {
-    DataFileError(.beat, path: path, line: line ?? self.line, reason: "malformed XML: \(reason)", advice: "fix the XML"
+    DataFileError(
+      .beat, path: path, line: line ?? self.line, reason: "malformed XML: \(reason)",
+      advice: "fix the XML"
     )
   }
 
@@ -245,7 +247,9 @@ struct XMLScanner {
       throw error("<\(open.name)> is not closed", line: open.line)
     }
     guard rootClosed else {
-      throw DataFileError(.beat, path: path, line: nil, reason: "malformed XML: no root element", advice: "fix the XML")
+      throw DataFileError(
+        .beat, path: path, line: nil, reason: "malformed XML: no root element",
+        advice: "fix the XML")
     }
     return found
   }

@@ -18,7 +18,8 @@ public struct TextTable: Sendable {
     /// left out, the highest rank first; 0 is never left out.
     public var drop = 0
 
-    public init(_ header: String, _ alignment: Alignment = .left, cut: Cut = .never, drop: Int = 0) {
+    public init(_ header: String, _ alignment: Alignment = .left, cut: Cut = .never, drop: Int = 0)
+    {
       self.header = header
       self.alignment = alignment
       self.cut = cut
@@ -68,14 +69,17 @@ public struct TextTable: Sendable {
     let headers = (0..<count).map { $0 < columns.count ? columns[$0].header : "" }
     let cells = rows.map { row in (0..<count).map { $0 < row.count ? row[$0] : "" } }
     var widths = (0..<count).map { column in
-      cells.reduce(DisplayWidth.shown(headers[column], escape: escape)) { max($0, DisplayWidth.shown($1[column], escape: escape)) }
+      cells.reduce(DisplayWidth.shown(headers[column], escape: escape)) {
+        max($0, DisplayWidth.shown($1[column], escape: escape))
+      }
     }
     // Too wide: narrow the widest column that may be cut, one terminal column at a time.
     let total = { widths.reduce(0, +) + TextTable.gap.count * max(0, count - 1) }
     while total() > width {
       let candidates = (0..<count).filter { column in
         column < columns.count && columns[column].cut != .never
-          && widths[column] > max(TextTable.narrowest, DisplayWidth.shown(headers[column], escape: escape))
+          && widths[column]
+            > max(TextTable.narrowest, DisplayWidth.shown(headers[column], escape: escape))
       }
       guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
       widths[widest] -= 1
