@@ -114,57 +114,28 @@ struct BeatsShow: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let map = try requireBeatMap(library, song)
-    let rate = Double(map.sampleRate)
-    var lines: [String] = []
-    var rows: [[String]] = []
-    var doubtful = 0
     // With a chord track, each bar's chords (`chords show`'s column).
     let track = try library.chordTrack(for: song)
     let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track?.detectedKey)
-    let chords = track.map { track in
-      Dictionary(track.chordsByBeat(of: map).map { ($0.bar, $0.chords) }) { a, _ in a }
-    }
-    func symbol(_ chord: Chord?) -> String { chord?.symbol(flats: flats) ?? "N" }
-    let hasConfidence = map.bars.contains { map.lowestConfidence(ofBar: $0.number) != nil }
-    for bar in map.bars {
-      let start = Double(map.frames(ofBar: bar.number)?.lowerBound ?? 0) / rate
-      let bpm = map.tempo(ofBar: bar.number) ?? 0
-      let beats = bar.beatIndices.count
-      // Detected maps: the bar's lowest beat confidence, `?` when it is doubtful.
-      let confidence = map.lowestConfidence(ofBar: bar.number)
-      let low = confidence.map { $0 < BeatDetector.lowConfidence } ?? false
-      if low { doubtful += 1 }
-      if json {
-        var out = JSONWriter(escapesTerminalControls: true)
-        out.raw("{\"bar\":\(bar.number),\"beats\":\(beats),\"bpm\":")
-        out.number((bpm * 100).rounded() / 100)
-        if let beatChords = chords?[bar.number] {
-          out.raw(",\"chords\":")
-          out.array(beatChords) { w, chord in w.string(symbol(chord)) }
-        }
-        if let confidence {
-          out.raw(",\"confidence\":")
-          out.number((confidence * 100).rounded() / 100)
-          out.raw(",\"doubtful\":\(low)")
-        }
-        out.raw(",\"start\":")
-        out.number((start * 1_000_000).rounded() / 1_000_000)
-        out.raw("}")
-        lines.append(out.text)
-      } else {
-        let mark =
-          confidence.map { [String(format: "%.2f", $0) + (low ? "?" : "")] }
-          ?? (hasConfidence ? [""] : [])
-        let chordCell = chords.map { [barChords($0[bar.number] ?? [], symbol: symbol)] } ?? []
-        rows.append(
-          ["\(bar.number)", formatTime(start), "\(beats)", String(format: "%.1f", bpm)] + mark
-            + chordCell)
-      }
-    }
+    let bars = BarLine.lines(of: map, chords: track, flats: flats)
+    let doubtful = bars.filter(\.doubtful).count
+    let hasConfidence = bars.contains { $0.confidence != nil }
     if json {
-      Terminal.data("[" + lines.joined(separator: ",") + "]\n")
+      Terminal.data(bars.jsonText + "\n")
     } else {
-      Table.bars(rows, confidence: hasConfidence, chords: chords != nil).print()
+      let rows = bars.map { bar -> [String] in
+        var row = [
+          "\(bar.bar)", formatTime(bar.start), "\(bar.beats)", String(format: "%.1f", bar.bpm),
+        ]
+        if let confidence = bar.confidence {
+          row.append(String(format: "%.2f", confidence) + (bar.doubtful ? "?" : ""))
+        } else if hasConfidence {
+          row.append("")
+        }
+        if track != nil { row.append(Chord.beatCells(bar.chords ?? [])) }
+        return row
+      }
+      Table.bars(rows, confidence: hasConfidence, chords: track != nil).print()
     }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")

@@ -95,7 +95,7 @@ struct BeatsDetect: ParsableCommand {
         let before = mapBeforeReplacing(song, in: library)
         try library.replaceBeatMap(
           for: song, with: found.map, change: BeatMapChange(.replaced, "beats detect"))
-        Terminal.say(detectionSummary(name, found))
+        Terminal.say(found.summary(name: name))
         if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
         try warnOfSelections(of: song, in: library, before: before, after: found.map)
       } catch let failure as any PracticeFailure {
@@ -109,18 +109,6 @@ struct BeatsDetect: ParsableCommand {
     }
     if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
   }
-}
-
-/// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
-/// bar has another length.
-func detectionSummary(_ name: String, _ found: BeatDetection) -> String {
-  let bars = found.map.bars.filter { $0.number >= 1 }.count
-  let low = Int(found.tempoRange.lowerBound.rounded())
-  let high = Int(found.tempoRange.upperBound.rounded())
-  let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
-  let odd = found.oddBars.map { "bar \($0.number): \($0.beats) beats" }
-  let meter = odd.isEmpty ? "\(found.meter)" : "\(found.meter) (\(odd.joined(separator: ", ")))"
-  return "\(name): \(found.map.beats.count) beats, \(bars) bars, \(meter), \(tempo)"
 }
 
 /// The song's beat map; when it has none, one detected now and stored as `beats detect`
@@ -152,28 +140,9 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
   try library.replaceBeatMap(
     for: song, with: found.map,
     change: BeatMapChange(.replaced, "a beat map detected on first use"))
-  Terminal.say(detectionSummary(name, found))
+  Terminal.say(found.summary(name: name))
   if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
   return found.map
-}
-
-extension BeatDetectionOptions {
-  /// Options with the developers' knobs read from the environment: `PRACTICE_BEAT_MODEL`
-  /// (another `BeatModel`, for comparison; an unknown name is ignored),
-  /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
-  /// beat network and the bar pointer hear, for training them).
-  static func fromEnvironment(
-    meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
-    model: BeatModel = .downbeats
-  ) -> BeatDetectionOptions {
-    let environment = ProcessInfo.processInfo.environment
-    func path(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-    let model = environment["PRACTICE_BEAT_MODEL"].flatMap(BeatModel.init(rawValue:)) ?? model
-    var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM, model: model)
-    options.featureDump = path("PRACTICE_BEAT_FEATURES")
-    options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
-    return options
-  }
 }
 
 /// How `beats detect` finds the beats: the musician's names for two `BeatModel`s

@@ -154,92 +154,27 @@ struct ChordsShow: ParsableCommand {
       }
       semitones = shift
     }
-    let shift = semitones - capo
-    let shownKey = ownKey.map { transposedKey($0, by: shift) }
-    let flats = Chord.prefersFlats(key: shownKey)
-    func symbol(_ chord: Chord?) -> String {
-      chord?.transposed(by: shift).symbol(flats: flats) ?? "N"
-    }
-    let keyText = shownKey.map { "\($0)" + (setKey == nil ? " (detected)" : "") } ?? "unknown"
-    let map = try library.beatMap(for: song)
-    let rate = Double(song.sampleRate)
-    func seconds(_ frame: Int64) -> Double { (Double(frame) / rate * 1000).rounded() / 1000 }
-
+    let chart = ChordChart(
+      track: track, beatMap: try library.beatMap(for: song), sampleRate: song.sampleRate,
+      setKey: setKey, capo: capo, transpose: semitones)
     if json {
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.object { o in
-        o.field("key") { $0.optionalString(shownKey.map(ChordFiles.longName)) }
-        o.field("key_source") {
-          $0.optionalString(ownKey == nil ? nil : setKey == nil ? "detected" : "set")
-        }
-        o.field("capo") { $0.int(Int64(capo)) }
-        o.field("transpose") { $0.int(Int64(semitones)) }
-        if let map {
-          o.field("bars") {
-            $0.array(track.chordsByBeat(of: map)) { w, bar in
-              w.object { b in
-                b.field("bar") { $0.int(Int64(bar.bar)) }
-                b.field("start") { $0.number(seconds(map.frames(ofBar: bar.bar)?.lowerBound ?? 0)) }
-                b.field("beats") { $0.array(bar.chords) { w, chord in w.string(symbol(chord)) } }
-              }
-            }
-          }
-        }
-        o.field("chords") {
-          $0.array(track.spans) { w, span in
-            w.object { c in
-              c.field("start") { $0.number(seconds(span.start)) }
-              c.field("end") { $0.number(seconds(span.end)) }
-              c.field("label") {
-                $0.string(span.chord?.transposed(by: shift).harte(flats: flats) ?? "N")
-              }
-              c.field("symbol") { $0.string(symbol(span.chord)) }
-            }
-          }
-        }
-      }
-      Terminal.data(out.text + "\n")
+      Terminal.data(chart.jsonText + "\n")
       return
     }
-
     let piped = isatty(STDOUT_FILENO) != 1
     if piped {
-      Terminal.records([["key", keyText]])
+      Terminal.records([["key", chart.keyText]])
     } else {
-      Terminal.lines(["key \(keyText)"])
+      Terminal.lines(["key \(chart.keyText)"])
     }
-    if let map {
-      let rows = track.chordsByBeat(of: map).map {
-        ["\($0.bar)", barChords($0.chords, symbol: symbol)]
-      }
+    if let bars = chart.barRows {
+      let rows = bars.map { ["\($0.bar)", $0.chords] }
       Table(columns: [.init("BAR", .right), .init("CHORDS")], rows: rows).print()
     } else {
-      let rows = track.spans.map { [formatTime(Double($0.start) / rate), symbol($0.chord)] }
+      let rows = chart.changes.map { [formatTime($0.start), $0.symbol] }
       Table(columns: [.init("TIME", .right), .init("CHORD")], rows: rows).print()
     }
   }
-}
-
-/// A bar's chords, one a beat, `.` where the chord stays: `Am7 . D7 .`.
-func barChords(_ chords: [Chord?], symbol: (Chord?) -> String) -> String {
-  var cells: [String] = []
-  var previous: String? = nil
-  for chord in chords {
-    let name = symbol(chord)
-    cells.append(name == previous ? "." : name)
-    previous = name
-  }
-  return cells.joined(separator: " ")
-}
-
-/// `key` moved `semitones` up, spelled as its signature spells it.
-func transposedKey(_ key: MusicalKey, by semitones: Int) -> MusicalKey {
-  guard semitones % 12 != 0 else { return key }
-  let tonic = ((key.tonic + semitones) % 12 + 12) % 12
-  let names = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
-  let minorNames = ["C", "C#", "D", "Eb", "E", "F", "F#", "G", "G#", "A", "Bb", "B"]
-  return MusicalKey(parsing: (key.minor ? minorNames : names)[tonic] + (key.minor ? "m" : ""))
-    ?? key
 }
 
 enum ChordFileFormat: String, ExpressibleByArgument, CaseIterable {
@@ -307,24 +242,5 @@ struct ChordsImport: ParsableCommand {
     let chords = spans.filter { $0.chord != nil }.count
     Terminal.say(
       "'\(song.title)': \(chords) chords imported" + (key.map { ", key \($0) from them" } ?? ""))
-  }
-}
-
-extension ChordSettings {
-  /// Settings with the developers' knob `PRACTICE_CHORD_SETTINGS` applied
-  /// (`bassWeight=0.4,changeCost=0.3`, for bench/chords.py's tuning); unknown names and bad
-  /// values are ignored.
-  static func fromEnvironment() -> ChordSettings {
-    var settings = ChordSettings()
-    guard let text = ProcessInfo.processInfo.environment["PRACTICE_CHORD_SETTINGS"] else {
-      return settings
-    }
-    for pair in text.split(separator: ",") {
-      let parts = pair.split(separator: "=", maxSplits: 1)
-      if parts.count == 2, let value = Double(parts[1]) {
-        _ = settings.set(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
-      }
-    }
-    return settings
   }
 }

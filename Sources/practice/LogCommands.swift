@@ -8,17 +8,8 @@ struct Since: ExpressibleByArgument {
   let date: Date
 
   init?(argument: String) {
-    if let seconds = parseLookBack(argument) {
-      date = Date(timeIntervalSinceNow: -seconds)
-      return
-    }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.dateFormat = "yyyy-MM-dd"
-    guard argument.count == 10, let day = formatter.date(from: argument),
-      let year = Int(argument.prefix(4)), (1900...9999).contains(year)
-    else { return nil }
-    date = day
+    guard let date = parseSince(argument) else { return nil }
+    self.date = date
   }
 
   /// Reads `--since`; the parser's message gets what is allowed appended.
@@ -74,54 +65,10 @@ struct LogCommand: ParsableCommand {
       return
     }
     if json {
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.raw("[")
-      for (i, entry) in entries.enumerated() {
-        if i > 0 { out.raw(",") }
-        out.raw("{\"id\":\(entry.id ?? 0),\"song_id\":\(entry.songID),\"song\":")
-        out.string(entry.songTitle)
-        out.raw(",\"selection\":")
-        out.optionalString(entry.selectionName)
-        out.raw(",\"bars\":")
-        out.optionalString(entry.bars)
-        out.raw(
-          ",\"start_frame\":\(entry.range.lowerBound),\"end_frame\":\(entry.range.upperBound),\"speed_min\":"
-        )
-        out.number(entry.slowest.rate)
-        out.raw(",\"speed_max\":")
-        out.number(entry.fastest.rate)
-        out.raw(",\"transpose\":")
-        optionalNumber(entry.transpose, &out)
-        out.raw(",\"passes\":\(entry.passes),\"started_at\":")
-        out.string(iso(entry.startedAt))
-        out.raw(",\"ended_at\":")
-        out.string(iso(entry.endedAt))
-        out.raw(",\"duration\":")
-        out.number((entry.duration * 1000).rounded() / 1000)
-        out.raw(",\"outcome\":")
-        out.string(entry.outcome.rawValue)
-        out.raw(",\"played\":")
-        optionalNumber(entry.played.map { ($0 * 1000).rounded() / 1000 }, &out)
-        out.raw("}")
-      }
-      out.raw("]\n")
-      Terminal.data(out.text)
+      Terminal.data(entries.jsonText + "\n")
       return
     }
-    Table.plays(
-      entries.map { entry in
-        let speeds =
-          (entry.slowest == entry.fastest ? "\(entry.slowest)" : "\(entry.slowest)-\(entry.fastest)")
-          + transposed(entry)
-        return [
-          localTime(entry.startedAt), entry.songTitle,
-          what(entry),
-          "\(entry.passes) pass\(entry.passes == 1 ? "" : "es")", speeds,
-          formatClock(entry.duration),
-          entry.outcome.rawValue,
-        ]
-      }
-    ).print()
+    Table.plays(entries.map { $0.logCells(clock: formatClock) }).print()
   }
 }
 
@@ -129,58 +76,11 @@ extension LogCommand {
   /// `log --passes`: every pass of the plays, tab-separated or as JSON.
   private func listPasses(_ entries: [PracticeEntry]) {
     if json {
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.raw("[")
-      var first = true
-      for entry in entries {
-        for record in entry.passRecords {
-          if !first { out.raw(",") }
-          first = false
-          out.raw("{\"log_id\":\(entry.id ?? 0),\"song_id\":\(entry.songID),\"song\":")
-          out.string(entry.songTitle)
-          out.raw(",\"selection\":")
-          out.optionalString(entry.selectionName)
-          out.raw(",\"bars\":")
-          out.optionalString(entry.bars)
-          out.raw(",\"started_at\":")
-          out.string(iso(entry.startedAt))
-          out.raw(",\"pass\":\(record.pass),\"speed\":")
-          out.number(record.speed.rate)
-          out.raw(",\"transpose\":")
-          optionalNumber(entry.transpose, &out)
-          out.raw(",\"mark\":")
-          out.optionalString(record.mark?.rawValue)
-          out.raw("}")
-        }
-      }
-      out.raw("]\n")
-      Terminal.data(out.text)
+      Terminal.data(PassLine.all(entries).jsonText + "\n")
       return
     }
-    Table.passes(
-      entries.flatMap { entry in
-        entry.passRecords.map { record in
-          [
-            localTime(entry.startedAt), entry.songTitle, what(entry), "\(record.pass)",
-            "\(record.speed)" + transposed(entry), record.mark?.rawValue ?? "-",
-          ]
-        }
-      }
-    ).print()
+    Table.passes(entries.flatMap(\.passCells)).print()
   }
-}
-
-/// ` -2 st` after the speed of a transposed play; nothing when it was not (or not known).
-private func transposed(_ entry: PracticeEntry) -> String {
-  guard let semitones = entry.transpose, semitones != 0 else { return "" }
-  return String(format: " %+g st", semitones)
-}
-
-/// "bars 9-16 'solo'", or the times: what a play played, for `log`.
-private func what(_ entry: PracticeEntry) -> String {
-  let what = [entry.bars.map { BarRange.label($0) }, entry.selectionName.map { "'\($0)'" }]
-    .compactMap { $0 }.joined(separator: " ")
-  return what.isEmpty ? formatTimeRange(entry.range, sampleRate: entry.sampleRate) : what
 }
 
 struct Stats: ParsableCommand {
@@ -238,7 +138,7 @@ struct Stats: ParsableCommand {
     let library = try library.open()
     let song = try self.song.map { try library.resolve($0) }
     if let song, let output, let format = PictureFormat(path: output) {
-      try View.checkFolder(of: output)
+      try OutputFile.checkFolder(of: output)
       let entries = try library.practiceLog(of: song, since: since?.date, passes: true)
       guard !entries.isEmpty else {
         throw PracticeError(
@@ -263,59 +163,10 @@ struct Stats: ParsableCommand {
       .filter { song == nil || $0.songID == song?.id }
     if totals.isEmpty { Terminal.say(noPlays(song: song, since: since)) }
     if json {
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.raw("[")
-      for (i, total) in totals.enumerated() {
-        if i > 0 { out.raw(",") }
-        out.raw("{\"song_id\":\(total.songID),\"song\":")
-        out.string(total.songTitle)
-        out.raw(",\"selection\":")
-        out.optionalString(total.selectionName)
-        out.raw(",\"plays\":\(total.plays),\"passes\":\(total.passes),\"seconds\":")
-        out.number((total.seconds * 1000).rounded() / 1000)
-        out.raw(",\"fastest\":")
-        out.number(total.fastest.rate)
-        out.raw(",\"transposes\":[")
-        for (i, semitones) in total.transposes.enumerated() {
-          if i > 0 { out.raw(",") }
-          out.number(semitones)
-        }
-        out.raw("],\"last_played\":")
-        out.string(iso(total.lastPlayed))
-        out.raw(",\"clean_speed\":")
-        optionalNumber(total.cleanSpeed?.rate, &out)
-        out.raw(
-          ",\"clean_passes\":\(total.cleanPasses),\"flubbed_passes\":\(total.flubbedPasses),\"clean_ratio\":"
-        )
-        optionalNumber(total.cleanRatio.map { ($0 * 1000).rounded() / 1000 }, &out)
-        out.raw(",\"goal\":")
-        out.optionalString(total.goal?.description)
-        out.raw(",\"goal_speed\":")
-        optionalNumber(total.goalSpeed.map { ($0 * 1000).rounded() / 1000 }, &out)
-        out.raw(",\"distance\":")
-        optionalNumber(total.distance.map { ($0 * 1000).rounded() / 1000 }, &out)
-        out.raw(",\"goal_reached\":\(total.goalReached),\"streak_days\":\(total.streakDays)}")
-      }
-      out.raw("]\n")
-      Terminal.data(out.text)
+      Terminal.data(totals.jsonText + "\n")
       return
     }
-    Table.totals(
-      totals.map { total in
-        [
-          total.songTitle, total.selectionName ?? "-", "\(total.plays)", "\(total.passes)",
-          formatClock(total.seconds), "\(total.fastest)", localTime(total.lastPlayed),
-          total.cleanSpeed.map { "\($0)" } ?? "-",
-          total.cleanPasses + total.flubbedPasses == 0
-            ? "-" : "\(total.cleanPasses)/\(total.cleanPasses + total.flubbedPasses)",
-          goalText(total.goal, speed: total.goalSpeed),
-          total.distance.map {
-            $0 == 0 ? "reached" : "\(PracticeSettings.formatStep($0).dropLast()) points"
-          } ?? "-",
-          "\(total.streakDays)",
-        ]
-      }
-    ).print()
+    Table.totals(totals.map { $0.statsCells(clock: formatClock) }).print()
   }
 }
 
@@ -323,19 +174,6 @@ struct Stats: ParsableCommand {
 private func noPlays(song: Song?, since: Since?) -> String {
   (song.map { "'\($0.title)' has no plays" } ?? "no plays")
     + " in the practice log" + (since == nil ? " yet" : " since then")
-}
-
-private func iso(_ date: Date) -> String {
-  let formatter = ISO8601DateFormatter()
-  formatter.formatOptions = [.withInternetDateTime]
-  return formatter.string(from: date)
-}
-
-private func localTime(_ date: Date) -> String {
-  let formatter = DateFormatter()
-  formatter.locale = Locale(identifier: "en_US_POSIX")
-  formatter.dateFormat = "yyyy-MM-dd HH:mm"
-  return formatter.string(from: date)
 }
 
 struct Today: ParsableCommand {
@@ -378,54 +216,12 @@ struct Today: ParsableCommand {
       Terminal.say(
         "saved \(items.count == 1 ? "1 drill" : "\(items.count) drills") as setlist '\(save)'")
     }
-    let db = self.library.path.map { " --db " + shellQuoted($0) } ?? ""
+    let db = self.library.path.map { " --db " + ShellWord.quoted($0) } ?? ""
     // Written whole: the quoting already shows every control character, and a backslash
     // in a name is the shell's to read, not to be doubled.
     Terminal.data(
       items.map { item in
-        "practice play \(shellQuoted(item.song.path)) --select \(shellQuoted(item.selection.name))\(db)\n"
+        "practice play \(ShellWord.quoted(item.song.path)) --select \(ShellWord.quoted(item.selection.name))\(db)\n"
       }.joined())
   }
-}
-
-/// `text` as one word for a POSIX shell: in single quotes (a quote inside as '\''); with a
-/// control character or a byte that is not UTF-8 (a path's, carried by `PathBytes`), in
-/// $'…' with it escaped, since single quotes would keep it raw or could not hold the byte.
-func shellQuoted(_ text: String) -> String {
-  let plain = text.unicodeScalars.allSatisfy {
-    $0.isASCII
-      && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-        || "/._-+,:=@%".unicodeScalars.contains($0))
-  }
-  if plain && !text.isEmpty { return text }
-  let control = text.unicodeScalars.contains {
-    TextRule.isControl($0) || PathBytes.byte(carriedBy: $0) != nil
-  }
-  guard control else { return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-  var out = "$'"
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\\": out += "\\\\"
-    case "'": out += "\\'"
-    case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-      out += String(format: "\\x%02x", scalar.value)
-    case _ where PathBytes.byte(carriedBy: scalar) != nil:
-      out += String(format: "\\x%02x", PathBytes.byte(carriedBy: scalar) ?? 0)
-    case _ where TextRule.isControl(scalar):
-      out += String(format: "\\u%04x", scalar.value)
-    default: out.unicodeScalars.append(scalar)
-    }
-  }
-  return out + "'"
-}
-
-private func optionalNumber(_ value: Double?, _ out: inout JSONWriter) {
-  if let value { out.number(value) } else { out.raw("null") }
-}
-
-/// `100%`, or `120bpm (96%)` with the speed that reaches a tempo goal; `-` without a goal.
-private func goalText(_ goal: PracticeGoal?, speed: Double?) -> String {
-  guard let goal else { return "-" }
-  if case .tempo = goal, let speed { return "\(goal) (\(Speed(clamping: speed)))" }
-  return "\(goal)"
 }

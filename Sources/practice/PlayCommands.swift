@@ -232,13 +232,11 @@ private func keepBooks(
     // A finished play: the bar and beat of the last frame heard.
     let beat = map?.beatIndex(at: finished ? max(point.range.lowerBound, frame - 1) : frame)
       .map { map!.beats[$0] }
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("{\"event\":\"stopped\",\"frame\":\(frame),\"time\":")
-    out.number((Double(frame) / Double(song.sampleRate) * 1_000_000).rounded() / 1_000_000)
-    out.raw(
-      ",\"bar\":\(beat.map { String($0.bar) } ?? "null"),\"beat\":\(beat.map { String($0.beat) } ?? "null"),\"finished\":\(finished)}"
-    )
-    Terminal.say(out.text)
+    Terminal.say(
+      StopEvent(
+        frame: frame, time: Double(frame) / Double(song.sampleRate), bar: beat?.bar,
+        beat: beat?.beat, finished: finished
+      ).jsonText)
   }
 }
 

@@ -130,11 +130,9 @@ struct Practice: ParsableCommand {
       }
       if command == Practice.self && argument == "help" { return }
       let scope = (["practice"] + words).joined(separator: " ")
-      let nearest = names.map { (name: $0, distance: editDistance($0, argument)) }
-        .min { $0.distance < $1.distance }
       let suggestion =
-        nearest.map { $0.distance <= max(1, min(2, argument.count / 2)) } == true
-        ? "did you mean '\(nearest!.name)'? " : ""
+        Nearest.name(to: argument, among: names) { _ in max(1, min(2, argument.count / 2)) }
+        .map { "did you mean '\($0)'? " } ?? ""
       throw PracticeError(
         .usage,
         "unknown command '\(scope) \(argument)'; \(suggestion)the commands are "
@@ -166,33 +164,12 @@ struct Practice: ParsableCommand {
     where argument.hasPrefix("--") && argument.count > 2 {
       let name = String(argument.prefix(while: { $0 != "=" }))
       guard !known.contains(name) else { continue }
-      var suggestion = ""
-      let ranked = known.sorted().map { (name: $0, distance: editDistance($0, name)) }
-      if let nearest = ranked.min(by: { $0.distance < $1.distance }),
-        nearest.distance <= max(1, min(3, name.count / 3))
-      {
-        suggestion = "did you mean '\(nearest.name)'? "
-      }
+      let suggestion =
+        Nearest.name(to: name, among: known.sorted()) { _ in max(1, min(3, name.count / 3)) }
+        .map { "did you mean '\($0)'? " } ?? ""
       return "'\(name)' is not an option of '\(scope)'; \(suggestion)see `\(scope) --help`"
     }
     return nil
-  }
-
-  /// Levenshtein distance, for suggestions.
-  static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-      var current = [i] + Array(repeating: 0, count: b.count)
-      for j in 1...b.count {
-        current[j] = min(
-          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      previous = current
-    }
-    return previous[b.count]
   }
 
   /// A single-dash word that is not a number (`-dash.wav`) would be read as a cluster of

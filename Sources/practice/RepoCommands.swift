@@ -183,22 +183,12 @@ struct Pull: ParsableCommand {
           "\(repository.name): kept what was edited here since the last pull: \(kept)\(more); "
             + "--replace takes the repository's")
       }
-      var parts: [String] = []
-      parts.append(report.indexNotModified ? "index unchanged" : "index fetched")
-      parts.append("\(entries(report.applied.count)) applied")
-      parts.append("\(report.current) current")
-      if !report.refused.isEmpty { parts.append("\(report.refused.count) refused") }
-      if !report.setlistsApplied.isEmpty {
-        parts.append(
-          "setlists stored: " + report.setlistsApplied.map { "'\($0)'" }.joined(separator: ", "))
-      }
       for (name, missing) in report.setlistsIncomplete {
         Terminal.warning(
           "\(repository.name): setlist '\(name)' not stored: \(counted(missing, "song")) of it "
             + "not in this library; add them and pull again")
       }
-      parts.append("\(report.matched) of its songs in this library")
-      Terminal.say("pulled '\(repository.name)': " + parts.joined(separator: "; "))
+      Terminal.say("pulled '\(repository.name)': " + report.summary)
       if let error = report.unreachable {
         Terminal.error("\(repository.name): \(error.description)")
         unreachable.append(error)

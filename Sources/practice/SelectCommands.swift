@@ -70,15 +70,8 @@ func noBeatMap(_ song: Song) -> PracticeError {
 
 /// "bars 9-16 (0:16.5–0:32.5)" or "0:10.0–0:20.0"; with a warning when it no longer fits.
 func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: String, fits: Bool) {
-  do {
-    let frames = try selection.span.frames(beatMap: map)
-    guard frames.upperBound <= song.frames else { throw PracticeError(.usage, "past the end") }
-    let times = formatTimeRange(frames, sampleRate: song.sampleRate)
-    if case .bars(let range) = selection.span { return ("\(range.label) (\(times))", true) }
-    return (times, true)
-  } catch {
-    return ("\(selection.span)", false)
-  }
+  let record = SelectionRecord(selection, song: song, beatMap: map)
+  return (record.spanText, record.fits)
 }
 
 /// The song's beat map before a command replaces it, for `warnOfSelections`: read only
@@ -194,15 +187,14 @@ struct SelectList: ParsableCommand {
     var songs: [Int64: Song] = [:]
     var maps: [Int64: BeatMap?] = [:]
     var rows: [[String]] = []
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("[")
+    var records: [SelectionRecord] = []
     let selections = try library.selections(of: only)
     if selections.isEmpty {
       Terminal.say(
         (only.map { "'\($0.title)' has no selections" } ?? "no selections yet")
           + "; `practice select add SONG NAME --bars 9-16`")
     }
-    for (i, selection) in selections.enumerated() {
+    for selection in selections {
       if songs[selection.songID] == nil {
         songs[selection.songID] = try library.song(id: selection.songID)
       }
@@ -212,42 +204,12 @@ struct SelectList: ParsableCommand {
       }
       let map = maps[selection.songID] ?? nil
       warnIfStale(selection, song: song, map: map)
-      let (text, fits) = describe(selection, song: song, map: map)
-      if json {
-        if i > 0 { out.raw(",") }
-        out.raw("{\"bars\":")
-        if case .bars(let range) = selection.span {
-          out.string(range.description)
-        } else {
-          out.raw("null")
-        }
-        out.raw(",\"fits\":\(fits),\"from\":")
-        let frames = try? selection.span.frames(beatMap: map)
-        if let frames {
-          out.number(Double(frames.lowerBound) / Double(song.sampleRate))
-        } else {
-          out.raw("null")
-        }
-        out.raw(",\"name\":")
-        out.string(selection.name)
-        out.raw(",\"note\":")
-        out.optionalString(selection.note)
-        out.raw(",\"song\":")
-        out.string(song.title)
-        out.raw(",\"song_id\":\(selection.songID),\"to\":")
-        if let frames {
-          out.number(Double(frames.upperBound) / Double(song.sampleRate))
-        } else {
-          out.raw("null")
-        }
-        out.raw("}")
-      } else {
-        rows.append(
-          ["\(selection.songID)", selection.name, text, selection.note ?? "", song.title])
-      }
+      let record = SelectionRecord(selection, song: song, beatMap: map)
+      records.append(record)
+      rows.append(
+        ["\(selection.songID)", selection.name, record.spanText, selection.note ?? "", song.title])
     }
-    out.raw("]\n")
-    if json { Terminal.data(out.text) } else { Table.selections(rows).print() }
+    if json { Terminal.data(records.jsonText + "\n") } else { Table.selections(rows).print() }
   }
 }
 

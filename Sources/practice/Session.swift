@@ -199,19 +199,12 @@ struct PassAnnouncer {
     case .text:
       return "pass \(pass)\(total.map { "/\($0)" } ?? "") \(label) speed \(speed)"
     case .json:
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.raw(
-        "{\"event\":\"pass\",\"pass\":\(pass),\"passes\":\(total.map(String.init) ?? "null"),\"speed\":"
-      )
-      out.number(speed.rate)
       let here: (bar: Int?, beat: Int?, time: Double) = (bar, beat, time)
       let start = pass == 1 ? firstPassStart ?? here : here
-      out.raw(
-        ",\"bar\":\(start.bar.map(String.init) ?? "null"),\"beat\":\(start.beat.map(String.init) ?? "null"),\"time\":"
-      )
-      out.number((start.time * 1_000_000).rounded() / 1_000_000)
-      out.raw("}")
-      return out.text
+      return PassEvent(
+        pass: pass, passes: total, speed: speed.rate, bar: start.bar, beat: start.beat,
+        time: start.time
+      ).jsonText
     }
   }
 }

@@ -115,29 +115,7 @@ struct SetDetails: ParsableCommand {
     change.removeTags = untag
     change.clearTags = clearTags
     let details = try library.changeDetails(of: song, change)
-    Terminal.lines(try detailLines(details, song: song, library: library))
+    Terminal.lines(
+      try library.detailFields(of: song, details: details).map { "\($0.key) \($0.value)" })
   }
-}
-
-/// `key Am`, `bpm 96` (or `bpm 95.8 (beat map)`), `note …`, `tags gig, jazz`: what `set`
-/// and `show` print.
-func detailLines(_ details: SongDetails, song: Song, library: Library) throws -> [String] {
-  [
-    "key \(details.key?.description ?? "")",
-    "bpm \(try tempoText(details, song: song, library: library))",
-    "note \(details.note ?? "")",
-    "tags \(details.tags.joined(separator: ", "))",
-  ]
-}
-
-/// The tempo as set, else the beat map's median marked as such, else empty.
-func tempoText(_ details: SongDetails, song: Song, library: Library) throws -> String {
-  if let bpm = details.bpm { return formatNumber(bpm) }
-  guard let tempo = try library.beatMap(for: song)?.medianTempo else { return "" }
-  return formatNumber((tempo * 10).rounded() / 10) + " (beat map)"
-}
-
-/// `96`, `95.5`: a number without a needless fraction.
-func formatNumber(_ value: Double) -> String {
-  value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
 }

@@ -166,78 +166,23 @@ struct SetlistShow: ParsableCommand {
   @Flag(help: "Print a JSON object instead.") var json = false
 
   func run() throws {
-    let (name, lines) = try setlist.library.open().setlistLines(named: setlist.name)
-    let rows = lines.enumerated().map { index, line in
-      SetlistRow(
-        position: index + 1, entry: line.entry, title: line.title, artist: line.artist,
-        key: line.entry.keyPlayed(songKey: line.songKey))
-    }
+    let layout = try setlist.library.open().setlistLayout(named: setlist.name)
     if json {
-      Terminal.data(SetlistRow.json(name: name, rows) + "\n")
+      Terminal.data(layout.jsonText + "\n")
     } else {
-      Table.setlistEntries(rows.map(\.fields)).print()
+      Table.setlistEntries(layout.rows.map(\.fields)).print()
     }
   }
 }
-
-/// One printed line of `setlist show`.
-struct SetlistRow {
-  var position: Int
-  var entry: SetlistEntry
-  var title: String?
-  var artist: String?
-  var key: MusicalKey?
-
-  var fields: [String] {
-    [
-      "\(position)", "\(entry.songID)", title ?? "", entry.selection ?? "",
-      key?.description ?? "", entry.transpose.map(signed) ?? "",
-      entry.speed.map { Speed(clamping: $0).description } ?? "",
-      entry.repeats.map { "\($0)" } ?? "", entry.note ?? "",
-    ]
-  }
-
-  static func json(name: String, _ rows: [SetlistRow]) -> String {
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("{\"entries\":[")
-    for (i, row) in rows.enumerated() {
-      if i > 0 { out.raw(",") }
-      out.raw("{\"artist\":")
-      out.optionalString(row.artist)
-      out.raw(",\"key\":")
-      out.optionalString(row.key?.description)
-      out.raw(",\"note\":")
-      out.optionalString(row.entry.note)
-      out.raw(",\"position\":\(row.position),\"repeat\":")
-      out.raw(row.entry.repeats.map { "\($0)" } ?? "null")
-      out.raw(",\"selection\":")
-      out.optionalString(row.entry.selection)
-      out.raw(",\"song_id\":\(row.entry.songID),\"speed\":")
-      if let speed = row.entry.speed { out.number(speed) } else { out.raw("null") }
-      out.raw(",\"title\":")
-      out.optionalString(row.title)
-      out.raw(",\"transpose\":")
-      out.raw(row.entry.transpose.map { "\($0)" } ?? "null")
-      out.raw("}")
-    }
-    out.raw("],\"name\":")
-    out.string(name)
-    out.raw("}")
-    return out.text
-  }
-}
-
-/// `+2`, `-3`, `0`.
-func signed(_ value: Int) -> String { value > 0 ? "+\(value)" : "\(value)" }
 
 /// `'Title' (selection solo, in Bm: +2 semitones, 80%, 2 times)`.
 func entryDescription(_ entry: SetlistEntry, song: Song) -> String {
   var parts: [String] = []
   if let selection = entry.selection { parts.append("selection '\(selection)'") }
   if let key = entry.key, let transpose = entry.transpose {
-    parts.append("in \(key): \(signed(transpose)) semitones")
+    parts.append("in \(key): \(SetlistLayout.Row.signed(transpose)) semitones")
   } else if let transpose = entry.transpose {
-    parts.append("\(signed(transpose)) semitones")
+    parts.append("\(SetlistLayout.Row.signed(transpose)) semitones")
   }
   if let speed = entry.speed { parts.append(Speed(clamping: speed).description) }
   if let repeats = entry.repeats { parts.append(repeats == 1 ? "once" : "\(repeats) times") }
@@ -297,75 +242,21 @@ struct SetlistPrint: ParsableCommand {
   }
 
   func run() throws {
-    let library = try setlist.library.open()
-    let found = try library.setlist(named: setlist.name)
-    let details = try library.allDetails()
-    var lines: [StandLine] = []
-    for (index, entry) in found.entries.enumerated() {
-      guard let song = try library.song(id: entry.songID) else { continue }
-      let own = details[entry.songID] ?? SongDetails()
-      let base = try own.bpm ?? library.beatMap(for: song)?.medianTempo
-      let tempo = base.map { "\(Int(($0 * (entry.speed ?? 1)).rounded())) BPM" } ?? ""
-      let title = song.title + (entry.selection.map { " (\($0))" } ?? "")
-      let notes = [entry.note, own.note].compactMap { $0 }.filter { !$0.isEmpty }
-      lines.append(
-        StandLine(
-          position: "\(index + 1).", title: Terminal.escaped(title),
-          key: entry.keyPlayed(songKey: own.key)?.description ?? "", tempo: tempo,
-          notes: Terminal.escaped(notes.joined(separator: "; "))))
-    }
+    let layout = try setlist.library.open().setlistLayout(named: setlist.name)
+    let escape = { Terminal.escaped($0) }
     switch (output as NSString).pathExtension.lowercased() {
     case "pdf":
-      try View.checkFolder(of: output)
-      try SetlistSheet(
-        name: found.name,
-        lines: lines.map {
-          SetlistSheet.Line(
-            position: $0.position, title: $0.title, key: $0.key, tempo: $0.tempo, notes: $0.notes)
-        }
-      ).writePDF(to: output, paper: paper)
+      try OutputFile.checkFolder(of: output)
+      try SetlistSheet(name: layout.name, lines: layout.lines(escape: escape))
+        .writePDF(to: output, paper: paper)
     case "md":
-      try OutputFile.write(Data(StandLine.markdown(found.name, lines).utf8), to: output)
+      try OutputFile.write(Data(layout.markdown(escape: escape).utf8), to: output)
     default:
-      try OutputFile.write(Data(StandLine.text(found.name, lines).utf8), to: output)
+      try OutputFile.write(Data(layout.text(escape: escape).utf8), to: output)
     }
-    Terminal.say("wrote setlist '\(found.name)' (\(lines.count == 1 ? "1 entry" : "\(lines.count) entries")) to \(output)")
-  }
-}
-
-/// A setlist's line on paper.
-struct StandLine {
-  var position, title, key, tempo, notes: String
-
-  /// Columns padded to their widest cell, in terminal columns (a CJK title's characters
-  /// take two, as a monospaced font draws them).
-  static func text(_ name: String, _ lines: [StandLine]) -> String {
-    func width(_ cell: (StandLine) -> String) -> Int {
-      lines.map { DisplayWidth.of(cell($0)) }.max() ?? 0
-    }
-    let widths = [width(\.position), width(\.title), width(\.key), width(\.tempo)]
-    func pad(_ text: String, _ width: Int) -> String {
-      text + String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
-    }
-    var out = Terminal.escaped(name).uppercased() + "\n\n"
-    for line in lines {
-      let cells = [
-        pad(line.position, widths[0]), pad(line.title, widths[1]), pad(line.key, widths[2]),
-        pad(line.tempo, widths[3]), line.notes,
-      ]
-      out += cells.joined(separator: "   ").trimmingCharacters(in: .whitespaces) + "\n"
-    }
-    return out
-  }
-
-  static func markdown(_ name: String, _ lines: [StandLine]) -> String {
-    func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
-    var out = "# \(cell(Terminal.escaped(name)))\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
-    for line in lines {
-      out += "| " + [line.position.dropLast().description, line.title, line.key, line.tempo, line.notes]
-        .map(cell).joined(separator: " | ") + " |\n"
-    }
-    return out
+    let count = layout.lines(escape: escape).count
+    Terminal.say(
+      "wrote setlist '\(layout.name)' (\(count == 1 ? "1 entry" : "\(count) entries")) to \(output)")
   }
 }
 

@@ -99,7 +99,8 @@ struct List: ParsableCommand {
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
     }
     if json {
-      Terminal.data(SongJSON.array(songs, details: details) + "\n")
+      Terminal.data(
+        songs.map { SongRecord($0, details: details[$0.id ?? 0] ?? SongDetails()) }.jsonText + "\n")
     } else {
       Table.songs(
         songs.map {
@@ -129,23 +130,10 @@ struct Show: ParsableCommand {
     let song = try library.resolve(song)
     let details = try library.details(of: song)
     if json {
-      Terminal.data(SongJSON.object(song, details: details) + "\n")
+      Terminal.data(SongRecord(song, details: details).jsonText + "\n")
       return
     }
-    let fields: [(String, String)] = [
-      ("id", "\(song.id ?? 0)"), ("title", song.title), ("artist", song.artist ?? ""),
-      ("album", song.album ?? ""), ("path", song.path),
-      ("duration", formatTime(song.duration)), ("frames", "\(song.frames)"),
-      ("sample_rate", "\(song.sampleRate)"), ("channels", "\(song.channels)"),
-      ("format", song.format), ("content_hash", song.contentHash),
-      ("added_at", song.addedAt), ("updated_at", song.updatedAt),
-      (
-        "resume",
-        try library.resumePoint(of: song).map { describe($0, song: song, library: library) } ?? ""
-      ),
-    ]
-    Terminal.lines(
-      fields.map { "\($0.0) \($0.1)" } + (try detailLines(details, song: song, library: library)))
+    Terminal.lines(try library.summary(of: song).map { "\($0.key) \($0.value)" })
   }
 }
 
@@ -163,78 +151,4 @@ struct Remove: ParsableCommand {
     try library.remove(song)
     Terminal.say("removed song \(song.id ?? 0) '\(song.title)' (the audio file is untouched)")
   }
-}
-
-/// The stable JSON shape of a song in `list --json` and `show --json`: every key always
-/// present (absent tags are `null`), keys in sorted order. Written by hand into one byte
-/// buffer: JSONEncoder took most of the time of listing a large library.
-enum SongJSON {
-  static func append(_ song: Song, details: SongDetails, to out: inout JSONWriter) {
-    out.raw("{\"added_at\":")
-    out.string(song.addedAt)
-    out.raw(",\"album\":")
-    out.optionalString(song.album)
-    out.raw(",\"artist\":")
-    out.optionalString(song.artist)
-    out.raw(",\"bpm\":")
-    if let bpm = details.bpm { out.number(bpm) } else { out.raw("null") }
-    out.raw(",\"channels\":\(song.channels),\"content_hash\":")
-    out.string(song.contentHash)
-    out.raw(",\"duration\":")
-    out.number(song.duration)
-    out.raw(",\"format\":")
-    out.string(song.format)
-    out.raw(",\"frames\":\(song.frames),\"id\":\(song.id ?? 0),\"key\":")
-    out.optionalString(details.key?.description)
-    out.raw(",\"note\":")
-    out.optionalString(details.note)
-    out.raw(",\"path\":")
-    out.string(song.path)
-    out.raw(",\"sample_rate\":\(song.sampleRate),\"tags\":[")
-    for (i, tag) in details.tags.enumerated() {
-      if i > 0 { out.raw(",") }
-      out.string(tag)
-    }
-    out.raw("],\"title\":")
-    out.string(song.title)
-    out.raw(",\"updated_at\":")
-    out.string(song.updatedAt)
-    out.raw("}")
-  }
-
-  static func object(_ song: Song, details: SongDetails) -> String {
-    var out = JSONWriter(escapesTerminalControls: true)
-    append(song, details: details, to: &out)
-    return out.text
-  }
-
-  static func array(_ songs: [Song], details: [Int64: SongDetails]) -> String {
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.bytes.reserveCapacity(songs.count * 400)
-    out.raw("[")
-    for (i, song) in songs.enumerated() {
-      if i > 0 { out.raw(",") }
-      append(song, details: details[song.id ?? 0] ?? SongDetails(), to: &out)
-    }
-    out.raw("]")
-    return out.text
-  }
-}
-
-/// Where `play --resume` continues: `0:41.2 (bar 12.3) in bars 9-16, 3 passes left, speed 75%,
-/// transpose -2, volume 80%`; a play that ran to its end: `start of bars 9-16 (finished), …`.
-func describe(_ point: ResumePoint, song: Song, library: Library) -> String {
-  let rate = Double(song.sampleRate)
-  let frame = point.startFrame(in: point.range)
-  var place = formatTime(Double(frame) / rate)
-  if let map = try? library.beatMap(for: song), let index = map.beatIndex(at: frame) {
-    place += " (bar \(map.beats[index].bar).\(map.beats[index].beat))"
-  }
-  let loop = point.label ?? formatTimeRange(point.range, sampleRate: song.sampleRate)
-  let left = point.finished ? "" : " left"
-  let passes =
-    point.passesLeft.map { $0 == 1 ? "1 pass\(left)" : "\($0) passes\(left)" } ?? "looped"
-  return "\(place) in \(loop)\(point.finished ? " (finished: from its start)" : ""), \(passes), "
-    + "speed \(point.speed), transpose \(PracticeSettings.formatSemitones(point.transpose)), "
-    + "volume \(point.volume)"
 }

@@ -177,23 +177,7 @@ struct Tune: ParsableCommand {
   /// `{"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,"level":-23.5}`; hz, note and
   /// cents null without a pitch.
   static func json(_ reading: TunerReading, a4: Double) -> String {
-    var out = JSONWriter(escapesTerminalControls: true)
-    out.raw("{\"t\":")
-    out.number((reading.time * 1000).rounded() / 1000)
-    out.raw(",\"hz\":")
-    if let pitch = reading.reading(a4: a4) {
-      out.number((pitch.frequency * 1000).rounded() / 1000)
-      out.raw(",\"note\":")
-      out.string(pitch.note.description)
-      out.raw(",\"cents\":")
-      out.number((pitch.cents * 10).rounded() / 10)
-    } else {
-      out.raw("null,\"note\":null,\"cents\":null")
-    }
-    out.raw(",\"level\":")
-    out.number((reading.level * 10).rounded() / 10)
-    out.raw("}")
-    return out.text
+    TunerLine(reading, a4: a4).jsonText
   }
 }
 
@@ -345,13 +329,7 @@ struct Tuning: ParsableCommand {
     let a4 = (estimate.a4 * 100).rounded() / 100
     let cents = (estimate.cents * 10).rounded() / 10
     if json {
-      var out = JSONWriter(escapesTerminalControls: true)
-      out.raw("{\"a4\":")
-      out.number(a4)
-      out.raw(",\"cents\":")
-      out.number(cents)
-      out.raw("}\n")
-      Terminal.data(out.text)
+      Terminal.data(ConcertPitchLine(a4: a4, cents: cents).jsonText + "\n")
     } else {
       Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")

@@ -115,7 +115,7 @@ struct View: ParsableCommand {
       }
     }
     if let output {
-      try View.checkFolder(of: output)
+      try OutputFile.checkFolder(of: output)
     }
     if try library.storedWaveformSummary(for: song) == nil, isatty(STDERR_FILENO) == 1 {
       Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
@@ -161,21 +161,6 @@ struct View: ParsableCommand {
       toTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     let styles: ((TextStyle) -> String?)? = colour ? { View.sgr($0) } : nil
     Terminal.drawing(overview.lines, colour: styles)
-  }
-
-  /// Refuses (73) a picture whose folder is not there or cannot be written, before the
-  /// song is read.
-  static func checkFolder(of output: String) throws {
-    let folder = (SongScanner.absolutePath(output) as NSString).deletingLastPathComponent
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
-      isDirectory.boolValue, access(folder, W_OK) == 0
-    else {
-      throw PracticeError(
-        .cannotCreate,
-        "cannot write '\(output)': its folder '\(folder)' does not exist or cannot be written; "
-          + "pick another path")
-    }
   }
 
   /// The SGR parameters of each style at a colour terminal.

@@ -16,15 +16,15 @@ import Testing
   /// The error `parse` throws, or nil.
   func failure(
     _ text: String, _ format: BeatFileFormat, duration: Double = 600
-  ) -> BeatFileError? {
+  ) -> DataFileError? {
     failure(bytes: Array(text.utf8), format, duration: duration)
   }
 
-  func failure(bytes: [UInt8], _ format: BeatFileFormat, duration: Double = 600) -> BeatFileError? {
+  func failure(bytes: [UInt8], _ format: BeatFileFormat, duration: Double = 600) -> DataFileError? {
     do {
       _ = try BeatFiles.parse(bytes, format: format, path: "x.txt", audioDuration: duration)
       return nil
-    } catch let error as BeatFileError {
+    } catch let error as DataFileError {
       return error
     } catch {
       Issue.record("unexpected error type: \(error)")
@@ -376,8 +376,7 @@ import Testing
   }
 
   @Test func describesErrorsOnOneLine() {
-    let error = BeatFileError(
-      path: "x.txt", line: 12, reason: "times must increase (4.500 after 4.750)")
+    let error = DataFileError(.beat, path: "x.txt", line: 12, reason: "times must increase (4.500 after 4.750)")
     #expect(
       error.description
         == "beat file 'x.txt' line 12: times must increase (4.500 after 4.750); fix or remove the line"
@@ -424,7 +423,7 @@ import Testing
         #expect(
           parsed.beats.allSatisfy { ($0.beatInBar ?? 1) >= 1 && ($0.bar ?? 0) >= 0 },
           sourceLocation: sourceLocation)
-      } catch let error as BeatFileError {
+      } catch let error as DataFileError {
         refused += 1
         #expect(error.category == .badData, sourceLocation: sourceLocation)
         #expect(

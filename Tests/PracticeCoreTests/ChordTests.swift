@@ -129,7 +129,7 @@ import Testing
     #expect {
       _ = try ChordFiles.read(text, path: "t.lab", sampleRate: 44100, totalFrames: 10 * 44100)
     } throws: { error in
-      guard let error = error as? ChordFileError else { return false }
+      guard let error = error as? DataFileError else { return false }
       return error.line == line && error.description.contains(words)
         && error.description.hasPrefix("chord file 't.lab' line \(line): ")
     }

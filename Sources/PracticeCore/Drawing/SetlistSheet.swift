@@ -1,21 +1,8 @@
 /// A setlist on paper, for the music stand: one song a line in large type (position, title,
-/// key, tempo), its notes under it, as many pages as it takes.
+/// key, tempo), its notes under it, as many pages as it takes. The PDF renderer of
+/// `SetlistLayout`'s lines.
 public struct SetlistSheet: Sendable {
-  public struct Line: Sendable, Equatable {
-    public var position: String
-    public var title: String
-    public var key: String
-    public var tempo: String
-    public var notes: String
-
-    public init(position: String, title: String, key: String, tempo: String, notes: String) {
-      self.position = position
-      self.title = title
-      self.key = key
-      self.tempo = tempo
-      self.notes = notes
-    }
-  }
+  public typealias Line = SetlistLayout.Line
 
   /// Paper sizes in points.
   public enum Paper: String, Sendable, CaseIterable {

@@ -54,15 +54,25 @@ public struct BeatFile: Sendable, Equatable {
   }
 }
 
-/// A malformed beat file: which file, which line (1-based, when known), what is wrong,
-/// and what to do about it.
-public struct BeatFileError: PracticeFailure, Equatable {
+/// A malformed beat or chord file: which kind, which file, which line (1-based, when
+/// known), what is wrong, and what to do about it.
+public struct DataFileError: PracticeFailure, Equatable {
+  public enum Kind: String, Sendable {
+    case beat = "beat file"
+    case chord = "chord file"
+  }
+
+  public let kind: Kind
   public let path: String
   public let line: Int?
   public let reason: String
   public let advice: String
 
-  public init(path: String, line: Int?, reason: String, advice: String = "fix or remove the line") {
+  public init(
+    _ kind: Kind, path: String, line: Int?, reason: String,
+    advice: String = "fix or remove the line"
+  ) {
+    self.kind = kind
     self.path = path
     self.line = line
     self.reason = reason
@@ -73,6 +83,6 @@ public struct BeatFileError: PracticeFailure, Equatable {
 
   /// `beat file 'x.txt' line 12: times must increase (4.500 after 4.750); fix or remove the line`
   public var description: String {
-    "beat file '\(path)'" + (line.map { " line \($0)" } ?? "") + ": \(reason); \(advice)"
+    "\(kind.rawValue) '\(path)'" + (line.map { " line \($0)" } ?? "") + ": \(reason); \(advice)"
   }
 }

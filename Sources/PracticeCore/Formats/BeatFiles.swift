@@ -30,7 +30,7 @@ public enum BeatFiles {
 
   /// Parses and validates a beat file. Times must be finite, not negative, strictly
   /// increasing and before `audioDuration` (seconds); beat-in-bar, where given, is 1 or more.
-  /// Throws `BeatFileError` naming the line at fault.
+  /// Throws `DataFileError` naming the line at fault.
   public static func parse(
     _ data: [UInt8], format: BeatFileFormat, path: String, audioDuration: Double
   ) throws -> BeatFile {
@@ -100,9 +100,9 @@ struct BeatCollector {
   }
 
   func error(_ line: Int?, _ reason: String, advice: String = "fix or remove the line")
-    -> BeatFileError
+    -> DataFileError
   {
-    BeatFileError(path: path, line: line, reason: reason, advice: advice)
+    DataFileError(.beat, path: path, line: line, reason: reason, advice: advice)
   }
 
   mutating func add(_ mark: BeatMark, line: Int?) throws {

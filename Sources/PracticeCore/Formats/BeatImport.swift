@@ -15,13 +15,15 @@ public enum BeatImport {
       try SoundFile.checkReadable(path)
       data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     } catch let error as SoundFileError {
-      throw PracticeError(error.category, "cannot read beat file '\(path)': \(error.reason); \(error.advice)")
+      throw PracticeError(
+        error.category, "cannot read beat file '\(path)': \(error.reason); \(error.advice)")
     } catch {
-      throw PracticeError(.missingInput, "cannot read beat file '\(path)': \(error.localizedDescription)")
+      throw PracticeError(
+        .missingInput, "cannot read beat file '\(path)': \(error.localizedDescription)")
     }
     guard let format = format ?? BeatFiles.detect(path: path, data: data) else {
-      throw BeatFileError(
-        path: path, line: nil, reason: "cannot tell its format",
+      throw DataFileError(
+        .beat, path: path, line: nil, reason: "cannot tell its format",
         advice: "name its format: times, mirex, audacity, csv, xml, xsc or json")
     }
     let rate = Double(sampleRate)
@@ -41,7 +43,8 @@ public enum BeatImport {
           source: .imported, totalFrames: totalFrames, sampleRate: sampleRate)
       }
     } catch let error as PracticeError where error.category == .badData {
-      throw BeatFileError(path: path, line: nil, reason: error.message, advice: "fix the beat file")
+      throw DataFileError(
+        .beat, path: path, line: nil, reason: error.message, advice: "fix the beat file")
     }
     let loops = file.loops.compactMap { loop -> (name: String, frames: Range<Int64>)? in
       let start = Int64((loop.start * rate).rounded())

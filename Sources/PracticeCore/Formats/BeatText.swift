@@ -32,8 +32,8 @@ enum BeatText {
     } else {
       reason = "not a text file (it is not valid UTF-8)"
     }
-    throw BeatFileError(
-      path: path, line: nil, reason: reason,
+    throw DataFileError(
+      .beat, path: path, line: nil, reason: reason,
       advice: "give a text beat file (times, MIREX, Audacity labels, CSV, XML, .xsc or JSON)")
   }
 
@@ -124,7 +124,9 @@ enum BeatText {
   static func scanNumber(_ text: Substring) -> Number {
     // Words only where a number would start with a letter: no lowercased copy per number.
     let unsigned = text.first == "-" || text.first == "+" ? text.dropFirst() : text
-    if let first = unsigned.utf8.first, (first | 0x20) == UInt8(ascii: "n") || (first | 0x20) == UInt8(ascii: "i") {
+    if let first = unsigned.utf8.first,
+      (first | 0x20) == UInt8(ascii: "n") || (first | 0x20) == UInt8(ascii: "i")
+    {
       return ["nan", "inf", "infinity"].contains(unsigned.lowercased()) ? .notFinite : .invalid
     }
     var digits = 0
@@ -161,11 +163,11 @@ enum BeatText {
     switch scanNumber(field) {
     case .value(let value): return value
     case .notFinite:
-      throw BeatFileError(
-        path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
+      throw DataFileError(
+        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
     case .invalid:
       let shown = field.isEmpty ? "is missing" : "'\(field)' is not a number"
-      throw BeatFileError(path: path, line: line, reason: "\(what) \(shown)")
+      throw DataFileError(.beat, path: path, line: line, reason: "\(what) \(shown)")
     }
   }
 
@@ -173,8 +175,8 @@ enum BeatText {
   static func wholeNumber(_ field: Substring, what: String, line: Int, path: String) throws -> Int {
     let value = try number(field, what: what, line: line, path: path)
     guard value.rounded() == value, abs(value) < 1e15 else {
-      throw BeatFileError(
-        path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
+      throw DataFileError(
+        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
     }
     return Int(value)
   }
@@ -192,8 +194,8 @@ enum BeatText {
     guard (1...2).contains(parts.count),
       parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } })
     else { return (nil, nil) }
-    func error(_ reason: String) -> BeatFileError {
-      BeatFileError(path: path, line: line, reason: reason)
+    func error(_ reason: String) -> DataFileError {
+      DataFileError(.beat, path: path, line: line, reason: reason)
     }
     guard !negative else { throw error("beat label '\(label)' is negative") }
     guard parts.allSatisfy({ $0.count <= 9 }), let last = parts.last, let beat = Int(last) else {

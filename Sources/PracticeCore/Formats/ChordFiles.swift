@@ -1,27 +1,5 @@
 import Foundation
 
-/// A chord file `practice` could not read, and where.
-public struct ChordFileError: PracticeFailure, Equatable {
-  public let path: String
-  public let line: Int?
-  public let reason: String
-  public let advice: String
-
-  public init(path: String, line: Int?, reason: String, advice: String = "fix or remove the line") {
-    self.path = path
-    self.line = line
-    self.reason = reason
-    self.advice = advice
-  }
-
-  public var category: FailureCategory { .badData }
-
-  /// `chord file 'x.lab' line 12: …; fix or remove the line`
-  public var description: String {
-    "chord file '\(path)'" + (line.map { " line \($0)" } ?? "") + ": \(reason); \(advice)"
-  }
-}
-
 /// Chord tracks as files: `.lab` (`start<TAB>end<TAB>label`, Harte syntax, seconds: what
 /// mir_eval and Sonic Visualiser read), JSON (`{"key": "Bb major", "chords": […]}`), and
 /// Chordino's CSV (a chord name at each change, as Sonic Visualiser and sonic-annotator
@@ -45,13 +23,13 @@ public enum ChordFiles {
   ) -> String {
     var out = JSONWriter()
     out.object { o in
-      o.field("key") { $0.optionalString(key.map(longName)) }
+      o.field("key", key.map(longName))
       o.field("chords") {
         $0.array(spans) { w, span in
           w.object { c in
-            c.field("start") { $0.raw(seconds(span.start, sampleRate)) }
-            c.field("end") { $0.raw(seconds(span.end, sampleRate)) }
-            c.field("label") { $0.string(span.harte(flats: flats)) }
+            c.field("start", FormattedNumber(seconds(span.start, sampleRate)))
+            c.field("end", FormattedNumber(seconds(span.end, sampleRate)))
+            c.field("label", span.harte(flats: flats))
           }
         }
       }
@@ -80,8 +58,8 @@ public enum ChordFiles {
       let number = index + 1
       let line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") { continue }
-      func fail(_ reason: String) -> ChordFileError {
-        ChordFileError(path: path, line: number, reason: reason)
+      func fail(_ reason: String) -> DataFileError {
+        DataFileError(.chord, path: path, line: number, reason: reason)
       }
       if isCSV {
         let fields = csvFields(line)
@@ -124,8 +102,8 @@ public enum ChordFiles {
       }
     }
     guard !marks.isEmpty else {
-      throw ChordFileError(
-        path: path, line: nil, reason: "it holds no chords",
+      throw DataFileError(
+        .chord, path: path, line: nil, reason: "it holds no chords",
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     let rate = Double(sampleRate)
@@ -137,14 +115,14 @@ public enum ChordFiles {
       // Times a rounding apart are the same time.
       let previousEnd = spans.last?.end ?? 0
       guard start + Int64(rate / 1000) >= previousEnd else {
-        throw ChordFileError(
-          path: path, line: mark.line,
+        throw DataFileError(
+          .chord, path: path, line: mark.line,
           reason: String(format: "it starts at %.3f s, before the chord before it ends", mark.start)
         )
       }
       guard start < totalFrames else {
-        throw ChordFileError(
-          path: path, line: mark.line,
+        throw DataFileError(
+          .chord, path: path, line: mark.line,
           reason: String(
             format: "it starts at %.3f s, after the end of the audio (%.3f s)", mark.start,
             Double(totalFrames) / rate),
@@ -219,8 +197,8 @@ extension ChordFiles {
         .missingInput, "cannot read chord file '\(path)': \(error.localizedDescription)")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw ChordFileError(
-        path: path, line: nil, reason: "it is not UTF-8 text",
+      throw DataFileError(
+        .chord, path: path, line: nil, reason: "it is not UTF-8 text",
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     return try read(text, path: path, sampleRate: sampleRate, totalFrames: totalFrames)

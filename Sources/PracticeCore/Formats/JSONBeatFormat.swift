@@ -149,14 +149,34 @@ enum JSONBeatFormat {
 
   static func export(_ beats: [(frame: Int64, bar: Int, beatInBar: Int)], sampleRate: Int) -> String
   {
-    var out = "{\"sample_rate\":\(sampleRate),\"beats\":["
-    for (i, beat) in beats.enumerated() {
-      let time = String(format: "%.9f", Double(beat.frame) / Double(sampleRate))
-      out += i == 0 ? "\n" : ",\n"
-      out +=
-        "{\"time\":\(time),\"frame\":\(beat.frame),\"bar\":\(beat.bar),\"beat\":\(beat.beatInBar)}"
+    var out = JSONWriter()
+    out.bytes.reserveCapacity(beats.count * 64 + 64)
+    BeatExportDocument(beats: beats, sampleRate: sampleRate).write(to: &out)
+    out.bytes.append(0x0A)
+    return out.text
+  }
+}
+
+/// What `beats export --format json` writes: the sample rate, then one beat a line with its
+/// time (nine decimals, so the frame comes back exactly), frame, bar and beat in the bar.
+struct BeatExportDocument: JSONOutput {
+  var beats: [(frame: Int64, bar: Int, beatInBar: Int)]
+  var sampleRate: Int
+
+  func write(to out: inout JSONWriter) {
+    let rate = Double(sampleRate)
+    out.object { o in
+      o.field("sample_rate", sampleRate)
+      o.field("beats") {
+        $0.array(beats, onePerLine: true) { w, beat in
+          w.object { b in
+            b.field("time", FormattedNumber(String(format: "%.9f", Double(beat.frame) / rate)))
+            b.field("frame", beat.frame)
+            b.field("bar", beat.bar)
+            b.field("beat", beat.beatInBar)
+          }
+        }
+      }
     }
-    out += beats.isEmpty ? "]}\n" : "\n]}\n"
-    return out
   }
 }

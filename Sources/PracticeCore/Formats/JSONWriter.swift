@@ -22,9 +22,6 @@ public struct JSONWriter {
   /// The bytes as text.
   public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-  /// JSON the caller spelled (`{"id":`): appended as it is.
-  public mutating func raw(_ literal: String) { bytes.append(contentsOf: literal.utf8) }
-
   /// Writes `key` and its value (`value` writes it) into the object being written.
   public mutating func field(_ key: StaticString, _ value: (inout JSONWriter) -> Void) {
     if firstField[firstField.count - 1] {
@@ -38,14 +35,6 @@ public struct JSONWriter {
     value(&self)
   }
 
-  /// The field when `value` is not nil (JSONEncoder leaves nil optionals out).
-  public mutating func field<T>(
-    _ key: StaticString, _ value: T?, _ write: (inout JSONWriter, T) -> Void
-  ) {
-    guard let value else { return }
-    field(key) { write(&$0, value) }
-  }
-
   /// An object: `body` writes its fields.
   public mutating func object(_ body: (inout JSONWriter) -> Void) {
     bytes.append(UInt8(ascii: "{"))
@@ -55,28 +44,30 @@ public struct JSONWriter {
     bytes.append(UInt8(ascii: "}"))
   }
 
+  /// An array: `write` writes each item; with `onePerLine`, each item starts a line and the
+  /// closing bracket has its own (a beat export a person can read and diff).
   public mutating func array<C: Collection>(
-    _ items: C, _ write: (inout JSONWriter, C.Element) -> Void
+    _ items: C, onePerLine: Bool = false, _ write: (inout JSONWriter, C.Element) -> Void
   ) {
     bytes.append(UInt8(ascii: "["))
     var first = true
     for item in items {
       if !first { bytes.append(UInt8(ascii: ",")) }
+      if onePerLine { bytes.append(0x0A) }
       first = false
       write(&self, item)
     }
+    if onePerLine && !first { bytes.append(0x0A) }
     bytes.append(UInt8(ascii: "]"))
   }
+
+  /// A line break between values (JSON's whitespace), for files a person reads and diffs.
+  public mutating func newline() { bytes.append(0x0A) }
 
   public mutating func null() { bytes.append(contentsOf: [110, 117, 108, 108]) }
 
   public mutating func bool(_ value: Bool) {
     bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
-  }
-
-  /// A string, or `null`.
-  public mutating func optionalString(_ value: String?) {
-    if let value { string(value) } else { null() }
   }
 
   public mutating func string(_ text: String) {

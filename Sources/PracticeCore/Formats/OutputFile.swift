@@ -181,3 +181,20 @@ public final class OutputFile {
     return n == 16 && header == Array("SQLite format 3\0".utf8)
   }
 }
+
+extension OutputFile {
+  /// Refuses (73) a picture whose folder is not there or cannot be written, before the
+  /// song is read.
+  public static func checkFolder(of output: String) throws {
+    let folder = (SongScanner.absolutePath(output) as NSString).deletingLastPathComponent
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
+      isDirectory.boolValue, access(folder, W_OK) == 0
+    else {
+      throw PracticeError(
+        .cannotCreate,
+        "cannot write '\(output)': its folder '\(folder)' does not exist or cannot be written; "
+          + "pick another path")
+    }
+  }
+}

@@ -5,7 +5,7 @@ import Foundation
 /// library, where the songs are found again by content hash, then by title, artist and
 /// duration. The README documents it; `version` changes when a reader of an older version
 /// could misread a file.
-public struct PracticeFile: Codable, Sendable, Equatable {
+public struct PracticeFile: Sendable, Equatable {
   public static let formatName = "practice"
   public static let currentVersion = 1
 
@@ -15,12 +15,7 @@ public struct PracticeFile: Codable, Sendable, Equatable {
   public var songs: [SharedSong]
   public var setlists: [SharedSetlist]
 
-  enum CodingKeys: String, CodingKey {
-    case format, version, songs, setlists
-    case exportedAt = "exported_at"
-  }
-
-  public struct SharedSong: Codable, Sendable, Equatable {
+  public struct SharedSong: Sendable, Equatable {
     /// The number setlist entries in this file use for the song.
     public var ref: Int
     public var title: String
@@ -39,13 +34,6 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     public var selections: [SharedSelection]
     /// The song's chord track (`ChordStore.swift`); absent in files made before it.
     public var chords: SharedChords? = nil
-
-    enum CodingKeys: String, CodingKey {
-      case ref, title, artist, album, duration, frames, key, bpm, note, tags, selections, chords
-      case sampleRate = "sample_rate"
-      case contentHash = "content_hash"
-      case beatMap = "beat_map"
-    }
   }
 
   /// A beat map in columns: `frames` (one per beat, in the song's sample rate), where the
@@ -53,7 +41,7 @@ public struct PracticeFile: Codable, Sendable, Equatable {
   /// `[bars, beats per bar]`, the beats' sources as runs of `[source, count]`, and each
   /// beat's detection confidence to three decimals (null where there is none). A map whose
   /// numbering the runs cannot say carries `positions`, `[bar, beat]` per beat, instead.
-  public struct SharedBeatMap: Codable, Sendable, Equatable {
+  public struct SharedBeatMap: Sendable, Equatable {
     public var frames: [Int64]
     public var firstBar: Int
     public var firstBeat: Int
@@ -61,19 +49,12 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     public var positions: [[Int]]?
     public var sources: [SourceRun]
     public var confidence: [Double?]?
-
-    enum CodingKeys: String, CodingKey {
-      case frames, positions, sources, confidence
-      case firstBar = "first_bar"
-      case firstBeat = "first_beat"
-      case barLengths = "bar_lengths"
-    }
   }
 
   /// A chord track in columns: each chord's `starts` and `ends` (frames, in the song's
   /// sample rate) and Harte `labels` (`A:min7`, `N`), where it came from (`detected`,
   /// `imported`) and the key detection found.
-  public struct SharedChords: Codable, Sendable, Equatable {
+  public struct SharedChords: Sendable, Equatable {
     public var source: String
     public var key: String?
     public var starts: [Int64]
@@ -90,7 +71,7 @@ public struct PracticeFile: Codable, Sendable, Equatable {
   }
 
   /// `["detected", 412]`: that many beats in a row from one source.
-  public struct SourceRun: Codable, Sendable, Equatable {
+  public struct SourceRun: Sendable, Equatable {
     public var source: String
     public var count: Int
 
@@ -98,40 +79,22 @@ public struct PracticeFile: Codable, Sendable, Equatable {
       self.source = source
       self.count = count
     }
-
-    public init(from decoder: any Decoder) throws {
-      var container = try decoder.unkeyedContainer()
-      source = try container.decode(String.self)
-      count = try container.decode(Int.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-      var container = encoder.unkeyedContainer()
-      try container.encode(source)
-      try container.encode(count)
-    }
   }
 
   /// A selection: `bars` (`9-16`, following the beat map) or `start_frame`/`end_frame`,
   /// and how it is practised (`select set`), absent when nothing was set.
-  public struct SharedSelection: Codable, Sendable, Equatable {
+  public struct SharedSelection: Sendable, Equatable {
     public var name: String
     public var bars: String?
     public var startFrame: Int64?
     public var endFrame: Int64?
     public var note: String?
     public var practice: SharedPractice?
-
-    enum CodingKeys: String, CodingKey {
-      case name, bars, note, practice
-      case startFrame = "start_frame"
-      case endFrame = "end_frame"
-    }
   }
 
   /// A selection's practice settings and goal: speeds and the step as rates (0.7), the gap
   /// as written (`1bar`, `2s`), the goal as written (`100%`, `120bpm`); null where not set.
-  public struct SharedPractice: Codable, Sendable, Equatable {
+  public struct SharedPractice: Sendable, Equatable {
     public var speed: Double?
     public var rampTo: Double?
     public var step: Double?
@@ -144,20 +107,14 @@ public struct PracticeFile: Codable, Sendable, Equatable {
     public var goal: String?
     /// Passes the selection plays: a count, 0 for a loop.
     public var passes: Int?
-
-    enum CodingKeys: String, CodingKey {
-      case speed, step, every, click, gap, transpose, volume, goal, passes
-      case rampTo = "ramp_to"
-      case countIn = "count_in"
-    }
   }
 
-  public struct SharedSetlist: Codable, Sendable, Equatable {
+  public struct SharedSetlist: Sendable, Equatable {
     public var name: String
     public var entries: [SharedEntry]
   }
 
-  public struct SharedEntry: Codable, Sendable, Equatable {
+  public struct SharedEntry: Sendable, Equatable {
     /// The `ref` of a song in this file.
     public var song: Int
     public var selection: String?

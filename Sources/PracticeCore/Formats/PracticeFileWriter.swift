@@ -4,19 +4,23 @@ import Foundation
 // Foundation's encoder on Linux (a boxed value per number) took most of `export --all`'s
 // time. The output is the JSON JSONEncoder wrote (sorted keys, absent optionals omitted,
 // slashes unescaped), so the format is unchanged.
-extension PracticeFile {
+extension PracticeFile: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("exported_at", exportedAt)
+      o.field("format", format)
+      o.field("setlists", setlists)
+      o.field("songs", songs)
+      o.field("version", version)
+    }
+  }
+
   /// The document as UTF-8 JSON with sorted keys.
   public func encoded() throws -> Data {
     var out = JSONWriter()
     out.bytes.reserveCapacity(
       4096 + songs.reduce(0) { $0 + 512 + 14 * ($1.beatMap?.frames.count ?? 0) })
-    out.object { o in
-      o.field("exported_at") { $0.string(exportedAt) }
-      o.field("format") { $0.string(format) }
-      o.field("setlists") { w in w.array(setlists) { $0.write($1) } }
-      o.field("songs") { w in w.array(songs) { $0.write($1) } }
-      o.field("version") { $0.int(Int64(version)) }
-    }
+    write(to: &out)
     if let problem = out.problem {
       throw PracticeError(.other, "cannot write the .practice file: \(problem)")
     }
@@ -24,107 +28,115 @@ extension PracticeFile {
   }
 }
 
-extension JSONWriter {
-  fileprivate mutating func write(_ song: PracticeFile.SharedSong) {
-    object { o in
-      o.field("album", song.album) { $0.string($1) }
-      o.field("artist", song.artist) { $0.string($1) }
-      o.field("beat_map", song.beatMap) { $0.write($1) }
-      o.field("bpm", song.bpm) { $0.number($1) }
-      o.field("chords", song.chords) { $0.write($1) }
-      o.field("content_hash") { $0.string(song.contentHash) }
-      o.field("duration") { $0.number(song.duration) }
-      o.field("frames") { $0.int(song.frames) }
-      o.field("key", song.key) { $0.string($1) }
-      o.field("note", song.note) { $0.string($1) }
-      o.field("ref") { $0.int(Int64(song.ref)) }
-      o.field("sample_rate") { $0.int(Int64(song.sampleRate)) }
-      o.field("selections") { w in w.array(song.selections) { $0.write($1) } }
-      o.field("tags") { w in w.array(song.tags) { $0.string($1) } }
-      o.field("title") { $0.string(song.title) }
+extension PracticeFile.SharedSong: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("album", ifPresent: album)
+      o.field("artist", ifPresent: artist)
+      o.field("beat_map", ifPresent: beatMap)
+      o.field("bpm", ifPresent: bpm)
+      o.field("chords", ifPresent: chords)
+      o.field("content_hash", contentHash)
+      o.field("duration", duration)
+      o.field("frames", frames)
+      o.field("key", ifPresent: key)
+      o.field("note", ifPresent: note)
+      o.field("ref", ref)
+      o.field("sample_rate", sampleRate)
+      o.field("selections", selections)
+      o.field("tags", tags)
+      o.field("title", title)
     }
   }
+}
 
-  fileprivate mutating func write(_ chords: PracticeFile.SharedChords) {
-    object { o in
-      o.field("ends") { w in w.array(chords.ends) { $0.int($1) } }
-      o.field("key", chords.key) { $0.string($1) }
-      o.field("labels") { w in w.array(chords.labels) { $0.string($1) } }
-      o.field("source") { $0.string(chords.source) }
-      o.field("starts") { w in w.array(chords.starts) { $0.int($1) } }
+extension PracticeFile.SharedChords: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("ends", ends)
+      o.field("key", ifPresent: key)
+      o.field("labels", labels)
+      o.field("source", source)
+      o.field("starts", starts)
     }
   }
+}
 
-  fileprivate mutating func write(_ map: PracticeFile.SharedBeatMap) {
-    func pairs(_ w: inout JSONWriter, _ rows: [[Int]]) {
-      w.array(rows) { w, row in w.array(row) { $0.int(Int64($1)) } }
-    }
-    object { o in
-      o.field("bar_lengths", map.barLengths) { pairs(&$0, $1) }
-      o.field("confidence", map.confidence) { w, values in
-        w.array(values) { w, value in
-          if let value { w.number(value) } else { w.null() }
-        }
-      }
-      o.field("first_bar") { $0.int(Int64(map.firstBar)) }
-      o.field("first_beat") { $0.int(Int64(map.firstBeat)) }
-      o.field("frames") { w in w.array(map.frames) { $0.int($1) } }
-      o.field("positions", map.positions) { pairs(&$0, $1) }
-      o.field("sources") { w in
-        w.array(map.sources) { w, run in
-          w.bytes.append(UInt8(ascii: "["))
-          w.string(run.source)
-          w.bytes.append(UInt8(ascii: ","))
-          w.int(Int64(run.count))
-          w.bytes.append(UInt8(ascii: "]"))
-        }
-      }
+extension PracticeFile.SharedBeatMap: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("bar_lengths", ifPresent: barLengths)
+      o.field("confidence", ifPresent: confidence)
+      o.field("first_bar", firstBar)
+      o.field("first_beat", firstBeat)
+      o.field("frames", frames)
+      o.field("positions", ifPresent: positions)
+      o.field("sources", sources)
     }
   }
+}
 
-  fileprivate mutating func write(_ selection: PracticeFile.SharedSelection) {
-    object { o in
-      o.field("bars", selection.bars) { $0.string($1) }
-      o.field("end_frame", selection.endFrame) { $0.int($1) }
-      o.field("name") { $0.string(selection.name) }
-      o.field("note", selection.note) { $0.string($1) }
-      o.field("practice", selection.practice) { $0.write($1) }
-      o.field("start_frame", selection.startFrame) { $0.int($1) }
+/// `["detected",412]`.
+extension PracticeFile.SourceRun: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.bytes.append(UInt8(ascii: "["))
+    out.string(source)
+    out.bytes.append(UInt8(ascii: ","))
+    out.int(Int64(count))
+    out.bytes.append(UInt8(ascii: "]"))
+  }
+}
+
+extension PracticeFile.SharedSelection: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("bars", ifPresent: bars)
+      o.field("end_frame", ifPresent: endFrame)
+      o.field("name", name)
+      o.field("note", ifPresent: note)
+      o.field("practice", ifPresent: practice)
+      o.field("start_frame", ifPresent: startFrame)
     }
   }
+}
 
-  fileprivate mutating func write(_ practice: PracticeFile.SharedPractice) {
-    object { o in
-      o.field("click", practice.click) { $0.bool($1) }
-      o.field("count_in", practice.countIn) { $0.int(Int64($1)) }
-      o.field("every", practice.every) { $0.int(Int64($1)) }
-      o.field("gap", practice.gap) { $0.string($1) }
-      o.field("goal", practice.goal) { $0.string($1) }
-      o.field("passes", practice.passes) { $0.int(Int64($1)) }
-      o.field("ramp_to", practice.rampTo) { $0.number($1) }
-      o.field("speed", practice.speed) { $0.number($1) }
-      o.field("step", practice.step) { $0.number($1) }
-      o.field("transpose", practice.transpose) { $0.number($1) }
-      o.field("volume", practice.volume) { $0.number($1) }
+extension PracticeFile.SharedPractice: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("click", ifPresent: click)
+      o.field("count_in", ifPresent: countIn)
+      o.field("every", ifPresent: every)
+      o.field("gap", ifPresent: gap)
+      o.field("goal", ifPresent: goal)
+      o.field("passes", ifPresent: passes)
+      o.field("ramp_to", ifPresent: rampTo)
+      o.field("speed", ifPresent: speed)
+      o.field("step", ifPresent: step)
+      o.field("transpose", ifPresent: transpose)
+      o.field("volume", ifPresent: volume)
     }
   }
+}
 
-  fileprivate mutating func write(_ setlist: PracticeFile.SharedSetlist) {
-    object { o in
-      o.field("entries") { w in
-        w.array(setlist.entries) { w, entry in
-          w.object { o in
-            o.field("key", entry.key) { $0.string($1) }
-            o.field("note", entry.note) { $0.string($1) }
-            o.field("repeats", entry.repeats) { $0.int(Int64($1)) }
-            o.field("selection", entry.selection) { $0.string($1) }
-            o.field("song") { $0.int(Int64(entry.song)) }
-            o.field("speed", entry.speed) { $0.number($1) }
-            o.field("transpose", entry.transpose) { $0.int(Int64($1)) }
-          }
-        }
-      }
-      o.field("name") { $0.string(setlist.name) }
+extension PracticeFile.SharedSetlist: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("entries", entries)
+      o.field("name", name)
+    }
+  }
+}
+
+extension PracticeFile.SharedEntry: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("key", ifPresent: key)
+      o.field("note", ifPresent: note)
+      o.field("repeats", ifPresent: repeats)
+      o.field("selection", ifPresent: selection)
+      o.field("song", song)
+      o.field("speed", ifPresent: speed)
+      o.field("transpose", ifPresent: transpose)
     }
   }
 }

@@ -35,9 +35,10 @@ struct XMLScanner {
     self.path = path
   }
 
-  private func error(_ reason: String, line: Int? = nil) -> BeatFileError {
-    BeatFileError(
-      path: path, line: line ?? self.line, reason: "malformed XML: \(reason)", advice: "fix the XML"
+  private func error(_ reason: String, line: Int? = nil) -> DataFileError {
+    DataFileError(
+      .beat, path: path, line: line ?? self.line, reason: "malformed XML: \(reason)",
+      advice: "fix the XML"
     )
   }
 
@@ -246,8 +247,9 @@ struct XMLScanner {
       throw error("<\(open.name)> is not closed", line: open.line)
     }
     guard rootClosed else {
-      throw BeatFileError(
-        path: path, line: nil, reason: "malformed XML: no root element", advice: "fix the XML")
+      throw DataFileError(
+        .beat, path: path, line: nil, reason: "malformed XML: no root element",
+        advice: "fix the XML")
     }
     return found
   }

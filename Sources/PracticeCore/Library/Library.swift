@@ -151,30 +151,15 @@ public final class Library {
   /// The song whose title is nearest `text` (fewest characters to change, ignoring case),
   /// when it is near enough to be a slip: at most a third of the title's characters.
   public func nearestTitle(to text: String) throws -> Song? {
-    let typed = Array(text.lowercased())
     var best: (song: Song, distance: Int)?
+    let typed = Array(text.lowercased())
     for song in try songs() {
       let title = Array(song.title.lowercased())
-      let distance = Library.editDistance(typed, title)
+      let distance = Nearest.editDistance(typed, title)
       guard distance <= max(1, title.count / 3) else { continue }
       if distance < best?.distance ?? .max { best = (song, distance) }
     }
     return best?.song
-  }
-
-  /// Levenshtein distance: insertions, deletions and substitutions from `a` to `b`.
-  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    guard !a.isEmpty else { return b.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-      var current = [i] + [Int](repeating: 0, count: b.count)
-      for j in stride(from: 1, through: b.count, by: 1) {
-        current[j] = min(
-          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      previous = current
-    }
-    return previous[b.count]
   }
 
   /// Whole-title matches if there are any, else substring matches.

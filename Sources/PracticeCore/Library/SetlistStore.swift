@@ -39,15 +39,6 @@ public struct SetlistEntry: Sendable, Equatable {
   public static let repeatRange = 1...999
 }
 
-/// A setlist entry with what is shown of its song (nil where the song is gone).
-public struct SetlistLine: Sendable {
-  public var entry: SetlistEntry
-  public var title: String?
-  public var artist: String?
-  /// The song's own key (`practice set --key`), else the key `chords detect` found.
-  public var songKey: MusicalKey?
-}
-
 /// An ordered list of songs and drills: a gig, a rehearsal, tonight's routine.
 public struct Setlist: Sendable, Equatable {
   public var id: Int64
@@ -71,39 +62,6 @@ extension Library {
   /// The setlist `name` (any case); exit 66 naming the ones there are.
   public func setlist(named name: String) throws -> Setlist {
     try read { db in try Library.setlist(named: name, db) }
-  }
-
-  /// The setlist `name` (any case) with each entry's song title, artist and own key, in
-  /// one query: what `setlist show` prints (a query per entry took 93 ms for 200 entries).
-  public func setlistLines(named name: String) throws -> (name: String, lines: [SetlistLine]) {
-    try read { db in
-      guard
-        let row = try Row.fetchOne(
-          db, sql: "SELECT id, name FROM setlist WHERE name = ?", arguments: [name])
-      else {
-        return (try Library.setlist(named: name, db).name, [])  // throws, naming the ones there are
-      }
-      let lines = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT e.song_id, e.selection_name, e.key, e.transpose, e.speed, e.repeats, e.note,
-            s.title, s.artist, COALESCE(d.key, c.detected_key)
-          FROM setlist_entry e LEFT JOIN song s ON s.id = e.song_id
-            LEFT JOIN song_detail d ON d.song_id = e.song_id
-            LEFT JOIN chord_track c ON c.song_id = e.song_id
-          WHERE e.setlist_id = ? ORDER BY e.position
-          """, arguments: [row["id"] as Int64]
-      ).map { row in
-        SetlistLine(
-          entry: SetlistEntry(
-            songID: row[0], selection: row[1],
-            key: (row[2] as String?).flatMap(MusicalKey.init(parsing:)), transpose: row[3],
-            speed: row[4], repeats: row[5], note: row[6]),
-          title: row[7], artist: row[8],
-          songKey: (row[9] as String?).flatMap(MusicalKey.init(parsing:)))
-      }
-      return (row["name"], lines)
-    }
   }
 
   /// Makes an empty setlist; a name in use is a usage error.
@@ -261,7 +219,7 @@ extension Library {
     }
   }
 
-  private static func setlist(named name: String, _ db: Database) throws -> Setlist {
+  static func setlist(named name: String, _ db: Database) throws -> Setlist {
     if let row = try Row.fetchOne(db, sql: "SELECT * FROM setlist WHERE name = ?", arguments: [name])
     {
       return try setlist(from: row, db)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The longest time accepted (1,000 hours): far past any recording, and far from
 /// overflowing a frame count at any sample rate.
 public let maximumTime = 3_600_000.0
@@ -73,4 +75,17 @@ public func parseLookBack(_ text: String) -> Double? {
   else { return nil }
   let seconds = count * unit
   return seconds <= maximumLookBack ? seconds : nil
+}
+
+/// Parses when a listing starts: a span back from `now` (`parseLookBack`) or a local date
+/// (`2026-11-01`, years 1900 to 9999). Returns nil if it is neither.
+public func parseSince(_ text: String, now: Date = Date()) -> Date? {
+  if let seconds = parseLookBack(text) { return now.addingTimeInterval(-seconds) }
+  let formatter = DateFormatter()
+  formatter.locale = Locale(identifier: "en_US_POSIX")
+  formatter.dateFormat = "yyyy-MM-dd"
+  guard text.count == 10, let day = formatter.date(from: text),
+    let year = Int(text.prefix(4)), (1900...9999).contains(year)
+  else { return nil }
+  return day
 }

@@ -113,35 +113,35 @@ public struct RepositoryIndex: Sendable, Equatable {
   public func encoded() -> Data {
     var out = JSONWriter()
     out.object { o in
-      o.field("format") { $0.string(Self.formatName) }
+      o.field("format", Self.formatName)
       o.field("setlists") { w in
         w.array(setlists.sorted { $0.file < $1.file }) { w, entry in
-          w.raw("\n")
+          w.newline()
           w.object { o in
-            o.field("file") { $0.string(entry.file) }
-            o.field("name") { $0.string(entry.name) }
-            o.field("size") { $0.int(entry.size) }
-            o.field("version") { $0.string(entry.version) }
+            o.field("file", entry.file)
+            o.field("name", entry.name)
+            o.field("size", entry.size)
+            o.field("version", entry.version)
           }
         }
       }
       o.field("songs") { w in
         w.array(songs.sorted { $0.file < $1.file }) { w, entry in
-          w.raw("\n")
+          w.newline()
           w.object { o in
-            o.field("artist", entry.artist) { $0.string($1) }
-            o.field("content_hash") { $0.string(entry.contentHash) }
-            o.field("duration") { $0.number(entry.duration) }
-            o.field("file") { $0.string(entry.file) }
-            o.field("size") { $0.int(entry.size) }
-            o.field("title") { $0.string(entry.title) }
-            o.field("version") { $0.string(entry.version) }
+            o.field("artist", ifPresent: entry.artist)
+            o.field("content_hash", entry.contentHash)
+            o.field("duration", entry.duration)
+            o.field("file", entry.file)
+            o.field("size", entry.size)
+            o.field("title", entry.title)
+            o.field("version", entry.version)
           }
         }
       }
-      o.field("version") { $0.int(Int64(Self.currentVersion)) }
+      o.field("version", Self.currentVersion)
     }
-    out.raw("\n")
+    out.newline()
     return Data(out.bytes)
   }
 

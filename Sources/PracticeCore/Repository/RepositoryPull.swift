@@ -26,6 +26,20 @@ public struct PullReport: Sendable {
   public var unreachable: FetchError?
 
   public init(repository: String) { self.repository = repository }
+
+  /// `index fetched; 2 entries applied; 5 current; setlists stored: 'gig'; 7 of its songs in
+  /// this library`: what `pull` says of a repository.
+  public var summary: String {
+    var parts = [indexNotModified ? "index unchanged" : "index fetched"]
+    parts.append("\(applied.count) \(applied.count == 1 ? "entry" : "entries") applied")
+    parts.append("\(current) current")
+    if !refused.isEmpty { parts.append("\(refused.count) refused") }
+    if !setlistsApplied.isEmpty {
+      parts.append("setlists stored: " + setlistsApplied.map { "'\($0)'" }.joined(separator: ", "))
+    }
+    parts.append("\(matched) of its songs in this library")
+    return parts.joined(separator: "; ")
+  }
 }
 
 extension Library {

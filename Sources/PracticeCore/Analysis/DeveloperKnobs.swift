@@ -1,0 +1,56 @@
+import Foundation
+
+// The developers' knobs, read from the environment (for comparison runs and training), and
+// the one line a detection is summed up in.
+
+extension BeatDetectionOptions {
+  /// Options with the developers' knobs read from `environment`: `PRACTICE_BEAT_MODEL`
+  /// (another `BeatModel`, for comparison; an unknown name is ignored),
+  /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
+  /// beat network and the bar pointer hear, for training them).
+  public static func fromEnvironment(
+    meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
+    model: BeatModel = .downbeats,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> BeatDetectionOptions {
+    func path(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    let model = environment["PRACTICE_BEAT_MODEL"].flatMap(BeatModel.init(rawValue:)) ?? model
+    var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM, model: model)
+    options.featureDump = path("PRACTICE_BEAT_FEATURES")
+    options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
+    return options
+  }
+}
+
+extension ChordSettings {
+  /// Settings with the developers' knob `PRACTICE_CHORD_SETTINGS` applied
+  /// (`bassWeight=0.4,changeCost=0.3`, for bench/chords.py's tuning); unknown names and bad
+  /// values are ignored.
+  public static func fromEnvironment(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> ChordSettings {
+    var settings = ChordSettings()
+    guard let text = environment["PRACTICE_CHORD_SETTINGS"] else { return settings }
+    for pair in text.split(separator: ",") {
+      let parts = pair.split(separator: "=", maxSplits: 1)
+      if parts.count == 2, let value = Double(parts[1]) {
+        _ = settings.set(String(parts[0]).trimmingCharacters(in: .whitespaces), value)
+      }
+    }
+    return settings
+  }
+}
+
+extension BeatDetection {
+  /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
+  /// bar has another length.
+  public func summary(name: String) -> String {
+    let bars = map.bars.filter { $0.number >= 1 }.count
+    let low = Int(tempoRange.lowerBound.rounded())
+    let high = Int(tempoRange.upperBound.rounded())
+    let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
+    let odd = oddBars.map { "bar \($0.number): \($0.beats) beats" }
+    let meter = odd.isEmpty ? "\(self.meter)" : "\(self.meter) (\(odd.joined(separator: ", ")))"
+    return "\(name): \(map.beats.count) beats, \(bars) bars, \(meter), \(tempo)"
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+// The cells of the tables `log`, `log --passes` and `stats` print, in their columns' order
+// (`Table` in the CLI names the columns). `clock` formats time heard (the face's m:ss).
+
+extension PracticeEntry {
+  /// `log`: started, song, what, passes, speeds (and the transpose), time heard, ending.
+  public func logCells(clock: (Double) -> String) -> [String] {
+    let speeds = (slowest == fastest ? "\(slowest)" : "\(slowest)-\(fastest)") + transposeSuffix
+    return [
+      formatLocalTime(startedAt), songTitle, what, "\(passes) pass\(passes == 1 ? "" : "es")",
+      speeds, clock(duration), outcome.rawValue,
+    ]
+  }
+
+  /// `log --passes`: started, song, what, pass, its speed (and the play's transpose), mark.
+  public var passCells: [[String]] {
+    passRecords.map { record in
+      [
+        formatLocalTime(startedAt), songTitle, what, "\(record.pass)",
+        "\(record.speed)" + transposeSuffix, record.mark?.rawValue ?? "-",
+      ]
+    }
+  }
+
+  /// "bars 9-16 'solo'", or the times: what a play played.
+  public var what: String {
+    let what = [bars.map { BarRange.label($0) }, selectionName.map { "'\($0)'" }]
+      .compactMap { $0 }.joined(separator: " ")
+    return what.isEmpty ? formatTimeRange(range, sampleRate: sampleRate) : what
+  }
+
+  /// ` -2 st` after the speed of a transposed play; nothing when it was not (or not known).
+  public var transposeSuffix: String {
+    guard let transpose, transpose != 0 else { return "" }
+    return String(format: " %+g st", transpose)
+  }
+}
+
+extension PracticeTotal {
+  /// `stats`: song, selection, plays, passes, time heard, fastest, last played, clean top
+  /// speed, clean passes of the marked, goal, distance to it, days in a row; `-` where
+  /// there is nothing to show.
+  public func statsCells(clock: (Double) -> String) -> [String] {
+    [
+      songTitle, selectionName ?? "-", "\(plays)", "\(passes)", clock(seconds), "\(fastest)",
+      formatLocalTime(lastPlayed), cleanSpeed.map { "\($0)" } ?? "-",
+      cleanPasses + flubbedPasses == 0
+        ? "-" : "\(cleanPasses)/\(cleanPasses + flubbedPasses)",
+      goalText,
+      distance.map { $0 == 0 ? "reached" : "\(PracticeSettings.formatStep($0).dropLast()) points" }
+        ?? "-",
+      "\(streakDays)",
+    ]
+  }
+
+  /// `100%`, or `120bpm (96%)` with the speed that reaches a tempo goal; `-` without a goal.
+  public var goalText: String {
+    guard let goal else { return "-" }
+    if case .tempo = goal, let goalSpeed { return "\(goal) (\(Speed(clamping: goalSpeed)))" }
+    return "\(goal)"
+  }
+}
+
+/// `2026-11-28 15:30`, local time: when a play started, as lists show it.
+public func formatLocalTime(_ date: Date) -> String {
+  let formatter = DateFormatter()
+  formatter.locale = Locale(identifier: "en_US_POSIX")
+  formatter.dateFormat = "yyyy-MM-dd HH:mm"
+  return formatter.string(from: date)
+}
