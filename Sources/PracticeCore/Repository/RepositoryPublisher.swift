@@ -39,34 +39,18 @@ extension Library {
     let all = try export(songs: songs, setlists: [], now: now)
     for var shared in all.songs {
       shared.ref = 1
-      var file = PracticeFile(
+      let file = PracticeFile(
         format: PracticeFile.formatName, version: PracticeFile.currentVersion, exportedAt: "",
         songs: [shared], setlists: [])
-      var fingerprint = Fingerprint()
-      fingerprint.add(try file.encoded())
-      let version = fingerprint.hex
       let existing = index.songs.firstIndex { $0.contentHash == shared.contentHash }
-      let name: String
-      if let existing {
-        name = index.songs[existing].file
-      } else {
-        let stem = RepositoryIndex.safeStem(
-          shared.title + (shared.artist.map { " - " + $0 } ?? ""), fallback: "song")
-        name = RepositoryFiles.unique("\(stem)-\(String(shared.contentHash.suffix(8)))", &taken)
-      }
-      let path = RepositoryFiles.join(directory, name)
-      var size = existing.map { index.songs[$0].size } ?? 0
-      if let existing, index.songs[existing].version == version,
-        FileManager.default.fileExists(atPath: path)
-      {
-        report.unchanged += 1
-      } else {
-        file.exportedAt = timestamp
-        let data = try file.encoded()
-        try OutputFile.write(data, to: path, durable: false)
-        size = Int64(data.count)
-        report.written.append(name)
-      }
+      let stem = RepositoryIndex.safeStem(
+        shared.title + (shared.artist.map { " - " + $0 } ?? ""), fallback: "song")
+      let name =
+        existing.map { index.songs[$0].file }
+        ?? RepositoryFiles.unique("\(stem)-\(String(shared.contentHash.suffix(8)))", &taken)
+      let (version, size) = try RepositoryFiles.writeEntry(
+        file, named: name, in: directory, was: existing.map { index.songs[$0] }, stamp: timestamp,
+        report: &report)
       let entry = RepositoryIndex.SongEntry(
         contentHash: shared.contentHash, title: shared.title, artist: shared.artist,
         duration: shared.duration, version: version, file: name, size: size)
@@ -76,11 +60,7 @@ extension Library {
 
     // Setlists: each with its songs.
     for setlist in setlists {
-      var file = try export(songs: try self.songs(of: [setlist]), setlists: [setlist], now: now)
-      file.exportedAt = ""
-      var fingerprint = Fingerprint()
-      fingerprint.add(try file.encoded())
-      let version = fingerprint.hex
+      let file = try export(songs: try self.songs(of: [setlist]), setlists: [setlist], now: now)
       let existing = index.setlists.firstIndex {
         $0.name.lowercased() == setlist.name.lowercased()
       }
@@ -88,19 +68,9 @@ extension Library {
         existing.map { index.setlists[$0].file }
         ?? RepositoryFiles.unique(
           "setlist-" + RepositoryIndex.safeStem(setlist.name, fallback: "setlist"), &taken)
-      let path = RepositoryFiles.join(directory, name)
-      var size = existing.map { index.setlists[$0].size } ?? 0
-      if let existing, index.setlists[existing].version == version,
-        FileManager.default.fileExists(atPath: path)
-      {
-        report.unchanged += 1
-      } else {
-        file.exportedAt = timestamp
-        let data = try file.encoded()
-        try OutputFile.write(data, to: path, durable: false)
-        size = Int64(data.count)
-        report.written.append(name)
-      }
+      let (version, size) = try RepositoryFiles.writeEntry(
+        file, named: name, in: directory, was: existing.map { index.setlists[$0] },
+        stamp: timestamp, report: &report)
       let entry = RepositoryIndex.SetlistEntry(
         name: setlist.name, version: version, file: name, size: size)
       if let existing { index.setlists[existing] = entry } else { index.setlists.append(entry) }
@@ -118,6 +88,40 @@ extension Library {
     return report
   }
 }
+
+extension RepositoryFiles {
+  /// Writes one entry file unless the index says it is there with the same content: the
+  /// version is the fingerprint of the file without its export time, so a republished,
+  /// unchanged entry keeps its bytes (and a server's ETag). Returns the version and size.
+  static func writeEntry(
+    _ file: PracticeFile, named name: String, in directory: String,
+    was: (some RepositoryEntryFile)?, stamp: String, report: inout PublishReport
+  ) throws -> (version: String, size: Int64) {
+    var file = file
+    file.exportedAt = ""
+    var fingerprint = Fingerprint()
+    fingerprint.add(try file.encoded())
+    let version = fingerprint.hex
+    let path = RepositoryFiles.join(directory, name)
+    if let was, was.version == version, FileManager.default.fileExists(atPath: path) {
+      report.unchanged += 1
+      return (version, was.size)
+    }
+    file.exportedAt = stamp
+    let data = try file.encoded()
+    try OutputFile.write(data, to: path, durable: false)
+    report.written.append(name)
+    return (version, Int64(data.count))
+  }
+}
+
+/// What `writeEntry` reads of an index entry: its content version and file size.
+protocol RepositoryEntryFile {
+  var version: String { get }
+  var size: Int64 { get }
+}
+extension RepositoryIndex.SongEntry: RepositoryEntryFile {}
+extension RepositoryIndex.SetlistEntry: RepositoryEntryFile {}
 
 /// File operations of a repository folder.
 enum RepositoryFiles {
