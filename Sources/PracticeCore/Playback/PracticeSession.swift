@@ -238,9 +238,6 @@ public final class PracticeSession {
     while let event = engine.events.pop() { tracker.take(event) }
   }
 
-  /// Takes the position reports a caller read itself (the plain `play` loop).
-  public func take(_ tracker: PlayTracker) { self.tracker = tracker }
-
   /// The event covering what is audible now, and the source frame audible.
   public func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
 
