@@ -1,5 +1,4 @@
 import ArgumentParser
-import CPlatform
 import Foundation
 import PracticeCore
 
@@ -70,34 +69,30 @@ struct BeatsTap: ParsableCommand {
         "beats tap needs a terminal to read taps from, and stdin is not one; run it in a terminal (use `beats import` or `beats grid` from scripts)"
       )
     }
-    let file = try song.openAudio()
-    let range = try resolveTimeRange(
-      from: from.flatMap(parseTime), to: nil, sampleRate: file.info.sampleRate,
-      frames: file.info.frames)
-    var plan = PlaybackPlan(
-      range: range, passes: .count(1), volume: .unity, sampleRate: file.info.sampleRate)
-    plan.speed = speed
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
-    // Taps must be heard within 100 ms, as `play`'s keys: the shorter device buffer.
-    let sink = try PCMDevice(
-      name: name, sampleRate: file.info.sampleRate, channels: file.info.channels,
-      encoding: .lossless(forBitDepth: file.info.bitDepth),
-      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: 50,
-      openAdvice: playbackDeviceAdvice)
-    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
+    let play = try TapPlay(
+      song: song, from: from.flatMap(parseTime), speed: speed, meter: meter, device: name,
+      deviceAdvice: playbackDeviceAdvice)
     let speedText = speed == .normal ? "" : " at \(speed)"
     Terminal.say(
-      "tapping '\(song.title)' \(formatTimeRange(range, sampleRate: file.info.sampleRate))\(speedText) on '\(name)': "
+      "tapping '\(song.title)' \(formatTimeRange(play.range, sampleRate: play.sampleRate))\(speedText) on '\(name)': "
         + "space beat · d downbeat · Backspace undo · q store · Ctrl-C abandon")
-    let session = TapSession(
-      engine: engine, info: file.info, meter: meter, status: isatty(STDERR_FILENO) == 1)
-    let (report, taps, interrupted) = try session.run()
-    Session.report(report, engine: engine, song: song, file: file)
+    let session = TapSession(play: play, status: isatty(STDERR_FILENO) == 1)
+    let (report, interrupted) = try session.run()
+    let taps = play.taps
+    Session.report(report, engine: play.engine, song: song, file: play.file)
     if interrupted {
       Terminal.say("interrupted: \(taps.count) tap(s) dropped, the beat map was left as it was")
       throw ExitCode(ExitStatus.interrupted)
     }
-    let result = try TapSession.assemble(taps, song: song, meter: meter)
+    let (result, snaps) = try play.assemble()
+    if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil {
+      // Each tap's time as heard and the onset it snaps to, for checking the latency.
+      for snap in snaps {
+        Terminal.say(
+          "trace tap \(String(format: "%.4f", snap.tap)) onset \(snap.onset.map { String(format: "%.4f", $0) } ?? "-")")
+      }
+    }
     let summaryText = "beats tap" + (from.map { " --from \($0)" } ?? "")
     // A song with a map keeps it outside the span the taps cover.
     if let old = try library.beatMap(for: song) {
@@ -155,160 +150,72 @@ func describeKind(of beats: [Beat]) -> String {
   }
 }
 
-/// `beats tap` at a terminal: plays, turns key presses into taps at the source frame
-/// audible when each came, and shows a status line (taps, tempo, the bar.beat placed).
-/// Runs on the main thread; the terminal is restored however it ends.
+/// `beats tap` at a terminal: the keys turned into taps (`TapPlay` places them), and a status
+/// line (taps, tempo, the bar.beat placed). Runs on the main thread; the terminal is
+/// restored however it ends.
 final class TapSession {
-  private let engine: PlaybackEngine
-  private let meter: Meter?
+  private let play: TapPlay
   private let status: Bool
-  private let sampleRate: Int
-  private let totalFrames: Int64
-  private var clock: AudibleClock
-  private(set) var taps: [Tap] = []
   private var interrupted = false
-  private var pending: [UInt8] = []
   private var line = StatusLine()
-  /// What the status line says about the taps, worked out again after each tap.
-  private var tapText = "tap space on every beat, d on downbeats"
 
-  init(engine: PlaybackEngine, info: SoundFileInfo, meter: Meter?, status: Bool) {
-    self.engine = engine
-    self.meter = meter
+  init(play: TapPlay, status: Bool) {
+    self.play = play
     self.status = status
-    sampleRate = info.sampleRate
-    totalFrames = info.frames
-    clock = AudibleClock(sampleRate: info.sampleRate, totalFrames: info.frames)
   }
 
-  /// Plays until the end, `q`, or Ctrl-C; the taps, and whether it was interrupted.
-  func run() throws -> (report: PlaybackReport, taps: [Tap], interrupted: Bool) {
-    if practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(
-        .usage,
-        "beats tap needs a terminal: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
-      )
-    }
-    defer {
-      line.clear()
-      practice_terminal_restore()
-    }
-    let report = try Session.withSignals(engine) { signalled in
-      engine.start()
-      while !engine.waitForEnd(timeout: .milliseconds(0)) {
-        readKeys()
-        takeEvents()
-        if status { draw() }
+  /// Plays until the end, `q`, or Ctrl-C; whether it was interrupted.
+  func run() throws -> (report: PlaybackReport, interrupted: Bool) {
+    defer { line.clear() }
+    let report = try KeyReader.withKeys(
+      true, refusal: (.usage, "beats tap needs a terminal")
+    ) { reader in
+      try Session.withSignals(play.engine) { signalled in
+        defer { if signalled() { interrupted = true } }
+        return try play.run {
+          // Waits up to 20 ms for keys; each is placed at the moment it was read, from the
+          // freshest report before it.
+          let keys = reader?.read(waitingMilliseconds: 20) ?? []
+          if !keys.isEmpty { play.takeEvents() }
+          for key in keys { handle(key, at: reader?.arrived ?? 0) }
+          if status { draw() }
+        }
       }
-      if signalled() { interrupted = true }
-      return try engine.wait()
     }
-    return (report, taps, interrupted)
-  }
-
-  private func takeEvents() {
-    while let event = engine.events.pop() { clock.append(event) }
-  }
-
-  /// Waits up to 20 ms for keys; each is placed at the moment it was read.
-  private func readKeys() {
-    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-    guard poll(&descriptor, 1, 20) > 0 else { return }
-    let now = monotonicNanoseconds()
-    var buffer = [UInt8](repeating: 0, count: 64)
-    let n = read(STDIN_FILENO, &buffer, buffer.count)
-    guard n > 0 else { return }
-    // The reports up to now, so the tap is placed from the freshest one before it.
-    takeEvents()
-    pending += buffer[0..<n]
-    let parsed = KeyParser.parse(pending)
-    pending = parsed.rest
-    for key in parsed.keys { handle(key, at: now) }
+    return (report, interrupted)
   }
 
   private func handle(_ key: Key, at nanoseconds: UInt64) {
     switch key {
-    case .char(" "): tap(downbeat: false, at: nanoseconds)
-    case .char("d"), .char("D"), .enter: tap(downbeat: true, at: nanoseconds)
-    case .backspace:
-      if !taps.isEmpty { taps.removeLast() }
-      update()
-    case .char("q"), .escape: engine.stop()
+    case .char(" "): play.tap(downbeat: false, at: nanoseconds)
+    case .char("d"), .char("D"), .enter: play.tap(downbeat: true, at: nanoseconds)
+    case .backspace: play.untap()
+    case .char("q"), .escape: play.engine.stop()
     case .interrupt:
       interrupted = true
-      engine.stop()
+      play.engine.stop()
     default: return
     }
     line.soon()
   }
 
-  private func tap(downbeat: Bool, at nanoseconds: UInt64) {
-    guard let (event, frame) = clock.audible(at: nanoseconds), !event.inGap, !event.ended else {
-      return
-    }
-    taps.append(Tap(frame: frame, downbeat: downbeat))
-    update()
-  }
-
-  /// The status line's account of the taps: `12 taps · 3.4 · 120.2 BPM · last 0:06.013`,
-  /// from the map the taps make so far (without snapping).
-  private func update() {
-    guard let last = taps.last else {
-      tapText = "tap space on every beat, d on downbeats"
-      return
-    }
-    let time = "last " + formatMilliseconds(Double(last.frame) / Double(sampleRate))
-    let count = taps.count == 1 ? "1 tap" : "\(taps.count) taps"
-    guard
-      let result = try? TappedBeats.assemble(
-        taps: taps, snapper: nil, meter: meter, totalFrames: totalFrames, sampleRate: sampleRate),
-      let beat = result.map.beats.last
-    else {
-      tapText = "\(count) · \(time)"
-      return
-    }
-    let beats = result.map.beats
-    let recent = beats.suffix(5).map(\.frame)
-    let bpm = TappedBeats.tempoRange(Array(recent), sampleRate: sampleRate)
-    let tempo = String(format: "%.1f BPM", (bpm.lowerBound + bpm.upperBound) / 2)
-    tapText = "\(count) · \(beat.bar).\(beat.beat) · \(tempo) · \(time)"
-  }
-
+  /// `12 taps · 3.4 · 120.2 BPM · last 0:06.013 · 0:07/0:16 · q stores`.
   private func draw() {
     let now = monotonicNanoseconds()
     guard line.due(now: now) else { return }
-    var clockText = "starting…"
-    if let (_, frame) = clock.audible(at: now) {
-      clockText =
-        "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
+    var tapText = "tap space on every beat, d on downbeats"
+    if let progress = play.progress {
+      tapText = [
+        progress.taps == 1 ? "1 tap" : "\(progress.taps) taps",
+        progress.bar.map { "\($0).\(progress.beat ?? 1)" },
+        progress.bpm.map { String(format: "%.1f BPM", $0) },
+        "last " + formatMilliseconds(progress.lastTap),
+      ].compactMap { $0 }.joined(separator: " · ")
     }
+    let rate = Double(play.sampleRate)
+    let clockText = play.audibleFrame(at: now).map {
+      "\(formatClock(Double($0) / rate))/\(formatClock(Double(play.file.info.frames) / rate))"
+    } ?? "starting…"
     line.show("\(tapText) · \(clockText) · q stores")
   }
-
-  /// The beat map the taps make, snapped to the song's onsets.
-  static func assemble(_ taps: [Tap], song: Song, meter: Meter?) throws -> TappedBeats.Result {
-    var snapper: OnsetSnapper?
-    if let first = taps.map(\.frame).min(), let last = taps.map(\.frame).max() {
-      let margin = Int64(2 * song.sampleRate)
-      snapper = try OnsetSnapper.reading(
-        try song.openAudio(), span: (first - margin)..<(last + margin))
-    }
-    if ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil, let snapper {
-      // Each tap's time as heard and the onset it snaps to, for checking the latency.
-      let rate = Double(song.sampleRate)
-      for tap in taps {
-        let onset = snapper.snap(tap.frame).map { String(format: "%.4f", Double($0) / rate) } ?? "-"
-        Terminal.say("trace tap \(String(format: "%.4f", Double(tap.frame) / rate)) onset \(onset)")
-      }
-    }
-    return try TappedBeats.assemble(
-      taps: taps, snapper: snapper, meter: meter, totalFrames: song.frames,
-      sampleRate: song.sampleRate)
-  }
-}
-
-/// m:ss.mmm (a tap's time on the status line).
-func formatMilliseconds(_ seconds: Double) -> String {
-  let millis = Int((max(0, seconds) * 1000).rounded())
-  return String(format: "%d:%02d.%03d", millis / 60_000, millis / 1000 % 60, millis % 1000)
 }

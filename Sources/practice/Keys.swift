@@ -1,4 +1,6 @@
+import CPlatform
 import Foundation
+import PracticeCore
 
 /// A key from the terminal.
 enum Key: Equatable {
@@ -67,14 +69,44 @@ enum KeyParser {
   }
 }
 
-/// Reads keys from stdin (a terminal in raw mode): waits up to a given time for bytes and
-/// parses them, keeping an incomplete escape sequence for the next call.
-struct KeyReader {
+/// The one owner of raw terminal mode and of key reading, for every screen that reads keys
+/// (the player, the pause between setlist entries, `beats tap`, `tune`, `tone`).
+///
+/// `withKeys` switches stdin to raw mode (no echo, no line buffering, Ctrl-C read as a key)
+/// around its body and puts the terminal back as it was however the body ends: a return, a
+/// thrown error, or the clean stop a signal makes during a session. A signal that ends the
+/// process outside a session (`SignalGate`) and a crash (cplatform's fatal-signal handlers)
+/// put it back too. Main thread only.
+final class KeyReader {
   private var pendingBytes: [UInt8] = []
+  /// When the keys last read arrived (CLOCK_MONOTONIC ns): a tap is placed there.
+  private(set) var arrived: UInt64 = 0
 
-  mutating func read(waitingMilliseconds: Int32) -> [Key] {
+  private init() {}
+
+  /// Runs `body` with a reader of stdin's keys in raw mode when `enabled` (else nil); the
+  /// terminal is restored however `body` ends. When stdin will not switch to raw mode:
+  /// `refusal`'s category and words, with the system's reason.
+  static func withKeys<T>(
+    _ enabled: Bool, refusal: (FailureCategory, String) = (.other, "cannot read keys"),
+    _ body: (KeyReader?) throws -> T
+  ) throws -> T {
+    guard enabled else { return try body(nil) }
+    guard practice_terminal_raw(STDIN_FILENO) == 0 else {
+      throw PracticeError(
+        refusal.0,
+        "\(refusal.1): stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
+    }
+    defer { practice_terminal_restore() }
+    return try body(KeyReader())
+  }
+
+  /// Waits up to `waitingMilliseconds` for keys and returns those that came (an escape
+  /// sequence cut in two is kept for the next call).
+  func read(waitingMilliseconds: Int32) -> [Key] {
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return [] }
+    arrived = monotonicNanoseconds()
     var buffer = [UInt8](repeating: 0, count: 64)
     let n = Foundation.read(STDIN_FILENO, &buffer, buffer.count)
     guard n > 0 else { return [] }
@@ -90,5 +122,15 @@ struct KeyReader {
     let parsed = KeyParser.parse(pendingBytes)
     pendingBytes = parsed.rest
     return parsed.keys
+  }
+
+  /// Stdin not a terminal: waits up to `waitingMilliseconds` for a line (or the end of the
+  /// input) and reads it; true when one came.
+  static func readLine(waitingMilliseconds: Int32) -> Bool {
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return false }
+    var byte: UInt8 = 0
+    while Foundation.read(STDIN_FILENO, &byte, 1) == 1 && byte != 10 {}
+    return true
   }
 }

@@ -10,8 +10,6 @@ import PracticeCore
 /// most ten times a second. Every change goes to the engine as a command or a jump; the
 /// session keeps what it asked for (speed, pitch, volume, loop) as the truth to show.
 final class LiveSession {
-  enum Ending { case completed, stopped, interrupted }
-
   /// The practice session the keys steer.
   let session: PracticeSession
   private var engine: PlaybackEngine { session.engine }
@@ -21,13 +19,11 @@ final class LiveSession {
   private var prompt: String?
   /// A short message shown in place of the status line for a while.
   private var notice: (text: String, until: UInt64)?
-  private var ending = Ending.completed
-  private var clock: AudibleClock { session.clock }
+  private var ending = PlayOutcome.completed
   private var line = StatusLine()
   /// With PRACTICE_TRACE set: when each key arrived (CLOCK_MONOTONIC ns), for bench/.
   private let tracing = ProcessInfo.processInfo.environment["PRACTICE_TRACE"] != nil
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
-  private var keyReader = KeyReader()
   /// The player screen, when the terminal has room for it (else the status line alone).
   private let screen: PlayerScreen?
   /// The end of the loop the arrows move (`e`), nil when not editing.
@@ -47,49 +43,36 @@ final class LiveSession {
   }
 
   /// Plays to the end, `q`, Ctrl-C or SIGTERM; the terminal is restored however it ends.
-  func run() throws -> (report: PlaybackReport, ending: Ending) {
-    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))")
-    }
-    screen?.enter()
-    defer {
-      screen?.leave()
-      if status && screen == nil { line.clear() }
-      if keys { practice_terminal_restore() }
-    }
-    // The screen's cursor moves up to 30 times a second; the status line alone, 10.
-    let tick: Int32 = screen == nil ? 50 : 33
-    let report = try Session.withSignals(engine) { signalled in
-      engine.start()
-      while !engine.waitForEnd(timeout: .milliseconds(0)) {
-        if keys { readKeys(waitingMilliseconds: tick) } else { usleep(UInt32(tick) * 1000) }
-        takeEvents()
-        if status { draw() }
+  func run() throws -> (report: PlaybackReport, ending: PlayOutcome) {
+    let report = try KeyReader.withKeys(keys) { reader in
+      screen?.enter()
+      defer {
+        screen?.leave()
+        if status && screen == nil { line.clear() }
       }
-      if signalled() { ending = .interrupted }
-      return try engine.wait()
+      // The screen's cursor moves up to 30 times a second; the status line alone, 10.
+      let tick: Int32 = screen == nil ? 50 : 33
+      return try Session.withSignals(engine) { signalled in
+        defer { if signalled() { ending = .interrupted } }
+        return try session.run(
+          waiting: .milliseconds(0),
+          step: {
+            if let reader { readKeys(reader, waitingMilliseconds: tick) } else { usleep(UInt32(tick) * 1000) }
+            session.takeEvents()
+            if status { draw() }
+          })
+      }
     }
-    takeEvents()
     for (key, nanoseconds) in keyTimes { Terminal.say("trace key \(key.name) ns \(nanoseconds)") }
     if report.interrupted && ending == .completed { ending = .interrupted }
     return (report, ending)
   }
 
-  // MARK: Position
-
-  private func takeEvents() { session.takeEvents() }
-
-  /// The event covering what is audible now, and the source frame audible.
-  private func audible() -> (event: PlaybackEvent, frame: Int64)? { session.audible() }
-
   // MARK: Keys
 
-  private func readKeys(waitingMilliseconds: Int32) {
-    let keys = keyReader.read(waitingMilliseconds: waitingMilliseconds)
-    guard !keys.isEmpty else { return }
-    let arrived = monotonicNanoseconds()
-    for key in keys {
-      if tracing { keyTimes.append((key, arrived)) }
+  private func readKeys(_ reader: KeyReader, waitingMilliseconds: Int32) {
+    for key in reader.read(waitingMilliseconds: waitingMilliseconds) {
+      if tracing { keyTimes.append((key, reader.arrived)) }
       handle(key)
     }
   }
@@ -286,51 +269,7 @@ final class LiveSession {
   /// The status text after the heading, if there is one (`2/7 'Autumn Leaves' — solo · …`).
   private func headedStatus(width: Int) -> String {
     let heading = heading.map { $0 + " · " } ?? ""
-    return heading + statusText(width: max(20, width - DisplayWidth.of(heading)))
-  }
-
-  /// The filters in a few characters for the narrow status line: `bass cut L`.
-  private var shortFilterLabel: String? {
-    let filter = session.filter
-    let parts = [
-      filter.focus?.rawValue, filter.centreCut > 0 ? "cut" : nil,
-      filter.channel == .both ? nil : String(filter.channel.rawValue.prefix(1)).uppercased(),
-    ].compactMap { $0 }
-    return parts.isEmpty ? nil : parts.joined(separator: " ")
-  }
-
-  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · focus bass · 0:41/3:12`,
-  /// or a shorter form for a narrow terminal.
-  func statusText(width: Int) -> String {
-    guard let (event, frame) = audible() else { return "starting…" }
-    let (sampleRate, totalFrames, transpose) = (session.sampleRate, session.totalFrames, session.transpose)
-    var position: String?
-    if let map = session.beatMap {
-      if let index = map.beatIndex(at: frame) {
-        position = "bar \(map.beats[index].bar).\(map.beats[index].beat)/\(map.lastBar)"
-      } else {
-        position = "bar -/\(map.lastBar)"
-      }
-    }
-    let pass =
-      event.pass == 0 ? "count-in" : "pass \(event.pass)/\(session.passesTotal.map(String.init) ?? "∞")"
-    let time = "\(formatClock(Double(frame) / Double(sampleRate)))/\(formatClock(Double(totalFrames) / Double(sampleRate)))"
-    let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
-    let sound = session.muted ? "muted" : "vol \(session.volume)"
-    let state = clock.last?.paused == true ? "paused" : nil
-    let speed = session.speed
-    let full = [
-      state, position, pass, session.label, "\(speed)", pitch, sound, session.clickOn ? "click" : nil,
-      session.filter.label, time,
-    ]
-      .compactMap { $0 }.joined(separator: " · ")
-    if full.count < width { return full }
-    let short = [
-      state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", transpose == 0 ? nil : pitch,
-      shortFilterLabel, time,
-    ]
-      .compactMap { $0 }.joined(separator: " ")
-    return short
+    return heading + session.statusText(width: max(20, width - DisplayWidth.of(heading)))
   }
 
   // MARK: Player screen and loop editing
@@ -348,7 +287,7 @@ final class LiveSession {
       }
     }
     screen.draw(
-      cursor: audible()?.frame,
+      cursor: session.audible()?.frame,
       loop: StripLoop(frames: session.plan.range, label: session.label, editing: editing),
       // The chords sounding: a transpose between semitones shows the nearer one.
       transpose: Int(session.transpose.rounded()),
@@ -375,11 +314,4 @@ final class LiveSession {
     guard let edge = editing else { return }
     tell(session.editLoop(edge, by: count, unit: unit))
   }
-}
-
-/// m:ss, or h:mm:ss, whole seconds (the status line's clock).
-func formatClock(_ seconds: Double) -> String {
-  let whole = Int(max(0, seconds))
-  let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
-  return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
 }

@@ -31,7 +31,7 @@ enum Manual {
     ),
     (
       "1–9, 0",
-      "Jump to the 1st–9th, 10th selection (in song order, as select list shows them) and loop it."
+      "Play the 1st–9th, 10th selection (in song order, as select list shows them) as its drill: its own speed, trainer, repeats or loop, transpose, volume and clicks (options given to play override them)."
     ),
     ("r", "Restart the loop from its start."),
     ("F", "Focus: bass, guitar, vocal, drums, treble, then off."),

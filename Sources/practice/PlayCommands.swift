@@ -100,50 +100,36 @@ struct PlayOutputOptions: ParsableArguments {
   var noScreen = false
 }
 
-/// Plays `song` as `request` asks (a beat map it needs and lacks detected when `detect`),
-/// logs the play with its passes, and remembers where it stopped; says how it ended
-/// (Ctrl-C throws exit 130). A setlist passes its `heading` for the status line and its
-/// own keys (`extraKey`).
+/// Plays `song` as `request` asks (a beat map it needs and lacks detected when `detect`)
+/// through a `PracticeSession`, which keeps the books (the log rows, where it stopped);
+/// says how it ended (Ctrl-C throws exit 130). A setlist passes its `heading` for the
+/// status line and its own keys (`extraKey`).
 @discardableResult
 func playSong(
   _ song: Song, library: Library, request: PlayRequest, detect: Bool,
   output: PlayOutputOptions, heading: String? = nil, extraKey: ((Key) -> Bool)? = nil
-) throws -> LiveSession.Ending {
-  let file = try song.openAudio()
+) throws -> PlayOutcome {
   // Keys when stdin is a terminal, a status line when stderr is one.
   let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
   let status = isatty(STDERR_FILENO) == 1
   var request = request
   request.live = keys || status
-  let builder = PlanBuilder(library: library, song: song, info: file.info) { song in
-    try detectingBeatMap(of: song, in: library, detect: detect)
-  }
-  let setup = try builder.build(request)
-  for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
-  let plan = setup.plan
-  let rate = file.info.sampleRate
   let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
-  // Keys must be heard within 100 ms: a short device buffer when they are read. Without
-  // keys only Ctrl-C needs an answer (within about a period): a longer buffer wakes the
-  // render thread and the sound server half as often (bench/cpu-play.py).
-  let sink = try PCMDevice(
-    name: name, sampleRate: rate, channels: file.info.channels,
-    encoding: .lossless(forBitDepth: file.info.bitDepth),
-    maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: keys ? 50 : 200,
-    openAdvice: playbackDeviceAdvice)
-  let engine = try PlaybackEngine(file: file, plan: plan, sink: sink, live: keys)
-  let session = PracticeSession(
-    song: song, library: library, setup: setup, engine: engine, info: file.info)
-  let live = keys || status
+  let session = try PracticeSession.open(
+    song: song, library: library, request: request, device: name,
+    latency: keys ? .keys : .relaxed, deviceAdvice: playbackDeviceAdvice
+  ) { song in try detectingBeatMap(of: song, in: library, detect: detect) }
+  let (setup, plan, rate) = (session.setup, session.setup.plan, session.sampleRate)
+  for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
   let from =
     plan.startOffset > 0
     ? " from \(formatTime(Double(plan.range.lowerBound + plan.startOffset) / Double(rate)))" : ""
   Terminal.say(
     "playing \(describe(plan, of: song, rate: rate, label: setup.label))\(from) on '\(name)'")
   let report: PlaybackReport
-  let ending: LiveSession.Ending
+  let ending: PlayOutcome
   do {
-    if live {
+    if session.live {
       let screen =
         status && !output.noScreen
         ? try playerScreen(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
@@ -151,93 +137,45 @@ func playSong(
       steering.heading = heading
       steering.extraKey = extraKey
       (report, ending) = try steering.run()
-      Session.report(report, engine: engine, song: song, file: file)
     } else {
-      // Bar and beat at the range start, for JSON progress; the beat map is read only if
-      // the plan did not already need it.
-      let map =
-        output.progress == .json && setup.beatMap == nil
-        ? try library.beatMap(for: song) : setup.beatMap
-      let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
-      var announcer = PassAnnouncer(
-        plan: plan, format: output.progress,
-        label: setup.label ?? formatTimeRange(plan.range, sampleRate: rate),
-        bar: first?.bar, beat: first?.beat, time: Double(plan.range.lowerBound) / Double(rate))
-      if plan.startOffset > 0 {
-        // A resumed play: the bar and beat sounding where it starts.
-        let start = plan.range.lowerBound + plan.startOffset
-        let beat = map?.beatIndex(at: start).map { map!.beats[$0] }
-        announcer.firstPassStart = (beat?.bar, beat?.beat, Double(start) / Double(rate))
+      // A play wakes ten times a second: the event ring holds seconds, a pass line needs no more.
+      let label = setup.label ?? formatTimeRange(plan.range, sampleRate: rate)
+      report = try Session.withSignals(session.engine) { _ in
+        try session.run(
+          waiting: .milliseconds(100),
+          passStarted: { Terminal.say(announcement(of: $0, label: label, format: output.progress)) })
       }
-      var tracker = session.tracker
-      report = try Session.run(
-        engine, song: song, file: file, announcer: announcer, tracker: &tracker)
-      session.take(tracker)
       ending = report.interrupted ? .interrupted : .completed
     }
   } catch {
-    let passes = engine.passesEnded.load(ordering: .relaxed)
-    let written = engine.framesWritten.load(ordering: .relaxed)
-    let heard = session.tracker.heardSeconds(
-      written: written, interrupted: true,
-      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-      endNanoseconds: monotonicNanoseconds(), audibleClock: sink.hasAudibleClock)
-    keepBooks(
-      session, outcome: .failed, completed: passes, heard: heard, written: written, live: live,
-      finished: false, progress: nil)
+    keepBooks(session.keepBooks(.failed, report: nil), of: session, progress: nil)
     throw error
   }
-  let ended = monotonicNanoseconds()
-  let outcome: PlayOutcome =
-    switch ending {
-    case .completed: .completed
-    case .stopped: .stopped
-    case .interrupted: .interrupted
-    }
-  // A device with no audible clock (ALSA's null PCM, or one that took the audio faster
-  // than real time) is credited no time heard; the play, its passes and the audio played
-  // are logged.
-  let heard = session.tracker.heardSeconds(
-    written: report.framesWritten, interrupted: report.interrupted,
-    firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
-    endNanoseconds: report.interrupted ? (session.tracker.endEvent?.nanoseconds ?? ended) : ended,
-    audibleClock: sink.hasAudibleClock)
+  Session.report(report, engine: session.engine, song: song, file: session.file)
   keepBooks(
-    session, outcome: outcome, completed: report.passesCompleted, heard: heard,
-    written: report.framesWritten, live: live, finished: !report.interrupted,
-    progress: output.progress == .json && !live ? output.progress : nil)
+    session.keepBooks(ending, report: report), of: session,
+    progress: session.live ? nil : output.progress)
   if ending == .interrupted { throw ExitCode(ExitStatus.interrupted) }
   return ending
 }
 
-/// Writes the session's log rows and remembers where it stopped, for `--resume` (a library
-/// that cannot take them costs a warning, not the play); with `--progress json`, says
-/// where it stopped on stderr as a `stopped` object.
-private func keepBooks(
-  _ session: PracticeSession, outcome: PlayOutcome, completed: Int, heard: Double,
-  written: Int64, live: Bool, finished: Bool, progress: ProgressFormat?
-) {
-  let entries = session.logEntries(
-    outcome: outcome, completed: completed, heard: heard, written: written, live: live)
-  bestEffort("this play was not logged") {
-    for entry in entries { try session.library.log(entry) }
+/// Says what the library would not take of a play's books (a warning each, not the play);
+/// with `--progress json`, where it stopped on stderr as a `stopped` object.
+private func keepBooks(_ books: PracticeSession.Books, of session: PracticeSession, progress: ProgressFormat?) {
+  for (what, failure) in [
+    ("this play was not logged", books.notLogged),
+    ("where this play stopped was not remembered", books.notRemembered),
+  ] {
+    guard let failure else { continue }
+    Terminal.warning("\(what): \((failure as? any PracticeFailure).map { worded($0) } ?? "\(failure)")")
   }
-  guard let point = session.resumePoint(completed: completed, finished: finished, live: live)
-  else { return }
-  bestEffort("where this play stopped was not remembered") { try session.library.remember(point) }
-  if let progress, progress == .json {
-    let song = session.song
-    let map = session.setup.beatMap ?? (try? session.library.beatMap(for: song)) ?? nil
-    let frame = point.frame
-    // A finished play: the bar and beat of the last frame heard.
-    let beat = map?.beatIndex(at: finished ? max(point.range.lowerBound, frame - 1) : frame)
-      .map { map!.beats[$0] }
-    Terminal.say(
-      StopEvent(
-        frame: frame, time: Double(frame) / Double(song.sampleRate), bar: beat?.bar,
-        beat: beat?.beat, finished: finished
-      ).jsonText)
-  }
+  guard progress == .json, let point = books.point else { return }
+  let beat = session.beat(stoppedAt: point)
+  Terminal.say(
+    StopEvent(
+      frame: point.frame, time: Double(point.frame) / Double(session.sampleRate),
+      bar: beat?.bar, beat: beat?.beat, finished: books.finished
+    ).jsonText)
 }
 
 /// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
@@ -259,17 +197,6 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
     (track: $0, key: (try? library.details(of: song).key) ?? nil)
   }
   return PlayerScreen(content: content, loop: loop, chords: chords)
-}
-
-/// Runs `body`; a failure costs a warning (`what: why`), not the play.
-private func bestEffort(_ what: String, _ body: () throws -> Void) {
-  do {
-    try body()
-  } catch let failure as any PracticeFailure {
-    Terminal.warning("\(what): \(worded(failure))")
-  } catch {
-    Terminal.warning("\(what): \(error)")
-  }
 }
 
 struct Render: ParsableCommand {
@@ -346,28 +273,7 @@ struct Render: ParsableCommand {
   }
 }
 
-/// How long work took, for a person: `0.42 s`, `12.3 s`, `2:05.0`.
-func formatTaken(_ seconds: Double) -> String {
-  guard seconds.isFinite, seconds >= 0 else { return "0 s" }
-  if seconds < 10 { return String(format: "%.2f s", seconds) }
-  if seconds < 60 { return String(format: "%.1f s", seconds) }
-  return formatTime(seconds)
-}
-
 /// "'Title' 0:10.0–0:20.0, 2 passes, volume 80%": what a plan plays, for stderr.
 func describe(_ plan: PlaybackPlan, of song: Song, rate: Int, label: String? = nil) -> String {
-  let times = formatTimeRange(plan.range, sampleRate: rate)
-  let passes: String
-  switch plan.passes {
-  case .endless: passes = "looped"
-  case .count(1): passes = "once"
-  case .count(let n): passes = "\(n) passes"
-  }
-  let volume = plan.volume == .unity ? "" : ", volume \(plan.volume)"
-  let speed = plan.speed == .normal ? "" : ", speed \(plan.speed)"
-  let transpose =
-    plan.transpose == 0 ? "" : ", transpose \(plan.transpose > 0 ? "+" : "")\(plan.transpose)"
-  let filter = plan.filter.label.map { ", " + $0 } ?? ""
-  let span = label.map { "\($0) (\(times))" } ?? times
-  return "'\(song.title)' \(span), \(passes)\(speed)\(transpose)\(volume)\(filter)"
+  "'\(song.title)' " + plan.summary(sampleRate: rate, label: label)
 }

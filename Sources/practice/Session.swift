@@ -1,4 +1,5 @@
 import ArgumentParser
+import CPlatform
 import Dispatch
 import Foundation
 import PracticeCore
@@ -33,6 +34,9 @@ enum SignalGate {
           // Outside a session: end by the signal, as an unhandled one would, with the
           // progress bar (if one is drawn) erased first.
           ProgressBar.eraseForExit()
+          // Keys being read: the terminal as it was (`KeyReader`), the player screen left.
+          practice_terminal_screen(STDERR_FILENO, 0)
+          practice_terminal_restore()
           signal(number, SIG_DFL)
           var one = sigset_t()
           sigemptyset(&one)
@@ -81,53 +85,23 @@ enum Session {
     let label: String
   }
 
-  /// Runs the engine to its end: pass lines from `announcer`, a bar from `progress`, then
-  /// the report's warnings.
+  /// Runs a render to its end with a progress bar from `progress`, then the report's
+  /// warnings.
   static func run(
-    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer? = nil,
-    progress: Progress? = nil, done: String = "played"
-  ) throws -> PlaybackReport {
-    var tracker = PlayTracker(sampleRate: file.info.sampleRate, totalFrames: file.info.frames)
-    return try run(
-      engine, song: song, file: file, announcer: announcer, progress: progress,
-      tracker: &tracker, done: done)
-  }
-
-  /// Runs the engine to its end, announcing passes and drawing `progress`, with its position
-  /// reports taken by `tracker` (what was heard, and where it stopped).
-  static func run(
-    _ engine: PlaybackEngine, song: Song, file: SoundFile, announcer: PassAnnouncer?,
-    progress: Progress? = nil, tracker: inout PlayTracker, done: String = "played"
+    _ engine: PlaybackEngine, song: Song, file: SoundFile, progress: Progress?,
+    done: String = "played"
   ) throws -> PlaybackReport {
     let report = try withSignals(engine) { _ in
       engine.start()
-      var announced = 0
-      func announce() {
-        while let event = engine.events.pop() { tracker.take(event) }
-        guard let announcer else { return }
-        let started = engine.passesStarted.load(ordering: .acquiring)
-        while announced < started {
-          announced += 1
-          Terminal.say(announcer.line(pass: announced))
-        }
-      }
-      func draw() {
-        guard let progress, progress.totalFrames > 0 else { return }
+      defer { progress?.bar.clear() }
+      // Fifty times a second with a bar, so it moves smoothly; else ten.
+      while !engine.waitForEnd(timeout: .milliseconds(progress == nil ? 100 : 20)) {
+        guard let progress, progress.totalFrames > 0 else { continue }
         let written = engine.framesWritten.load(ordering: .relaxed)
         progress.bar.show(Double(written) / Double(progress.totalFrames), progress.label)
       }
-      defer { progress?.bar.clear() }
-      // A play wakes ten times a second (the event ring holds seconds, a pass line needs no
-      // more); a render's progress bar fifty, to move smoothly.
-      let look = DispatchTimeInterval.milliseconds(progress == nil ? 100 : 20)
-      while !engine.waitForEnd(timeout: look) {
-        announce()
-        draw()
-      }
       progress?.bar.clear()
-      let report = try engine.wait()
-      announce()
-      return report
+      return try engine.wait()
     }
     Session.report(report, engine: engine, song: song, file: file, done: done)
     return report
@@ -175,36 +149,19 @@ enum ProgressFormat: String, ExpressibleByArgument, CaseIterable {
   case text, json
 }
 
-/// One stderr line per pass as it starts: `pass 3/8 bars 9-16 speed 80%`, or with
-/// `--progress json` an object with the keys event, pass, passes, speed, bar, beat, time.
-struct PassAnnouncer {
-  let plan: PlaybackPlan
-  let format: ProgressFormat
-  /// "bars 9-16", "selection 'solo'", or the times.
-  let label: String
-  /// Bar and beat at the range start, when the song has a beat map.
-  let bar: Int?
-  let beat: Int?
-  /// Range start in seconds of the source.
-  let time: Double
-  /// Where the first pass starts when not at the range start (a resumed play): its bar,
-  /// beat and time.
-  var firstPassStart: (bar: Int?, beat: Int?, time: Double)? = nil
-
-  func line(pass: Int) -> String {
-    let speed = plan.speed(forPass: pass - 1)
-    var total: Int?
-    if case .count(let n) = plan.passes { total = n }
-    switch format {
-    case .text:
-      return "pass \(pass)\(total.map { "/\($0)" } ?? "") \(label) speed \(speed)"
-    case .json:
-      let here: (bar: Int?, beat: Int?, time: Double) = (bar, beat, time)
-      let start = pass == 1 ? firstPassStart ?? here : here
-      return PassEvent(
-        pass: pass, passes: total, speed: speed.rate, bar: start.bar, beat: start.beat,
-        time: start.time
-      ).jsonText
-    }
+/// A pass as it starts, for stderr: `pass 3/8 bars 9-16 speed 80%` (`label` names the
+/// range), or with `--progress json` an object with the keys event, pass, passes, speed,
+/// bar, beat, time.
+func announcement(of start: PracticeSession.PassStart, label: String, format: ProgressFormat)
+  -> String
+{
+  switch format {
+  case .text:
+    return "pass \(start.pass)\(start.passes.map { "/\($0)" } ?? "") \(label) speed \(start.speed)"
+  case .json:
+    return PassEvent(
+      pass: start.pass, passes: start.passes, speed: start.speed.rate, bar: start.bar,
+      beat: start.beat, time: start.time
+    ).jsonText
   }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CPlatform
 import Foundation
 import PracticeCore
 
@@ -149,61 +148,43 @@ struct SetlistPlay: ParsableCommand {
     let until = seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
     let what = seconds.map { "pause \(String(format: "%g", $0)) s" } ?? "waiting for a key"
     if !status { Terminal.say("\(what) before \(next)") }
-    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(.other, "cannot read keys: stdin would not switch to raw mode")
-    }
     var line = StatusLine()
-    defer {
-      if status { line.clear() }
-      if keys { practice_terminal_restore() }
-    }
-    let stop = Stop()
-    let move: SetlistRunner.Move? = Session.withSignals(stop: { stop.set() }) { signalled in
-      var reader = KeyReader()
-      while !signalled() {
-        if let until, monotonicNanoseconds() >= until { return nil }
-        if status && line.due() {
-          let left = until.map { " \(Int((Double($0 &- monotonicNanoseconds()) / 1e9).rounded(.up))) s" }
-          line.show(
-            "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
-              + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
-        }
-        if keys {
-          for key in reader.read(waitingMilliseconds: 50) {
-            switch key {
-            case .char("p"): return .previous
-            case .char("q"), .escape: return .quit
-            case .interrupt:
-              stop.set()
-              return .quit
-            default: if seconds == nil || key == .char("n") { return .next }
+    defer { if status { line.clear() } }
+    let stop = StopFlag()
+    let move: SetlistRunner.Move? = try KeyReader.withKeys(keys) { reader in
+      Session.withSignals(stop: { stop.set() }) { signalled in
+        while !signalled() {
+          if let until, monotonicNanoseconds() >= until { return nil }
+          if status && line.due() {
+            let left = until.map { " \(Int((Double($0 &- monotonicNanoseconds()) / 1e9).rounded(.up))) s" }
+            line.show(
+              "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
+                + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
+          }
+          if let reader {
+            for key in reader.read(waitingMilliseconds: 50) {
+              switch key {
+              case .char("p"): return .previous
+              case .char("q"), .escape: return .quit
+              case .interrupt:
+                stop.set()
+                return .quit
+              default: if seconds == nil || key == .char("n") { return .next }
+              }
             }
+          } else if seconds == nil {
+            // Not a terminal: a line (or the end of the input) goes on.
+            if KeyReader.readLine(waitingMilliseconds: 50) { return .next }
+          } else {
+            usleep(20_000)
           }
-        } else if seconds == nil {
-          // Not a terminal: a line (or the end of the input) goes on.
-          var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-          if poll(&descriptor, 1, 50) > 0 {
-            var byte: UInt8 = 0
-            while Foundation.read(STDIN_FILENO, &byte, 1) == 1 && byte != 10 {}
-            return .next
-          }
-        } else {
-          usleep(20_000)
         }
+        return .quit
       }
-      return .quit
     }
     if stop.isSet { throw ExitCode(ExitStatus.interrupted) }
     return move
   }
-}
-
-/// A flag one thread sets (a signal's handler) and another reads.
-private final class Stop: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  func set() { lock.withLock { value = true } }
-  var isSet: Bool { lock.withLock { value } }
 }
 
 /// `1 entry`, `3 entries`.

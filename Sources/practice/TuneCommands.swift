@@ -1,5 +1,4 @@
 import ArgumentParser
-import CPlatform
 import Foundation
 import PracticeCore
 import Synchronization
@@ -69,73 +68,51 @@ struct Tune: ParsableCommand {
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
     signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, SIG_DFL) }
-    let capture = try CaptureDevice(
-      name: name, sampleRate: 44100, maxBlockFrames: 1024,
-      openAdvice: "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
-    let tuner = try Tuner(device: capture)
+    let tuner = try Tuner(
+      device: name,
+      deviceAdvice: "check the name with `arecord -L`, or pick another with --device or PRACTICE_CAPTURE")
     defer { tuner.stop() }
     let keys = isatty(STDIN_FILENO) == 1
     let status = !json && isatty(STDERR_FILENO) == 1
     Terminal.say(
-      "listening on '\(name)' at \(capture.sampleRate) Hz, A4 = \(formatHertz(a4.hertz)) Hz"
+      "listening on '\(name)' at \(tuner.device.sampleRate) Hz, A4 = \(formatHertz(a4.hertz)) Hz"
         + (keys ? "; q stops" : ""))
-    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(
-        .other,
-        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
-      )
-    }
     var line = StatusLine()
-    defer {
-      if status { line.clear() }
-      if keys { practice_terminal_restore() }
-    }
+    defer { if status { line.clear() } }
     let stop = StopFlag()
     var interrupted = false
-    var reader = KeyReader()
-    var latest: TunerReading?
-    var lastPitched: TunerReading?
-    let concert = a4.hertz
-    try Session.withSignals(stop: { stop.set() }) { signalled in
-      try tuner.start()
-      while !stop.isSet {
-        if keys {
-          for key in reader.read(waitingMilliseconds: 20) {
-            switch key {
-            case .char("q"), .escape: stop.set()
-            case .interrupt:
-              interrupted = true
-              stop.set()
-            default: break
+    var readout = TunerReadout(a4: a4.hertz, duration: duration)
+    try KeyReader.withKeys(keys) { reader in
+      try Session.withSignals(stop: { stop.set() }) { signalled in
+        try tuner.start()
+        while !stop.isSet {
+          if let reader {
+            for key in reader.read(waitingMilliseconds: 20) {
+              switch key {
+              case .char("q"), .escape: stop.set()
+              case .interrupt:
+                interrupted = true
+                stop.set()
+              default: break
+              }
             }
+          } else {
+            usleep(10_000)
           }
-        } else {
-          usleep(10_000)
+          try tuner.poll { reading in
+            // Past the duration, or a reader that went away (`| head`): over, like `q`.
+            guard readout.take(reading), !json || Tune.write(Tune.json(reading, a4: readout.a4) + "\n")
+            else {
+              stop.set()
+              return false
+            }
+            return !stop.isSet
+          }
+          if status, line.due() { line.show(Tune.statusText(readout.shown)) }
+          if readout.isOver { stop.set() }
         }
-        try tuner.poll { reading in
-          if let duration, reading.time > duration + 1e-9 {
-            stop.set()
-            return false
-          }
-          latest = reading
-          if reading.frequency != nil { lastPitched = reading }
-          // A reader that went away (`| head`) ends the tuner like `q`.
-          if json, !Tune.write(Tune.json(reading, a4: concert) + "\n") {
-            stop.set()
-            return false
-          }
-          return !stop.isSet
-        }
-        if status, line.due() {
-          // A pitched reading stays up for a quarter second, so a note does not flicker.
-          let shown = lastPitched.flatMap { pitched in
-            (latest?.time ?? 0) - pitched.time < 0.25 ? pitched.reading(a4: concert) : nil
-          }
-          line.show(Tune.statusText(shown))
-        }
-        if let duration, (latest?.time ?? 0) >= duration - 1e-9 { stop.set() }
+        if signalled() { interrupted = true }
       }
-      if signalled() { interrupted = true }
     }
     tuner.stop()
     let lost = tuner.lostAudio
@@ -209,9 +186,6 @@ struct Tone: ParsableCommand {
       "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
   var device: String?
 
-  /// The sample rate tones are made at.
-  static let sampleRate = 44100
-
   func validate() throws {
     guard !notes.isEmpty else {
       throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
@@ -243,56 +217,45 @@ struct Tone: ParsableCommand {
     let keys = isatty(STDIN_FILENO) == 1
     let status = isatty(STDERR_FILENO) == 1
     let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
-    // A key is heard within 100 ms at a terminal; a script gets a deep buffer instead,
-    // which a busy machine does not run dry.
-    let sink = try PCMDevice(
-      name: name, sampleRate: Tone.sampleRate, channels: 2, encoding: .int16, maxBlockFrames: 512,
-      bufferMilliseconds: keys ? 100 : 500, openAdvice: playbackDeviceAdvice)
     let seconds = duration ?? (keys ? nil : 2)
-    let player = TonePlayer(sink: sink, frequencies: frequencies, secondsEach: seconds)
+    let player = try TonePlayer(
+      device: name, frequencies: frequencies, secondsEach: seconds, steered: keys,
+      deviceAdvice: playbackDeviceAdvice)
     let labels = zip(notes, frequencies).map { Tone.label($0, $1) }
     let how = seconds.map { "\(formatHertz($0)) s each" } ?? "space next, ← back, q stops"
     Terminal.say("playing \(labels.joined(separator: ", ")) on '\(name)' (\(how))")
-    if keys && practice_terminal_raw(STDIN_FILENO) != 0 {
-      throw PracticeError(
-        .other,
-        "cannot read keys: stdin would not switch to raw mode (\(String(cString: strerror(errno))))"
-      )
-    }
     var line = StatusLine()
-    defer {
-      if status { line.clear() }
-      if keys { practice_terminal_restore() }
-    }
+    defer { if status { line.clear() } }
     var interrupted = false
-    var reader = KeyReader()
-    try Session.withSignals(stop: { player.stop() }) { signalled in
-      player.start()
-      while !player.waitForEnd(timeout: .milliseconds(0)) {
-        if keys {
-          for key in reader.read(waitingMilliseconds: 50) {
-            switch key {
-            case .char(" "), .enter, .right, .char("n"): player.next()
-            case .left, .backspace, .char("p"): player.previous()
-            case .char("q"), .escape: player.stop()
-            case .interrupt:
-              interrupted = true
-              player.stop()
-            default: break
+    try KeyReader.withKeys(keys) { reader in
+      try Session.withSignals(stop: { player.stop() }) { signalled in
+        player.start()
+        while !player.waitForEnd(timeout: .milliseconds(0)) {
+          if let reader {
+            for key in reader.read(waitingMilliseconds: 50) {
+              switch key {
+              case .char(" "), .enter, .right, .char("n"): player.next()
+              case .left, .backspace, .char("p"): player.previous()
+              case .char("q"), .escape: player.stop()
+              case .interrupt:
+                interrupted = true
+                player.stop()
+              default: break
+              }
             }
+          } else {
+            usleep(50_000)
           }
-        } else {
-          usleep(50_000)
+          if status, line.due() {
+            let index = player.current.load(ordering: .relaxed)
+            line.show("\(labels[index])  (\(index + 1)/\(labels.count))")
+          }
         }
-        if status, line.due() {
-          let index = player.current.load(ordering: .relaxed)
-          line.show("\(labels[index])  (\(index + 1)/\(labels.count))")
-        }
+        if signalled() { interrupted = true }
+        try player.wait()
       }
-      if signalled() { interrupted = true }
-      try player.wait()
     }
-    let underruns = sink.underruns.load(ordering: .relaxed)
+    let underruns = player.underruns
     if underruns > 0 {
       Terminal.warning("\(underruns) underrun(s): the audio device ran dry and recovered")
     }

@@ -106,6 +106,47 @@ import TestSupport
     #expect(tmux.terminalRestored)
   }
 
+  /// A selection's number key plays the selection's drill (`select set`), as `play --select`
+  /// would: its speed (heard: the clicks 0.5 s / 0.7 apart), its repeats (the play ends after
+  /// them), its transpose and its clicks, shown on the status line and kept in the log.
+  @Test func aSelectionKeyPlaysTheSelectionsDrill() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    #expect(try cli.run(["select", "add", song, "solo", "--bars", "5-6"]).status == 0)
+    #expect(
+      try cli.run(["select", "set", song, "solo", "--speed", "70%", "--repeat", "2", "--transpose", "-2", "--click"])
+        .status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--no-screen", "--device", "pulse"], record: true)
+    let before = try tmux.waitFor { $0.contains("bar 1.") }
+    #expect(before.contains(#/pass 1/1 · [^·]+ · 100% · \+0 st · vol 100% · 0:/#), "\(before)")
+    usleep(1_000_000)
+    tmux.send("1")
+    // The pass playing goes on as the drill's first of two: the play ends after the second.
+    let drill = try tmux.waitFor { $0.contains("· 'solo' ·") }
+    #expect(drill.contains(#/pass 1/2 · 'solo' · 70% · -2 st · vol 100% · click/#), "\(drill)")
+    _ = try tmux.waitFor { $0.contains(#/bar [56]\.[1-4]/8 · pass 2/2 · 'solo'/#) }
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    // One row: no pass ended before the key, so the whole song's part gives its time to the
+    // solo, whose first pass began at 100 % (its slowest is the drill's 70 %).
+    let solo = try #require(rows.count == 1 ? rows.first : nil, "\(rows)")
+    #expect(solo["selection"] as? String == "solo" && solo["passes"] as? Int == 2, "\(rows)")
+    #expect(solo["speed_min"] as? Double == 0.7 && solo["transpose"] as? Double == -2, "\(rows)")
+    #expect(solo["outcome"] as? String == "completed", "\(rows)")
+    // Heard at 70 %: the clicks 0.714 s apart, after 0.5 s apart before the key.
+    let intervals = try tmux.heardClickIntervals()
+    #expect(intervals.contains { abs($0 - 0.5) < 0.003 }, "\(intervals)")
+    #expect(intervals.filter { abs($0 - 0.5 / 0.7) < 0.004 }.count >= 4, "\(intervals)")
+  }
+
   /// `d`, `)`, `*` and `u` fix the stored beat map where the music is: each is said on the
   /// status line, the bars and selections follow, and `beats undo` takes the last one back.
   @Test func mapFixKeysChangeTheStoredMap() throws {

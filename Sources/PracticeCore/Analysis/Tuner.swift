@@ -49,6 +49,14 @@ public final class Tuner: @unchecked Sendable {
   /// Zeros marking lost audio: more than the tracker's run of digital silence.
   static let spliceMark = 2 * PitchTracker.silentRun
 
+  /// Opens the ALSA capture PCM `device` at 44.1 kHz (`deviceAdvice`: what to do when it
+  /// will not open) and a tuner over it.
+  public convenience init(device: String, deviceAdvice: String) throws {
+    try self.init(
+      device: try CaptureDevice(
+        name: device, sampleRate: 44100, maxBlockFrames: 1024, openAdvice: deviceAdvice))
+  }
+
   public init(device: CaptureDevice) throws {
     self.device = device
     tracker = try PitchTracker(sampleRate: device.sampleRate)

@@ -57,6 +57,25 @@ public final class TonePlayer: @unchecked Sendable {
     buffer.initialize(repeating: 0, count: blockFrames * sink.channels)
   }
 
+  /// Tones made at this rate (stereo, 16 bits).
+  public static let sampleRate = 44100
+
+  /// Opens the ALSA PCM `device` (`deviceAdvice`: what to do when it will not open) for the
+  /// tones: with `steered` (keys move between notes) a key is heard within 100 ms; a script
+  /// gets a deep buffer instead, which a busy machine does not run dry.
+  public convenience init(
+    device: String, frequencies: [Double], secondsEach: Double?, steered: Bool,
+    deviceAdvice: String
+  ) throws {
+    let sink = try PCMDevice(
+      name: device, sampleRate: TonePlayer.sampleRate, channels: 2, encoding: .int16,
+      maxBlockFrames: 512, bufferMilliseconds: steered ? 100 : 500, openAdvice: deviceAdvice)
+    self.init(sink: sink, frequencies: frequencies, secondsEach: secondsEach)
+  }
+
+  /// Times the device ran dry and recovered.
+  public var underruns: Int { (sink as? PCMDevice)?.underruns.load(ordering: .relaxed) ?? 0 }
+
   deinit { buffer.deallocate() }
 
   public func start() {

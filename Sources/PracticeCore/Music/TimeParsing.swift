@@ -63,6 +63,27 @@ public func formatTimeRange(_ frames: Range<Int64>, sampleRate: Int) -> String {
     "\(formatTime(Double(frames.lowerBound) / rate))–\(formatTime(Double(frames.upperBound) / rate))"
 }
 
+/// m:ss, or h:mm:ss, whole seconds (a status line's clock).
+public func formatClock(_ seconds: Double) -> String {
+  let whole = Int(max(0, seconds))
+  let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
+  return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+}
+
+/// m:ss.mmm (a tap's time).
+public func formatMilliseconds(_ seconds: Double) -> String {
+  let millis = Int((max(0, seconds) * 1000).rounded())
+  return String(format: "%d:%02d.%03d", millis / 60_000, millis / 1000 % 60, millis % 1000)
+}
+
+/// How long work took, for a person: `0.42 s`, `12.3 s`, `2:05.0`.
+public func formatTaken(_ seconds: Double) -> String {
+  guard seconds.isFinite, seconds >= 0 else { return "0 s" }
+  if seconds < 10 { return String(format: "%.2f s", seconds) }
+  if seconds < 60 { return String(format: "%.1f s", seconds) }
+  return formatTime(seconds)
+}
+
 /// The furthest back `--since` looks: 100 years.
 public let maximumLookBack: Double = 100 * 365 * 86_400
 

@@ -566,12 +566,19 @@ extension PlaybackEngine {
     while let last = marks.last, last.output >= switchOutput { marks.removeLast() }
     restartFeeder(with: next)
     feedOutput = switchOutput
-    applyPassSpeed()
+    if kind == .drill {
+      // The plan's speed from here: the stretcher starts afresh at it below (or is left out),
+      // so there is nothing to follow or to wait for.
+      liveSpeed = nil
+      speedNow = next.speed(forPass: 0)
+    } else {
+      applyPassSpeed()
+    }
     if steering != nil {
       stretching = speedNow != .normal || transposeNow != 0 || (liveSpeed == nil && feedPlan.ramp != nil)
       if stretching { startStretching(at: end) }
     }
-    beginPass(0, continuing: kind == .seek)
+    beginPass(0, continuing: kind != .playOn)
     fadeInRemaining = fadeFrames
     return end
   }

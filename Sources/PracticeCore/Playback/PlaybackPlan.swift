@@ -49,6 +49,24 @@ public struct PlaybackPlan: Sendable, Equatable {
     case bars(count: Int, barFrames: Int64)
   }
 
+  /// `0:10.0–0:20.0, 2 passes, speed 80%, volume 80%` (`label` names the range: `bars
+  /// 9-16 (0:10.0–0:20.0)`): what the plan plays, in words.
+  public func summary(sampleRate rate: Int, label: String? = nil) -> String {
+    let times = formatTimeRange(range, sampleRate: rate)
+    let count: String
+    switch passes {
+    case .endless: count = "looped"
+    case .count(1): count = "once"
+    case .count(let n): count = "\(n) passes"
+    }
+    let volume = self.volume == .unity ? "" : ", volume \(self.volume)"
+    let speed = self.speed == .normal ? "" : ", speed \(self.speed)"
+    let transpose =
+      self.transpose == 0 ? "" : ", transpose \(self.transpose > 0 ? "+" : "")\(self.transpose)"
+    let filter = self.filter.label.map { ", " + $0 } ?? ""
+    return "\(label.map { "\($0) (\(times))" } ?? times), \(count)\(speed)\(transpose)\(volume)\(filter)"
+  }
+
   /// The speed of pass `pass` (0-based).
   public func speed(forPass pass: Int) -> Speed {
     guard let ramp, ramp.every > 0 else { return speed }

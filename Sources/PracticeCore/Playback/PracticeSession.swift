@@ -1,7 +1,14 @@
+import Dispatch
 import Foundation
 
 /// A running practice session: one play of a song, with the engine and its sink, the pass
 /// tracker, the log rows it owes and where it will be remembered to have stopped.
+///
+/// `open` makes it from a device name and a latency (keys read or not): it builds the plan
+/// (`PlanBuilder`), opens the device and the engine; the face creates neither. `run` plays
+/// it (a pass begun is reported as a `PassStart` value for the face to announce), and
+/// `keepBooks` writes the log rows and the resume point on every ending: completed,
+/// stopped, interrupted or failed.
 ///
 /// It takes commands (jump, loop, select, speed, mark, stop and the rest) from whoever
 /// steers it: the keys of `play`, a setlist, later a control socket or a pedal; each
@@ -46,12 +53,30 @@ public final class PracticeSession {
   public let library: Library
   public let engine: PlaybackEngine
   public let setup: PlaySetup
+  /// The song's audio, as the engine reads it (its declared length, for a short stream).
+  public let file: SoundFile
+  /// What the play was asked for: a selection's drill is built from it (`select`).
+  public let request: PlayRequest
+  /// Whether what is heard is steered and shown as it plays (keys or a status line): the
+  /// books then keep the speed and pitch asked for last, not the plan's.
+  public let live: Bool
+  /// Whether the device plays in real time (not ALSA's null PCM): time heard is credited
+  /// only then.
+  public let audibleClock: Bool
   public let sampleRate: Int
   public let totalFrames: Int64
   /// The song's beat map; a fix (`fixMap`, `undoMapChange`) stores and takes a new one.
   public private(set) var beatMap: BeatMap?
-  /// Passes the plan asked for; nil for a loop.
-  public let passesTotal: Int?
+  /// Passes the plan (or the selection's drill) asked for; nil for a loop.
+  public private(set) var passesTotal: Int?
+  /// The engine's number of the first pass of what is playing now: the plan's (1), or that
+  /// of the pass a selection's drill began in (`select`); passes are shown counted from it.
+  public private(set) var firstPassNumber = 1
+  /// The number of the play's last pass (nil for a loop): a selection's drill of 3 begun
+  /// in pass 2 ends after pass 4.
+  public var lastPass: Int? { passesTotal.map { firstPassNumber - 1 + $0 } }
+  /// Passes completed before the drill began.
+  private var completedBefore = 0
   public let stereo: Bool
 
   /// The plan last sent (or the first), and how its range is shown.
@@ -79,11 +104,19 @@ public final class PracticeSession {
   /// The last seek's target and when it was asked for.
   private var lastSeek: (frame: Int64, at: UInt64)?
 
-  public init(song: Song, library: Library, setup: PlaySetup, engine: PlaybackEngine, info: SoundFileInfo) {
+  public init(
+    song: Song, library: Library, request: PlayRequest, setup: PlaySetup, file: SoundFile,
+    engine: PlaybackEngine, audibleClock: Bool
+  ) {
+    let info = file.info
     self.song = song
     self.library = library
+    self.request = request
     self.setup = setup
+    self.file = file
     self.engine = engine
+    self.audibleClock = audibleClock
+    live = request.live
     sampleRate = info.sampleRate
     totalFrames = info.frames
     beatMap = setup.beatMap
@@ -102,18 +135,148 @@ public final class PracticeSession {
     ledger = song.id.map { PlayLedger(songID: $0, part: setup.part, transpose: plan.transpose) }
   }
 
+  /// How soon the device must answer. With `keys`, a key must be heard within 100 ms: a
+  /// short device buffer (and a live engine). Without, only a stop needs an answer (within
+  /// about a period): a longer buffer wakes the render thread and the sound server half as
+  /// often (bench/cpu-play.py).
+  public enum Latency: Sendable {
+    case keys, relaxed
+
+    public var bufferMilliseconds: Int { self == .keys ? 50 : 200 }
+  }
+
+  /// Opens a session: `song`'s audio, the plan `request` builds (`missingBeatMap` gives the
+  /// map a plan needs and the song lacks, or refuses), the ALSA PCM `device` at `latency`
+  /// (`deviceAdvice`: what to do when it will not open), and the engine over them.
+  public static func open(
+    song: Song, library: Library, request: PlayRequest, device: String, latency: Latency,
+    deviceAdvice: String, missingBeatMap: @escaping (Song) throws -> BeatMap
+  ) throws -> PracticeSession {
+    let file = try song.openAudio()
+    let setup = try PlanBuilder(
+      library: library, song: song, info: file.info, missingBeatMap: missingBeatMap
+    ).build(request)
+    let sink = try PCMDevice(
+      name: device, sampleRate: file.info.sampleRate, channels: file.info.channels,
+      encoding: .lossless(forBitDepth: file.info.bitDepth),
+      maxBlockFrames: PlaybackEngine.blockFrames, bufferMilliseconds: latency.bufferMilliseconds,
+      openAdvice: deviceAdvice)
+    let engine = try PlaybackEngine(file: file, plan: setup.plan, sink: sink, live: latency == .keys)
+    return PracticeSession(
+      song: song, library: library, request: request, setup: setup, file: file, engine: engine,
+      audibleClock: sink.hasAudibleClock)
+  }
+
   public var clock: AudibleClock { tracker.clock }
+
+  // MARK: Running
+
+  /// A pass as it starts, for the face to announce: its number and the plan's count (nil
+  /// for a loop), its speed, and where it starts (bar and beat when the song has a map).
+  public struct PassStart: Sendable, Equatable {
+    public var pass: Int
+    public var passes: Int?
+    public var speed: Speed
+    public var bar: Int?
+    public var beat: Int?
+    /// Seconds into the source.
+    public var time: Double
+  }
+
+  /// Starts the play and runs it until it ends or is stopped: after each wait of up to
+  /// `waiting` for its end, the engine's reports are taken, `passStarted` hears of every
+  /// pass begun since, and `step` runs (reading keys, drawing). Controller thread.
+  public func run(
+    waiting: DispatchTimeInterval, passStarted: ((PassStart) -> Void)? = nil,
+    step: () -> Void = {}
+  ) throws -> PlaybackReport {
+    engine.start()
+    var announced = 0
+    var map: BeatMap??
+    func announce() {
+      takeEvents()
+      guard let passStarted else { return }
+      let started = engine.passesStarted.load(ordering: .acquiring)
+      while announced < started {
+        announced += 1
+        // The beat map is read only when a pass is announced and the plan did not need it.
+        if map == nil { map = .some(beatMap ?? (try? library.beatMap(for: song)) ?? nil) }
+        passStarted(passStart(announced, map: map ?? nil))
+      }
+    }
+    while !engine.waitForEnd(timeout: waiting) {
+      announce()
+      step()
+    }
+    let report = try engine.wait()
+    announce()
+    return report
+  }
+
+  /// Pass `pass` of the plan as it starts: at the range start (a resumed play's first pass
+  /// where it resumes).
+  private func passStart(_ pass: Int, map: BeatMap?) -> PassStart {
+    let plan = setup.plan
+    var total: Int?
+    if case .count(let n) = plan.passes { total = n }
+    var start = PassStart(
+      pass: pass, passes: total, speed: plan.speed(forPass: pass - 1), bar: nil, beat: nil,
+      time: Double(plan.range.lowerBound) / Double(sampleRate))
+    if pass == 1 && plan.startOffset > 0 {
+      let frame = plan.range.lowerBound + plan.startOffset
+      let beat = map?.beatIndex(at: frame).map { map!.beats[$0] }
+      (start.bar, start.beat, start.time) = (beat?.bar, beat?.beat, Double(frame) / Double(sampleRate))
+    } else {
+      let first = map?.beats.first { $0.frame >= plan.range.lowerBound }
+      (start.bar, start.beat) = (first?.bar, first?.beat)
+    }
+    return start
+  }
 
   /// Takes the engine's position reports (call often while it plays).
   public func takeEvents() {
     while let event = engine.events.pop() { tracker.take(event) }
   }
 
-  /// Takes the position reports a caller read itself (the plain `play` loop).
-  public func take(_ tracker: PlayTracker) { self.tracker = tracker }
-
   /// The event covering what is audible now, and the source frame audible.
   public func audible() -> (event: PlaybackEvent, frame: Int64)? { clock.audible() }
+
+  // MARK: The status line
+
+  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · focus bass ·
+  /// 0:41/3:12`: where the play is and what was asked of it; when that does not fit in
+  /// `width` columns, a shorter form (`12.3/32 pass 2/∞ 75% -2 st bass cut L 0:41/3:12`).
+  public func statusText(width: Int) -> String {
+    guard let (event, frame) = audible() else { return "starting…" }
+    var position: String?
+    if let map = beatMap {
+      if let index = map.beatIndex(at: frame) {
+        position = "bar \(map.beats[index].bar).\(map.beats[index].beat)/\(map.lastBar)"
+      } else {
+        position = "bar -/\(map.lastBar)"
+      }
+    }
+    let pass = event.pass == 0 ? "count-in" : "pass \(event.pass)/\(lastPass.map(String.init) ?? "∞")"
+    let rate = Double(sampleRate)
+    let time = "\(formatClock(Double(frame) / rate))/\(formatClock(Double(totalFrames) / rate))"
+    let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
+    let sound = muted ? "muted" : "vol \(volume)"
+    let state = clock.last?.paused == true ? "paused" : nil
+    let full = [
+      state, position, pass, label, "\(speed)", pitch, sound, clickOn ? "click" : nil, filter.label,
+      time,
+    ].compactMap { $0 }.joined(separator: " · ")
+    if full.count < width { return full }
+    // The filters in a few characters: `bass cut L`.
+    let filters = [
+      filter.focus?.rawValue, filter.centreCut > 0 ? "cut" : nil,
+      filter.channel == .both ? nil : String(filter.channel.rawValue.prefix(1)).uppercased(),
+    ].compactMap { $0 }
+    return [
+      state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", transpose == 0 ? nil : pitch,
+      filters.isEmpty ? nil : filters.joined(separator: " "), time,
+    ].compactMap { $0 }.joined(separator: " ")
+  }
 
   // MARK: Transport
 
@@ -221,14 +384,14 @@ public final class PracticeSession {
     next.startOffset = offset
     next.passes = passes
     let pass = clock.last?.pass ?? 1
-    next.firstPass = max(0, pass - 1)
+    next.firstPass = max(0, pass - firstPassNumber)
     return next
   }
 
   /// Passes left when the loop goes on (a counted plan keeps its count).
   private var remainingPasses: Passes {
     guard let total = passesTotal else { return .endless }
-    return .count(max(1, total - (clock.last?.passesCompleted ?? 0)))
+    return .count(max(1, total - ((clock.last?.passesCompleted ?? 0) - completedBefore)))
   }
 
   /// The source frame a relative move starts from: what is audible, or the target of a
@@ -330,7 +493,11 @@ public final class PracticeSession {
     return .done
   }
 
-  /// Loops the song's selection `number` (from 1, in song order).
+  /// Plays the song's selection `number` (from 1, in song order) as its drill, from here:
+  /// the plan `play --select` builds for it (the selection's settings under those given for
+  /// this play: speed and trainer, repeats or loop, transpose, volume, clicks, gap). The
+  /// pass playing goes on in it (and is credited to it) as the drill's first; a count-in
+  /// is not played in the middle of a play.
   public func select(_ number: Int) -> Reply {
     do {
       let selections = try library.selections(of: song)
@@ -339,15 +506,47 @@ public final class PracticeSession {
       }
       let selection = selections[number - 1]
       let range = try selection.span.frames(beatMap: beatMap)
-      let next = jumpPlan(range: range, offset: 0, passes: .endless)
+      var asked = request
+      asked.part = .selection(selection.name)
+      asked.resume = nil
+      let map = beatMap
+      let drill = try PlanBuilder(library: library, song: song, info: file.info) { _ in
+        guard let map else { throw PracticeError(.missingInput, "'\(self.song.title)' has no beat map") }
+        return map
+      }.build(asked).plan
       var bars: String?
       if case .bars(let span) = selection.span { bars = "\(span)" }
+      let pass = max(1, clock.last?.pass ?? 1)
       switchPart(PlayedPart(range: range, selection: selection, bars: bars))
+      var next = drill
+      next.range = range
+      next.startOffset = 0
+      next.firstPass = 0
+      next.filter = filter
+      next.clicks?.countIn = []
+      next.clicks?.countInFrames = 0
       plan = next
       loopChanged = true
       label = "'\(selection.name)'"
       barLoop = nil
-      engine.jump(to: next, kind: .seek)
+      firstPassNumber = pass
+      completedBefore = clock.last?.passesCompleted ?? 0
+      if case .count(let n) = next.passes { passesTotal = n } else { passesTotal = nil }
+      speed = next.speed(forPass: 0)
+      for step in next.trainerSpeeds(limit: 32) {
+        engine.calibrate(speed: step, semitones: next.transpose)
+      }
+      if next.transpose != transpose {
+        transpose = next.transpose
+        engine.send(.setTranspose(transpose))
+      }
+      if next.volume != volume {
+        volume = next.volume
+        if !muted { engine.setVolume(volume) }
+      }
+      clickOn = next.clicks?.enabled ?? false
+      engine.send(.setClick(clickOn))
+      engine.jump(to: next, kind: .drill)
       return .done
     } catch let failure as any PracticeFailure {
       return .refused(failure.description)
@@ -483,6 +682,56 @@ public final class PracticeSession {
   }
 
   // MARK: The books
+
+  /// What keeping the books came to: where the play stopped (nil for a song not stored)
+  /// and what the library would not take (the play is not lost for it).
+  public struct Books {
+    public var point: ResumePoint?
+    /// The play ran its course.
+    public var finished: Bool
+    public var notLogged: (any Error)?
+    public var notRemembered: (any Error)?
+  }
+
+  /// Keeps the books of a play that ended as `outcome` (`report`: the engine's, nil when it
+  /// failed): the log rows with the time heard, and where it stopped, for `--resume`. A
+  /// device with no audible clock (ALSA's null PCM, or one that took the audio faster than
+  /// real time) is credited no time heard; the play, its passes and the audio played are
+  /// logged.
+  public func keepBooks(_ outcome: PlayOutcome, report: PlaybackReport?) -> Books {
+    let ended = monotonicNanoseconds()
+    let written = report?.framesWritten ?? engine.framesWritten.load(ordering: .relaxed)
+    let completed = report?.passesCompleted ?? engine.passesEnded.load(ordering: .relaxed)
+    let interrupted = report?.interrupted ?? true
+    let heard = tracker.heardSeconds(
+      written: written, interrupted: interrupted,
+      firstFrameNanoseconds: engine.firstFrameNanoseconds.load(ordering: .relaxed),
+      endNanoseconds: report?.interrupted == true ? (tracker.endEvent?.nanoseconds ?? ended) : ended,
+      audibleClock: audibleClock)
+    var books = Books(point: nil, finished: !interrupted)
+    do {
+      for entry in logEntries(
+        outcome: outcome, completed: completed, heard: heard, written: written, live: live)
+      {
+        try library.log(entry)
+      }
+    } catch {
+      books.notLogged = error
+    }
+    guard let point = resumePoint(completed: completed, finished: books.finished, live: live)
+    else { return books }
+    books.point = point
+    do { try library.remember(point) } catch { books.notRemembered = error }
+    return books
+  }
+
+  /// The beat sounding where a play stopped at `point` (the last frame heard, when it
+  /// finished), when the song has a beat map.
+  public func beat(stoppedAt point: ResumePoint) -> Beat? {
+    let map = beatMap ?? (try? library.beatMap(for: song)) ?? nil
+    let frame = point.finished ? max(point.range.lowerBound, point.frame - 1) : point.frame
+    return map?.beatIndex(at: frame).map { map!.beats[$0] }
+  }
 
   /// The log rows for the play, ended as `outcome` after `written` output frames of which
   /// `heard` seconds were heard, `completed` passes ended.

@@ -20,6 +20,9 @@ public enum JumpKind: Sendable, Equatable {
   /// The range changes but the music goes on: if the source frame being fed lies inside
   /// the new range, play on from it without a break; otherwise behave like `seek`.
   case playOn
+  /// Like `seek`, and the plan's speeds rule again (a selection's drill: its speed and its
+  /// trainer's steps), over any speed the controller set.
+  case drill
 }
 
 /// Where the output is, as the render thread reports it after each block.

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PracticeCore
+
+/// The core session as the CLI drives it: opened on a device by name, run without keys
+/// (passes announced as values), its books kept on the ending; and a selection's drill
+/// jump, on the engine.
+@Suite struct PracticeSessionTests {
+  let dir = TemporaryDirectory()
+
+  func setUp(seconds: Double = 1) throws -> (Library, Song) {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = dir.file("song.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: seconds), to: path)
+    return (library, try library.add([SongScanner.scan(path)])[0])
+  }
+
+  /// ALSA's null PCM: two passes announced with their speeds, a log row with both passes
+  /// and no time heard (no audible clock), and where it stopped remembered as finished.
+  @Test func aPlayOnTheNullDeviceAnnouncesItsPassesAndKeepsItsBooks() throws {
+    let (library, song) = try setUp()
+    var request = PlayRequest(settings: .none)
+    request.settings.passes = .count(2)
+    request.settings.speed = Speed(clamping: 0.8)
+    let session = try PracticeSession.open(
+      song: song, library: library, request: request, device: "null", latency: .relaxed,
+      deviceAdvice: "-"
+    ) { _ in throw PracticeError(.missingInput, "no map") }
+    #expect(!session.audibleClock && !session.live)
+    #expect(session.statusText(width: 200) == "starting…")
+    var starts: [PracticeSession.PassStart] = []
+    let report = try session.run(waiting: .milliseconds(5), passStarted: { starts.append($0) })
+    #expect(report.passesCompleted == 2 && !report.interrupted)
+    #expect(starts.map(\.pass) == [1, 2] && starts.allSatisfy { $0.passes == 2 })
+    #expect(starts.allSatisfy { $0.speed == Speed(clamping: 0.8) && $0.bar == nil && $0.time == 0 })
+
+    let books = session.keepBooks(.completed, report: report)
+    #expect(books.finished && books.notLogged == nil && books.notRemembered == nil)
+    #expect(books.point?.finished == true && books.point?.frame == song.frames)
+    let rows = try library.practiceLog(of: song, since: nil)
+    #expect(rows.count == 1)
+    #expect(rows.first?.passes == 2 && rows.first?.outcome == .completed)
+    #expect(rows.first?.duration == 0, "no audible clock: no time heard")
+    #expect(try library.resumePoint(of: song)?.finished == true)
+  }
+
+  /// A device that will not open is the device's error, and nothing is logged.
+  @Test func aDeviceThatWillNotOpenLogsNothing() throws {
+    let (library, song) = try setUp()
+    #expect(throws: (any Error).self) {
+      try PracticeSession.open(
+        song: song, library: library, request: PlayRequest(), device: "no-such-pcm-here",
+        latency: .keys, deviceAdvice: "pick another"
+      ) { _ in throw PracticeError(.missingInput, "no map") }
+    }
+    #expect(try library.practiceLog(of: song, since: nil).isEmpty)
+  }
+
+  /// A selection's drill jump (`JumpKind.drill`) lets the plan's speed rule again: after
+  /// a speed set from the keys (80 %), the drill at 100 % plays the source exactly, where a
+  /// seek would have kept the 80 %.
+  @Test func aDrillJumpTakesThePlansSpeedOverTheKeys() throws {
+    let samples = (0..<60000).map { Float(Int16(truncatingIfNeeded: $0 &* 1 &- 32768)) / 32768 }
+    let path = dir.file("counting.wav")
+    try Synth.write(samples, to: path)
+    let fade = Int(44100 * PlaybackEngine.fadeMilliseconds / 1000)
+    for kind in [JumpKind.drill, .seek] {
+      var drill = PlaybackPlan(range: 30000..<40000, passes: .count(1), volume: .unity, sampleRate: 44100)
+      drill.seamFrames = 0
+      let sink = ScriptedSink()
+      let engine = try PlaybackEngine(
+        file: try SoundFile(path: path),
+        plan: PlaybackPlan(range: 0..<60000, passes: .count(1), volume: .unity, sampleRate: 44100),
+        sink: sink, live: true)
+      sink.onWrite = { [unowned engine] written in
+        if written == 1024 { engine.send(.setSpeed(Speed(clamping: 0.8))) }
+        if written == 8192 { engine.jump(to: drill, kind: kind) }
+      }
+      _ = try engine.run()
+      let tail = Array(sink.samples.suffix(10000 - 2 * fade))
+      let exact = tail == Array(samples[(30000 + 2 * fade)..<40000])
+      #expect(exact == (kind == .drill), "\(kind)")
+    }
+  }
+}
