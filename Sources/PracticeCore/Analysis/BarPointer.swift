@@ -531,13 +531,20 @@ extension BarPointer {
   /// 4 and 5 beats a bar (or the meter given), the best decoding winning; each beat moved to
   /// the largest beat activation of its 20 ms. The beats divide in three (a compound meter)
   /// as `BeatTracker.dividesInThree` finds, unless the meter is given.
+  ///
+  /// `near`, when given, holds the beat period within `nearness` of it (per analysis frame,
+  /// in analysis frames): `MetricalLevel.hold`'s decoding at one level.
   static func trackActivations(
-    _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int
+    _ features: OnsetFeatures, novelty: [Double], settings: BeatTracker.Settings, end: Int,
+    near: [Double]? = nil
   ) -> Tracked? {
     guard features.heardNetwork else { return nil }
     let (beat, downbeat) = (features.beatActivation, features.downbeatActivation)
     let n = beat.count
     let step = max(1, Int((features.frameRate / frameRate).rounded()))
+    let held = near.map { near in
+      (0..<((n + step - 1) / step)).map { near[min(near.count - 1, $0 * step)] / Double(step) }
+    }
     let shortest = max(2, Int((60 * frameRate / settings.maxBPM).rounded(.down)))
     let longest = max(shortest + 1, Int((60 * frameRate / settings.networkMinBPM).rounded(.up)))
     let periods = Array(shortest...longest)
@@ -549,7 +556,8 @@ extension BarPointer {
       guard
         let decoded = viterbi(
           likelihoods: values, frames: frames, meter: BarShape(beats: m, triple: false),
-          periods: periods, twelfths: activationTwelfths, beatCell: activationBeatFrames)
+          periods: periods, near: held, twelfths: activationTwelfths,
+          beatCell: activationBeatFrames)
       else { continue }
       if decoded.score > best?.score ?? -.infinity { best = decoded }
     }

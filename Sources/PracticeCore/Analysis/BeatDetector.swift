@@ -302,7 +302,26 @@ public enum BeatDetector {
         networkHeard: tracked.networkHeard, pulseClarity: tracked.pulseClarity, doubtful: weak,
         beats: confidences.count)
     }
+    let held = tracked.heldLevel.map { frames -> ClosedRange<Double> in
+      let from = min(seconds, features.seconds(ofFrame: frames.lowerBound, sampleRate: sampleRate))
+      let to = min(seconds, features.seconds(ofFrame: frames.upperBound, sampleRate: sampleRate))
+      return from...max(from, to)
+    }
+    if let words = heldLevel(held) {
+      warning = warning.map { "\($0); and \(words)" } ?? words
+    }
     return BeatDetection(map: map, meter: meter, tempoRange: low...high, warning: warning)
+  }
+
+  /// The warning for stretches where the beat was heard at another metrical level on weak
+  /// evidence and the song's level was kept (`MetricalLevel.hold`), or nil when none was.
+  static func heldLevel(_ spans: [ClosedRange<Double>]) -> String? {
+    guard !spans.isEmpty else { return nil }
+    let times = spans.map { "\(formatTime($0.lowerBound))-\(formatTime($0.upperBound))" }
+    return "the beat may be twice or half as fast at "
+      + times.joined(separator: ", ")
+      + "; the map keeps the song's tempo there, its bars marked ? in `beats show`: check "
+      + "them by ear"
   }
 
   /// The warning for a map whose beat is unclear, or nil. Where the beat network hears the

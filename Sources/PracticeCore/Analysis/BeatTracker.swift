@@ -28,6 +28,9 @@ struct TrackedBeats {
   /// The beat network's mean beat probability at these beats (`BeatTracker.heard`), when
   /// it hears the music at all (its own reading at least `BeatTracker.networkHearing`).
   var networkHeard: Double? = nil
+  /// The frames where the reading switched metrical level on weak evidence, and the song's
+  /// level was kept (`MetricalLevel.hold`): their beats are doubtful.
+  var heldLevel: [ClosedRange<Int>] = []
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -234,6 +237,36 @@ enum BeatTracker {
         networkBeats = true
       }
     }
+    // One metrical level through a steady song: a switch part-way needs strong evidence,
+    // and where it has weak evidence the song's level is kept and its beats are doubtful.
+    // Heard by the network where it hears the reading, else by the onsets and bass.
+    var levelDoubtful: [ClosedRange<Int>] = []
+    if settings.model != .bar, settings.model != .free {
+      let end = min(n - 1, lastOnset + 2)
+      let byNetwork =
+        features.heardNetwork && heard(beats, activation: features.beatActivation) >= networkHearing
+      let hearing = { (frames: [Int]) -> Double in
+        if byNetwork { return heard(frames, activation: features.beatActivation) }
+        let s = support(
+          at: frames, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
+        return s.onset + s.bass
+      }
+      let decode = { (near: [Double]) -> MetricalLevel.Reading? in
+        if networkBeats {
+          return BarPointer.trackActivations(
+            features, novelty: novelty, settings: settings, end: end, near: near
+          ).map { MetricalLevel.Reading(beats: $0.beats, period: $0.period) }
+        }
+        return MetricalLevel.Reading(
+          beats: dynamicProgramming(novelty, period: near, end: end), period: near)
+      }
+      if let held = MetricalLevel.hold(
+        .init(beats: beats, period: period), frameRate: fr, hearing: hearing, decode: decode)
+      {
+        (beats, period) = (held.reading.beats, held.reading.period)
+        levelDoubtful = held.doubtful
+      }
+    }
     // Where the music begins. The file's opening is its hidden frames (left out above) and
     // 50 ms more, about 100 ms. A file whose opening is as loud as the music's median (a
     // loop, an excerpt cut at a downbeat) starts in the middle of the music, on its first
@@ -279,6 +312,8 @@ enum BeatTracker {
         .map { (meter: bars.meter, downbeat: $0) }
     }
     var confidences = confidence(beats, novelty: novelty, period: period)
+    // Beats where the level was held on weak evidence (before they move to their attacks).
+    let heldDoubtful = beats.map { b in levelDoubtful.contains { $0.contains(b) } }
     for i in beats.indices {
       beats[i] = riseStart(
         of: beats[i], after: i > 0 ? beats[i - 1] : -1, novelty: novelty, period: period[beats[i]],
@@ -299,6 +334,11 @@ enum BeatTracker {
       confidences = confidence(beats, novelty: novelty, period: period)
       fromHarmony = true
     }
+    if !fromHarmony {
+      for i in confidences.indices where heldDoubtful[i] {
+        confidences[i] = min(confidences[i], MetricalLevel.doubtful)
+      }
+    }
     let keptBars = fromHarmony ? nil : barsAt
     return TrackedBeats(
       frames: beats, confidence: confidences, period: period, pulseClarity: clarity,
@@ -309,7 +349,8 @@ enum BeatTracker {
         features, onsets: Array(heardOnsets[firstActive...lastActive]),
         music: firstActive...lastActive),
       bars: keptBars, downbeatActivation: fromHarmony ? nil : downbeatActivation,
-      networkHeard: networkListens ? heard(beats, activation: features.beatActivation) : nil)
+      networkHeard: networkListens ? heard(beats, activation: features.beatActivation) : nil,
+      heldLevel: fromHarmony ? [] : levelDoubtful)
   }
 
   /// Whether the beat network hears `candidate`'s beats more than `tracked`'s: their mean

@@ -1,0 +1,249 @@
+import Foundation
+
+/// One metrical level through a steady song (issue 41). A decoding may slide from one level
+/// to another part-way through a song whose tempo never changed (120 → 60 BPM where the
+/// hi-hat stops): the bar pointer's tempo may change by up to 15 % a beat, so an octave
+/// costs it only a few such steps, and the tracker's tempo curve may move as far. So the
+/// song's level is decided over the whole song, the reading decoded again held there
+/// (`hold`), and a switch is kept only where the evidence for the new level is strong over
+/// the stretch; where it is weak the map keeps the song's level and the stretch is doubtful.
+enum MetricalLevel {
+  /// Seconds of beats before and after a beat that a switch is judged on.
+  static let window = 10.0
+  /// A change of the median beat interval by this ratio, either way, between the `window`
+  /// before a beat and the one after it is a level switch: twice or half the tempo, as
+  /// against a ritardando to 0.6 of the tempo (1.67) or a step change of tempo (1.25, the
+  /// development corpus's).
+  static let duple: ClosedRange<Double> = 1.7...2.4
+  /// Strong evidence, over a stretch where the readings differ by a level: the faster
+  /// reading's beats that the slower one lacks are heard at least this much against the
+  /// beats both share (for the faster level), or at most `1 - strong` (for the slower).
+  /// Half-way from the neutral 0.5 (the duple-level test of bench/beats/README.md, session
+  /// 9) to either end; not tuned.
+  static let strong = 0.75
+  /// Beats within this many seconds of each other are the same beat (the evaluation's
+  /// tolerance).
+  static let sameBeat = 0.07
+  /// The confidence at most of a beat where the level was held on weak evidence: doubtful
+  /// (`BeatDetector.lowConfidence`), so `beats show` marks its bar.
+  static let doubtful = BeatDetector.lowConfidence / 2
+
+  /// A level switch: the beat where it happens, and the tempo after over the tempo before.
+  struct Switch: Equatable {
+    var index: Int
+    var ratio: Double
+  }
+
+  /// Where the metrical level of `beats` (in frames at `frameRate`) jumps by about twice or
+  /// half and stays: the median interval of the `window` after a beat against that of the
+  /// `window` before it is within `duple`, either way. Of a run of beats that all pass, the
+  /// one where the ratio of the mean intervals is furthest from 1 (the medians' ratio is flat
+  /// around a sharp switch); the next is looked for a `window` on. bench/beats/real-set.py
+  /// counts switches the same way.
+  static func switches(_ beats: [Int], frameRate fr: Double) -> [Switch] {
+    guard beats.count >= 8 else { return [] }
+    let span = window * fr
+    func median(_ x: [Double]) -> Double {
+      let s = x.sorted()
+      return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+    // The tempo after beat k over the tempo before it, by the median intervals and by the
+    // means.
+    func ratio(_ k: Int) -> (median: Double, mean: Double) {
+      let t = Double(beats[k])
+      var before: [Double] = []
+      var after: [Double] = []
+      var j = k
+      while j > 0, Double(beats[j - 1]) >= t - span {
+        before.append(Double(beats[j] - beats[j - 1]))
+        j -= 1
+      }
+      j = k
+      while j + 1 < beats.count, Double(beats[j + 1]) <= t + span {
+        after.append(Double(beats[j + 1] - beats[j]))
+        j += 1
+      }
+      guard before.count >= 3, after.count >= 3 else { return (1, 1) }
+      let mean = before.reduce(0, +) / Double(before.count) * Double(after.count)
+        / after.reduce(0, +)
+      return (median(before) / median(after), mean)
+    }
+    func isSwitch(_ r: Double) -> Bool { duple.contains(max(r, 1 / r)) }
+    let first = Double(beats[0])
+    let last = Double(beats[beats.count - 1])
+    var found: [Switch] = []
+    var i = 1
+    while i < beats.count - 1 {
+      let t = Double(beats[i])
+      guard t - first >= span, last - t >= span else {
+        i += 1
+        continue
+      }
+      let r = ratio(i)
+      guard isSwitch(r.median) else {
+        i += 1
+        continue
+      }
+      var best = (index: i, ratio: r)
+      var k = i + 1
+      while k < beats.count - 1, last - Double(beats[k]) >= span {
+        let rk = ratio(k)
+        guard isSwitch(rk.median) else { break }
+        if abs(log(rk.mean)) > abs(log(best.ratio.mean)) { best = (k, rk) }
+        k += 1
+      }
+      found.append(Switch(index: best.index, ratio: best.ratio.median))
+      let next = Double(beats[best.index]) + span
+      i = beats.firstIndex { Double($0) >= next } ?? beats.count
+    }
+    return found
+  }
+
+  /// A reading of the beat: its beats and the beat period at every frame, in frames.
+  struct Reading {
+    var beats: [Int]
+    var period: [Double]
+  }
+
+  /// A reading held at one level.
+  struct Held {
+    var reading: Reading
+    /// The frames where the level was held on weak evidence: their beats are doubtful.
+    var doubtful: [ClosedRange<Int>]
+    /// The frames where a switch was kept, on strong evidence.
+    var switched: [ClosedRange<Int>]
+  }
+
+  /// `free` held at the song's metrical level, or nil when it has no level switch (or all
+  /// its switches have strong evidence, or the held decoding fails).
+  ///
+  /// `decode` reads the beat again with its period held near the given curve (per frame:
+  /// `free`'s period moved to one level, a running median over `window`), at each of the
+  /// two levels `free` counts at; the song's level is decided over the whole song by the
+  /// duple-level test (the faster where its own beats are heard at least half as much as
+  /// the beats both readings share; with three levels, the one held longest). Over each
+  /// stretch at another level, the
+  /// faster of the two readings' beats that the slower lacks are heard (`hearing`: the
+  /// mean of what is heard at those frames) against the beats both share: at least
+  /// `strong` for the faster level, at most `1 - strong` for the slower, and the switch is
+  /// kept; between the two the song's level is kept and the stretch is doubtful; clearly
+  /// for the song's level, it is kept and not doubtful.
+  static func hold(
+    _ free: Reading, frameRate fr: Double, hearing: ([Int]) -> Double,
+    decode: ([Double]) -> Reading?
+  ) -> Held? {
+    let found = switches(free.beats, frameRate: fr)
+    guard !found.isEmpty, !free.period.isEmpty else { return nil }
+    let beats = free.beats
+    let n = free.period.count
+    // Each stretch: its first beat and its level in octaves from the first (+1: twice the
+    // tempo).
+    var starts = [0]
+    var octaves = [0]
+    for s in found {
+      starts.append(s.index)
+      octaves.append(octaves[octaves.count - 1] + (s.ratio > 1 ? 1 : -1))
+    }
+    func frames(ofStretch k: Int) -> ClosedRange<Int> {
+      let lo = k == 0 ? 0 : min(n - 1, beats[starts[k]])
+      let hi = k + 1 < starts.count ? max(lo, min(n - 1, beats[starts[k + 1]] - 1)) : n - 1
+      return lo...hi
+    }
+    // The period to hold near at a level: free's moved there, its median over a window
+    // every half second (the slide between two levels smoothed out).
+    func near(_ level: Int) -> [Double] {
+      var folded = free.period
+      for k in starts.indices {
+        let factor = pow(2, Double(octaves[k] - level))
+        for f in frames(ofStretch: k) { folded[f] *= factor }
+      }
+      let step = max(1, Int(fr / 2))
+      let reach = Int(window / 2 * fr) / step
+      let grid = stride(from: 0, to: n, by: step).map { folded[$0] }
+      let smooth = grid.indices.map { g -> Double in
+        let part = grid[max(0, g - reach)...min(grid.count - 1, g + reach)].sorted()
+        return part[part.count / 2]
+      }
+      return (0..<n).map { smooth[min(smooth.count - 1, $0 / step)] }
+    }
+    let tolerance = Int((sameBeat * fr).rounded())
+    // Of two readings a level apart, how much the faster one's own beats are heard against
+    // the beats both share; nil when either set is empty or unheard.
+    func heardBeyond(_ a: [Int], _ b: [Int]) -> Double? {
+      let (faster, slower) = a.count >= b.count ? (a, b) : (b, a)
+      var extra: [Int] = []
+      var shared: [Int] = []
+      for x in faster {
+        if slower.contains(where: { abs($0 - x) <= tolerance }) {
+          shared.append(x)
+        } else {
+          extra.append(x)
+        }
+      }
+      guard !extra.isEmpty, !shared.isEmpty else { return nil }
+      let base = hearing(shared)
+      return base > 0 ? hearing(extra) / base : nil
+    }
+    // The song's level, decided over the whole song: of the two levels free counts at, the
+    // faster where its own beats are heard at least half as much as the beats both share
+    // (the duple-level test, bench/beats/README.md session 9), else the slower. Three
+    // levels or more: the one held longest.
+    let levels = Set(octaves).sorted()
+    var song = 0
+    var held = free
+    if levels.count == 2 {
+      guard let slow = decode(near(levels[0])), let fast = decode(near(levels[1])),
+        slow.beats.count >= 2, fast.beats.count >= 2
+      else { return nil }
+      let faster = (heardBeyond(fast.beats, slow.beats) ?? 0) >= 0.5
+      song = faster ? levels[1] : levels[0]
+      held = faster ? fast : slow
+    } else {
+      var time: [Int: Int] = [:]
+      for k in starts.indices { time[octaves[k], default: 0] += frames(ofStretch: k).count }
+      guard let longest = time.keys.max(by: { (time[$0]!, -abs($0)) < (time[$1]!, -abs($1)) }),
+        let reading = decode(near(longest)), reading.beats.count >= 2
+      else { return nil }
+      song = longest
+      held = reading
+    }
+
+    var doubtful: [ClosedRange<Int>] = []
+    var switched: [ClosedRange<Int>] = []
+    for k in starts.indices where octaves[k] != song {
+      let range = frames(ofStretch: k)
+      guard
+        let heard = heardBeyond(
+          beats.filter { range.contains($0) }, held.beats.filter { range.contains($0) })
+      else {
+        doubtful.append(range)
+        continue
+      }
+      // free counts faster than the song here (its level above it) or slower.
+      let freeFaster = octaves[k] > song
+      let forSwitch = freeFaster ? heard >= strong : heard <= 1 - strong
+      let forSong = freeFaster ? heard <= 1 - strong : heard >= strong
+      if forSwitch {
+        switched.append(range)
+      } else if !forSong {
+        doubtful.append(range)
+      }
+    }
+    if switched.count == starts.indices.filter({ octaves[$0] != song }).count { return nil }
+    guard !switched.isEmpty else {
+      return Held(reading: held, doubtful: doubtful, switched: [])
+    }
+    // The held reading, with free's beats and period where a switch was kept.
+    func kept(_ f: Int) -> Bool { switched.contains { $0.contains(f) } }
+    var spliced = (held.beats.filter { !kept($0) } + beats.filter(kept)).sorted()
+    var period = held.period
+    for range in switched { for f in range { period[f] = free.period[f] } }
+    var tidy: [Int] = []
+    for b in spliced where tidy.last.map({ Double(b - $0) >= 0.5 * period[b] }) ?? true {
+      tidy.append(b)
+    }
+    spliced = tidy
+    return Held(
+      reading: Reading(beats: spliced, period: period), doubtful: doubtful, switched: switched)
+  }
+}

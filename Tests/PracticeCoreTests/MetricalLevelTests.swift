@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import PracticeCore
+
+/// One metrical level through a steady song (`MetricalLevel`): where a reading switches
+/// level part-way, the song's level is kept unless the new level's evidence is strong.
+@Suite struct MetricalLevelTests {
+  /// Frames a second, as the analysis features have.
+  static let rate = 100.0
+
+  /// Beats from frame 25 on: `interval(frame)` frames apart until `end`.
+  func beats(to end: Int, interval: (Int) -> Double) -> [Int] {
+    var out: [Int] = []
+    var t = 25.0
+    while Int(t) < end {
+      out.append(Int(t.rounded()))
+      t += interval(Int(t))
+    }
+    return out
+  }
+
+  @Test func aSteadyTempoOrARitardandoIsNoSwitch() {
+    #expect(MetricalLevel.switches(beats(to: 6000) { _ in 50 }, frameRate: Self.rate).isEmpty)
+    // A ritardando to 0.6 of the tempo over the minute: the windows differ by less than 1.7.
+    let rit = beats(to: 6000) { 50 + 33 * Double($0) / 6000 }
+    #expect(MetricalLevel.switches(rit, frameRate: Self.rate).isEmpty)
+    // A step change by 1.25 (the corpus's largest).
+    #expect(
+      MetricalLevel.switches(beats(to: 6000) { $0 < 3000 ? 50 : 40 }, frameRate: Self.rate)
+        .isEmpty)
+    // Too short to judge: less than a window either side of any beat.
+    #expect(
+      MetricalLevel.switches(beats(to: 1900) { $0 < 1000 ? 50 : 100 }, frameRate: Self.rate)
+        .isEmpty)
+  }
+
+  @Test func halfTheTempoAndBackAreTwoSwitchesWhereTheyHappen() {
+    let found = MetricalLevel.switches(
+      beats(to: 6000) { (2000..<4000).contains($0) ? 100 : 50 }, frameRate: Self.rate)
+    #expect(found.count == 2)
+    guard found.count == 2 else { return }
+    let slow = beats(to: 6000) { (2000..<4000).contains($0) ? 100 : 50 }
+    #expect(abs(slow[found[0].index] - 2025) <= 50, "first switch at \(slow[found[0].index])")
+    #expect(abs(found[0].ratio - 0.5) < 0.01)
+    #expect(abs(slow[found[1].index] - 4025) <= 100, "second switch at \(slow[found[1].index])")
+    #expect(abs(found[1].ratio - 2) < 0.01)
+  }
+
+  /// A minute at 120 BPM (every 50 frames) whose beats between 20 and 40 s alternate
+  /// strong and `weak`, read at half the tempo there; held by `BeatTracker`'s own dynamic
+  /// programming and heard by its own onset support.
+  func held(weak: Double) -> (MetricalLevel.Held?, [Double]) {
+    let n = 6000
+    var novelty = [Double](repeating: 0, count: n)
+    let all = beats(to: n) { _ in 50 }
+    for (k, b) in all.enumerated() {
+      novelty[b] = k % 2 == 1 && (2000..<4000).contains(b) ? weak : 1
+    }
+    let free = beats(to: n) { (2000..<4000).contains($0) ? 100 : 50 }
+    let period = (0..<n).map { (2000..<4000).contains($0) ? 100.0 : 50 }
+    let bass = [Double](repeating: 0, count: n)
+    let result = MetricalLevel.hold(
+      .init(beats: free, period: period), frameRate: Self.rate,
+      hearing: {
+        BeatTracker.support(
+          at: $0, halfway: false, novelty: novelty, bass: bass, frameRate: Self.rate
+        ).onset
+      },
+      decode: { near in
+        MetricalLevel.Reading(
+          beats: BeatTracker.dynamicProgramming(novelty, period: near, end: n - 1),
+          period: near)
+      })
+    return (result, novelty)
+  }
+
+  @Test func skippedBeatsHeardAsTheKeptOnesAreBeats() throws {
+    let (result, novelty) = held(weak: 0.9)
+    let held = try #require(result)
+    // Every beat of the music at one level, none doubtful.
+    #expect(held.reading.beats.count == novelty.filter { $0 > 0 }.count)
+    #expect(zip(held.reading.beats, held.reading.beats.dropFirst()).allSatisfy { $1 - $0 == 50 })
+    #expect(held.doubtful.isEmpty)
+    #expect(held.switched.isEmpty)
+  }
+
+  @Test func aSwitchOnWeakEvidenceKeepsTheLevelAndIsDoubtful() throws {
+    let held = try #require(held(weak: 0.5).0)
+    #expect(zip(held.reading.beats, held.reading.beats.dropFirst()).allSatisfy { $1 - $0 == 50 })
+    #expect(held.doubtful.count == 1)
+    let span = try #require(held.doubtful.first)
+    #expect(abs(span.lowerBound - 2025) <= 50 && abs(span.upperBound - 4025) <= 100, "\(span)")
+  }
+
+  @Test func aSwitchOnStrongEvidenceIsKept() {
+    // The beats skipped are heard at a tenth of the kept ones: the music is at half the
+    // tempo there, and the reading is left as it was.
+    #expect(held(weak: 0.1).0 == nil)
+  }
+
+  @Test func aHeldLevelIsWarnedOfWithItsTimes() {
+    #expect(BeatDetector.heldLevel([]) == nil)
+    #expect(
+      BeatDetector.heldLevel([20...40.5, 75...90])
+        == "the beat may be twice or half as fast at 0:20.0-0:40.5, 1:15.0-1:30.0; the map "
+        + "keeps the song's tempo there, its bars marked ? in `beats show`: check them by ear")
+  }
+}
