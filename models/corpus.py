@@ -51,7 +51,7 @@ from scipy.signal import butter, resample_poly, sosfiltfilt
 
 from models.lib import delivery, noisy, paths, pieces, reverb
 from models.lib.paths import SOUNDFONTS, SPLIT_FILE, TRAIN_SOUNDFONTS, read_split
-from models.lib.render import make_one
+from models.lib.render import make_one, write_index
 
 DEFAULT_OUT = paths.CORPUS
 CORPUS_VERSION = 1
@@ -552,15 +552,8 @@ def main():
         for name, what in pool.map(lambda s: make_piece(s, args.out, halves[s["name"]],
                                                         args.delivery), todo):
             print(f"make-corpus: {name}: {what}", file=sys.stderr, flush=True)
-    index = []
-    for s in specs:
-        p = os.path.join(args.out, s["name"] + ".json")
-        if os.path.exists(p):
-            with open(p) as f:
-                index.append(json.load(f))
-    with open(os.path.join(args.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
-    print(f"make-corpus: {len(index)} pieces in {args.out}", file=sys.stderr)
+    count = write_index(args.out, [s["name"] for s in specs])
+    print(f"make-corpus: {count} pieces in {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import numpy as np
 from models.lib import paths
 from models.lib.audio import read_wav
 from models.lib.pieces import CLAVES, PIECES, PPQ, RATE, beats_from_midi
-from models.lib.render import fluidsynth, make_one
+from models.lib.render import fluidsynth, make_one, write_index
 
 DEFAULT_OUT = paths.SET
 SF2 = paths.FLUIDR3
@@ -148,15 +148,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for name, what in pool.map(lambda s: make_one(s, args.out), specs):
             print(f"set: {name}: {what}", file=sys.stderr, flush=True)
-    index = []
-    for s in PIECES:
-        p = os.path.join(args.out, s["name"] + ".json")
-        if os.path.exists(p):
-            with open(p) as f:
-                index.append(json.load(f))
-    with open(os.path.join(args.out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
-    print(f"set: {len(index)} pieces in {args.out}", file=sys.stderr)
+    count = write_index(args.out, [s["name"] for s in PIECES])
+    print(f"set: {count} pieces in {args.out}", file=sys.stderr)
     if args.no_check:
         return
     check = {}

@@ -150,3 +150,16 @@ def make_one(spec, out):
         json.dump(meta, f, indent=1)
     return name, "made"
 
+
+def write_index(out, names):
+    """out/index.json: the JSON of each piece of `names` (in that order) rendered in `out`;
+    returns how many it holds."""
+    index = []
+    for name in names:
+        p = os.path.join(out, name + ".json")
+        if os.path.exists(p):
+            with open(p) as f:
+                index.append(json.load(f))
+    with open(os.path.join(out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    return len(index)
