@@ -139,17 +139,15 @@ struct Stats: ParsableCommand {
     let song = try self.song.map { try library.resolve($0) }
     if let song, let output, let format = PictureFormat(path: output) {
       try OutputFile.checkFolder(of: output)
-      let entries = try library.practiceLog(of: song, since: since?.date, passes: true)
-      guard !entries.isEmpty else {
+      let content: ProgressChartContent
+      do {
+        content = try library.progressChart(of: song, since: since?.date)
+      } catch ProgressChartGap.noPlays {
         throw PracticeError(
           .missingInput,
           "'\(song.title)' has no plays in the practice log\(since == nil ? "" : " since then"); "
             + "play it first (`practice play \(song.id ?? 0)`)")
-      }
-      let content = ProgressChartContent(
-        title: song.title, artist: song.artist, entries: entries,
-        selectionNames: try library.selections(of: song).map(\.name))
-      guard !content.series.isEmpty else {
+      } catch ProgressChartGap.noCleanPass {
         throw PracticeError(
           .missingInput,
           "'\(song.title)' has no pass marked clean\(since == nil ? "" : " since then"), so there "
@@ -208,11 +206,7 @@ struct Today: ParsableCommand {
           + "`practice select set SONG NAME --goal 100%` gives one")
     }
     if let save {
-      try library.storeSetlist(
-        named: save,
-        entries: items.compactMap { item in
-          item.song.id.map { SetlistEntry(songID: $0, selection: item.selection.name) }
-        })
+      try library.storeAgenda(items, as: save)
       Terminal.say(
         "saved \(items.count == 1 ? "1 drill" : "\(items.count) drills") as setlist '\(save)'")
     }

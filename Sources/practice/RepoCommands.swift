@@ -29,29 +29,18 @@ struct RepoPublish: ParsableCommand {
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("The repository's folder (made if missing).", valueName: "dir"))
   var directory: String
-  @Argument(help: ArgumentHelp("Songs to publish (path, id or title).", valueName: "song"))
-  var songs: [String] = []
-  @Option(
-    help: ArgumentHelp("Publish this setlist and its songs (repeatable).", valueName: "setlist"))
-  var setlist: [String] = []
-  @Flag(help: "Publish every song and every setlist.") var all = false
+  @OptionGroup var choice: ShareChoice<Publishing>
 
   func validate() throws {
-    if all && !(songs.isEmpty && setlist.isEmpty) {
-      throw ValidationError("--all publishes everything; give it without songs or --setlist")
-    }
-    if !all && songs.isEmpty && setlist.isEmpty {
-      throw ValidationError("say what to publish: songs, --setlist NAME, or --all")
-    }
+    try choice.check()
     if directory.isEmpty { throw ValidationError("the folder name is empty") }
   }
 
   func run() throws {
     let library = try library.open()
-    let setlists = try all ? library.setlists() : setlist.map { try library.setlist(named: $0) }
-    let chosen = try library.songs(
-      all ? library.songs() : songs.map { try library.resolve($0) }, withThoseOf: setlists)
-    let report = try library.publish(to: directory, songs: chosen, setlists: setlists)
+    let (songs, setlists) = try library.sharedChoice(
+      all: choice.all, songs: choice.songs, setlists: choice.setlist)
+    let report = try library.publish(to: directory, songs: songs, setlists: setlists)
     Terminal.records(report.written.map { [$0] })
     Terminal.say(
       "published \(counted(report.songs, "song")) and \(counted(report.setlists, "setlist")) to "
@@ -89,15 +78,7 @@ struct RepoList: ParsableCommand {
   @OptionGroup var library: LibraryOptions
 
   func run() throws {
-    Table(
-      columns: [
-        Table.Column("NAME", cut: .end), Table.Column("URL", cut: .end), Table.Column("FETCHED"),
-        Table.Column("SONGS", .right),
-      ],
-      rows: try library.open().repositories().map {
-        [$0.name, $0.url, $0.fetchedAt ?? "never", "\($0.songsApplied)"]
-      }
-    ).print()
+    Table.repositories(try library.open().repositories().map(\.listCells)).print()
   }
 }
 
@@ -142,68 +123,52 @@ struct Pull: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    let all = try library.repositories()
-    guard !all.isEmpty else {
+    let targets = try library.pullTargets(names)
+    guard !targets.repositories.isEmpty else {
       throw PracticeError(
         .missingInput, "no repositories to pull; add one with `practice repo add NAME URL`")
     }
-    var repositories = all
-    var songArguments = names
-    if let first = names.first,
-      let named = all.first(where: { $0.name.lowercased() == first.lowercased() })
-    {
-      repositories = [named]
-      songArguments.removeFirst()
+    let tally = try library.pull(targets, fetcher: HTTPFetcher(), replace: replace) {
+      repository, result in
+      switch result {
+      // Offline: one line, nothing changed; the others are still tried.
+      case .failure(let error): Terminal.error("\(repository.name): \(error.description)")
+      case .success(let report): Pull.say(report, of: repository)
+      }
     }
-    let songIDs =
-      songArguments.isEmpty ? nil : Set(try songArguments.compactMap { try library.resolve($0).id })
-    let fetcher = HTTPFetcher()
-    var unreachable: [FetchError] = []
-    var refused = 0
-    var applied = 0
-    for repository in repositories {
-      let report: PullReport
-      do {
-        report = try library.pull(repository, fetcher: fetcher, songIDs: songIDs, replace: replace)
-      } catch let error as FetchError where error.category == .unavailable {
-        // Offline: one line, nothing changed; the others are still tried.
-        if repositories.count == 1 { throw error }
-        Terminal.error("\(repository.name): \(error.description)")
-        unreachable.append(error)
-        continue
-      }
-      for (file, reason) in report.refused {
-        Terminal.error("\(repository.name): refused '\(file)': \(reason)")
-      }
-      if !report.kept.isEmpty {
-        let kept = report.kept.prefix(5).map { "'\($0.title)' (\($0.what))" }.joined(
-          separator: ", ")
-        let more = report.kept.count > 5 ? " and \(report.kept.count - 5) more" : ""
-        Terminal.say(
-          "\(repository.name): kept what was edited here since the last pull: \(kept)\(more); "
-            + "--replace takes the repository's")
-      }
-      for (name, missing) in report.setlistsIncomplete {
-        Terminal.warning(
-          "\(repository.name): setlist '\(name)' not stored: \(counted(missing, "song")) of it "
-            + "not in this library; add them and pull again")
-      }
-      Terminal.say("pulled '\(repository.name)': " + report.summary)
-      if let error = report.unreachable {
-        Terminal.error("\(repository.name): \(error.description)")
-        unreachable.append(error)
-      }
-      refused += report.refused.count
-      applied += report.applied.count
-    }
-    if !unreachable.isEmpty {
+    if tally.unreachable > 0 {
       throw ExitCode(ExitStatus.code(for: .unavailable))
     }
-    if refused > 0 {
+    if tally.refused > 0 {
       Terminal.error(
-        "\(entries(refused)) refused, \(applied) applied"
+        "\(entries(tally.refused)) refused, \(tally.applied) applied"
       )
       throw ExitCode(ExitStatus.code(for: .badData))
+    }
+  }
+
+  /// What one repository's pull did: refused entries, kept edits and incomplete setlists,
+  /// then the summary line, and the error that stopped it half-way.
+  private static func say(_ report: PullReport, of repository: Repository) {
+    for (file, reason) in report.refused {
+      Terminal.error("\(repository.name): refused '\(file)': \(reason)")
+    }
+    if !report.kept.isEmpty {
+      let kept = report.kept.prefix(5).map { "'\($0.title)' (\($0.what))" }.joined(
+        separator: ", ")
+      let more = report.kept.count > 5 ? " and \(report.kept.count - 5) more" : ""
+      Terminal.say(
+        "\(repository.name): kept what was edited here since the last pull: \(kept)\(more); "
+          + "--replace takes the repository's")
+    }
+    for (name, missing) in report.setlistsIncomplete {
+      Terminal.warning(
+        "\(repository.name): setlist '\(name)' not stored: \(counted(missing, "song")) of it "
+          + "not in this library; add them and pull again")
+    }
+    Terminal.say("pulled '\(repository.name)': " + report.summary)
+    if let error = report.unreachable {
+      Terminal.error("\(repository.name): \(error.description)")
     }
   }
 }

@@ -24,26 +24,24 @@ func parseKey(_ text: String, option: String = "--key") throws -> MusicalKey {
   return key
 }
 
-/// `--key TARGET` as a transposition: the semitones from `song`'s own key (`practice set
-/// SONG --key`, else the key `chords detect` found) to `target`, the nearest way (-5 to
-/// +6). A usage error (64) when the song has no key, or when the modes differ.
+/// `--key TARGET` as a transposition (`Library.transposition`: from `song`'s own key, `practice
+/// set SONG --key`, else the key `chords detect` found, the nearest way), its refusals worded
+/// with the option: a usage error (64) when the song has no key, or when the modes differ.
 func transposition(of song: Song, to target: MusicalKey, in library: Library) throws -> Int {
-  guard
-    let own = try library.details(of: song).key ?? library.chordTrack(for: song)?.detectedKey
-  else {
+  do {
+    return try library.transposition(of: song, to: target)
+  } catch KeyChangeError.songHasNoKey {
     throw PracticeError(
       .usage,
       "--key \(target): '\(song.title)' has no key to transpose from; set it with "
         + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
         + "\(song.id ?? 0)`, or give --transpose")
-  }
-  guard let semitones = own.semitones(to: target) else {
+  } catch KeyChangeError.modesDiffer(let own) {
     throw PracticeError(
       .usage,
       "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
         + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
   }
-  return semitones
 }
 
 struct SetDetails: ParsableCommand {

@@ -146,9 +146,7 @@ struct SetlistList: ParsableCommand {
   func run() throws {
     let setlists = try library.open().setlists()
     if setlists.isEmpty { Terminal.say("no setlists yet; `practice setlist new NAME`") }
-    Table.setlists(
-      setlists.map { [$0.name, "\($0.entries.count)", $0.updatedAt] }
-    ).print()
+    Table.setlists(setlists.map(\.listCells)).print()
   }
 }
 
@@ -235,26 +233,15 @@ struct SetlistPrint: ParsableCommand {
   var paper: SetlistSheet.Paper = .a4
 
   func validate() throws {
-    let kind = (output as NSString).pathExtension.lowercased()
-    guard ["pdf", "txt", "md"].contains(kind) else {
+    guard SetlistFileKind(path: output) != nil else {
       throw ValidationError("-o '\(output)': write a .pdf, .txt or .md file")
     }
   }
 
   func run() throws {
     let layout = try setlist.library.open().setlistLayout(named: setlist.name)
-    let escape = { Terminal.escaped($0) }
-    switch (output as NSString).pathExtension.lowercased() {
-    case "pdf":
-      try OutputFile.checkFolder(of: output)
-      try SetlistSheet(name: layout.name, lines: layout.lines(escape: escape))
-        .writePDF(to: output, paper: paper)
-    case "md":
-      try OutputFile.write(Data(layout.markdown(escape: escape).utf8), to: output)
-    default:
-      try OutputFile.write(Data(layout.text(escape: escape).utf8), to: output)
-    }
-    let count = layout.lines(escape: escape).count
+    let kind = SetlistFileKind(path: output) ?? .txt
+    let count = try layout.write(to: output, as: kind, paper: paper) { Terminal.escaped($0) }
     Terminal.say(
       "wrote setlist '\(layout.name)' (\(count == 1 ? "1 entry" : "\(count) entries")) to \(output)")
   }

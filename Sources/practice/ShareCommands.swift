@@ -14,30 +14,20 @@ struct Export: ParsableCommand {
       """)
 
   @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("Songs to export (path, id or title).", valueName: "song"))
-  var songs: [String] = []
-  @Option(help: ArgumentHelp("Export this setlist and its songs (repeatable).", valueName: "setlist"))
-  var setlist: [String] = []
-  @Flag(help: "Export every song and every setlist.") var all = false
+  @OptionGroup var choice: ShareChoice<Exporting>
   @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
   var output: String
 
   func validate() throws {
-    if all && !(songs.isEmpty && setlist.isEmpty) {
-      throw ValidationError("--all exports everything; give it without songs or --setlist")
-    }
-    if !all && songs.isEmpty && setlist.isEmpty {
-      throw ValidationError("say what to export: songs, --setlist NAME, or --all")
-    }
+    try choice.check()
     if output.isEmpty { throw ValidationError("-o: the file name is empty") }
   }
 
   func run() throws {
     let library = try library.open()
-    let setlists = try all ? library.setlists() : setlist.map { try library.setlist(named: $0) }
-    let chosen = try library.songs(
-      all ? library.songs() : songs.map { try library.resolve($0) }, withThoseOf: setlists)
-    let file = try library.export(songs: chosen, setlists: setlists)
+    let (songs, setlists) = try library.sharedChoice(
+      all: choice.all, songs: choice.songs, setlists: choice.setlist)
+    let file = try library.export(songs: songs, setlists: setlists)
     try OutputFile.write(try file.encoded(), to: output)
     let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }
     let selections = file.songs.reduce(0) { $0 + $1.selections.count }
@@ -109,3 +99,43 @@ struct Import: ParsableCommand {
 
 /// `1 song`, `3 songs`.
 func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+/// How a command that shares songs (`export`, `repo publish`) names what it does.
+protocol ShareVerb {
+  /// `export`, `publish`.
+  static var verb: String { get }
+  /// `exports`, `publishes`.
+  static var verbs: String { get }
+}
+
+enum Exporting: ShareVerb {
+  static let verb = "export"
+  static let verbs = "exports"
+}
+
+enum Publishing: ShareVerb {
+  static let verb = "publish"
+  static let verbs = "publishes"
+}
+
+/// Songs, `--setlist` or `--all`: what `export` and `repo publish` carry.
+struct ShareChoice<Verb: ShareVerb>: ParsableArguments {
+  @Argument(help: ArgumentHelp("Songs to \(Verb.verb) (path, id or title).", valueName: "song"))
+  var songs: [String] = []
+  @Option(
+    help: ArgumentHelp(
+      "\(Verb.verb.capitalized) this setlist and its songs (repeatable).", valueName: "setlist"))
+  var setlist: [String] = []
+  @Flag(help: ArgumentHelp("\(Verb.verb.capitalized) every song and every setlist.")) var all = false
+
+  /// Called from the command's `validate()`, so that a missing required option is reported
+  /// first, as before the group.
+  func check() throws {
+    if all && !(songs.isEmpty && setlist.isEmpty) {
+      throw ValidationError("--all \(Verb.verbs) everything; give it without songs or --setlist")
+    }
+    if !all && songs.isEmpty && setlist.isEmpty {
+      throw ValidationError("say what to \(Verb.verb): songs, --setlist NAME, or --all")
+    }
+  }
+}

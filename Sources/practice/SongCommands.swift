@@ -88,30 +88,17 @@ struct List: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    var songs = try library.songs()
-    if let tag {
-      let tagged = try library.songIDs(tagged: tag)
-      songs = songs.filter { tagged.contains($0.id ?? 0) }
-    }
+    let songs = try library.songs(tagged: tag)
     let details = try library.allDetails()
     if songs.isEmpty {
       Terminal.say(
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
     }
+    let own = { (song: Song) in details[song.id ?? 0] ?? SongDetails() }
     if json {
-      Terminal.data(
-        songs.map { SongRecord($0, details: details[$0.id ?? 0] ?? SongDetails()) }.jsonText + "\n")
+      Terminal.data(songs.map { SongRecord($0, details: own($0)) }.jsonText + "\n")
     } else {
-      Table.songs(
-        songs.map {
-          let own = details[$0.id ?? 0] ?? SongDetails()
-          return [
-            "\($0.id ?? 0)", $0.title, $0.artist ?? "", formatTime($0.duration), $0.path,
-            own.key?.description ?? "", own.bpm.map(formatNumber) ?? "",
-            own.tags.joined(separator: ","),
-          ]
-        }
-      ).print()
+      Table.songs(songs.map { $0.listCells(details: own($0)) }).print()
     }
   }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
-import Synchronization
 
 /// `--a4`: concert pitch in Hz, 400-480 (shared by `tune` and `tone`).
 struct ConcertPitchOption: ParsableArguments {
@@ -16,13 +15,6 @@ struct ConcertPitchOption: ParsableArguments {
       throw ValidationError("--a4 \(formatHertz(hertz)) is out of range; use 400 to 480 Hz")
     }
   }
-}
-
-/// A flag set from a signal handler's thread and read by the main loop.
-final class StopFlag: Sendable {
-  private let flag = Atomic<Bool>(false)
-  func set() { flag.store(true, ordering: .relaxed) }
-  var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 struct Tune: ParsableCommand {
@@ -101,14 +93,15 @@ struct Tune: ParsableCommand {
           }
           try tuner.poll { reading in
             // Past the duration, or a reader that went away (`| head`): over, like `q`.
-            guard readout.take(reading), !json || Tune.write(Tune.json(reading, a4: readout.a4) + "\n")
+            guard readout.take(reading),
+              !json || Tune.write(TunerLine(reading, a4: readout.a4).jsonText + "\n")
             else {
               stop.set()
               return false
             }
             return !stop.isSet
           }
-          if status, line.due() { line.show(Tune.statusText(readout.shown)) }
+          if status, line.due() { line.show(readout.statusText) }
           if readout.isOver { stop.set() }
         }
         if signalled() { interrupted = true }
@@ -139,22 +132,6 @@ struct Tune: ParsableCommand {
       done += n
     }
     return true
-  }
-
-  /// `E2  -12 ¢  ─────────●──|──────────  81.84 Hz`, or `—` for no pitch.
-  static func statusText(_ reading: PitchReading?) -> String {
-    guard let reading else { return "—" }
-    let note = reading.note.description.padding(toLength: 3, withPad: " ", startingAt: 0)
-    let cents = Int(reading.cents.rounded())
-    let centsText = cents == 0 ? "0" : String(format: "%+d", cents)
-    return "\(note)  \(String(repeating: " ", count: max(0, 3 - centsText.count)))\(centsText) ¢  "
-      + "\(reading.needle(width: 21))  \(String(format: "%.2f", reading.frequency)) Hz"
-  }
-
-  /// `{"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,"level":-23.5}`; hz, note and
-  /// cents null without a pitch.
-  static func json(_ reading: TunerReading, a4: Double) -> String {
-    TunerLine(reading, a4: a4).jsonText
   }
 }
 
@@ -190,22 +167,20 @@ struct Tone: ParsableCommand {
     guard !notes.isEmpty else {
       throw ValidationError("give at least one note, such as A4, or a frequency, such as 440")
     }
-    for note in notes where parseToneFrequency(note, a4: a4.hertz) == nil {
-      if let named = Note.parse(note) {
+    for note in notes {
+      switch ToneProblem(note, a4: a4.hertz) {
+      case nil: continue
+      case .noteOutOfRange(let hertz):
         throw ValidationError(
-          "'\(note)' is \(formatHertz(named.frequency(a4: a4.hertz))) Hz; tone plays 20 to 8000 Hz "
-            + "(E0 to B8 at A4 = 440)")
-      }
-      // A note name past G9, the highest MIDI note (B9, C#9…).
-      if let first = note.first, "ABCDEFGabcdefg".contains(first), note.last?.isNumber == true,
-        note.hasSuffix("9")
-      {
+          "'\(note)' is \(formatHertz(hertz)) Hz; tone plays 20 to 8000 Hz (E0 to B8 at A4 = 440)")
+      case .aboveHighestNote:
         throw ValidationError(
           "'\(note)' is above G9, the highest note; tone plays 20 to 8000 Hz (E0 to B8 at A4 = 440)")
+      case .notANote:
+        throw ValidationError(
+          "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
+        )
       }
-      throw ValidationError(
-        "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
-      )
     }
     if let duration, !(duration.isFinite && duration >= 0.05 && duration <= 3600) {
       throw ValidationError("--duration \(duration) is out of range; use 0.05 to 3600 seconds")
@@ -221,7 +196,7 @@ struct Tone: ParsableCommand {
     let player = try TonePlayer(
       device: name, frequencies: frequencies, secondsEach: seconds, steered: keys,
       deviceAdvice: playbackDeviceAdvice)
-    let labels = zip(notes, frequencies).map { Tone.label($0, $1) }
+    let labels = zip(notes, frequencies).map { toneLabel($0, hertz: $1) }
     let how = seconds.map { "\(formatHertz($0)) s each" } ?? "space next, ← back, q stops"
     Terminal.say("playing \(labels.joined(separator: ", ")) on '\(name)' (\(how))")
     var line = StatusLine()
@@ -261,12 +236,6 @@ struct Tone: ParsableCommand {
     }
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
   }
-
-  /// `A4 (440 Hz)`, `440 Hz`.
-  static func label(_ text: String, _ hertz: Double) -> String {
-    guard let note = Note.parse(text) else { return "\(formatHertz(hertz)) Hz" }
-    return "\(note) (\(formatHertz(hertz)) Hz)"
-  }
 }
 
 struct Tuning: ParsableCommand {
@@ -289,10 +258,8 @@ struct Tuning: ParsableCommand {
     let song = try library.open().resolve(song)
     let file = try song.openAudio()
     let estimate = try ConcertPitchEstimator.estimate(file: file, name: song.path)
-    let a4 = (estimate.a4 * 100).rounded() / 100
-    let cents = (estimate.cents * 10).rounded() / 10
     if json {
-      Terminal.data(ConcertPitchLine(a4: a4, cents: cents).jsonText + "\n")
+      Terminal.data(ConcertPitchLine(a4: estimate.a4, cents: estimate.cents).jsonText + "\n")
     } else {
       Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")

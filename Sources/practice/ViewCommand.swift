@@ -95,24 +95,14 @@ struct View: ParsableCommand {
     let library = try library.open()
     let song = try library.resolve(song)
     let beatMap = try library.beatMap(for: song)
-    let window: Range<Int64>
-    if let bars, let range = BarRangeText(parsing: bars) {
-      guard let beatMap else { throw noBeatMap(song) }
-      window = try beatMap.frames(of: range.closed(lastBar: beatMap.lastBar))
-    } else {
-      window = try resolveTimeRange(
-        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: song.sampleRate,
-        frames: song.frames)
-    }
-    var spans: [OverviewContent.Span] = []
-    for (index, selection) in try library.selections(of: song).enumerated() {
-      do {
-        let frames = try selection.span.frames(beatMap: beatMap)
-        spans.append(.init(name: selection.name, frames: frames, colour: index))
-      } catch let error as any PracticeFailure {
-        Terminal.warning(
-          "selection '\(selection.name)' (\(selection.span)) is not drawn: \(error.description)")
-      }
+    let shown = bars.flatMap(BarRangeText.init(parsing:)).map(OverviewWindow.bars)
+    if shown != nil, beatMap == nil { throw noBeatMap(song) }
+    let window = try (shown ?? .times(from: from.flatMap(parseTime), to: to.flatMap(parseTime)))
+      .frames(of: song, beatMap: beatMap)
+    let placed = OverviewSpans(try library.selections(of: song), beatMap: beatMap)
+    for (selection, failure) in placed.undrawn {
+      Terminal.warning(
+        "selection '\(selection.name)' (\(selection.span)) is not drawn: \(failure.description)")
     }
     if let output {
       try OutputFile.checkFolder(of: output)
@@ -122,19 +112,9 @@ struct View: ParsableCommand {
     }
     // Kept only once the picture is written: a failed command leaves the library as it was.
     let (summary, computed) = try library.waveformSummary(for: song, store: output == nil)
-    // The chord lane: the chords as they change (N left blank), spelled for the key.
-    var chords: [(frames: Range<Int64>, symbol: String)] = []
-    if let track = try library.chordTrack(for: song) {
-      let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track.detectedKey)
-      chords = track.spans.compactMap { span in
-        span.chord.map { (span.start..<span.end, $0.symbol(flats: flats)) }
-      }
-    }
-
+    let content = try library.overviewContent(
+      of: song, summary: summary, beatMap: beatMap, spans: placed.spans, window: window)
     if let output, let format = PictureFormat(path: output) {
-      let content = OverviewContent(
-        title: song.title, artist: song.artist, summary: summary, beatMap: beatMap,
-        selections: spans, window: window, chords: chords)
       try OverviewPicture.write(
         content, to: output, format: format, width: width.map(Double.init),
         waveHeight: height.map(Double.init))
@@ -142,19 +122,13 @@ struct View: ParsableCommand {
       Terminal.say("wrote \(output)")
       return
     }
-    // Names are escaped before the layout, so that the columns they take are the ones
-    // printed; the door escapes again, which changes nothing.
-    let content = OverviewContent(
-      title: Terminal.escaped(song.title), artist: song.artist.map { Terminal.escaped($0) },
-      summary: summary, beatMap: beatMap,
-      selections: spans.map {
-        .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
-      },
-      window: window, chords: chords)
     let toTerminal = isatty(STDOUT_FILENO) == 1
     let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)
+    // Names are escaped before the layout, so that the columns they take are the ones
+    // printed; the door escapes again, which changes nothing.
     let overview = TextOverview(
-      content, width: min(View.columnRange.upperBound, max(View.columnRange.lowerBound, columns)),
+      content.escaped { Terminal.escaped($0) },
+      width: min(View.columnRange.upperBound, max(View.columnRange.lowerBound, columns)),
       height: height ?? 4)
     let environment = ProcessInfo.processInfo.environment
     let colour =

@@ -110,6 +110,16 @@ extension Library {
     return chosen
   }
 
+  /// What `export` and `repo publish` carry: every song and every setlist (`all`), or the
+  /// songs named (path, id or title) and the setlists named, with the songs they hold.
+  public func sharedChoice(all: Bool, songs names: [String], setlists setlistNames: [String])
+    throws -> (songs: [Song], setlists: [Setlist])
+  {
+    let setlists = try all ? setlists() : setlistNames.map { try setlist(named: $0) }
+    let chosen = try songs(all ? songs() : names.map { try resolve($0) }, withThoseOf: setlists)
+    return (chosen, setlists)
+  }
+
   // MARK: Import
 
   /// Finds the file's songs in this library (by content hash, then by title, artist and

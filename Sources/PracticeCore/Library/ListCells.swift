@@ -1,0 +1,47 @@
+import Foundation
+
+// The cells of the lists `list`, `setlist list` and `repo list` print, in their columns'
+// order (`TextTable.songs`, `.setlists`, `.repositories`).
+
+extension Song {
+  /// `list`: id, title, artist, duration, path, key, bpm (the one set; empty without),
+  /// tags separated by commas.
+  public func listCells(details: SongDetails) -> [String] {
+    [
+      "\(id ?? 0)", title, artist ?? "", formatTime(duration), path,
+      details.key?.description ?? "", details.bpm.map(formatNumber) ?? "",
+      details.tags.joined(separator: ","),
+    ]
+  }
+}
+
+extension Setlist {
+  /// `setlist list`: name, entries, last changed.
+  public var listCells: [String] { [name, "\(entries.count)", updatedAt] }
+}
+
+extension Repository {
+  /// `repo list`: name, URL, last fetched (`never` before the first pull), songs applied.
+  public var listCells: [String] { [name, url, fetchedAt ?? "never", "\(songsApplied)"] }
+}
+
+extension TextTable {
+  /// `repo list`: name, URL, last fetched, songs applied.
+  public static func repositories(_ rows: [[String]]) -> TextTable {
+    TextTable(
+      columns: [
+        Column("NAME", cut: .end), Column("URL", cut: .end), Column("FETCHED"),
+        Column("SONGS", .right),
+      ], rows: rows)
+  }
+}
+
+extension Library {
+  /// The library's songs; only those tagged `tag` (tags match in any case) when given.
+  public func songs(tagged tag: String?) throws -> [Song] {
+    let songs = try songs()
+    guard let tag else { return songs }
+    let tagged = try songIDs(tagged: tag)
+    return songs.filter { tagged.contains($0.id ?? 0) }
+  }
+}
