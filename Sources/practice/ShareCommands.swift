@@ -126,7 +126,8 @@ struct ShareChoice<Verb: ShareVerb>: ParsableArguments {
     help: ArgumentHelp(
       "\(Verb.verb.capitalized) this setlist and its songs (repeatable).", valueName: "setlist"))
   var setlist: [String] = []
-  @Flag(help: ArgumentHelp("\(Verb.verb.capitalized) every song and every setlist.")) var all = false
+  @Flag(help: ArgumentHelp("\(Verb.verb.capitalized) every song and every setlist."))
+  var all = false
 
   /// Called from the command's `validate()`, so that a missing required option is reported
   /// first, as before the group.
