@@ -43,8 +43,7 @@ struct BeatsGrid: ParsableCommand {
     commandName: "grid",
     abstract: "Make a constant-tempo beat map from --start to the end of the audio.")
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm"),
     transform: plainDecimal)
@@ -63,35 +62,23 @@ struct BeatsGrid: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    let rate = Double(song.sampleRate)
+    let (library, song) = try target.resolve()
     let first = start.flatMap(parseTime) ?? 0
-    let period = 60 / bpm
-    var frames: [Int64] = []
-    var k = 0
-    while true {
-      let frame = Int64(((first + Double(k) * period) * rate).rounded())
-      if frame >= song.frames { break }
-      frames.append(frame)
-      k += 1
-    }
-    guard !frames.isEmpty else {
+    guard
+      let map = try BeatMap.grid(
+        bpm: bpm, start: first, meter: placement.meter, bar1: placement.bar1,
+        totalFrames: song.frames, sampleRate: song.sampleRate)
+    else {
       throw PracticeError(
         .usage,
         "--start \(formatTime(first)) is past the end of the audio (\(formatTime(song.duration)))")
     }
-    let map = try BeatMap.placing(
-      frames: frames, beatsInBar: Array(repeating: nil, count: frames.count),
-      meter: placement.meter, bar1: placement.bar1, source: .grid, totalFrames: song.frames,
-      sampleRate: song.sampleRate)
-    let before = mapBeforeReplacing(song, in: library)
-    try library.replaceBeatMap(
-      for: song, with: map, change: BeatMapChange(.replaced, "beats grid --bpm \(bpm)"))
+    let stored = try library.storeBeatMap(
+      map, for: song, change: BeatMapChange(.replaced, "beats grid --bpm \(bpm)"))
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription), \(placement.meter) at \(bpm) BPM"
     )
-    try warnOfSelections(of: song, in: library, before: before, after: map)
+    warn(of: stored.selectionsUpset, song: song, map: map)
   }
 }
 
@@ -106,36 +93,21 @@ struct BeatsShow: ParsableCommand {
       with chords (`chords detect`) adds the bar's chords, one a beat, `.` where it stays.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Flag(help: "Print a JSON array of bars instead.") var json = false
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let map = try requireBeatMap(library, song)
     // With a chord track, each bar's chords (`chords show`'s column).
     let track = try library.chordTrack(for: song)
     let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track?.detectedKey)
     let bars = BarLine.lines(of: map, chords: track, flats: flats)
     let doubtful = bars.filter(\.doubtful).count
-    let hasConfidence = bars.contains { $0.confidence != nil }
     if json {
       Terminal.data(bars.jsonText + "\n")
     } else {
-      let rows = bars.map { bar -> [String] in
-        var row = [
-          "\(bar.bar)", formatTime(bar.start), "\(bar.beats)", String(format: "%.1f", bar.bpm),
-        ]
-        if let confidence = bar.confidence {
-          row.append(String(format: "%.2f", confidence) + (bar.doubtful ? "?" : ""))
-        } else if hasConfidence {
-          row.append("")
-        }
-        if track != nil { row.append(Chord.beatCells(bar.chords ?? [])) }
-        return row
-      }
-      Table.bars(rows, confidence: hasConfidence, chords: track != nil).print()
+      Table.bars(bars, chords: track != nil).print()
     }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
@@ -153,8 +125,7 @@ struct BeatsShift: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "shift", abstract: "Move every beat by a number of seconds (negative: earlier).")
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
@@ -168,15 +139,14 @@ struct BeatsShift: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     _ = try requireBeatMap(library, song)
     let result = try library.fixBeatMap(
       of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
       summary: "beats shift --by \(formatSeconds(by))")
     guard let shifted = result.after else { return }
     Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")
-    try warnOfSelections(of: song, in: library, before: result.before, after: shifted)
+    sayFollowed(result.followed, upset: result.selectionsUpset, song: song, map: shifted)
   }
 }
 
@@ -187,8 +157,7 @@ struct BeatsMeter: ParsableCommand {
       "Count the bars again in another meter, from a bar on (a meter change) or with a new first downbeat."
   )
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D")) var meter: Meter
   @Option(
     name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B")
@@ -214,8 +183,7 @@ struct BeatsMeter: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let before = try requireBeatMap(library, song)
     let map = try before.rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
     let options =
@@ -223,7 +191,7 @@ struct BeatsMeter: ParsableCommand {
     let stored = try library.storeBeatMap(
       map, for: song, change: BeatMapChange(.recounted, "beats meter \(options)"))
     Terminal.say("'\(song.title)': \(map.barsDescription) after counting \(meter)")
-    sayFollowed(stored.followed, song: song, library: library, map: map)
+    sayFollowed(stored.followed, upset: stored.selectionsUpset, song: song, map: map)
   }
 }
 
@@ -240,8 +208,7 @@ struct BeatsImport: ParsableCommand {
       `beats export --format json` writes).
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Beat file.", valueName: "file")) var file: String
   @Option(
     help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
@@ -256,24 +223,23 @@ struct BeatsImport: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let (map, loops) = try BeatImport.read(
       path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
-    let before = mapBeforeReplacing(song, in: library)
-    let kept = try library.replaceBeatMap(
-      for: song, with: map, loops: loops,
-      change: BeatMapChange(.replaced, "beats import '\((file as NSString).lastPathComponent)'"))
-    for name in kept {
+    let stored = try library.storeBeatMap(
+      map, for: song,
+      change: BeatMapChange(.replaced, "beats import '\((file as NSString).lastPathComponent)'"),
+      loops: loops)
+    for name in stored.keptLoops {
       Terminal.warning(
         "a selection '\(name)' exists already; the file's loop of that name was not imported")
     }
-    let added = loops.count - kept.count
+    let added = loops.count - stored.keptLoops.count
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription)"
         + (added > 0 ? ", \(added) selection(s) from the file's loops" : ""))
-    try warnOfSelections(of: song, in: library, before: before, after: map)
+    warn(of: stored.selectionsUpset, song: song, map: map)
   }
 }
 
@@ -282,8 +248,7 @@ struct BeatsExport: ParsableCommand {
     commandName: "export",
     abstract: "Write the song's beat map to stdout; import reads it back exactly.")
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"))
   var format: String = "json"
 
@@ -296,8 +261,7 @@ struct BeatsExport: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let map = try requireBeatMap(library, song)
     Terminal.data(
       try BeatFiles.export(

@@ -83,66 +83,71 @@ struct BeatsDetect: ParsableCommand {
     let options = BeatDetectionOptions.fromEnvironment(
       meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM,
       model: method.model)
-    let bar = ProgressBar()
-    var firstFailure: FailureCategory?
-    for song in resolved {
-      let name = (song.path as NSString).lastPathComponent
-      do {
-        let found = try BeatDetector.detect(file: song.openAudio(), options: options) {
-          bar?.show($0, name)
-        }
-        bar?.clear()
-        let before = mapBeforeReplacing(song, in: library)
-        try library.replaceBeatMap(
-          for: song, with: found.map, change: BeatMapChange(.replaced, "beats detect"))
-        Terminal.say(found.summary(name: name))
-        if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
-        try warnOfSelections(of: song, in: library, before: before, after: found.map)
-      } catch let failure as any PracticeFailure {
-        bar?.clear()
-        // A song added by naming its file goes again: the library is as it was for it.
-        try? library.undoFirstUse(of: song)
-        // The other songs are still worth detecting; the exit code tells of the first failure.
-        Terminal.error(worded(failure))
-        firstFailure = firstFailure ?? failure.category
+    try detectEach(resolved, in: library) { song, name, bar in
+      let (found, stored) = try library.detectBeatMap(for: song, options: options) {
+        bar?.show($0, name)
       }
+      bar?.clear()
+      Terminal.say(found.summary(name: name))
+      if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
+      warn(of: stored.selectionsUpset, song: song, map: found.map)
     }
-    if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
   }
 }
 
-/// The song's beat map; when it has none, one detected now and stored as `beats detect`
-/// would store it (one line saying so, a progress bar at a terminal, the summary line and
-/// any warning), so a first `play --bars` just plays. With `detect` false (`--no-detect`),
-/// exit 66 naming the commands that make one.
-func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -> BeatMap {
-  if let map = try library.beatMap(for: song) { return map }
-  // A band's repository may have one: its last fetched index is looked in before detecting.
-  if let found = library.beatMapFromRepositories(for: song) {
-    Terminal.say("'\(song.title)' had no beat map; took the one of repository '\(found.repository)'")
-    return found.map
-  }
-  guard detect else { throw noBeatMap(song) }
-  let name = (song.path as NSString).lastPathComponent
-  Terminal.say(
-    "'\(song.title)' has no beat map yet; detecting one (as `practice beats detect` does)")
+/// `beats detect` and `chords detect`: `detect` each song (its file name given, and the
+/// progress bar at a terminal). A song that fails is said in one line and, if it was added
+/// by naming its file, taken out again; the others are still worth detecting, and the exit
+/// code tells of the first failure.
+func detectEach(
+  _ songs: [Song], in library: Library,
+  _ detect: (Song, String, ProgressBar?) throws -> Void
+) throws {
   let bar = ProgressBar()
-  let found: BeatDetection
-  do {
-    found = try BeatDetector.detect(
-      file: song.openAudio(), options: .fromEnvironment()
-    ) { bar?.show($0, name) }
-    bar?.clear()
-  } catch {
-    bar?.clear()
-    throw error
+  var firstFailure: FailureCategory?
+  for song in songs {
+    do {
+      try detect(song, (song.path as NSString).lastPathComponent, bar)
+    } catch let failure as any PracticeFailure {
+      bar?.clear()
+      try? library.undoFirstUse(of: song)
+      Terminal.error(worded(failure))
+      firstFailure = firstFailure ?? failure.category
+    }
   }
-  try library.replaceBeatMap(
-    for: song, with: found.map,
-    change: BeatMapChange(.replaced, "a beat map detected on first use"))
-  Terminal.say(found.summary(name: name))
-  if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
-  return found.map
+  if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
+}
+
+/// The song's beat map; when it has none, a band repository's, or one detected now and
+/// stored as `beats detect` would store it (one line saying so, a progress bar at a
+/// terminal, the summary line and any warning), so a first `play --bars` just plays. With
+/// `detect` false (`--no-detect`), exit 66 naming the commands that make one.
+func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -> BeatMap {
+  let name = (song.path as NSString).lastPathComponent
+  let bar = ProgressBar()
+  defer { bar?.clear() }
+  do {
+    return try library.beatMap(
+      for: song, detect: detect,
+      starting: {
+        Terminal.say(
+          "'\(song.title)' has no beat map yet; detecting one (as `practice beats detect` does)")
+      }, progress: { bar?.show($0, name) }
+    ) { found in
+      bar?.clear()
+      switch found {
+      case .repository(let repository):
+        Terminal.say("'\(song.title)' had no beat map; took the one of repository '\(repository)'")
+      case .detected(let detection):
+        Terminal.say(detection.summary(name: name))
+        if let warning = detection.warning {
+          Terminal.warning("\(name): \(worded(warning: warning))")
+        }
+      }
+    }
+  } catch is NoBeatMap {
+    throw noBeatMap(song)
+  }
 }
 
 /// How `beats detect` finds the beats: the musician's names for two `BeatModel`s

@@ -40,21 +40,13 @@ struct FixSpanOptions: ParsableArguments {
     }
   }
 
-  /// The span in frames (nil ends: the map's) and how to name it.
-  func resolve(_ map: BeatMap) throws -> (from: Int64?, to: Int64?, label: String, option: String) {
-    let rate = Double(map.sampleRate)
-    if let bars, let text = BarRangeText(parsing: bars) {
-      let closed = text.closed(lastBar: map.lastBar)
-      let frames = try map.frames(of: closed)
-      return (frames.lowerBound, frames.upperBound, closed.label, " --bars \(text)")
-    }
-    let start = from.flatMap(parseTime).map { Int64(($0 * rate).rounded()) }
-    let end = to.flatMap(parseTime).map { Int64(($0 * rate).rounded()) }
-    if start == nil && end == nil { return (nil, nil, "the whole map", "") }
-    let label =
-      "\(start.map { formatTime(Double($0) / rate) } ?? "the start")–\(end.map { formatTime(Double($0) / rate) } ?? "the end")"
-    let option = (from.map { " --from \($0)" } ?? "") + (to.map { " --to \($0)" } ?? "")
-    return (start, end, label, option)
+  /// The span on `map`, and the options that gave it (for the change's summary).
+  func resolve(_ map: BeatMap) throws -> (span: BeatMapSpan, option: String) {
+    let text = bars.flatMap(BarRangeText.init(parsing:))
+    let span = try BeatMapSpan(
+      bars: text, from: from.flatMap(parseTime), to: to.flatMap(parseTime), on: map)
+    let times = (from.map { " --from \($0)" } ?? "") + (to.map { " --to \($0)" } ?? "")
+    return (span, text.map { " --bars \($0)" } ?? times)
   }
 }
 
@@ -68,12 +60,11 @@ struct BeatsDouble: ParsableCommand {
       their music and are renamed (one line each on stderr). `beats undo` takes it back.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @OptionGroup var span: FixSpanOptions
 
   func run() throws {
-    try runSpanFix(library: library, song: song, span: span, verb: "double") {
+    try runSpanFix(target, span: span, verb: "double") {
       .double(from: $0, to: $1)
     }
   }
@@ -91,12 +82,11 @@ struct BeatsHalve: ParsableCommand {
       `beats undo` takes it back.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @OptionGroup var span: FixSpanOptions
 
   func run() throws {
-    try runSpanFix(library: library, song: song, span: span, verb: "halve") {
+    try runSpanFix(target, span: span, verb: "halve") {
       .halve(from: $0, to: $1)
     }
   }
@@ -105,21 +95,20 @@ struct BeatsHalve: ParsableCommand {
 /// `beats double` and `beats halve`: resolves the span on the song's map, applies the fix and
 /// says what it did.
 private func runSpanFix(
-  library options: LibraryOptions, song reference: String, span: FixSpanOptions, verb: String,
+  _ target: SongInLibrary, span: FixSpanOptions, verb: String,
   fix: (Int64?, Int64?) -> BeatMapFix
 ) throws {
-  let library = try options.open()
-  let song = try library.resolve(reference)
+  let (library, song) = try target.resolve()
   let map = try requireBeatMap(library, song)
-  let (from, to, label, option) = try span.resolve(map)
+  let (span, option) = try span.resolve(map)
   let result = try library.fixBeatMap(
-    of: song, fix(from, to), summary: "beats \(verb)\(option)")
+    of: song, fix(span.from, span.to), summary: "beats \(verb)\(option)")
   guard let after = result.after else { return }
   let past = verb == "double" ? "doubled" : "halved"
   Terminal.say(
-    "'\(song.title)': \(past) the beats of \(label), \(result.before.beats.count) → \(after.beats.count) "
+    "'\(song.title)': \(past) the beats of \(span.label), \(result.before.beats.count) → \(after.beats.count) "
       + "beats; \(after.barsDescription) now (was \(result.before.barsDescription))")
-  sayFollowed(result.followed, song: song, library: library, map: after)
+  sayFollowed(result.followed, upset: result.selectionsUpset, song: song, map: after)
 }
 
 struct BeatsDownbeat: ParsableCommand {
@@ -133,8 +122,7 @@ struct BeatsDownbeat: ParsableCommand {
       pickup bar 0. Selections keep their music and are renamed. `beats undo` takes it back.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("The beat's time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
@@ -156,8 +144,7 @@ struct BeatsDownbeat: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let map = try requireBeatMap(library, song)
     let frame: Int64
     let within: Double
@@ -185,7 +172,7 @@ struct BeatsDownbeat: ParsableCommand {
       "'\(song.title)': the beat at \(formatSeconds(Double(beat.frame) / Double(song.sampleRate))) s "
         + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))"
     )
-    sayFollowed(result.followed, song: song, library: library, map: after)
+    sayFollowed(result.followed, upset: result.selectionsUpset, song: song, map: after)
   }
 }
 
@@ -200,36 +187,27 @@ struct BeatsUndo: ParsableCommand {
       renamed by that change get their names back. The map undone is not kept.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
-    let current = mapBeforeReplacing(song, in: library)
+    let (library, song) = try target.resolve()
     let undone = try library.undoBeatMapChange(for: song)
-    let made = "`\(undone.change.summary)` (\(localClock(undone.madeAt)))"
+    let made = "`\(undone.change.summary)` (\(formatLocalClock(undone.madeAt)))"
     let left = "\(undone.remaining) earlier map\(undone.remaining == 1 ? "" : "s") kept"
     if let map = undone.restored {
       Terminal.say(
         "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"
       )
-      sayFollowed(undone.followed, song: song, library: library, map: map)
-      if undone.change.kind != .recounted {
-        try warnOfSelections(of: song, in: library, before: current, after: map)
-      }
     } else {
       Terminal.say("'\(song.title)': undid \(made); the song has no beat map again (\(left))")
-      for selection in try library.selections(of: song) {
-        warnIfStale(selection, song: song, map: nil)
-      }
     }
+    sayFollowed(undone.followed, upset: undone.selectionsUpset, song: song, map: undone.restored)
   }
 }
 
-/// One line on stderr per selection (and the resume point) whose bars a fix renamed, then a
-/// warning for each selection in bars that no longer fits.
-func sayFollowed(_ followed: [BarsFollowed], song: Song, library: Library, map: BeatMap) {
+/// One line on stderr per selection (and the resume point) whose bars a change of the map
+/// renamed, then a warning for each selection it left without its passage.
+func sayFollowed(_ followed: [BarsFollowed], upset: [SelectionUpset], song: Song, map: BeatMap?) {
   for change in followed {
     switch change.owner {
     case .selection(let name):
@@ -238,17 +216,5 @@ func sayFollowed(_ followed: [BarsFollowed], song: Song, library: Library, map: 
       Terminal.say("the resume point is now \(change.new.label) (was \(change.old))")
     }
   }
-  for selection in (try? library.selections(of: song)) ?? [] {
-    warnIfStale(selection, song: song, map: map)
-  }
-}
-
-/// `2026-11-28 15:40` in local time (through the C library: no ICU for one line).
-func localClock(_ date: Date) -> String {
-  var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-  var parts = tm()
-  localtime_r(&seconds, &parts)
-  return String(
-    format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-    Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
+  warn(of: upset, song: song, map: map)
 }

@@ -20,8 +20,7 @@ struct BeatsTap: ParsableCommand {
       `beats undo` takes the taps back. Needs a terminal.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp(
       "Beats per bar from the first downbeat on: 4/4, 3/4, 6/8… (default: from the downbeat taps).",
@@ -52,8 +51,7 @@ struct BeatsTap: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     // Refuse before playing, so no tapping is wasted.
     if !replace, let beats = try library.storedBeats(for: song),
       !(beats.contains { $0.source == .tapped } || beats.areAsDetected)
@@ -93,50 +91,20 @@ struct BeatsTap: ParsableCommand {
           "trace tap \(String(format: "%.4f", snap.tap)) onset \(snap.onset.map { String(format: "%.4f", $0) } ?? "-")")
       }
     }
-    let summaryText = "beats tap" + (from.map { " --from \($0)" } ?? "")
+    let (map, old, stored) = try library.storeTapped(
+      result, downbeatsTapped: taps.contains { $0.downbeat }, meter: meter, for: song,
+      summary: "beats tap" + (from.map { " --from \($0)" } ?? ""))
+    for warning in result.warnings { Terminal.warning(worded(warning: warning)) }
+    Terminal.say(result.summary(title: song.title))
     // A song with a map keeps it outside the span the taps cover.
-    if let old = try library.beatMap(for: song) {
-      let map = try old.replacingSpan(
-        withTapped: result.map, downbeatsTapped: taps.contains { $0.downbeat }, meter: meter)
-      let stored = try library.storeBeatMap(
-        map, for: song, change: BeatMapChange(.recounted, summaryText))
-      for warning in result.warnings { Terminal.warning(warning) }
-      Terminal.say(summary(result, song: song))
-      let rate = song.sampleRate
+    if let old {
       let span =
         result.map.beats[0].frame..<(result.map.beats[result.map.beats.count - 1].frame + 1)
       Terminal.say(
-        "'\(song.title)': the taps replace \(formatTimeRange(span, sampleRate: rate)) of the map, the rest is kept: "
+        "'\(song.title)': the taps replace \(formatTimeRange(span, sampleRate: song.sampleRate)) of the map, the rest is kept: "
           + "\(map.barsDescription) now (was \(old.barsDescription)), \(map.beats.count) beats")
-      sayFollowed(stored.followed, song: song, library: library, map: map)
-      return
     }
-    let before = mapBeforeReplacing(song, in: library)
-    try library.replaceBeatMap(
-      for: song, with: result.map, change: BeatMapChange(.replaced, summaryText))
-    for warning in result.warnings { Terminal.warning(worded(warning: warning)) }
-    Terminal.say(summary(result, song: song))
-    try warnOfSelections(of: song, in: library, before: before, after: result.map)
-  }
-
-  /// `'Song': 32 beats from 30 taps (28 on onsets, 2 filled in), bars 1-8, 4 beats a bar,
-  /// 119.8-120.2 BPM, 0:00.5-0:16.0`
-  private func summary(_ result: TappedBeats.Result, song: Song) -> String {
-    let map = result.map
-    let rate = Double(map.sampleRate)
-    let lengths = Set(result.barLengths).sorted()
-    let bar =
-      lengths.count == 1
-      ? "\(lengths[0]) beats a bar"
-      : "\(lengths.map(String.init).joined(separator: ", ")) beats a bar"
-    let low = String(format: "%.1f", result.tempo.lowerBound)
-    let high = String(format: "%.1f", result.tempo.upperBound)
-    let tempo = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
-    let span =
-      "\(formatTime(Double(map.beats[0].frame) / rate))–\(formatTime(Double(map.beats[map.beats.count - 1].frame) / rate))"
-    return
-      "'\(song.title)': \(map.beats.count) beats from \(result.taps) taps (\(result.snapped) on onsets, "
-      + "\(result.filled) filled in), \(map.barsDescription), \(bar), \(tempo), \(span)"
+    sayFollowed(stored.followed, upset: stored.selectionsUpset, song: song, map: map)
   }
 }
 
@@ -199,23 +167,10 @@ final class TapSession {
     line.soon()
   }
 
-  /// `12 taps · 3.4 · 120.2 BPM · last 0:06.013 · 0:07/0:16 · q stores`.
+  /// The status line, at most ten times a second.
   private func draw() {
     let now = monotonicNanoseconds()
     guard line.due(now: now) else { return }
-    var tapText = "tap space on every beat, d on downbeats"
-    if let progress = play.progress {
-      tapText = [
-        progress.taps == 1 ? "1 tap" : "\(progress.taps) taps",
-        progress.bar.map { "\($0).\(progress.beat ?? 1)" },
-        progress.bpm.map { String(format: "%.1f BPM", $0) },
-        "last " + formatMilliseconds(progress.lastTap),
-      ].compactMap { $0 }.joined(separator: " · ")
-    }
-    let rate = Double(play.sampleRate)
-    let clockText = play.audibleFrame(at: now).map {
-      "\(formatClock(Double($0) / rate))/\(formatClock(Double(play.file.info.frames) / rate))"
-    } ?? "starting…"
-    line.show("\(tapText) · \(clockText) · q stores")
+    line.show(play.statusText(at: now))
   }
 }

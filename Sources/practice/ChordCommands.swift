@@ -45,41 +45,13 @@ struct ChordsDetect: ParsableCommand {
       }
     }
     let settings = ChordSettings.fromEnvironment()
-    let bar = ProgressBar()
-    var firstFailure: FailureCategory?
-    for song in resolved {
-      let name = (song.path as NSString).lastPathComponent
-      do {
-        let beats = try library.beatMap(for: song)
-        let found = try ChordRecognizer.detect(
-          file: song.openAudio(), beats: beats, settings: settings
-        ) { bar?.show($0, name) }
-        bar?.clear()
-        try library.replaceChordTrack(
-          for: song,
-          with: ChordTrack(
-            spans: found.spans, source: .detected, detectedKey: found.key,
-            tuningCents: found.tuningCents, onBeats: found.onBeats))
-        Terminal.say(chordSummary(name, found))
-        if let note = found.note { Terminal.warning("\(name): \(note)") }
-      } catch let failure as any PracticeFailure {
-        bar?.clear()
-        try? library.undoFirstUse(of: song)
-        Terminal.error(failure.description)
-        firstFailure = firstFailure ?? failure.category
-      }
+    try detectEach(resolved, in: library) { song, name, bar in
+      let found = try library.detectChords(for: song, settings: settings) { bar?.show($0, name) }
+      bar?.clear()
+      Terminal.say(found.summary(name: name))
+      if let note = found.note { Terminal.warning("\(name): \(note)") }
     }
-    if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
   }
-}
-
-/// `song.wav: 48 chords (7 different), key Am, on the beats`.
-func chordSummary(_ name: String, _ found: ChordDetection) -> String {
-  let chords = found.spans.filter { $0.chord != nil }
-  let different = Set(chords.compactMap(\.chord)).count
-  let key = found.key.map { "key \($0)" } ?? "no key"
-  let placed = found.onBeats ? "on the beats" : "on their own times (no beat map)"
-  return "\(name): \(chords.count) chords (\(different) different), \(key), \(placed)"
 }
 
 /// The song's chord track, or exit 66 saying how to make one.
@@ -105,8 +77,7 @@ struct ChordsShow: ParsableCommand {
       transposition.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"))
   var capo: Int = 0
@@ -132,31 +103,13 @@ struct ChordsShow: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let track = try requireChordTrack(library, song)
-    let setKey = try library.details(of: song).key
-    let ownKey = setKey ?? track.detectedKey
-    var semitones = transpose
-    if let key {
-      let target = try parseKey(key)
-      guard let own = ownKey else {
-        throw PracticeError(
-          .usage,
-          "--key \(target): '\(song.title)' has no key to transpose from; set it with "
-            + "`practice set \(song.id ?? 0) --key KEY`, or give --transpose")
-      }
-      guard let shift = own.semitones(to: target) else {
-        throw PracticeError(
-          .usage,
-          "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
-            + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
-      }
-      semitones = shift
-    }
+    // --key as play's: the semitones from the song's own key (set, else detected).
+    let semitones = try key.map { try transposition(of: song, to: parseKey($0), in: library) }
     let chart = ChordChart(
       track: track, beatMap: try library.beatMap(for: song), sampleRate: song.sampleRate,
-      setKey: setKey, capo: capo, transpose: semitones)
+      setKey: try library.details(of: song).key, capo: capo, transpose: semitones ?? transpose)
     if json {
       Terminal.data(chart.jsonText + "\n")
       return
@@ -167,19 +120,11 @@ struct ChordsShow: ParsableCommand {
     } else {
       Terminal.lines(["key \(chart.keyText)"])
     }
-    if let bars = chart.barRows {
-      let rows = bars.map { ["\($0.bar)", $0.chords] }
-      Table(columns: [.init("BAR", .right), .init("CHORDS")], rows: rows).print()
-    } else {
-      let rows = chart.changes.map { [formatTime($0.start), $0.symbol] }
-      Table(columns: [.init("TIME", .right), .init("CHORD")], rows: rows).print()
-    }
+    Table.chords(chart).print()
   }
 }
 
-enum ChordFileFormat: String, ExpressibleByArgument, CaseIterable {
-  case lab, json
-}
+extension ChordFileFormat: ExpressibleByArgument {}
 
 struct ChordsExport: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -191,23 +136,17 @@ struct ChordsExport: ParsableCommand {
       FILE with -o.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(help: ArgumentHelp("lab or json.", valueName: "format")) var format: ChordFileFormat =
     .lab
   @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE.", valueName: "file")) var output:
     String?
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let track = try requireChordTrack(library, song)
     let key = try library.details(of: song).key ?? track.detectedKey
-    let flats = Chord.prefersFlats(key: key)
-    let text =
-      format == .lab
-      ? ChordFiles.lab(track.spans, sampleRate: song.sampleRate, flats: flats)
-      : ChordFiles.json(track.spans, key: key, sampleRate: song.sampleRate, flats: flats)
+    let text = ChordFiles.export(track, as: format, key: key, sampleRate: song.sampleRate)
     if let output {
       try OutputFile.write(Data(text.utf8), to: output)
     } else {
@@ -227,13 +166,11 @@ struct ChordsImport: ParsableCommand {
       its number (exit 65), and nothing is stored.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Chord file.", valueName: "file")) var file: String
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let spans = try ChordFiles.read(
       path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
     let key = KeyEstimator.key(of: spans)

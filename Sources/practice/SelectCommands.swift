@@ -74,50 +74,35 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
   return (record.spanText, record.fits)
 }
 
-/// The song's beat map before a command replaces it, for `warnOfSelections`: read only
-/// when one of the song's selections is in bars (nothing else moves with the map).
-func mapBeforeReplacing(_ song: Song, in library: Library) -> BeatMap? {
-  guard let selections = try? library.selections(of: song),
-    selections.contains(where: { if case .bars = $0.span { true } else { false } })
-  else { return nil }
-  return try? library.beatMap(for: song)
+/// `'Song': selection 'solo' is bars 9-16 (0:16.5–0:32.5)`, `is now` after a change.
+func sayWhere(_ selection: Selection, of song: Song, map: BeatMap?, now: Bool = false) {
+  let span = describe(selection, song: song, map: map).text
+  Terminal.say("'\(song.title)': selection '\(selection.name)' is \(now ? "now " : "")\(span)")
 }
 
-/// After the song's beat map was replaced (`before` is the old one, nil if there was none
-/// or it no longer fit): warns of each selection in bars that no longer fits the new map,
-/// or that now plays other music, its start or end moved by half a beat or more (bars
-/// counted in another meter or from another downbeat, beats detected again). A selection
-/// in bars follows the map on purpose; this says when that moved it.
-func warnOfSelections(of song: Song, in library: Library, before: BeatMap?, after map: BeatMap)
-  throws
-{
-  let intervals = zip(map.beats.dropFirst(), map.beats).map { $0.frame - $1.frame }.sorted()
-  let halfBeat = max(1, intervals.isEmpty ? 0 : intervals[intervals.count / 2] / 2)
-  for selection in try library.selections(of: song) {
-    guard case .bars(let range) = selection.span else { continue }
-    warnIfStale(selection, song: song, map: map)
-    // One that no longer fits has had its warning; one that did not fit before has no
-    // passage to keep.
-    guard let before, let old = try? selection.span.frames(beatMap: before),
-      let new = try? selection.span.frames(beatMap: map),
-      abs(new.lowerBound - old.lowerBound) >= halfBeat
-        || abs(new.upperBound - old.upperBound) >= halfBeat
-    else { continue }
-    let rate = Double(song.sampleRate)
+/// Warns on stderr of each selection `map` leaves without its passage (`SelectionUpset`):
+/// one that no longer fits it, one that now plays other music, with how to keep it.
+func warn(of upset: [SelectionUpset], song: Song, map: BeatMap?) {
+  let rate = song.sampleRate
+  for item in upset {
+    let (selection, range) = (item.selection, item.range)
+    guard case .moved(let old, let new) = item.why else {
+      Terminal.warning(noLongerFits(selection, range, song: song, map: map))
+      continue
+    }
     Terminal.warning(
       "selection '\(selection.name)' of '\(song.title)' (\(range.label)) now plays "
-        + "\(formatTimeRange(new, sampleRate: song.sampleRate)), not \(formatTimeRange(old, sampleRate: song.sampleRate)); "
+        + "\(formatTimeRange(new, sampleRate: rate)), not \(formatTimeRange(old, sampleRate: rate)); "
         + "to keep that passage, `practice select edit \(song.id ?? 0) '\(selection.name)' --from "
-        + "\(formatSeconds(Double(old.lowerBound) / rate)) --to \(formatSeconds(Double(old.upperBound) / rate))`"
+        + "\(formatSeconds(Double(old.lowerBound) / Double(rate))) --to \(formatSeconds(Double(old.upperBound) / Double(rate)))`"
     )
   }
 }
 
 /// Warns on stderr when a selection no longer fits the song's beat map.
 func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
-  if case .bars(let range) = selection.span, !describe(selection, song: song, map: map).fits {
-    Terminal.warning(noLongerFits(selection, range, song: song, map: map))
-  }
+  let upset = SelectionUpset.under(map, before: nil, selections: [selection], song: song)
+  warn(of: upset, song: song, map: map)
 }
 
 /// "selection 'solo' of 'song' (bars 7.3-8.2) no longer fits the beat map (bars 1-6); fix it
@@ -128,16 +113,26 @@ func noLongerFits(_ selection: Selection, _ range: BarRange, song: Song, map: Be
     + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`"
 }
 
-/// `--db SONG NAME`: an existing selection, shared by the commands that act on one.
-struct SelectionTarget: ParsableArguments {
+/// `--db SONG`: the library and a song in it, shared by the commands that act on a song.
+struct SongInLibrary: ParsableArguments {
   @OptionGroup var library: LibraryOptions
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+
+  /// Opens the library and finds the song (exit 66, with the nearest title when mistyped).
+  func resolve() throws -> (library: Library, song: Song) {
+    let library = try library.open()
+    return (library, try library.resolve(song))
+  }
+}
+
+/// `--db SONG NAME`: an existing selection, shared by the commands that act on one.
+struct SelectionTarget: ParsableArguments {
+  @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
 
   /// Opens the library and finds the song and its selection (exit 66 naming the ones there are).
   func resolve() throws -> (library: Library, song: Song, selection: Selection) {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     return (library, song, try library.selection(named: name, of: song))
   }
 }
@@ -145,8 +140,7 @@ struct SelectionTarget: ParsableArguments {
 struct SelectAdd: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "add", abstract: "Add a named selection.")
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Selection name.", valueName: "name")) var name: String
   @OptionGroup var span: SpanOptions
   @Option(help: ArgumentHelp("A note to keep with it.", valueName: "text")) var note: String?
@@ -159,14 +153,11 @@ struct SelectAdd: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let selection = try library.addSelection(
       to: song, name: name, span: span.span(for: song, library: library), note: note,
       replace: replace)
-    Terminal.say(
-      "'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)"
-    )
+    sayWhere(selection, of: song, map: try library.beatMap(for: song))
   }
 }
 
@@ -184,32 +175,15 @@ struct SelectList: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let only = try song.map { try library.resolve($0) }
-    var songs: [Int64: Song] = [:]
-    var maps: [Int64: BeatMap?] = [:]
-    var rows: [[String]] = []
-    var records: [SelectionRecord] = []
-    let selections = try library.selections(of: only)
-    if selections.isEmpty {
+    let placed = try library.placedSelections(of: only)
+    if placed.isEmpty {
       Terminal.say(
         (only.map { "'\($0.title)' has no selections" } ?? "no selections yet")
           + "; `practice select add SONG NAME --bars 9-16`")
     }
-    for selection in selections {
-      if songs[selection.songID] == nil {
-        songs[selection.songID] = try library.song(id: selection.songID)
-      }
-      guard let song = songs[selection.songID] else { continue }
-      if maps[selection.songID] == nil {
-        maps[selection.songID] = .some(try library.beatMap(for: song))
-      }
-      let map = maps[selection.songID] ?? nil
-      warnIfStale(selection, song: song, map: map)
-      let record = SelectionRecord(selection, song: song, beatMap: map)
-      records.append(record)
-      rows.append(
-        ["\(selection.songID)", selection.name, record.spanText, selection.note ?? "", song.title])
-    }
-    if json { Terminal.data(records.jsonText + "\n") } else { Table.selections(rows).print() }
+    for (record, map) in placed { warnIfStale(record.selection, song: record.song, map: map) }
+    let records = placed.map(\.record)
+    if json { Terminal.data(records.jsonText + "\n") } else { Table.selections(records).print() }
   }
 }
 
@@ -231,7 +205,7 @@ struct SelectShow: ParsableCommand {
     Terminal.lines(
       fields.map { "\($0.0) \($0.1)" } + [
         "settings \(options(of: practice.settings).joined(separator: " "))",
-        "goal \(try practice.goal.map { try describe($0, of: selection, library: library) } ?? "")",
+        "goal \(try practice.goal.map { try library.goalText($0, of: selection) } ?? "")",
       ])
   }
 }
@@ -260,9 +234,7 @@ struct SelectEdit: ParsableCommand {
     }
     if let note { selection.note = note.isEmpty ? nil : note }
     try library.updateSelection(selection)
-    Terminal.say(
-      "'\(song.title)': selection '\(selection.name)' is \(describe(selection, song: song, map: try library.beatMap(for: song)).text)"
-    )
+    sayWhere(selection, of: song, map: try library.beatMap(for: song))
   }
 }
 
@@ -306,20 +278,20 @@ struct SelectSet: ParsableCommand {
     practice.settings = practice.settings.overridden(by: settings.given)
     if let problem = practice.settings.problem { throw problem }
     if let text = goal, let goal = PracticeGoal(parsing: text) {
-      if case .tempo = goal {
-        guard try library.beatMap(for: song) != nil else { throw noBeatMap(song) }
-        guard let speed = try library.goalSpeed(goal, of: selection) else {
-          throw PracticeError(
-            .usage,
-            "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
-          )
-        }
-        guard Speed.allowed.contains(speed) else {
-          throw PracticeError(
-            .usage,
-            "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
-          )
-        }
+      do {
+        try library.checkGoal(goal, of: selection, song: song)
+      } catch is NoBeatMap {
+        throw noBeatMap(song)
+      } catch GoalProblem.tempoUnknown {
+        throw PracticeError(
+          .usage,
+          "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
+        )
+      } catch GoalProblem.speedOutOfRange(let speed) {
+        throw PracticeError(
+          .usage,
+          "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
+        )
       }
       practice.goal = goal
     }
@@ -328,16 +300,9 @@ struct SelectSet: ParsableCommand {
     Terminal.say(
       "'\(song.title)': selection '\(selection.name)' plays with "
         + (options.isEmpty ? "no settings of its own" : options)
-        + (try practice.goal.map { "; goal \(try describe($0, of: selection, library: library))" }
+        + (try practice.goal.map { "; goal \(try library.goalText($0, of: selection))" }
           ?? ""))
   }
-}
-
-/// `100%`, or `120bpm (96%)` with the speed that reaches it.
-func describe(_ goal: PracticeGoal, of selection: Selection, library: Library) throws -> String {
-  guard case .tempo = goal else { return "\(goal)" }
-  return try library.goalSpeed(goal, of: selection).map { "\(goal) (\(Speed(clamping: $0)))" }
-    ?? "\(goal)"
 }
 
 struct SelectRemove: ParsableCommand {
@@ -371,9 +336,7 @@ func transformSelection(
     throw PracticeError(.usage, "selection '\(selection.name)' cannot be so: \(error.description)")
   }
   try library.updateSelection(selection)
-  Terminal.say(
-    "'\(song.title)': selection '\(selection.name)' is now \(describe(selection, song: song, map: map).text)"
-  )
+  sayWhere(selection, of: song, map: map, now: true)
 }
 
 struct SelectMove: ParsableCommand {

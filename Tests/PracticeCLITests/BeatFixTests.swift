@@ -195,6 +195,25 @@ import Testing
     #expect(noMap.status == 66)
   }
 
+  /// `undo` of a change that was not a recount warns once of a selection that no longer
+  /// fits the map it brings back (it warned twice: once with the bars followed, once with
+  /// the selections moved).
+  @Test func undoWarnsOnceOfASelectionThatNoLongerFits() throws {
+    try prepare(bpm: "120")
+    #expect(try cli.run(["select", "add", "1", "end", "--bars", "7-8"]).status == 0)
+    let warning =
+      "practice: warning: selection 'end' of 'clicks-120' (bars 7-8) no longer fits the beat "
+      + "map (bars 1-4); fix it with `practice select edit 1 'end' --bars …`"
+    let slow = try cli.run(["beats", "grid", "1", "--bpm", "60", "--start", "0.5"])
+    #expect(slow.stderrLines.last == warning, "\(slow.stderr)")
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
+    let undone = try cli.run(["beats", "undo", "1"])
+    #expect(undone.status == 0, "\(undone.stderr)")
+    #expect(undone.stderrLines.count == 2, "\(undone.stderr)")
+    #expect(undone.stderrLines.first?.contains("undid `beats grid --bpm 120.0`") == true)
+    #expect(undone.stderrLines.last == warning, "\(undone.stderr)")
+  }
+
   @Test func theHistoryKeepsTenMapsAndAnImportKeepsTheOneBefore() throws {
     try prepare()
     for k in 1...11 {

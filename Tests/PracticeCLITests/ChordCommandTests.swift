@@ -266,6 +266,13 @@ import Testing
     #expect(result.stderrLines[1].hasPrefix("practice: warning: drums.wav: no "))
     #expect(try cli.run(["chords", "export", path]).stdout.split(separator: "\n").count == 1)
     #expect(try cli.run(["chords", "show", path]).stdout.hasPrefix("key\tunknown\n"))
+    // No key to transpose to C from: refused as play's --key is, with the same advice.
+    let key = try cli.run(["chords", "show", path, "--key", "C"])
+    #expect(key.status == 64 && key.stderrLines.count == 1, "\(key.stderr)")
+    #expect(
+      key.stderr.contains("--key C: 'drums' has no key to transpose from; set it with "
+        + "`practice set 1 --key KEY` or find it with `practice chords detect 1`, or give --transpose"),
+      "\(key.stderr)")
   }
 
   @Test func silenceShortAndNoChordsAreRefused() throws {

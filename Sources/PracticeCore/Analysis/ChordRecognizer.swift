@@ -73,6 +73,14 @@ public struct ChordDetection: Sendable {
   public let note: String?
   /// Whether the chords were decided per beat of a beat map.
   public let onBeats: Bool
+
+  /// `song.wav: 48 chords (7 different), key Am, on the beats`, as `BeatDetection.summary`.
+  public func summary(name: String) -> String {
+    let chords = spans.compactMap(\.chord)
+    let key = self.key.map { "key \($0)" } ?? "no key"
+    let placed = onBeats ? "on the beats" : "on their own times (no beat map)"
+    return "\(name): \(chords.count) chords (\(Set(chords).count) different), \(key), \(placed)"
+  }
 }
 
 /// Why chords could not be found in a file.

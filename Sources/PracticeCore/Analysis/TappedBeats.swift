@@ -49,6 +49,22 @@ public enum TappedBeats {
     /// over four beats, so one early tap does not show).
     public var tempo: ClosedRange<Double>
     public var warnings: [String]
+
+    /// `'Song': 32 beats from 30 taps (28 on onsets, 2 filled in), bars 1-8, 4 beats a bar,
+    /// 119.8-120.2 BPM, 0:00.5-0:16.0`
+    public func summary(title: String) -> String {
+      let rate = Double(map.sampleRate)
+      let lengths = Set(barLengths).sorted()
+      let bar = "\(lengths.map(String.init).joined(separator: ", ")) beats a bar"
+      let low = String(format: "%.1f", tempo.lowerBound)
+      let high = String(format: "%.1f", tempo.upperBound)
+      let tempoText = low == high ? "\(low) BPM" : "\(low)–\(high) BPM"
+      let span =
+        "\(formatTime(Double(map.beats[0].frame) / rate))–\(formatTime(Double(map.beats[map.beats.count - 1].frame) / rate))"
+      return
+        "'\(title)': \(map.beats.count) beats from \(taps) taps (\(snapped) on onsets, "
+        + "\(filled) filled in), \(map.barsDescription), \(bar), \(tempoText), \(span)"
+    }
   }
 
   /// The map from `taps` (any order). `snapper` nil: no snapping. `meter` nil: beats per

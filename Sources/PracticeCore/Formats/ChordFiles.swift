@@ -204,3 +204,25 @@ extension ChordFiles {
     return try read(text, path: path, sampleRate: sampleRate, totalFrames: totalFrames)
   }
 }
+
+/// The files `chords export` writes.
+public enum ChordFileFormat: String, CaseIterable, Sendable {
+  /// `start<TAB>end<TAB>Harte label` lines (mir_eval, Sonic Visualiser).
+  case lab
+  /// `{"key": …, "chords": [{"start": …, "end": …, "label": …}]}`.
+  case json
+}
+
+extension ChordFiles {
+  /// `track` written as `format`, its chords spelled for `key` (the song's: set, else
+  /// detected).
+  public static func export(
+    _ track: ChordTrack, as format: ChordFileFormat, key: MusicalKey?, sampleRate: Int
+  ) -> String {
+    let flats = Chord.prefersFlats(key: key)
+    switch format {
+    case .lab: return lab(track.spans, sampleRate: sampleRate, flats: flats)
+    case .json: return json(track.spans, key: key, sampleRate: sampleRate, flats: flats)
+    }
+  }
+}

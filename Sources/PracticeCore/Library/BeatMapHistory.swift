@@ -30,6 +30,10 @@ public struct BeatMapStored: Sendable, Equatable {
   public var keptLoops: [String] = []
   /// Selections (and the resume point) whose bars were renamed to keep their music.
   public var followed: [BarsFollowed] = []
+  /// The map replaced; nil when the song had none (or it no longer fit its audio).
+  public var before: BeatMap?
+  /// The selections in bars the new map leaves without their passage.
+  public var selectionsUpset: [SelectionUpset] = []
 }
 
 /// What `undoBeatMapChange` brought back.
@@ -42,6 +46,8 @@ public struct BeatMapUndone: Sendable {
   public var followed: [BarsFollowed]
   /// Earlier maps still kept.
   public var remaining: Int
+  /// The selections in bars the map brought back (or none) leaves without their passage.
+  public var selectionsUpset: [SelectionUpset] = []
 }
 
 extension Library {
@@ -90,7 +96,8 @@ extension Library {
       throw PracticeError(.missingInput, "'\(song.title)' has no earlier beat map to go back to")
     }
     let timestamp = Library.timestamp(Date())
-    return try write { db in
+    var current: BeatMap?
+    var undone = try write { db in
       guard
         let row = try Row.fetchOne(
           db,
@@ -108,7 +115,7 @@ extension Library {
       let mapID: Int64 = row["id"]
       let change = BeatMapChange(
         BeatMapChangeKind(rawValue: row["kind"]) ?? .replaced, row["replaced_by"])
-      let current = try BeatReader(db).beats(of: id)
+      let beatsNow = try BeatReader(db).beats(of: id)
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -142,12 +149,12 @@ extension Library {
         arguments: [id, mapID])
       try db.execute(sql: "DELETE FROM beat_map_history WHERE id = ?", arguments: [mapID])
       var followed: [BarsFollowed] = []
-      if let restored, !current.isEmpty,
-        let now = try? BeatMap(
-          beats: current, totalFrames: song.frames, sampleRate: song.sampleRate)
-      {
+      current =
+        beatsNow.isEmpty
+        ? nil : try? BeatMap(beats: beatsNow, totalFrames: song.frames, sampleRate: song.sampleRate)
+      if let restored, let current {
         followed = try Library.follow(
-          songID: id, from: now, to: restored, kind: change.kind, at: timestamp, db)
+          songID: id, from: current, to: restored, kind: change.kind, at: timestamp, db)
       }
       let remaining =
         try Int.fetchOne(
@@ -156,6 +163,9 @@ extension Library {
         change: change, madeAt: Library.date(row["saved_at"]), restored: restored,
         followed: followed, remaining: remaining)
     }
+    undone.selectionsUpset = try selectionsUpset(
+      of: song, by: undone.restored, before: undone.change.kind == .recounted ? nil : current)
+    return undone
   }
 
   /// Makes the song's selections in bars and its resume point follow a change of its map

@@ -72,7 +72,8 @@ extension Library {
   /// Stores `map` as the song's beat map in one transaction, keeping the old one in the
   /// song's history, and makes what is stored in bars follow `change` (`BeatMapChangeKind`):
   /// after a recount, selections in bars (and the resume point) are renamed so that they
-  /// keep their music; after a move, the resume point moves with its bars.
+  /// keep their music; after a move, the resume point moves with its bars. What is returned
+  /// names the selections the new map leaves without their passage (`SelectionUpset`).
   @discardableResult
   public func storeBeatMap(
     _ map: BeatMap, for song: Song, change: BeatMapChange,
@@ -80,12 +81,13 @@ extension Library {
   ) throws -> BeatMapStored {
     guard let id = song.id else { return BeatMapStored() }
     let timestamp = Library.timestamp(now)
-    return try write { db in
+    var stored = try write { db in
       let before = try BeatReader(db).beats(of: id)
       let old =
         before.isEmpty
         ? nil : try? BeatMap(beats: before, totalFrames: song.frames, sampleRate: song.sampleRate)
       var stored = BeatMapStored()
+      stored.before = old
       stored.followed = try store(map, song: id, replacing: old, change: change, at: timestamp, db)
       for loop in loops {
         if try Row.fetchOne(
@@ -102,18 +104,24 @@ extension Library {
       }
       return stored
     }
+    stored.selectionsUpset = try selectionsUpset(
+      of: song, by: map, before: change.kind == .recounted ? nil : stored.before)
+    return stored
   }
 
   /// Applies `fix` to the song's stored map in one transaction (read, fixed, the old one
   /// kept in the history, stored, selections following): the map before and after, and what
-  /// followed. Nothing is stored when the fix changes nothing (`after` is nil then). Exit 66
-  /// without a map; a fix that cannot apply throws and leaves everything as it was.
+  /// followed, and the selections the fixed map leaves without their passage. Nothing is
+  /// stored when the fix changes nothing (`after` is nil then). Exit 66 without a map; a fix
+  /// that cannot apply throws and leaves everything as it was.
   public func fixBeatMap(
     of song: Song, _ fix: BeatMapFix, summary: String, now: Date = Date()
-  ) throws -> (before: BeatMap, after: BeatMap?, followed: [BarsFollowed]) {
+  ) throws -> (
+    before: BeatMap, after: BeatMap?, followed: [BarsFollowed], selectionsUpset: [SelectionUpset]
+  ) {
     guard let id = song.id else { throw PracticeError(.other, "song has no id") }
     let timestamp = Library.timestamp(now)
-    return try write { db in
+    let (before, after, followed) = try write { db -> (BeatMap, BeatMap?, [BarsFollowed]) in
       let beats = try BeatReader(db).beats(of: id)
       guard !beats.isEmpty else {
         throw PracticeError(.missingInput, "'\(song.title)' has no beat map to fix")
@@ -133,6 +141,10 @@ extension Library {
         at: timestamp, db)
       return (before, after, followed)
     }
+    guard let after else { return (before, nil, [], []) }
+    let upset = try selectionsUpset(
+      of: song, by: after, before: fix.kind == .recounted ? nil : before)
+    return (before, after, followed, upset)
   }
 
   /// Inside a write: keeps the current map in the history, stores `map`, and makes what is

@@ -306,6 +306,21 @@ extension Library {
     return goal.speed(passageBPM: map.medianBPM(in: frames))
   }
 
+  /// Checks that `goal` can be `selection`'s (of `song`): a tempo goal needs the song's beat
+  /// map (`NoBeatMap`), enough beats in the selection to tell its tempo, and a speed within
+  /// `Speed.allowed` to reach it (`GoalProblem`).
+  public func checkGoal(_ goal: PracticeGoal, of selection: Selection, song: Song) throws {
+    guard case .tempo = goal else { return }
+    guard try beatMap(for: song) != nil else { throw NoBeatMap(song: song) }
+    guard let speed = try goalSpeed(goal, of: selection) else { throw GoalProblem.tempoUnknown }
+    guard Speed.allowed.contains(speed) else { throw GoalProblem.speedOutOfRange(speed) }
+  }
+
+  /// `100%`, or `120bpm (96%)` with the speed that reaches it for `selection`.
+  public func goalText(_ goal: PracticeGoal, of selection: Selection) throws -> String {
+    goal.text(reachedAt: try goalSpeed(goal, of: selection))
+  }
+
   /// Marked passes (speed, mark) per song and selection, of plays started since `since`.
   private func markedPasses(since: Date?) throws -> [PracticeKey: [(speed: Speed, mark: PassMark)]]
   {
@@ -401,4 +416,12 @@ public struct AgendaItem: Sendable {
   public var cleanSpeed: Speed?
   /// nil: never practised.
   public var lastPractised: Date?
+}
+
+/// Why a tempo goal cannot be a selection's (`Library.checkGoal`); the face words it.
+public enum GoalProblem: Error, Equatable {
+  /// The selection has too few beats in the beat map to tell its tempo.
+  case tempoUnknown
+  /// Reaching the goal takes this speed, outside `Speed.allowed`.
+  case speedOutOfRange(Double)
 }

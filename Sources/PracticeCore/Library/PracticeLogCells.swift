@@ -56,9 +56,7 @@ extension PracticeTotal {
 
   /// `100%`, or `120bpm (96%)` with the speed that reaches a tempo goal; `-` without a goal.
   public var goalText: String {
-    guard let goal else { return "-" }
-    if case .tempo = goal, let goalSpeed { return "\(goal) (\(Speed(clamping: goalSpeed)))" }
-    return "\(goal)"
+    goal?.text(reachedAt: goalSpeed) ?? "-"
   }
 }
 

@@ -185,6 +185,12 @@ public enum PracticeGoal: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// `100%`, or `120bpm (96%)` with the speed that reaches a tempo goal (`speed`, when known).
+  public func text(reachedAt speed: Double?) -> String {
+    guard case .tempo = self, let speed else { return description }
+    return "\(self) (\(Speed(clamping: speed)))"
+  }
+
   /// The speed that reaches the goal, given the passage's own tempo at 100 % (BPM; needed
   /// for a tempo goal). nil when a tempo goal has no tempo to divide by.
   public func speed(passageBPM: Double?) -> Double? {

@@ -24,6 +24,13 @@ public enum SelectionSpan: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
+extension SelectionSpan {
+  /// Whether `beatMap` places it within audio of `totalFrames` frames.
+  public func fits(beatMap: BeatMap?, totalFrames: Int64) -> Bool {
+    (try? frames(beatMap: beatMap)).map { $0.upperBound <= totalFrames } ?? false
+  }
+}
+
 /// The moves a musician makes with a loop: shift it, take half of it, double it.
 public enum SelectionMove {
   /// Shifts by `bars` (negative: earlier); time spans move by that many bars' length.

@@ -110,3 +110,13 @@ public func parseSince(_ text: String, now: Date = Date()) -> Date? {
   else { return nil }
   return day
 }
+
+/// `2026-11-28 15:40` in local time (through the C library: no ICU for one line).
+public func formatLocalClock(_ date: Date) -> String {
+  var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+  var parts = tm()
+  localtime_r(&seconds, &parts)
+  return String(
+    format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+    Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
+}

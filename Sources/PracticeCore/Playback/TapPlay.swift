@@ -91,6 +91,26 @@ public final class TapPlay {
   /// What the taps make so far, worked out again after each tap (nil before the first).
   public private(set) var progress: Progress?
 
+  /// The status line at `now`: `12 taps · 3.4 · 120.2 BPM · last 0:06.013 · 0:07/0:16 ·
+  /// q stores` (`tap space on every beat, d on downbeats` before the first tap).
+  public func statusText(at now: UInt64) -> String {
+    var tapText = "tap space on every beat, d on downbeats"
+    if let progress {
+      tapText = [
+        progress.taps == 1 ? "1 tap" : "\(progress.taps) taps",
+        progress.bar.map { "\($0).\(progress.beat ?? 1)" },
+        progress.bpm.map { String(format: "%.1f BPM", $0) },
+        "last " + formatMilliseconds(progress.lastTap),
+      ].compactMap { $0 }.joined(separator: " · ")
+    }
+    let rate = Double(sampleRate)
+    let clockText =
+      audibleFrame(at: now).map {
+        "\(formatClock(Double($0) / rate))/\(formatClock(Double(file.info.frames) / rate))"
+      } ?? "starting…"
+    return "\(tapText) · \(clockText) · q stores"
+  }
+
   private func progressSoFar() -> Progress? {
     guard let last = taps.last else { return nil }
     var progress = Progress(
