@@ -272,10 +272,17 @@ public final class PracticeSession {
     return start
   }
 
+  /// The pass playing (from 1), or in a count-in the one it leads into: a drill's count-in
+  /// (pass 0) comes in the middle of the pass it goes on in.
+  public private(set) var passPlaying = 1
+
   /// Takes the engine's position reports (call often while it plays); while the speed
   /// trainer runs, the speed is that of its step audible now.
   public func takeEvents() {
-    while let event = engine.events.pop() { tracker.take(event) }
+    while let event = engine.events.pop() {
+      tracker.take(event)
+      if event.pass > 0 && !event.ended { passPlaying = event.pass }
+    }
     if let trainer, let pass = audible()?.event.pass, pass >= firstPassNumber {
       speed = trainer.speed(forPass: pass - firstPassNumber)
     }
@@ -470,7 +477,7 @@ public final class PracticeSession {
     next.range = range
     next.startOffset = offset
     next.passes = passes
-    let pass = clock.last?.pass ?? 1
+    let pass = passPlaying
     next.firstPass = max(0, pass - firstPassNumber)
     return next
   }
@@ -516,7 +523,7 @@ public final class PracticeSession {
   /// The log's part is now `part`: the pass playing goes on there, and is credited there.
   private func switchPart(_ part: PlayedPart) {
     ledger?.switchTo(
-      part, pass: max(1, clock.last?.pass ?? 1),
+      part, pass: passPlaying,
       written: engine.framesWritten.load(ordering: .relaxed), transpose: transpose)
   }
 
@@ -603,7 +610,7 @@ public final class PracticeSession {
       }.build(asked).plan
       var bars: String?
       if case .bars(let span) = selection.span { bars = "\(span)" }
-      let pass = max(1, clock.last?.pass ?? 1)
+      let pass = passPlaying
       switchPart(PlayedPart(range: range, selection: selection, bars: bars))
       var next = drill
       next.range = range
