@@ -194,7 +194,8 @@ final class LiveSession {
       return
     }
     line.clear()
-    Terminal.say(PlayerKeys.overlay(screen: false).joined(separator: "\n"))
+    // A line each: `say` escapes a newline within a line.
+    for text in PlayerKeys.overlay(screen: false) { Terminal.say(text) }
   }
 
   // MARK: Status line

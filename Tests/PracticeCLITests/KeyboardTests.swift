@@ -165,9 +165,13 @@ import TestSupport
     defer { server.stop() }
     let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
     defer { tmux.kill() }
-    try tmux.start(["play", song, "--no-screen", "--device", "pulse"])
+    try tmux.start(["play", song, "--no-screen", "--device", "pulse"], height: 16)
     _ = try tmux.waitFor { $0.contains("bar 1.") }
-    usleep(500_000)
+    // The keys, a line each (their newlines once showed as `\x0a`).
+    tmux.send("?")
+    let keys = try tmux.waitFor { $0.contains("keys: space pause") }
+    #expect(!keys.contains("\\x0a"), "\(keys)")
+    #expect(keys.split(separator: "\n").contains { $0.hasPrefix("      ") && $0.contains("q/Esc stop") })
     tmux.send("1")
     _ = try tmux.waitFor { $0.contains("count-in · 'solo' · 70%") }
     _ = try tmux.waitFor { $0.contains("pass 1/3 · 'solo' · 70%") }
