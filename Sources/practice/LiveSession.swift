@@ -26,8 +26,6 @@ final class LiveSession {
   private var keyTimes: [(key: Key, nanoseconds: UInt64)] = []
   /// The player screen, when the terminal has room for it (else the status line alone).
   private let screen: PlayerScreen?
-  /// The end of the loop the arrows move (`e`), nil when not editing.
-  private var editing: LoopEdge?
   /// The status line's text for the screen, renewed when `line` says a redraw is due.
   private var screenStatus = ""
   /// Shown before the status line (`2/7 'Autumn Leaves' — solo` in a setlist).
@@ -88,82 +86,48 @@ final class LiveSession {
       return
     }
     screen?.hideHelp()
-    switch key {
-    case .char(" "): session.togglePause()
-    case .char("e"): toggleEditing()
-    case .tab where editing != nil: editing = editing?.other
-    case .left where editing != nil: editLoop(by: -1, unit: .beat)
-    case .right where editing != nil: editLoop(by: 1, unit: .beat)
-    case .shiftLeft where editing != nil: editLoop(by: -1, unit: .bar)
-    case .shiftRight where editing != nil: editLoop(by: 1, unit: .bar)
-    case .char("z") where screen != nil: zoom(in: true)
-    case .char("Z") where screen != nil: zoom(in: false)
-    case .left: session.moveBeats(-1)
-    case .right: session.moveBeats(1)
-    case .shiftLeft, .char(","): session.moveBars(-1)
-    case .shiftRight, .char("."): session.moveBars(1)
-    case .char("["): tell(session.changeSpeed(by: -0.05))
-    case .char("]"): tell(session.changeSpeed(by: 0.05))
-    case .char("{"): tell(session.changeSpeed(by: -0.01))
-    case .char("}"): tell(session.changeSpeed(by: 0.01))
-    case .char("-"), .char("_"): session.changeVolume(by: -0.1)
-    case .char("+"), .char("="): session.changeVolume(by: 0.1)
-    case .char("m"): session.toggleMute()
-    case .char("<"): tell(session.changeTranspose(by: -1))
-    case .char(">"): tell(session.changeTranspose(by: 1))
-    case .char("c"): tell(session.toggleClick(), about: "clicks")
-    case .char("F"): session.cycleFocus()
-    case .char("C"): tell(session.toggleCentreCut())
-    case .char("L"): tell(session.chooseChannel(.left))
-    case .char("R"): tell(session.chooseChannel(.right))
-    case .char("M"): tell(session.chooseChannel(.mono))
-    case .char("a"): session.setLoopStart()
-    case .char("b"): tell(session.setLoopEnd())
-    case .char("l"): tell(session.loopBar(), about: "`l` needs bars")
-    case .char("s"):
-      prompt = ""
-    case .char("r"): session.restart()
-    case .char("g"): tell(session.mark(.clean))
-    case .char("x"): tell(session.mark(.flubbed))
-    case .char(let c) where c.isASCII && c.isNumber:
-      let digit = c.wholeNumberValue ?? 1
-      tell(session.select(digit == 0 ? 10 : digit))
-    case .char("q"), .escape:
+    if let action = PlayerKeys.action(
+      for: key, editing: session.editing != nil, screen: screen != nil)
+    {
+      perform(action)
+    }
+    line.soon()
+  }
+
+  private func perform(_ action: PlayerAction) {
+    switch action {
+    case .session(let command):
+      tell(session.perform(command), about: command)
+      // On the screen the loop shows what is edited; alone, the status line says it.
+      if command == .toggleEditing && screen == nil {
+        say(
+          session.editing == nil
+            ? "loop editing done" : "editing the loop's start: ←/→ beat, shift bar, tab end, e done")
+      }
+    case .namePrompt: prompt = ""
+    case .showKeys: showKeys()
+    case .zoom(let inward): zoom(in: inward)
+    case .stop:
       ending = .stopped
       engine.stop()
     case .interrupt:
       ending = .interrupted
       engine.stop()
-    case .char("?"): showKeys()
-    case .char("d"):
-      fixMap("d") { _, frame in .downbeat(near: frame, within: 0.5) }
-    case .char("("):
-      fixMap("(") { map, _ in .shift(frames: -Int64(map.sampleRate / 100)) }
-    case .char(")"):
-      fixMap(")") { map, _ in .shift(frames: Int64(map.sampleRate / 100)) }
-    case .char("*"):
-      fixMap("*") { map, frame in .double(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
-    case .char("/"):
-      fixMap("/") { map, frame in .halve(from: map.frame(steppingBeats: 0, from: frame), to: nil) }
-    case .char("u"): tell(session.undoMapChange())
-    default:
-      break
     }
-    line.soon()
   }
 
-  /// Tells the player what a command did, in words (`about`: what a missing beat map
-  /// costs).
-  private func tell(_ reply: PracticeSession.Reply, about what: String = "clicks") {
+  /// Tells the player what `command` did, in words.
+  private func tell(_ reply: PracticeSession.Reply, about command: PracticeSession.Command) {
     switch reply {
     case .done: break
     case .speedAtLimit(let speed): say("speed is at its limit, \(speed)")
     case .transposeAtLimit: say("transpose is at its limit")
     case .noBeatMap:
-      say(
-        what == "clicks"
-          ? "no beat map: no clicks (make one with `practice beats grid` or `beats import`)"
-          : "no beat map: \(what)")
+      switch command {
+      case .loopBar: say("no beat map: `l` needs bars")
+      case .fixMap: say("no beat map: nothing to fix (make one with `practice beats detect`)")
+      default: say("no beat map: no clicks (make one with `practice beats grid` or `beats import`)")
+      }
     case .monoHasNoCentre: say("a mono recording has no centre to cut")
     case .monoHasOneChannel: say("a mono recording has one channel")
     case .loopEndBeforeStart: say("the loop end must come after its start")
@@ -195,13 +159,6 @@ final class LiveSession {
     }
   }
 
-  /// A fix of the beat map from key `key`, made where the music is heard.
-  private func fixMap(_ key: String, _ make: (BeatMap, Int64) -> BeatMapFix) {
-    tell(
-      session.fixMap(summary: "key \(key) while playing", make),
-      about: "nothing to fix (make one with `practice beats detect`)")
-  }
-
   /// The screen takes the session's beat map, loop and selections (after a fix).
   private func showMap() {
     screen?.setBeatMap(
@@ -220,7 +177,7 @@ final class LiveSession {
     case .enter:
       let name = (prompt ?? "").trimmingCharacters(in: .whitespaces)
       prompt = nil
-      if !name.isEmpty { tell(session.save(name)) }
+      if !name.isEmpty { tell(session.perform(.save(name: name)), about: .save(name: name)) }
     case .backspace:
       prompt = String((prompt ?? "").dropLast())
     case .char(let c):
@@ -232,23 +189,13 @@ final class LiveSession {
   }
 
   private func showKeys() {
-    let text = """
-      keys: space pause · ←/→ beat · ,/. or shift-←/→ bar · [/] speed ∓5
-            {/} speed ∓1 · -/+ volume · m mute · </> transpose · c click
-            a/b loop start/end · l loop bar · s save loop · 1-9,0 selection
-            F focus bass/guitar/vocal/drums/treble/off · C centre cut
-            L/R/M left/right/mono (again: both) · r restart · ? keys
-            g/x pass clean/flubbed · q/Esc stop
-            e edit the loop: ←/→ start by a beat, shift-←/→ by a bar, tab end, e done
-            beat map: d the beat heard is a downbeat · (/) beats 10 ms earlier/later
-            * / twice/half the beats from here · u undo the last change to the map
-      """
     if let screen {
-      screen.showHelp(text.split(separator: "\n").map(String.init) + ["", "z/Z zoom in/out"])
+      screen.showHelp(PlayerKeys.overlay(screen: true))
       return
     }
     line.clear()
-    Terminal.say(text)
+    // A line each: `say` escapes a newline within a line.
+    for text in PlayerKeys.overlay(screen: false) { Terminal.say(text) }
   }
 
   // MARK: Status line
@@ -288,7 +235,7 @@ final class LiveSession {
     }
     screen.draw(
       cursor: session.audible()?.frame,
-      loop: StripLoop(frames: session.plan.range, label: session.label, editing: editing),
+      loop: StripLoop(frames: session.plan.range, label: session.label, editing: session.editing),
       // The chords sounding: a transpose between semitones shows the nearer one.
       transpose: Int(session.transpose.rounded()),
       status: screenStatus,
@@ -299,19 +246,5 @@ final class LiveSession {
     guard let screen else { return }
     let changed = inward ? screen.zoomIn() : screen.zoomOut()
     if !changed { say(inward ? "zoomed in as far as it goes: \(screen.zoomSpan)" : "the whole song is in view") }
-  }
-
-  /// `e`: the arrows move the loop's start (`tab`: its end) until `e` again.
-  private func toggleEditing() {
-    editing = editing == nil ? .start : nil
-    if screen == nil {
-      say(editing == nil ? "loop editing done" : "editing the loop's start: ←/→ beat, shift bar, tab end, e done")
-    }
-  }
-
-  /// Moves the edited end of the loop; the engine loops the new range at once.
-  private func editLoop(by count: Int, unit: LoopEdit.Unit) {
-    guard let edge = editing else { return }
-    tell(session.editLoop(edge, by: count, unit: unit))
   }
 }

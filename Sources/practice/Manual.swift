@@ -7,61 +7,8 @@ import PracticeCore
 /// files. `practice --manual-sections` prints them as mdoc, and `scripts/make-man.sh` puts
 /// them into the page `generate-manual` made.
 enum Manual {
-  /// The keys `play` reads at a terminal (LiveSession's key handling), in the README's words.
-  static let keys: [(key: String, action: String)] = [
-    ("space", "Pause / resume (a 5 ms fade each way)."),
-    ("← / →", "Back / forward one beat (without a beat map: one second)."),
-    (
-      "shift-← / shift-→, , / .",
-      "Back / forward one bar, to its first beat (without a beat map: five seconds)."
-    ),
-    ("[ / ], { / }", "Speed −5 / +5 points, −1 / +1 point (ends the speed trainer)."),
-    ("- / +", "Volume −/+ 10 % (_ and = too)."),
-    ("m", "Mute / unmute."),
-    ("< / >", "Transpose −/+ 1 semitone."),
-    ("c", "Beat clicks on / off (needs a beat map)."),
-    (
-      "a / b",
-      "Loop from / to the current beat (without a beat map: the current tenth of a second)."
-    ),
-    ("l", "Loop the current bar; again: one bar longer."),
-    (
-      "s",
-      "Save the loop as a selection: type a name on the status line, Enter saves, Esc cancels."
-    ),
-    (
-      "1–9, 0",
-      "Play the 1st–9th, 10th selection (in song order, as select list shows them) as its drill: its own speed, trainer, repeats or loop, transpose, volume and clicks (options given to play override them)."
-    ),
-    ("r", "Restart the loop from its start."),
-    ("F", "Focus: bass, guitar, vocal, drums, treble, then off."),
-    ("C", "Centre cut on / off (stereo only)."),
-    (
-      "L / R / M",
-      "Play the left channel, the right one, or the mono mix; the same key again: both channels."
-    ),
-    (
-      "e",
-      "Edit the loop on the player screen: ← / → move its start one beat, shift-← / shift-→ one bar (without a beat map: 0.1 s and 1 s); tab switches to its end and back; e again ends editing. The loop played follows at once; s saves it."
-    ),
-    ("z / Z", "Player screen: show half / twice as much of the song, from one bar to the whole song."),
-    (
-      "d",
-      "The beat heard now (the nearest) is a downbeat: every bar line moves with it, as beats downbeat does. Stored at once; the status line says which bar starts there."
-    ),
-    ("( / )", "Move every beat of the map 10 ms earlier / later (beats shift)."),
-    (
-      "* / /",
-      "Twice / half the beats from the beat heard now to the end of the map (beats double, beats halve)."
-    ),
-    (
-      "u",
-      "Undo the last change to the beat map (beats undo), whichever command or key made it. Selections follow each of these as the beats commands have them."
-    ),
-    ("n / p", "In setlist play: the next / previous entry (q stops the setlist)."),
-    ("q, Esc", "Stop (exit 0). Ctrl-C stops with exit 130."),
-    ("?", "Show the keys."),
-  ]
+  /// The keys `play` reads at a terminal: the player's own table.
+  static var keys: [(key: String, action: String)] { PlayerKeys.manual }
 
   /// The exit codes (DESIGN.md's table), each from the category that picks it.
   static let exitStatus: [(code: Int32, meaning: String)] = [

@@ -320,45 +320,14 @@ struct PlaybackOptions: ParsableArguments {
     }
   }
 
-  /// The filters the options ask for; throws a `ValidationError` naming the range.
+  /// The filters the options ask for; throws a `ValidationError` naming the option.
   func partFilter() throws -> PartFilter {
-    var filter = PartFilter()
-    if let eq {
-      guard let bands = PartFilter.EQ(parsing: eq) else {
-        throw ValidationError(
-          "--eq '\(eq)' is not three gains; write LOW:MID:HIGH in dB, e.g. 6:0:-3")
-      }
-      for gain in [bands.low, bands.mid, bands.high] where !PartFilter.eqRange.contains(gain) {
-        throw ValidationError(
-          "--eq \(eq): \(formatDecibels(gain)) dB is out of range; use -24 to 12 dB per band")
-      }
-      filter.eq = bands
+    do {
+      return try PartFilter(
+        writtenEQ: eq, focus: focus, band: band, channel: channel, centreCut: centreCut)
+    } catch {
+      throw ValidationError(worded(error))
     }
-    filter.focus = focus
-    if let band {
-      guard let edges = PartFilter.parseBand(band) else {
-        throw ValidationError(
-          "--band '\(band)' is not a band; write LOW-HIGH in Hz with LOW below HIGH, e.g. 80-400")
-      }
-      guard PartFilter.bandRange.contains(edges.lowerBound),
-        PartFilter.bandRange.contains(edges.upperBound)
-      else {
-        throw ValidationError("--band \(band) is out of range; use edges from 20 to 20000 Hz")
-      }
-      filter.band = edges
-    }
-    filter.channel = channel ?? .both
-    if let centreCut {
-      guard let amount = PartFilter.parseAmount(centreCut) else {
-        throw ValidationError(
-          "--centre-cut '\(centreCut)' is not an amount; write 0% to 100% (default 100%)")
-      }
-      guard (0...1).contains(amount) else {
-        throw ValidationError("--centre-cut \(centreCut) is out of range; use 0% to 100%")
-      }
-      filter.centreCut = amount
-    }
-    return filter
   }
 
   /// Whether a range was typed (`--select`, `--bars`, `--from`, `--to`).
@@ -446,9 +415,6 @@ extension StretchQuality: ExpressibleByArgument {}
 extension PartFilter.Focus: ExpressibleByArgument {}
 
 extension PartFilter.Channel: ExpressibleByArgument {}
-
-/// `6`, `-3`, `1.5`: a gain as the user wrote it, without a trailing `.0`.
-private func formatDecibels(_ value: Double) -> String { String(format: "%g", value) }
 
 /// Reads a number option as a plain decimal (`1.5`, `-0.5`): hexadecimal, exponents, `inf`
 /// and `nan` are refused like any malformed value.

@@ -232,44 +232,47 @@ struct Render: ParsableCommand {
     let started = monotonicNanoseconds()
     let library = try library.open()
     let song = try library.resolve(song)
-    let file = try song.openAudio()
-    try OutputFormat(path: output, bitDepth: 16)?.check(
-      sampleRate: file.info.sampleRate, path: output)
-    let setup = try playback.setup(for: song, info: file.info, library: library)
-    let plan = setup.plan
-    if plan.passes == .endless {
-      throw PracticeError(
-        .usage, "\(setup.label ?? "the range") loops until stopped; render it with --repeat N")
+    let noDetect = playback.noDetect
+    let renderer: PlanRenderer
+    do {
+      renderer = try PlanRenderer.open(
+        song: song, library: library, request: try playback.request(for: song, library: library),
+        output: output, noted: { Terminal.warning(words(for: $0, song: song)) }
+      ) { song in try detectingBeatMap(of: song, in: library, detect: !noDetect) }
+    } catch let refusal as PlanRenderer.Refusal {
+      throw PracticeError(refusal.category, worded(refusal, output: output))
     }
-    let target = SongScanner.absolutePath(output)
-    if target == song.path {
-      throw PracticeError(.usage, "-o '\(output)' is the song itself; pick another output file")
+    let (plan, rate) = (renderer.setup.plan, renderer.sampleRate)
+    let bar = ProgressBar()
+    let label = "rendering " + (output as NSString).lastPathComponent
+    // Fifty times a second with a bar, so it moves smoothly; else ten.
+    let report = try Session.withSignals(renderer.engine) { _ in
+      defer { bar?.clear() }
+      return try renderer.run(waiting: .milliseconds(bar == nil ? 100 : 20)) {
+        bar?.show($0, label)
+      }
     }
-    guard let format = OutputFormat(path: target, bitDepth: file.info.bitDepth) else {
-      throw PracticeError(.usage, "cannot write '\(output)': unknown output format")
-    }
-    let sink = try SoundFileWriter(
-      path: target, format: format, sampleRate: file.info.sampleRate,
-      channels: file.info.channels, maxBlockFrames: PlaybackEngine.blockFrames)
-    sink.setTags(title: song.title, artist: song.artist, album: song.album)
-    let engine = try PlaybackEngine(file: file, plan: plan, sink: sink)
-    let rate = file.info.sampleRate
-    let progress = ProgressBar().map {
-      Session.Progress(
-        bar: $0,
-        totalFrames: (plan.totalFrames(sampleRate: rate) ?? 0) + (plan.clicks?.countInFrames ?? 0),
-        label: "rendering " + (output as NSString).lastPathComponent)
-    }
-    let report = try Session.run(
-      engine, song: song, file: file, progress: progress, done: "rendered to '\(output)'")
+    Session.report(
+      report, engine: renderer.engine, song: song, file: renderer.file,
+      done: "rendered to '\(output)'")
     if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
     // The warning was the one line: the audio ended before the song's end.
     if report.truncation != nil { throw ExitCode(65) }
     let seconds = Double(report.framesWritten) / Double(rate)
     let took = Double(monotonicNanoseconds() &- started) / 1e9
     Terminal.say(
-      "rendered \(describe(plan, of: song, rate: rate, label: setup.label)) to '\(output)' "
+      "rendered \(describe(plan, of: song, rate: rate, label: renderer.setup.label)) to '\(output)' "
         + "(\(report.framesWritten) frames, \(formatTime(seconds))) in \(formatTaken(took))")
+  }
+}
+
+/// Why `render` would not begin, with the options that would make it.
+private func worded(_ refusal: PlanRenderer.Refusal, output: String) -> String {
+  switch refusal {
+  case .endless(let label):
+    return "\(label ?? "the range") loops until stopped; render it with --repeat N"
+  case .outputIsSource: return "-o '\(output)' is the song itself; pick another output file"
+  case .unknownFormat: return "cannot write '\(output)': unknown output format"
   }
 }
 

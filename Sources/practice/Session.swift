@@ -77,36 +77,6 @@ enum Session {
     return try body { signalled.load(ordering: .relaxed) }
   }
 
-  /// A progress bar for a run whose output length is known (a render): output frames
-  /// written of `totalFrames`.
-  struct Progress {
-    let bar: ProgressBar
-    let totalFrames: Int64
-    let label: String
-  }
-
-  /// Runs a render to its end with a progress bar from `progress`, then the report's
-  /// warnings.
-  static func run(
-    _ engine: PlaybackEngine, song: Song, file: SoundFile, progress: Progress?,
-    done: String = "played"
-  ) throws -> PlaybackReport {
-    let report = try withSignals(engine) { _ in
-      engine.start()
-      defer { progress?.bar.clear() }
-      // Fifty times a second with a bar, so it moves smoothly; else ten.
-      while !engine.waitForEnd(timeout: .milliseconds(progress == nil ? 100 : 20)) {
-        guard let progress, progress.totalFrames > 0 else { continue }
-        let written = engine.framesWritten.load(ordering: .relaxed)
-        progress.bar.show(Double(written) / Double(progress.totalFrames), progress.label)
-      }
-      progress?.bar.clear()
-      return try engine.wait()
-    }
-    Session.report(report, engine: engine, song: song, file: file, done: done)
-    return report
-  }
-
   /// Set when a play or render warned that its audio ended early: the command then ends
   /// with exit 65 (bad data) once the rest of its work is done.
   static let endedEarly = Atomic<Bool>(false)

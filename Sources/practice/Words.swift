@@ -57,6 +57,25 @@ func worded(_ problem: SettingsProblem) -> String {
   }
 }
 
+/// A filter's problem as `--eq`, `--band` or `--centre-cut` was written.
+func worded(_ problem: PartFilter.Problem) -> String {
+  switch problem {
+  case .eqNotThreeGains(let eq):
+    return "--eq '\(eq)' is not three gains; write LOW:MID:HIGH in dB, e.g. 6:0:-3"
+  case .eqGainOutOfRange(let eq, let gain):
+    // The gain as the user wrote it, without a trailing `.0`.
+    return "--eq \(eq): \(String(format: "%g", gain)) dB is out of range; use -24 to 12 dB per band"
+  case .notABand(let band):
+    return "--band '\(band)' is not a band; write LOW-HIGH in Hz with LOW below HIGH, e.g. 80-400"
+  case .bandOutOfRange(let band):
+    return "--band \(band) is out of range; use edges from 20 to 20000 Hz"
+  case .notAnAmount(let amount):
+    return "--centre-cut '\(amount)' is not an amount; write 0% to 100% (default 100%)"
+  case .amountOutOfRange(let amount):
+    return "--centre-cut \(amount) is out of range; use 0% to 100%"
+  }
+}
+
 func worded(_ remedy: Remedy) -> String {
   switch remedy {
   case .replaceOrRename: return "use --replace to overwrite it or pick another name"

@@ -140,11 +140,52 @@ import TestSupport
     let solo = try #require(rows.count == 1 ? rows.first : nil, "\(rows)")
     #expect(solo["selection"] as? String == "solo" && solo["passes"] as? Int == 2, "\(rows)")
     #expect(solo["speed_min"] as? Double == 0.7 && solo["transpose"] as? Double == -2, "\(rows)")
+    // Its fastest is the drill's too: the 100 % heard before the key was not the solo's.
+    #expect(solo["speed_max"] as? Double == 0.7, "\(rows)")
     #expect(solo["outcome"] as? String == "completed", "\(rows)")
     // Heard at 70 %: the clicks 0.714 s apart, after 0.5 s apart before the key.
     let intervals = try tmux.heardClickIntervals()
     #expect(intervals.contains { abs($0 - 0.5) < 0.003 }, "\(intervals)")
     #expect(intervals.filter { abs($0 - 0.5 / 0.7) < 0.004 }.count >= 4, "\(intervals)")
+  }
+
+  /// A selection's drill with a count-in and a speed trainer, started from its key: the
+  /// count-in sounds first (as with `play --select`), the status line shows each step's
+  /// speed (70 %, 75 %, 80 %: not the first one throughout), and the log row's speeds are
+  /// the drill's alone (not the 100 % heard before the key).
+  @Test func aSelectionKeyPlaysTheDrillsCountInAndShowsEachStep() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    #expect(try cli.run(["select", "add", song, "solo", "--bars", "5"]).status == 0)
+    let settings = [
+      "--speed", "70%", "--ramp-to", "80%", "--step", "5%", "--repeat", "3", "--count-in", "1",
+    ]
+    #expect(try cli.run(["select", "set", song, "solo"] + settings).status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--no-screen", "--device", "pulse"], height: 16)
+    _ = try tmux.waitFor { $0.contains("bar 1.") }
+    // The keys, a line each (their newlines once showed as `\x0a`).
+    tmux.send("?")
+    let keys = try tmux.waitFor { $0.contains("keys: space pause") }
+    #expect(!keys.contains("\\x0a"), "\(keys)")
+    #expect(keys.split(separator: "\n").contains { $0.hasPrefix("      ") && $0.contains("q/Esc stop") })
+    tmux.send("1")
+    _ = try tmux.waitFor { $0.contains("count-in · 'solo' · 70%") }
+    _ = try tmux.waitFor { $0.contains("pass 1/3 · 'solo' · 70%") }
+    _ = try tmux.waitFor { $0.contains("pass 2/3 · 'solo' · 75%") }
+    _ = try tmux.waitFor { $0.contains("pass 3/3 · 'solo' · 80%") }
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    let solo = try #require(rows.count == 1 ? rows.first : nil, "\(rows)")
+    #expect(solo["selection"] as? String == "solo" && solo["passes"] as? Int == 3, "\(rows)")
+    #expect(solo["speed_min"] as? Double == 0.7 && solo["speed_max"] as? Double == 0.8, "\(rows)")
   }
 
   /// `d`, `)`, `*` and `u` fix the stored beat map where the music is: each is said on the

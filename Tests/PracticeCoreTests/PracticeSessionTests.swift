@@ -46,6 +46,33 @@ import Testing
     #expect(try library.resumePoint(of: song)?.finished == true)
   }
 
+  /// The loop's ends move by commands (`perform`) only while editing: the start by a tenth
+  /// of a second (no beat map), the end after `switchEditedEdge`; a move that would reverse
+  /// the loop is refused and changes nothing.
+  @Test func theLoopsEndsMoveByCommandsOnlyWhileEditing() throws {
+    let (library, song) = try setUp(seconds: 3)
+    var request = PlayRequest(part: .times(from: 1, to: 2))
+    request.live = true
+    let session = try PracticeSession.open(
+      song: song, library: library, request: request, device: "null", latency: .keys,
+      deviceAdvice: "-"
+    ) { _ in throw PracticeError(.missingInput, "no map") }
+    #expect(session.perform(.moveEditedEdge(by: 1, unit: .beat)) == .done)
+    #expect(session.plan.range == 44100..<88200 && session.editing == nil)
+    session.perform(.toggleEditing)
+    #expect(session.editing == .start)
+    #expect(session.perform(.moveEditedEdge(by: 1, unit: .beat)) == .done)
+    #expect(session.plan.range == 48510..<88200 && session.loopChanged)
+    session.perform(.switchEditedEdge)
+    #expect(session.editing == .end)
+    #expect(session.perform(.moveEditedEdge(by: -1, unit: .bar)) == .loopStartAfterEnd)
+    #expect(session.perform(.moveEditedEdge(by: 1, unit: .bar)) == .done)
+    #expect(session.plan.range == 48510..<132300)
+    session.perform(.toggleEditing)
+    #expect(session.editing == nil)
+    #expect(session.perform(.toggleClick) == .noBeatMap)
+  }
+
   /// A device that will not open is the device's error, and nothing is logged.
   @Test func aDeviceThatWillNotOpenLogsNothing() throws {
     let (library, song) = try setUp()

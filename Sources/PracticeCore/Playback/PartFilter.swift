@@ -125,6 +125,49 @@ public struct PartFilter: Sendable, Equatable {
     return v / 100
   }
 
+  /// What is wrong with a filter as written, for the face to word with its options.
+  public enum Problem: Error, Equatable {
+    /// The EQ is not three gains `LOW:MID:HIGH`.
+    case eqNotThreeGains(String)
+    /// A gain of the EQ `text` is outside `eqRange`.
+    case eqGainOutOfRange(text: String, gain: Double)
+    /// The band is not `LOW-HIGH` with LOW below HIGH.
+    case notABand(String)
+    /// An edge of the band is outside `bandRange`.
+    case bandOutOfRange(String)
+    /// The centre cut's amount is not a percentage.
+    case notAnAmount(String)
+    /// The centre cut's amount is outside 0-100 %.
+    case amountOutOfRange(String)
+  }
+
+  /// The filters as written: the EQ (`6:0:-3`), a focus, the band (`80-400`), the channel
+  /// and the centre cut's amount (`60%`); each checked against its range.
+  public init(
+    writtenEQ eq: String?, focus: Focus?, band: String?, channel: Channel?, centreCut: String?
+  ) throws(Problem) {
+    self.init(focus: focus, channel: channel ?? .both)
+    if let eq {
+      guard let bands = EQ(parsing: eq) else { throw .eqNotThreeGains(eq) }
+      for gain in [bands.low, bands.mid, bands.high] where !PartFilter.eqRange.contains(gain) {
+        throw .eqGainOutOfRange(text: eq, gain: gain)
+      }
+      self.eq = bands
+    }
+    if let band {
+      guard let edges = PartFilter.parseBand(band) else { throw .notABand(band) }
+      guard PartFilter.bandRange.contains(edges.lowerBound),
+        PartFilter.bandRange.contains(edges.upperBound)
+      else { throw .bandOutOfRange(band) }
+      self.band = edges
+    }
+    if let centreCut {
+      guard let amount = PartFilter.parseAmount(centreCut) else { throw .notAnAmount(centreCut) }
+      guard (0...1).contains(amount) else { throw .amountOutOfRange(centreCut) }
+      self.centreCut = amount
+    }
+  }
+
   /// The sections and channel matrix for `channels` channels at `sampleRate`.
   public func design(sampleRate: Int, channels: Int) -> FilterDesign {
     var design = FilterDesign.identity

@@ -23,6 +23,19 @@ public struct PlayTracker: Sendable {
     clock = AudibleClock(sampleRate: sampleRate, totalFrames: totalFrames)
   }
 
+  /// Speeds count from reports of this jump generation on (`countSpeeds`).
+  private var speedsFromGeneration = 0
+
+  /// Speeds heard from the next jump on alone (a selection's drill begun from a key in
+  /// pass `pass`, after reports of `generation`): what played before it, in that pass too,
+  /// is not the drill's.
+  public mutating func countSpeeds(after generation: Int, fromPass pass: Int) {
+    speedsFromGeneration = generation + 1
+    passSpeeds = passSpeeds.filter { $0.key < pass }
+    slowest = nil
+    fastest = nil
+  }
+
   public mutating func take(_ event: PlaybackEvent) {
     if let since = pausedSince, !event.paused {
       pausedNanoseconds += event.nanoseconds &- since
@@ -35,7 +48,8 @@ public struct PlayTracker: Sendable {
       return
     }
     clock.append(event)
-    guard !event.inGap, !event.paused, event.pass > 0 else { return }
+    guard !event.inGap, !event.paused, event.pass > 0, event.generation >= speedsFromGeneration
+    else { return }
     let speed = Speed(clamping: event.speed)
     if speed.rate < (passSpeeds[event.pass]?.rate ?? .infinity) { passSpeeds[event.pass] = speed }
     if speed.rate < (slowest?.rate ?? .infinity) { slowest = speed }

@@ -368,16 +368,13 @@ extension PlaybackEngine {
         }
         takeMeasurements()
         takeFilterDesign(fade: true)
-        var frames = 0
-        if countInRemaining > 0 {
-          frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames)))
-          block.update(repeating: 0, count: frames * channels)
-          countInRemaining -= Int64(frames)
-        }
+        var frames = countInSilence(at: 0)
         var fadeInFrom = frames
         if let raw = pendingJump.exchange(nil, ordering: .acquiring) {
           let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
           frames = adopt(box.plan, kind: box.kind, at: frames, fadeOut: true)
+          // A drill's count-in begins where the jump was taken.
+          frames = countInSilence(at: frames)
           fadeInFrom = frames
         } else if switchIntoStretcher && steering != nil {
           frames = fadeOut(at: frames)
@@ -520,6 +517,16 @@ extension PlaybackEngine {
     return start + got
   }
 
+  /// Fills the block from `at` with what is left of the count-in's silence (its clicks are
+  /// mixed in with the others), up to the block's end; returns the new end.
+  private func countInSilence(at start: Int) -> Int {
+    let frames = Int(min(countInRemaining, Int64(PlaybackEngine.blockFrames - start)))
+    guard frames > 0 else { return start }
+    (block + start * channels).update(repeating: 0, count: frames * channels)
+    countInRemaining -= Int64(frames)
+    return start + frames
+  }
+
   private func applyFadeIn(from start: Int, to end: Int) {
     var i = start
     while fadeInRemaining > 0 && i < end {
@@ -571,6 +578,21 @@ extension PlaybackEngine {
       // so there is nothing to follow or to wait for.
       liveSpeed = nil
       speedNow = next.speed(forPass: 0)
+      // Its count-in (a selection's), as at the start of a play: reported as pass 0, its
+      // clicks always heard, the drill's first pass from where it ends.
+      if let clicks = next.clicks, clicks.countInFrames > 0 {
+        marks.append(
+          Mark(
+            output: switchOutput, source: next.range.lowerBound, speed: speedNow.rate, pass: 0,
+            generation: generation, kind: .gap))
+        for click in clicks.countIn {
+          clickQueue.append(
+            ScheduledClick(
+              frame: Int64(switchOutput) + click.frame, accent: click.accent, always: true))
+        }
+        countInRemaining = clicks.countInFrames
+        feedOutput += Double(clicks.countInFrames)
+      }
     } else {
       applyPassSpeed()
     }

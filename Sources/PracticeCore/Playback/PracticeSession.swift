@@ -41,6 +41,39 @@ public final class PracticeSession {
     case mapUndone(change: String, bars: String?)
   }
 
+  /// What the player (a key, later a pedal or a socket) asks of the session: one value per
+  /// command, taken by `perform`.
+  public enum Command: Sendable, Equatable {
+    case togglePause, restart
+    case moveBeats(Int), moveBars(Int)
+    case changeSpeed(by: Double), changeVolume(by: Double), toggleMute
+    case changeTranspose(by: Double)
+    case toggleClick, cycleFocus, toggleCentreCut
+    case chooseChannel(PartFilter.Channel)
+    case setLoopStart, setLoopEnd, loopBar
+    /// Editing the loop's ends on and off (`editing`); while on, which end moves.
+    case toggleEditing, switchEditedEdge
+    /// Moves the end being edited (nothing when not editing).
+    case moveEditedEdge(by: Int, unit: LoopEdit.Unit)
+    /// The song's selection by its number, from 1, played as its drill.
+    case select(Int)
+    case save(name: String)
+    case mark(PassMark)
+    /// Fixes the beat map where the music is heard; `summary` names it in the map's history.
+    case fixMap(MapFix, summary: String)
+    case undoMapChange
+  }
+
+  /// A fix of the beat map made where the music is heard (`fixMap`).
+  public enum MapFix: Sendable, Equatable {
+    /// The beat heard is a downbeat.
+    case downbeat
+    /// Every beat this many milliseconds later (negative: earlier).
+    case shift(milliseconds: Int)
+    /// Twice / half the beats from the beat heard to the end of the map.
+    case double, halve
+  }
+
   /// What a fix of the beat map did, for the face to word.
   public enum MapFixDone: Sendable, Equatable {
     case downbeat(bar: Int)
@@ -99,6 +132,11 @@ public final class PracticeSession {
 
   /// The centre cut switched on: the one asked for at the start, else 100 %.
   private let centreCutAmount: Double
+  /// The plan whose speed trainer sets the speed of each pass (its first pass is
+  /// `firstPassNumber`); nil without a trainer, or once the keys set the speed.
+  private var trainer: PlaybackPlan?
+  /// The end of the loop that `moveEditedEdge` moves; nil when not editing.
+  public private(set) var editing: LoopEdge?
   /// Bars looped by `loopBar`, so that a second one extends the loop.
   private var barLoop: ClosedRange<Int>?
   /// The last seek's target and when it was asked for.
@@ -126,6 +164,7 @@ public final class PracticeSession {
     self.plan = plan
     label = setup.label ?? formatTimeRange(plan.range, sampleRate: info.sampleRate)
     speed = plan.speed
+    trainer = plan.ramp == nil ? nil : setup.plan
     transpose = plan.transpose
     volume = plan.volume
     clickOn = plan.clicks?.enabled ?? false
@@ -233,9 +272,20 @@ public final class PracticeSession {
     return start
   }
 
-  /// Takes the engine's position reports (call often while it plays).
+  /// The pass playing (from 1), or in a count-in the one it leads into: a drill's count-in
+  /// (pass 0) comes in the middle of the pass it goes on in.
+  public private(set) var passPlaying = 1
+
+  /// Takes the engine's position reports (call often while it plays); while the speed
+  /// trainer runs, the speed is that of its step audible now.
   public func takeEvents() {
-    while let event = engine.events.pop() { tracker.take(event) }
+    while let event = engine.events.pop() {
+      tracker.take(event)
+      if event.pass > 0 && !event.ended { passPlaying = event.pass }
+    }
+    if let trainer, let pass = audible()?.event.pass, pass >= firstPassNumber {
+      speed = trainer.speed(forPass: pass - firstPassNumber)
+    }
   }
 
   /// The event covering what is audible now, and the source frame audible.
@@ -278,6 +328,49 @@ public final class PracticeSession {
     ].compactMap { $0 }.joined(separator: " ")
   }
 
+  // MARK: Commands
+
+  /// Does what `command` asks; what it did, or why it did nothing.
+  @discardableResult
+  public func perform(_ command: Command) -> Reply {
+    switch command {
+    case .togglePause: togglePause()
+    case .restart: restart()
+    case .moveBeats(let count): moveBeats(count)
+    case .moveBars(let count): moveBars(count)
+    case .changeSpeed(let step): return changeSpeed(by: step)
+    case .changeVolume(let step): changeVolume(by: step)
+    case .toggleMute: toggleMute()
+    case .changeTranspose(let semitones): return changeTranspose(by: semitones)
+    case .toggleClick: return toggleClick()
+    case .cycleFocus: cycleFocus()
+    case .toggleCentreCut: return toggleCentreCut()
+    case .chooseChannel(let channel): return chooseChannel(channel)
+    case .setLoopStart: setLoopStart()
+    case .setLoopEnd: return setLoopEnd()
+    case .loopBar: return loopBar()
+    case .toggleEditing: editing = editing == nil ? .start : nil
+    case .switchEditedEdge: editing = editing?.other
+    case .moveEditedEdge(let count, let unit):
+      guard let edge = editing else { return .done }
+      return editLoop(edge, by: count, unit: unit)
+    case .select(let number): return select(number)
+    case .save(let name): return save(name)
+    case .mark(let mark): return self.mark(mark)
+    case .fixMap(let fix, let summary):
+      return fixMap(summary: summary) { map, frame in
+        switch fix {
+        case .downbeat: return .downbeat(near: frame, within: 0.5)
+        case .shift(let ms): return .shift(frames: Int64(map.sampleRate * ms / 1000))
+        case .double: return .double(from: map.frame(steppingBeats: 0, from: frame), to: nil)
+        case .halve: return .halve(from: map.frame(steppingBeats: 0, from: frame), to: nil)
+        }
+      }
+    case .undoMapChange: return undoMapChange()
+    }
+    return .done
+  }
+
   // MARK: Transport
 
   public func togglePause() {
@@ -290,6 +383,7 @@ public final class PracticeSession {
     let next = Speed(clamping: speed.rate + step)
     guard next != speed else { return .speedAtLimit(speed) }
     speed = next
+    trainer = nil
     engine.send(.setSpeed(next))
     engine.calibrate(speed: next, semitones: transpose)
     return .done
@@ -383,7 +477,7 @@ public final class PracticeSession {
     next.range = range
     next.startOffset = offset
     next.passes = passes
-    let pass = clock.last?.pass ?? 1
+    let pass = passPlaying
     next.firstPass = max(0, pass - firstPassNumber)
     return next
   }
@@ -429,7 +523,7 @@ public final class PracticeSession {
   /// The log's part is now `part`: the pass playing goes on there, and is credited there.
   private func switchPart(_ part: PlayedPart) {
     ledger?.switchTo(
-      part, pass: max(1, clock.last?.pass ?? 1),
+      part, pass: passPlaying,
       written: engine.framesWritten.load(ordering: .relaxed), transpose: transpose)
   }
 
@@ -495,9 +589,9 @@ public final class PracticeSession {
 
   /// Plays the song's selection `number` (from 1, in song order) as its drill, from here:
   /// the plan `play --select` builds for it (the selection's settings under those given for
-  /// this play: speed and trainer, repeats or loop, transpose, volume, clicks, gap). The
-  /// pass playing goes on in it (and is credited to it) as the drill's first; a count-in
-  /// is not played in the middle of a play.
+  /// this play: speed and trainer, repeats or loop, transpose, volume, clicks, gap, and its
+  /// count-in first). The pass playing goes on in it (and is credited to it) as the drill's
+  /// first; the speeds heard before the key are not the drill's.
   public func select(_ number: Int) -> Reply {
     do {
       let selections = try library.selections(of: song)
@@ -516,21 +610,21 @@ public final class PracticeSession {
       }.build(asked).plan
       var bars: String?
       if case .bars(let span) = selection.span { bars = "\(span)" }
-      let pass = max(1, clock.last?.pass ?? 1)
+      let pass = passPlaying
       switchPart(PlayedPart(range: range, selection: selection, bars: bars))
       var next = drill
       next.range = range
       next.startOffset = 0
       next.firstPass = 0
       next.filter = filter
-      next.clicks?.countIn = []
-      next.clicks?.countInFrames = 0
       plan = next
+      trainer = next.ramp == nil ? nil : next
       loopChanged = true
       label = "'\(selection.name)'"
       barLoop = nil
       firstPassNumber = pass
       completedBefore = clock.last?.passesCompleted ?? 0
+      tracker.countSpeeds(after: clock.last?.generation ?? 0, fromPass: pass)
       if case .count(let n) = next.passes { passesTotal = n } else { passesTotal = nil }
       speed = next.speed(forPass: 0)
       for step in next.trainerSpeeds(limit: 32) {
