@@ -196,7 +196,7 @@ def main():
         "ballad, string pad over a slow pulse, solo strumming), its own timing model (drift, "
         "rubato, ritardando, steps; micro-timing per player), rendered by TiMidity++ with "
         "Freepats or FluidSynth with the csound bank (sounds the kept network never trained "
-        "on), 16 with a formant-synthesised sung lead; each dry and through lib/delivery.py's "
+        "on), 13 with a formant-synthesised sung lead; each dry and through lib/delivery.py's "
         "chain with seed 41. Nothing was tuned on it.",
         "Cells read beat F / downbeat F; beats are not trimmed. The targets are issue 41's "
         "for the test half and this set (beat F ≥ 0.95, downbeat F ≥ 0.90, no delivery group "
