@@ -22,7 +22,8 @@ import time
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 OUT_DIR = os.path.join(BENCH_DIR, "out")
-RESULTS_DIR = os.path.join(OUT_DIR, "results")
+# $BENCH_RESULTS_DIR: another folder (a run that must not touch the shared bench/out/results)
+RESULTS_DIR = os.environ.get("BENCH_RESULTS_DIR") or os.path.join(OUT_DIR, "results")
 BEATS_RUN = os.path.join(BENCH_DIR, "beats", "run")       # the beat measurements' runner
 MODELS_RUN = os.path.join(REPO_DIR, "models", "run")      # the generators' and trainers'
 

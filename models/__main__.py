@@ -22,6 +22,9 @@ COMMANDS = {
                            "the training pieces by a plain synthesizer of our own"),
     "timidity": Command("models.timidity", sys.executable,
                         "the corpus's MIDI by TiMidity++ and Freepats"),
+    "heldout": Command("models.heldout", VENV_PY,
+                       "the held-out set of a second generator (TiMidity++/Freepats, csound "
+                       "bank, a sung lead), dry and delivered: bench/out/g-heldout; --check"),
     "onsetsynth": Command("models.onsetsynth", VENV_PY,
                           "synthetic music with onsets on known samples (beat-offset)"),
     "train-network": Command("models.train_network", TRAIN_PY,

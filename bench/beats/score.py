@@ -26,7 +26,8 @@ Means are over pieces (each piece weighs the same), overall and per group: meter
 REFDIR/NAME.json), drums / no-drums, steady / changing tempo (and its kind: rubato,
 rit-a-tempo, ritardando, ...), swing, pickup, and for the corpus (make-corpus.py) the
 processing kind, the soundfont and the sample rate; for a delivered copy (make-corpus.py
---delivery) each delivery group its chain falls in (codec, reverb/noise, compression/EQ).
+--delivery) each delivery group its chain falls in (codec, reverb/noise, compression/EQ);
+and any group a piece's JSON lists under "groups" (models/heldout.py: style, synth, voice).
 
   offset    the median signed offset, detected minus reference, of the beats matched
             within ±70 ms (mir_eval's matching), pooled over the pieces of each sample
@@ -116,6 +117,7 @@ def groups_of(meta):
     if "soundfont" in meta:
         out.append(f"soundfont {meta['soundfont']}")
     out += [f"delivery {g}" for g in meta.get("delivery_groups", [])]  # delivery.py's
+    out += [g for g in meta.get("groups", []) if g not in out]  # models/heldout.py's (style ...)
     return out
 
 
