@@ -1,6 +1,7 @@
 """Beat maps on released, produced music: practice against madmom and the onsets.
 
   bench/beats/run real-set [--bin PRACTICE_BIN] [--label NAME] [--env K=V ...] [--length 60]
+                           [--half tune|test|all]
                            [--no-madmom]
       (in bench/out/venv; bench/beats/setup.sh makes it)
 
@@ -40,6 +41,7 @@ Writes bench/out/real-set-LABEL.md and .json.
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -78,6 +80,20 @@ def tracks():
                 continue
             found.append(path)
     return found
+
+
+def halves(paths):
+    """{name: "tune" | "test"}: within each package, the tracks in the order of the SHA-256
+    of their names, alternately to the tuning half (first) and the test half, so each
+    package is split evenly. Choices (thresholds, weights) are made on "tune" only."""
+    split = {}
+    for folder in PACKAGES.values():
+        names = [os.path.splitext(os.path.basename(p))[0] for p in paths
+                 if p.startswith(folder + "/")]
+        names.sort(key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+        for i, name in enumerate(names):
+            split[name] = "tune" if i % 2 == 0 else "test"
+    return split
 
 
 def variant(length):
@@ -202,6 +218,8 @@ def main():
     ap.add_argument("--env", nargs="*", default=[], help="K=V for practice (a model, say)")
     ap.add_argument("--length", type=float, default=60,
                     help="seconds an excerpt (0: whole tracks); 60 is the set")
+    ap.add_argument("--half", choices=("tune", "test", "all"), default="all",
+                    help="the tuning half, the test half (`halves`), or every excerpt")
     ap.add_argument("--no-madmom", action="store_true",
                     help="score only excerpts madmom has done; do not run it")
     args = ap.parse_args()
@@ -213,7 +231,13 @@ def main():
     madmom_dir = os.path.join(MADMOM_DIR, kind)
     label = args.label + (f"-{kind}" if kind else "")
     os.makedirs(folder, exist_ok=True)
-    wavs = [excerpt(t, args.length, folder) for t in tracks()]
+    paths = tracks()
+    split = halves(paths)
+    if args.half != "all":
+        paths = [p for p in paths
+                 if split[os.path.splitext(os.path.basename(p))[0]] == args.half]
+        label += f"-{args.half}"
+    wavs = [excerpt(t, args.length, folder) for t in paths]
     todo = [w for w in wavs if not os.path.exists(
         os.path.join(madmom_dir, os.path.basename(w)[:-4] + ".beats"))]
     if todo and not args.no_madmom:
