@@ -13,7 +13,7 @@ import benchlib as b  # noqa: E402
 
 ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k", "beats-1000",
          "bars-10k", "stretch-throughput", "cpu-stretch", "block-times", "key-latency", "beat-detect", "beat-offset",
-         "beat-corpus", "beat-heldout",
+         "beat-corpus", "beat-heldout", "beat-real",
          "tuner", "cpu-filters", "decode-formats", "add-1000", "view-60min", "sharing-10k",
          "repo", "chords"]
 VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
