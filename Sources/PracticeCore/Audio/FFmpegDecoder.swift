@@ -118,6 +118,21 @@ final class FFmpegDecoder: AudioDecoder {
   /// the start instead of landing by timestamp.
   private var seeksByDecoding = false
   private var pump = CodecPump()
+  /// An Ogg stream's packets, made at its first seek: each packet's timestamp (as the
+  /// container has it) and where its audio starts counted by the durations of the packets
+  /// before it (in samples, on the first packet's timeline). An Ogg muxer writes a page's
+  /// granule position from the timestamps it was given, jitter and all (`ffmpeg -i song.ogg
+  /// song.opus` writes pages up to 500 samples off the audio they hold), and the demuxer
+  /// stamps a page's packets back from its granule, while a decode from the start counts
+  /// samples; so a seek places its first frame by the count, where a decode from the start
+  /// has it.
+  private var oggPackets: [(pts: Int64, start: Int64)]?
+  /// Per Ogg page (by its byte position): the counted start of a packet on it minus its
+  /// timestamp in samples. The page's second and later packets are stamped from its granule
+  /// however the page is reached; the first, read on from the page before, is stamped on
+  /// from there, and after a seek from the granule: the same correction holds for it then.
+  private var pageCorrection: [Int64: Int64] = [:]
+  private var isOgg = false
 
   /// Frames before a seek target the decoder is fed, so its overlap and prediction state
   /// is rebuilt before the target: more than AAC's one frame and Opus's 80 ms.
@@ -172,6 +187,7 @@ final class FFmpegDecoder: AudioDecoder {
     }
     codecParameters = parameters
     avDecoder = decoder
+    isOgg = format.pointee.iformat.map { String(cString: $0.pointee.name) == "ogg" } ?? false
     try openCodec()
     guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
     sampleRate = Int(codec.pointee.sample_rate)
@@ -313,10 +329,20 @@ final class FFmpegDecoder: AudioDecoder {
   /// Seeks the container to the packet at or before source frame `frame` (-1: the very
   /// start), flushes the decoder and decodes the first frame there, which sets `position`.
   private func seekContainer(to frame: Int64) throws {
-    let ts =
+    if frame >= 0, isOgg, oggPackets == nil { try countOggPackets() }
+    var ts =
       frame < 0
       ? Int64.min / 4
       : av_rescale_q(frame + origin, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
+    if frame >= 0, let packets = oggPackets, !packets.isEmpty {
+      // The last packet whose counted start is at or before the frame: seek to its stamp.
+      var (lo, hi) = (0, packets.count - 1)
+      while lo < hi {
+        let mid = (lo + hi + 1) / 2
+        if packets[mid].start <= frame + origin { lo = mid } else { hi = mid - 1 }
+      }
+      ts = packets[lo].pts
+    }
     var sought = avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD)
     if sought < 0, frame < 0 {
       // A raw stream (ADTS AAC, AC-3) seeks only within the index built as it was read,
@@ -397,6 +423,40 @@ final class FFmpegDecoder: AudioDecoder {
     }
   }
 
+  /// Reads every packet of an Ogg stream once (demuxing only) to make `oggPackets`; the
+  /// next seek moves the container where it has to be. No index when a packet has no
+  /// timestamp or duration: positions then come from the timestamps.
+  private func countOggPackets() throws {
+    guard let format, let packet else { return }
+    let rate = AVRational(num: 1, den: Int32(sampleRate))
+    let nopts = practice_av_nopts_value()
+    try check(
+      avformat_seek_file(format, streamIndex, Int64.min, Int64.min / 4, Int64.min / 4, 0),
+      "seek to the start of", category: .io)
+    var packets: [(pts: Int64, start: Int64)] = []
+    var next: Int64?
+    var complete = true
+    var page: Int64 = -1
+    var corrections: [Int64: Int64] = [:]
+    while av_read_frame(format, packet) >= 0 {
+      defer { av_packet_unref(packet) }
+      guard packet.pointee.stream_index == streamIndex else { continue }
+      guard packet.pointee.pts != nopts, packet.pointee.duration > 0 else {
+        complete = false
+        break
+      }
+      let start = next ?? av_rescale_q(packet.pointee.pts, timeBase, rate)
+      packets.append((packet.pointee.pts, start))
+      next = start + av_rescale_q(packet.pointee.duration, timeBase, rate)
+      if packet.pointee.pos == page {
+        corrections[page] = start - av_rescale_q(packet.pointee.pts, timeBase, rate)
+      }
+      page = packet.pointee.pos
+    }
+    oggPackets = complete ? packets : []
+    pageCorrection = complete ? corrections : [:]
+  }
+
   /// Converts a decoded frame to interleaved float with `outChannels` channels in
   /// `pending`, and places it: from its timestamp after a seek, else right after the last.
   private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
@@ -421,9 +481,12 @@ final class FFmpegDecoder: AudioDecoder {
       var pts = frame.pointee.pts
       if pts == practice_av_nopts_value() { pts = frame.pointee.best_effort_timestamp }
       if pts == practice_av_nopts_value(), originKnown { positionUnknown = true }
-      let samples =
+      var samples =
         pts == practice_av_nopts_value()
         ? 0 : av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
+      if originKnown, let correction = pageCorrection[frame.pointee.pkt_pos] {
+        samples += correction  // Ogg: where the count from the start puts it
+      }
       if !originKnown {
         origin = samples  // the first frame of the stream: frame 0
         originKnown = true

@@ -92,13 +92,19 @@ public final class SoundFile {
     let reachable = PathBytes.usable(path)
     do {
       let sndfile = try SndFileDecoder(path: reachable)
-      if sndfile.info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG),
-        SoundFile.mpegLengthIsAGuess(reachable),
-        let ffmpeg = try? FFmpegDecoder(path: reachable)
-      {
+      let format = sndfile.info.format
+      let mpegGuess =
+        format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG)
+        && SoundFile.mpegLengthIsAGuess(reachable)
+      let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
+      if mpegGuess || opus, let ffmpeg = try? FFmpegDecoder(path: reachable) {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
         // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
         // FFmpeg counts its packets and seeks in the index that count builds.
+        // Ogg Opus: libsndfile 1.2.0 drops a 20 ms packet now and then in files as plain
+        // `ffmpeg -i song.ogg song.opus` writes them (10 of 12 soundtracks, a failed read
+        // each time), so the music after it comes 20 ms early and a player that takes the
+        // failed read for the end stops there. FFmpeg decodes every packet.
         return ffmpeg
       }
       return sndfile
