@@ -51,6 +51,18 @@ struct LibraryOptions: ParsableArguments {
   }
 }
 
+/// `--device`: the ALSA PCM that `play`, `resume`, `setlist play`, `beats tap` and `tone`
+/// play through.
+struct PlaybackDeviceOption: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+  var device: String?
+
+  /// The PCM to open: --device, else $PRACTICE_DEVICE, else "default".
+  var name: String { DeviceChoice.playback.name(asked: device) }
+}
+
 /// The options a selection can keep as its practice settings (`select set`), shared by
 /// `play`, `render` and `select set`.
 struct SettingsOptions: ParsableArguments {

@@ -57,7 +57,7 @@ struct Tune: ParsableCommand {
   }
 
   func run() throws {
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
+    let name = DeviceChoice.capture.name(asked: device)
     signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, SIG_DFL) }
     let tuner = try Tuner(
@@ -158,10 +158,7 @@ struct Tone: ParsableCommand {
     help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
-  @Option(
-    help: ArgumentHelp(
-      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
-  var device: String?
+  @OptionGroup var device: PlaybackDeviceOption
 
   func validate() throws {
     guard !notes.isEmpty else {
@@ -191,7 +188,7 @@ struct Tone: ParsableCommand {
     let frequencies = notes.compactMap { parseToneFrequency($0, a4: a4.hertz) }
     let keys = isatty(STDIN_FILENO) == 1
     let status = isatty(STDERR_FILENO) == 1
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    let name = device.name
     let seconds = duration ?? (keys ? nil : 2)
     let player = try TonePlayer(
       device: name, frequencies: frequencies, secondsEach: seconds, steered: keys,
