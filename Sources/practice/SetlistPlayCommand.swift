@@ -157,22 +157,19 @@ struct SetlistPlay: ParsableCommand {
               "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
                 + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
           }
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 50) {
-              switch key {
-              case .char("p"): return .previous
-              case .char("q"), .escape: return .quit
-              case .interrupt:
-                stop.set()
-                return .quit
-              default: if seconds == nil || key == .char("n") { return .next }
-              }
+          // Without a terminal and a time: a line (or the end of the input) goes on.
+          for key in KeyReader.keys(reader, waiting: 50, idle: seconds == nil ? 0 : 20) {
+            switch key {
+            case .char("p"): return .previous
+            case .char("q"), .escape: return .quit
+            case .interrupt:
+              stop.set()
+              return .quit
+            default: if seconds == nil || key == .char("n") { return .next }
             }
-          } else if seconds == nil {
-            // Not a terminal: a line (or the end of the input) goes on.
-            if KeyReader.readLine(waitingMilliseconds: 50) { return .next }
-          } else {
-            usleep(20_000)
+          }
+          if reader == nil, seconds == nil, KeyReader.readLine(waitingMilliseconds: 50) {
+            return .next
           }
         }
         return .quit

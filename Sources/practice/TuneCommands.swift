@@ -78,18 +78,14 @@ struct Tune: ParsableCommand {
       try Session.withSignals(stop: { stop.set() }) { signalled in
         try tuner.start()
         while !stop.isSet {
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 20) {
-              switch key {
-              case .char("q"), .escape: stop.set()
-              case .interrupt:
-                interrupted = true
-                stop.set()
-              default: break
-              }
+          for key in KeyReader.keys(reader, waiting: 20, idle: 10) {
+            switch key {
+            case .char("q"), .escape: stop.set()
+            case .interrupt:
+              interrupted = true
+              stop.set()
+            default: break
             }
-          } else {
-            usleep(10_000)
           }
           try tuner.poll { reading in
             // Past the duration, or a reader that went away (`| head`): over, like `q`.
@@ -203,20 +199,16 @@ struct Tone: ParsableCommand {
       try Session.withSignals(stop: { player.stop() }) { signalled in
         player.start()
         while !player.waitForEnd(timeout: .milliseconds(0)) {
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 50) {
-              switch key {
-              case .char(" "), .enter, .right, .char("n"): player.next()
-              case .left, .backspace, .char("p"): player.previous()
-              case .char("q"), .escape: player.stop()
-              case .interrupt:
-                interrupted = true
-                player.stop()
-              default: break
-              }
+          for key in KeyReader.keys(reader, waiting: 50, idle: 50) {
+            switch key {
+            case .char(" "), .enter, .right, .char("n"): player.next()
+            case .left, .backspace, .char("p"): player.previous()
+            case .char("q"), .escape: player.stop()
+            case .interrupt:
+              interrupted = true
+              player.stop()
+            default: break
             }
-          } else {
-            usleep(50_000)
           }
           if status, line.due() {
             let index = player.current.load(ordering: .relaxed)
