@@ -157,7 +157,6 @@ struct SetlistPlay: ParsableCommand {
               "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
                 + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
           }
-          // Without a terminal and a time: a line (or the end of the input) goes on.
           for key in KeyReader.keys(reader, waiting: 50, idle: seconds == nil ? 0 : 20) {
             switch key {
             case .char("p"): return .previous
@@ -168,6 +167,7 @@ struct SetlistPlay: ParsableCommand {
             default: if seconds == nil || key == .char("n") { return .next }
             }
           }
+          // Not a terminal and no time: a line (or the end of the input) goes on.
           if reader == nil, seconds == nil, KeyReader.readLine(waitingMilliseconds: 50) {
             return .next
           }
