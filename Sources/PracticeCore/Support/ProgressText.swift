@@ -4,7 +4,7 @@ public struct ProgressText: Sendable, Equatable {
   /// Characters between the brackets.
   public static let width = 30
 
-  /// Done, 0 to 1 (a value outside, or not finite, is held to the nearest end; NaN is 0).
+  /// Done, 0 to 1 (a value outside is held to the nearest end; one not finite is 0).
   public let fraction: Double
   /// `33%`, or `412/1000`.
   public let count: String
