@@ -124,9 +124,9 @@ final class KeyReader {
     return parsed.keys
   }
 
-  /// The keys of a loop that listens while it works (`tune`, `tone`, the pause between
-  /// setlist entries): those `reader` gets within `waiting` milliseconds, or, without a
-  /// reader (stdin not a terminal), none after `idle` milliseconds.
+  /// The keys of a loop that listens while it works (the player, `tune`, `tone`, the pause
+  /// between setlist entries): those `reader` gets within `waiting` milliseconds, or,
+  /// without a reader (stdin not a terminal), none after `idle` milliseconds.
   static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
     guard let reader else {
       if idle > 0 { usleep(UInt32(idle) * 1000) }
