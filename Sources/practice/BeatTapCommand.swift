@@ -35,10 +35,7 @@ struct BeatsTap: ParsableCommand {
     help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
     transform: Speed.argument)
   var speed: Speed = .normal
-  @Option(
-    help: ArgumentHelp(
-      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
-  var device: String?
+  @OptionGroup var device: PlaybackDeviceOption
   @Flag(help: "Tap into a beat map that was imported, made with grid, or edited.") var replace =
     false
 
@@ -67,7 +64,7 @@ struct BeatsTap: ParsableCommand {
         "beats tap needs a terminal to read taps from, and stdin is not one; run it in a terminal (use `beats import` or `beats grid` from scripts)"
       )
     }
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    let name = device.name
     let play = try TapPlay(
       song: song, from: from.flatMap(parseTime), speed: speed, meter: meter, device: name,
       deviceAdvice: playbackDeviceAdvice)

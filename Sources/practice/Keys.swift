@@ -124,6 +124,17 @@ final class KeyReader {
     return parsed.keys
   }
 
+  /// The keys of a loop that listens while it works (the player, `tune`, `tone`, the pause
+  /// between setlist entries): those `reader` gets within `waiting` milliseconds, or,
+  /// without a reader (stdin not a terminal), none after `idle` milliseconds.
+  static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
+    guard let reader else {
+      if idle > 0 { usleep(UInt32(idle) * 1000) }
+      return []
+    }
+    return reader.read(waitingMilliseconds: waiting)
+  }
+
   /// Stdin not a terminal: waits up to `waitingMilliseconds` for a line (or the end of the
   /// input) and reads it; true when one came.
   static func readLine(waitingMilliseconds: Int32) -> Bool {

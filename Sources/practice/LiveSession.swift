@@ -55,7 +55,10 @@ final class LiveSession {
         return try session.run(
           waiting: .milliseconds(0),
           step: {
-            if let reader { readKeys(reader, waitingMilliseconds: tick) } else { usleep(UInt32(tick) * 1000) }
+            for key in KeyReader.keys(reader, waiting: tick, idle: tick) {
+              if tracing, let reader { keyTimes.append((key, reader.arrived)) }
+              handle(key)
+            }
             session.takeEvents()
             if status { draw() }
           })
@@ -67,13 +70,6 @@ final class LiveSession {
   }
 
   // MARK: Keys
-
-  private func readKeys(_ reader: KeyReader, waitingMilliseconds: Int32) {
-    for key in reader.read(waitingMilliseconds: waitingMilliseconds) {
-      if tracing { keyTimes.append((key, reader.arrived)) }
-      handle(key)
-    }
-  }
 
   private func handle(_ key: Key) {
     if prompt != nil {

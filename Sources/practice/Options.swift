@@ -51,6 +51,18 @@ struct LibraryOptions: ParsableArguments {
   }
 }
 
+/// `--device`: the ALSA PCM that `play`, `resume`, `setlist play`, `beats tap` and `tone`
+/// play through.
+struct PlaybackDeviceOption: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
+  var device: String?
+
+  /// The PCM to open: --device, else $PRACTICE_DEVICE, else "default".
+  var name: String { DeviceChoice.playback.name(asked: device) }
+}
+
 /// The options a selection can keep as its practice settings (`select set`), shared by
 /// `play`, `render` and `select set`.
 struct SettingsOptions: ParsableArguments {
@@ -58,7 +70,9 @@ struct SettingsOptions: ParsableArguments {
     name: .customLong("repeat"), parsing: .unconditional,
     help: ArgumentHelp(
       "Play the range N times (1-9999; default: once, or a drill up to its --ramp-to).",
-      valueName: "N"))
+      valueName: "N"),
+    transform: wholeNumber(
+      PlaybackOptions.repeatRange, "use 1 to 9999 passes (--loop for endless)"))
   var repeatCount: Int?
 
   @Flag(help: "Loop the range until stopped (Ctrl-C).")
@@ -83,13 +97,14 @@ struct SettingsOptions: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       "Pitch shift in semitones, -12 to 12 (-0.5 is 50 cents down).", valueName: "semitones"),
-    transform: plainDecimal)
+    transform: { try plainDecimal($0, in: PlaybackPlan.transposeRange, "use -12 to 12 semitones") })
   var transpose: Double?
 
   @Option(
     name: .customLong("count-in"), parsing: .unconditional,
-    help: ArgumentHelp("Bars of click before the first pass (needs a beat map).", valueName: "bars")
-  )
+    help: ArgumentHelp(
+      "Bars of click before the first pass (needs a beat map).", valueName: "bars"),
+    transform: wholeNumber(PracticeSettings.countInRange, "use 0 to 16 bars"))
   var countIn: Int?
 
   @Flag(
@@ -103,7 +118,9 @@ struct SettingsOptions: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       "Silence between passes: 2s, 1.5s, 1bar or 2bars (bars are clicked with --click).",
-      valueName: "duration"))
+      valueName: "duration"),
+    transform: accepted(
+      by: PracticeSettings.parseGap, "not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars"))
   var gap: String?
 
   @Option(
@@ -116,46 +133,26 @@ struct SettingsOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Speed trainer step: 5% or 0.05 (default 5% towards --ramp-to).", valueName: "points")
-  )
-  var step: String?
+      "Speed trainer step: 5% or 0.05 (default 5% towards --ramp-to).", valueName: "points"),
+    transform: parsed(
+      by: PracticeSettings.parseStep, "not a speed step; write 5% or 0.05 (negative ramps down)"))
+  var step: Double?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"))
+    help: ArgumentHelp("Speed trainer: passes per step (1-9999, default 1).", valueName: "passes"),
+    transform: wholeNumber(PlaybackOptions.repeatRange, "use 1 to 9999 passes per step"))
   var every: Int?
 
   /// The practice settings typed on the command line (nil where an option was not given).
   var given: PracticeSettings {
     PracticeSettings(
-      speed: speed, rampTo: rampTo, step: step.flatMap(PracticeSettings.parseStep), every: every,
+      speed: speed, rampTo: rampTo, step: step, every: every,
       countIn: countIn, click: click, gap: gap, transpose: transpose, volume: volume,
       passes: loop ? .endless : repeatCount.map { .count($0) })
   }
 
   func validate() throws {
-    if let gap, PracticeSettings.parseGap(gap) == nil {
-      throw ValidationError(
-        "--gap '\(gap)' is not a duration; write 2s, 1.5s (up to 60s), 1bar or 2bars")
-    }
-    if let step, PracticeSettings.parseStep(step) == nil {
-      throw ValidationError(
-        "--step '\(step)' is not a speed step; write 5% or 0.05 (negative ramps down)")
-    }
-    if let every, !PlaybackOptions.repeatRange.contains(every) {
-      throw ValidationError("--every \(every) is out of range; use 1 to 9999 passes per step")
-    }
-    if let countIn, !(0...16).contains(countIn) {
-      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
-    }
-    if let transpose, !transpose.isFinite || !PlaybackPlan.transposeRange.contains(transpose) {
-      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12 semitones")
-    }
-    if let repeatCount, !PlaybackOptions.repeatRange.contains(repeatCount) {
-      throw ValidationError(
-        "--repeat \(repeatCount) is out of range; use 1 to \(PlaybackOptions.repeatRange.upperBound) passes (--loop for endless)"
-      )
-    }
     if loop && repeatCount != nil {
       throw ValidationError("--repeat and --loop cannot be combined; use one")
     }
@@ -415,6 +412,40 @@ extension StretchQuality: ExpressibleByArgument {}
 extension PartFilter.Focus: ExpressibleByArgument {}
 
 extension PartFilter.Channel: ExpressibleByArgument {}
+
+/// Reads a whole-number option; a value outside `range` is refused with `rule` (the parser's
+/// message names the option and the value typed: `--count-in 17: out of range; use 0 to 16
+/// bars`).
+func wholeNumber(_ range: ClosedRange<Int>, _ rule: String) -> (String) throws -> Int {
+  { text in
+    guard let value = Int(text) else { throw ValidationError("not a whole number; \(rule)") }
+    guard range.contains(value) else { throw ValidationError("out of range; \(rule)") }
+    return value
+  }
+}
+
+/// Reads a plain decimal option (`plainDecimal`) within `range`, else refused with `rule`.
+func plainDecimal(_ text: String, in range: ClosedRange<Double>, _ rule: String) throws -> Double {
+  let value = try plainDecimal(text)
+  guard range.contains(value) else { throw ValidationError("out of range; \(rule)") }
+  return value
+}
+
+/// Reads an option that `parse` understands: its value, or refused with `rule`.
+func parsed<T>(by parse: @escaping (String) -> T?, _ rule: String) -> (String) throws -> T {
+  { text in
+    guard let value = parse(text) else { throw ValidationError(rule) }
+    return value
+  }
+}
+
+/// Keeps an option as typed once `parse` understands it; else refused with `rule`.
+func accepted<T>(by parse: @escaping (String) -> T?, _ rule: String) -> (String) throws -> String {
+  { text in
+    guard parse(text) != nil else { throw ValidationError(rule) }
+    return text
+  }
+}
 
 /// Reads a number option as a plain decimal (`1.5`, `-0.5`): hexadecimal, exponents, `inf`
 /// and `nan` are refused like any malformed value.

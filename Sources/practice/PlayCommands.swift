@@ -77,10 +77,7 @@ struct ResumeCommand: ParsableCommand {
 
 /// Where and how `play` and `resume` sound: the device, pass announcements, keys.
 struct PlayOutputOptions: ParsableArguments {
-  @Option(
-    help: ArgumentHelp(
-      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
-  var device: String?
+  @OptionGroup var device: PlaybackDeviceOption
 
   @Option(
     help: ArgumentHelp(
@@ -114,7 +111,7 @@ func playSong(
   let status = isatty(STDERR_FILENO) == 1
   var request = request
   request.live = keys || status
-  let name = output.device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+  let name = output.device.name
   let session = try PracticeSession.open(
     song: song, library: library, request: request, device: name,
     latency: keys ? .keys : .relaxed, deviceAdvice: playbackDeviceAdvice

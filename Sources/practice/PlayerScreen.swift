@@ -64,13 +64,13 @@ final class PlayerScreen {
     colour = (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
   }
 
-  /// The selections of `song` as the screen draws them, names escaped (so the columns they
-  /// take are the columns printed); a selection that cannot be placed is left out.
+  /// The selections of `song` as the screen draws them (placed as `view` places them,
+  /// `OverviewSpans`), names escaped (so the columns they take are the columns printed); a
+  /// selection that cannot be placed is left out.
   static func spans(of song: Song, library: Library, beatMap: BeatMap?) -> [OverviewContent.Span] {
-    guard let selections = try? library.selections(of: song) else { return [] }
-    return selections.enumerated().compactMap { index, selection in
-      guard let frames = try? selection.span.frames(beatMap: beatMap) else { return nil }
-      return .init(name: Terminal.escaped(selection.name), frames: frames, colour: index)
+    let placed = OverviewSpans((try? library.selections(of: song)) ?? [], beatMap: beatMap)
+    return placed.spans.map {
+      .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
     }
   }
 

@@ -7,12 +7,9 @@ import Synchronization
 /// most ten times a second but always at 100 %, cut to the terminal's width), and erased when the work ends, when
 /// an error line is about to be printed, and when Ctrl-C or SIGTERM ends the process.
 ///
-/// `[##########....................] 33% song.flac` or `[###...] 412/1000 song.flac`; the
-/// label (a file name) goes out escaped, like everything through `Terminal`.
+/// What it shows is the core's `ProgressText`; the label (a file name) goes out escaped, like
+/// everything through `Terminal`.
 final class ProgressBar: Sendable {
-  /// Characters between the brackets.
-  static let width = 30
-
   private struct State {
     var line = StatusLine()
     /// Set once the process is ending by a signal: nothing is drawn after the erase.
@@ -31,14 +28,12 @@ final class ProgressBar: Sendable {
 
   /// `fraction` (0–1) done, as a percentage.
   func show(_ fraction: Double, _ label: String) {
-    let bounded = fraction.isFinite ? min(1, max(0, fraction)) : 0
-    draw(fraction: bounded, count: "\(Int(bounded * 100))%", label: label)
+    draw(ProgressText(fraction: fraction, label: label))
   }
 
   /// `done` of `total` items done, counted.
   func show(done: Int, of total: Int, _ label: String) {
-    let fraction = total > 0 ? Double(done) / Double(total) : 0
-    draw(fraction: min(1, max(0, fraction)), count: "\(done)/\(total)", label: label)
+    draw(ProgressText(done: done, of: total, label: label))
   }
 
   /// Erases the bar (if it was drawn), so what follows starts on a clean line; a later
@@ -57,16 +52,13 @@ final class ProgressBar: Sendable {
     }
   }
 
-  private func draw(fraction: Double, count: String, label: String) {
+  private func draw(_ progress: ProgressText) {
     ProgressBar.current.withLock { $0 = self }
     state.withLock { state in
       // The end (100 %) is always drawn; steps on the way at most ten times a second.
-      if fraction >= 1 { state.line.soon() }
+      if progress.isDone { state.line.soon() }
       guard !state.ended, state.line.due() else { return }
-      let filled = min(ProgressBar.width, Int(fraction * Double(ProgressBar.width)))
-      state.line.show(
-        "[" + String(repeating: "#", count: filled)
-          + String(repeating: ".", count: ProgressBar.width - filled) + "] \(count) \(label)")
+      state.line.show(progress.text)
     }
   }
 }

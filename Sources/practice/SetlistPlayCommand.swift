@@ -31,12 +31,14 @@ struct SetlistPlay: ParsableCommand {
   @Option(
     name: .customLong("count-in"), parsing: .unconditional,
     help: ArgumentHelp(
-      "Bars of click before each entry (needs the song's beat map).", valueName: "bars"))
+      "Bars of click before each entry (needs the song's beat map).", valueName: "bars"),
+    transform: wholeNumber(PracticeSettings.countInRange, "use 0 to 16 bars"))
   var countIn: Int?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Silence between entries: 5s, 1.5s, 0s (up to 600s).", valueName: "time"))
-  var pause: String?
+    help: ArgumentHelp("Silence between entries: 5s, 1.5s, 0s (up to 600s).", valueName: "time"),
+    transform: parsed(by: SetlistPlay.parsePause, "not a time; write 5s or 1.5s (up to 600s)"))
+  var pause: Double?
   @Flag(help: "Between entries, wait for a key (Enter when stdin is not a terminal).")
   var wait = false
   @OptionGroup var output: PlayOutputOptions
@@ -52,12 +54,6 @@ struct SetlistPlay: ParsableCommand {
 
   func validate() throws {
     if from < 1 { throw ValidationError("--from \(from): positions count from 1") }
-    if let countIn, !(0...16).contains(countIn) {
-      throw ValidationError("--count-in \(countIn) is out of range; use 0 to 16 bars")
-    }
-    if let pause, SetlistPlay.parsePause(pause) == nil {
-      throw ValidationError("--pause '\(pause)' is not a time; write 5s or 1.5s (up to 600s)")
-    }
     if wait && pause != nil {
       throw ValidationError("--pause and --wait cannot be combined; use one")
     }
@@ -77,7 +73,7 @@ struct SetlistPlay: ParsableCommand {
         .usage, "--from \(position): setlist '\(found.name)' has \(entryCount(count))")
     }
     let keys = !output.noKeys && isatty(STDIN_FILENO) == 1
-    let pauseSeconds = pause.flatMap(SetlistPlay.parsePause) ?? 0
+    let pauseSeconds = pause ?? 0
     let count = runner.entries.count
     while let entry = runner.current {
       var move: SetlistRunner.Move?
@@ -161,22 +157,19 @@ struct SetlistPlay: ParsableCommand {
               "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
                 + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
           }
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 50) {
-              switch key {
-              case .char("p"): return .previous
-              case .char("q"), .escape: return .quit
-              case .interrupt:
-                stop.set()
-                return .quit
-              default: if seconds == nil || key == .char("n") { return .next }
-              }
+          for key in KeyReader.keys(reader, waiting: 50, idle: seconds == nil ? 0 : 20) {
+            switch key {
+            case .char("p"): return .previous
+            case .char("q"), .escape: return .quit
+            case .interrupt:
+              stop.set()
+              return .quit
+            default: if seconds == nil || key == .char("n") { return .next }
             }
-          } else if seconds == nil {
-            // Not a terminal: a line (or the end of the input) goes on.
-            if KeyReader.readLine(waitingMilliseconds: 50) { return .next }
-          } else {
-            usleep(20_000)
+          }
+          // Not a terminal and no time: a line (or the end of the input) goes on.
+          if reader == nil, seconds == nil, KeyReader.readLine(waitingMilliseconds: 50) {
+            return .next
           }
         }
         return .quit

@@ -57,7 +57,7 @@ struct Tune: ParsableCommand {
   }
 
   func run() throws {
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_CAPTURE"] ?? "default"
+    let name = DeviceChoice.capture.name(asked: device)
     signal(SIGPIPE, SIG_IGN)
     defer { signal(SIGPIPE, SIG_DFL) }
     let tuner = try Tuner(
@@ -78,18 +78,14 @@ struct Tune: ParsableCommand {
       try Session.withSignals(stop: { stop.set() }) { signalled in
         try tuner.start()
         while !stop.isSet {
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 20) {
-              switch key {
-              case .char("q"), .escape: stop.set()
-              case .interrupt:
-                interrupted = true
-                stop.set()
-              default: break
-              }
+          for key in KeyReader.keys(reader, waiting: 20, idle: 10) {
+            switch key {
+            case .char("q"), .escape: stop.set()
+            case .interrupt:
+              interrupted = true
+              stop.set()
+            default: break
             }
-          } else {
-            usleep(10_000)
           }
           try tuner.poll { reading in
             // Past the duration, or a reader that went away (`| head`): over, like `q`.
@@ -158,10 +154,7 @@ struct Tone: ParsableCommand {
     help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
     transform: plainDecimal)
   var duration: Double?
-  @Option(
-    help: ArgumentHelp(
-      "ALSA PCM to play through (default: $PRACTICE_DEVICE, else 'default').", valueName: "pcm"))
-  var device: String?
+  @OptionGroup var device: PlaybackDeviceOption
 
   func validate() throws {
     guard !notes.isEmpty else {
@@ -191,7 +184,7 @@ struct Tone: ParsableCommand {
     let frequencies = notes.compactMap { parseToneFrequency($0, a4: a4.hertz) }
     let keys = isatty(STDIN_FILENO) == 1
     let status = isatty(STDERR_FILENO) == 1
-    let name = device ?? ProcessInfo.processInfo.environment["PRACTICE_DEVICE"] ?? "default"
+    let name = device.name
     let seconds = duration ?? (keys ? nil : 2)
     let player = try TonePlayer(
       device: name, frequencies: frequencies, secondsEach: seconds, steered: keys,
@@ -206,20 +199,16 @@ struct Tone: ParsableCommand {
       try Session.withSignals(stop: { player.stop() }) { signalled in
         player.start()
         while !player.waitForEnd(timeout: .milliseconds(0)) {
-          if let reader {
-            for key in reader.read(waitingMilliseconds: 50) {
-              switch key {
-              case .char(" "), .enter, .right, .char("n"): player.next()
-              case .left, .backspace, .char("p"): player.previous()
-              case .char("q"), .escape: player.stop()
-              case .interrupt:
-                interrupted = true
-                player.stop()
-              default: break
-              }
+          for key in KeyReader.keys(reader, waiting: 50, idle: 50) {
+            switch key {
+            case .char(" "), .enter, .right, .char("n"): player.next()
+            case .left, .backspace, .char("p"): player.previous()
+            case .char("q"), .escape: player.stop()
+            case .interrupt:
+              interrupted = true
+              player.stop()
+            default: break
             }
-          } else {
-            usleep(50_000)
           }
           if status, line.due() {
             let index = player.current.load(ordering: .relaxed)

@@ -187,11 +187,11 @@ import Testing
     try expectFailure(["play", song, "--from", "1:75"], status: 64, message: "not a time")
     try expectFailure(
       ["play", song, "--repeat", "0"], status: 64,
-      message: "--repeat 0 is out of range; use 1 to 9999 passes")
+      message: "--repeat 0: out of range; use 1 to 9999 passes")
     // A huge count would render for ever (and fill the disk): refused before anything runs.
     try expectFailure(
       ["render", song, "--repeat", "9223372036854775807", "-o", dir.file("x.wav")], status: 64,
-      message: "--repeat 9223372036854775807 is out of range")
+      message: "--repeat 9223372036854775807: out of range")
     try expectFailure(
       ["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined")
     try expectFailure(
@@ -434,7 +434,7 @@ extension BadInputTests {
     let song = ["play", "1", "--device", "null"]
     try expectFailure(
       song + ["--count-in", "17"], status: 64,
-      message: "--count-in 17 is out of range; use 0 to 16 bars")
+      message: "--count-in 17: out of range; use 0 to 16 bars")
     try expectFailure(
       song + ["--click-volume", "300%"], status: 64,
       message: "--click-volume 300%: must be 0% to 200%")

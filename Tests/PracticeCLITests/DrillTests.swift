@@ -123,12 +123,12 @@ import Testing
       // --ramp-to alone steps 5 % (issue 46); a step needs a target.
       (["--step", "5%"], "--step needs --ramp-to"),
       (["--speed", "80%", "--ramp-to", "70%", "--step", "5%"], "moves away from --ramp-to"),
-      (["--gap", "2 bars"], "--gap '2 bars' is not a duration"),
-      (["--gap", "-1s"], "is not a duration"),
+      (["--gap", "2 bars"], "--gap 2 bars: not a duration"),
+      (["--gap", "-1s"], "--gap -1s: not a duration"),
       (["--ramp-to", "300%", "--step", "5%"], "--ramp-to 300%: must be 25% to 200%"),
       (
         ["--every", "0", "--ramp-to", "100%", "--step", "5%"],
-        "--every 0 is out of range; use 1 to 9999"
+        "--every 0: out of range; use 1 to 9999"
       ),
     ] {
       let result = try cli.run(song + arguments)

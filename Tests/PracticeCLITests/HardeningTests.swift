@@ -60,10 +60,11 @@ import Testing
     try expectFailure(
       ["render", song, "--count-in", "-2", "-o", out], status: 64, message: "use 0 to 16")
     try expectFailure(
-      ["render", song, "--gap", "0x1s", "-o", out], status: 64, message: "is not a duration")
+      ["render", song, "--gap", "0x1s", "-o", out], status: 64,
+      message: "--gap 0x1s: not a duration")
     try expectFailure(
       ["render", song, "--step", "1e-2", "--ramp-to", "1", "-o", out], status: 64,
-      message: "is not a speed step")
+      message: "--step 1e-2: not a speed step")
     try expectFailure(
       ["render", song, "--bars", "1-9223372036854775807", "-o", out], status: 64,
       message: "is not a bar range")
@@ -71,6 +72,13 @@ import Testing
     try expectFailure(
       ["render", song, "--transpose", "0x1", "-o", out], status: 64,
       message: "--transpose 0x1: must be a plain decimal")
+    // Out of range and malformed, each worded with the value as typed.
+    try expectFailure(
+      ["render", song, "--transpose", "12.5", "-o", out], status: 64,
+      message: "--transpose 12.5: out of range; use -12 to 12 semitones")
+    try expectFailure(
+      ["render", song, "--count-in", "two", "-o", out], status: 64,
+      message: "--count-in two: not a whole number; use 0 to 16 bars")
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "1e2"], status: 64,
       message: "--bpm 1e2: must be a plain decimal")

@@ -188,6 +188,42 @@ import TestSupport
     #expect(solo["speed_min"] as? Double == 0.7 && solo["speed_max"] as? Double == 0.8, "\(rows)")
   }
 
+  /// A selection's key pressed while paused: the drill waits at its count-in (the status
+  /// line says so, not "pass 1"), and the count-in sounds when the play resumes: its four
+  /// clicks then the two passes of bar 5, all 0.714 s apart at 70 % (the first downbeat's
+  /// attack whole, as after `play --select`'s count-in).
+  @Test func aSelectionKeyWhilePausedPlaysTheCountInOnResume() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    #expect(try cli.run(["select", "add", song, "solo", "--bars", "5"]).status == 0)
+    let settings = ["--speed", "70%", "--repeat", "2", "--count-in", "1"]
+    #expect(try cli.run(["select", "set", song, "solo"] + settings).status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--no-screen", "--device", "pulse"], record: true)
+    _ = try tmux.waitFor { $0.contains("bar 1.") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("paused · bar ") }
+    tmux.send("1")
+    let waiting = try tmux.waitFor { $0.contains("· count-in · 'solo' · 70%") }
+    #expect(waiting.contains("paused · bar "), "\(waiting)")
+    usleep(500_000)
+    #expect(!tmux.screen().contains("pass 1/2 · 'solo'"), "\(tmux.screen())")
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("pass 2/2 · 'solo' · 70%") }
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+    let intervals = try tmux.heardClickIntervals()
+    #expect(intervals.filter { abs($0 - 0.5 / 0.7) < 0.004 }.count >= 10, "\(intervals)")
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json"]).stdout.utf8))
+        as? [[String: Any]])
+    let solo = try #require(rows.last, "\(rows)")
+    #expect(solo["selection"] as? String == "solo" && solo["passes"] as? Int == 2, "\(rows)")
+  }
+
   /// `d`, `)`, `*` and `u` fix the stored beat map where the music is: each is said on the
   /// status line, the bars and selections follow, and `beats undo` takes the last one back.
   @Test func mapFixKeysChangeTheStoredMap() throws {

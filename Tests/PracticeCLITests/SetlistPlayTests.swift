@@ -99,7 +99,7 @@ import TestSupport
     for (arguments, says) in [
       (["--from", "4"], "setlist 'gig' has 3 entries"),
       (["--from", "0"], "positions count from 1"),
-      (["--pause", "soon"], "--pause 'soon' is not a time"),
+      (["--pause", "soon"], "--pause soon: not a time"),
       (["--pause", "2s", "--wait"], "cannot be combined"),
     ] {
       let refused = try cli.run(["setlist", "play", "gig", "--device", "null"] + arguments)

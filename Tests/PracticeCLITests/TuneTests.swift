@@ -139,6 +139,16 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
     let tone = try cli.run(["tone", "A4", "--device", "no_such_playback_device", "--duration", "1"])
     #expect(tone.status == 69, "\(tone.stderr)")
     #expect(tone.stderr.split(separator: "\n").count == 1)
+    // The playback device by its variable, as `play` takes it; --device wins over it.
+    env.environment["PRACTICE_DEVICE"] = "no_such_playback_device"
+    let toneViaEnv = try env.run(["tone", "A4", "--duration", "1"])
+    #expect(toneViaEnv.status == 69 && toneViaEnv.stderr.contains("'no_such_playback_device'"))
+    let capture = dir.file("tone-env.wav")
+    let given = try env.run([
+      "tone", "A4", "--duration", "0.1", "--device", "file:FILE=\(capture),FORMAT=wav",
+    ])
+    #expect(given.status == 0, "\(given.stderr)")
+    #expect(FileManager.default.fileExists(atPath: capture))
   }
 
   @Test(arguments: [-30.0, 15])

@@ -280,7 +280,9 @@ extension PracticeFile.SharedPractice {
     }
     if let step, step == 0 || abs(step) > 1.75 { return bad("step \(step)") }
     if let every, !(1...9999).contains(every) { return bad("every \(every)") }
-    if let countIn, !(0...16).contains(countIn) { return bad("count_in \(countIn)") }
+    if let countIn, !PracticeSettings.countInRange.contains(countIn) {
+      return bad("count_in \(countIn)")
+    }
     if let passes, !(0...9999).contains(passes) { return bad("passes \(passes)") }
     if let gap, PracticeSettings.parseGap(gap) == nil { return bad("gap '\(gap)'") }
     if let transpose, !PlaybackPlan.transposeRange.contains(transpose) {

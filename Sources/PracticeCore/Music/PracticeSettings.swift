@@ -86,6 +86,9 @@ public struct PracticeSettings: Sendable, Equatable {
     return nil
   }
 
+  /// The bars of click a count-in may have.
+  public static let countInRange = 0...16
+
   /// `2s`, `1.5s` (up to 60 s) → seconds; `1bar`, `2bars` (up to 16) → bars; nil if malformed.
   public static func parseGap(_ text: String) -> (seconds: Double?, bars: Int?)? {
     if text.hasSuffix("bars") || text.hasSuffix("bar") {

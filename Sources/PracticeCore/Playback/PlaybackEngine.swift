@@ -496,8 +496,14 @@ extension PlaybackEngine {
         let box = Unmanaged<JumpBox>.fromOpaque(raw).takeUnretainedValue()
         _ = adopt(box.plan, kind: box.kind, at: 0, fadeOut: false)
         // Nothing sounds before the resume, and then the jump's new place: report that
-        // place now (the status line shows it; the next step counts from it).
-        if let start = marks.last { reachOutput(Int64(start.output.rounded(.up))) }
+        // place now (the status line shows it; the next step counts from it). A drill's
+        // count-in is that place, not the pass after it: it sounds once the play resumes.
+        var start = marks.last
+        for i in 0..<marks.count where marks[i].generation == generation {
+          start = marks[i]
+          break
+        }
+        if let start { reachOutput(Int64(start.output.rounded(.up))) }
       }
       publish(written: framesWritten.load(ordering: .relaxed))
     }
@@ -524,6 +530,9 @@ extension PlaybackEngine {
     guard frames > 0 else { return start }
     (block + start * channels).update(repeating: 0, count: frames * channels)
     countInRemaining -= Int64(frames)
+    // What follows starts out of silence, as a play's first pass does: unfaded (a drill's
+    // fade-in after its count-in took the attack off the first downbeat).
+    if countInRemaining == 0 { fadeInRemaining = 0 }
     return start + frames
   }
 
