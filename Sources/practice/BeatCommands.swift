@@ -17,25 +17,16 @@ struct Beats: ParsableCommand {
 struct BarPlacementOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"))
+      "Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"),
+    transform: Parse.meter)
   var meter: Meter = .common
 
   @Option(
     name: .customLong("bar1"),
     help: ArgumentHelp(
-      "The K-th beat is the first downbeat; earlier beats form a pickup bar 0.", valueName: "K"))
+      "The K-th beat is the first downbeat; earlier beats form a pickup bar 0.", valueName: "K"),
+    transform: Parse.count(in: 1...BarPosition.maximumBar, "beats"))
   var bar1: Int = 1
-
-  func validate() throws {
-    if !(1...BarPosition.maximumBar).contains(bar1) {
-      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
-    }
-  }
-}
-
-extension Meter: ExpressibleByArgument {
-  public init?(argument: String) { self.init(parsing: argument) }
-  public var defaultValueDescription: String { "4/4" }
 }
 
 struct BeatsGrid: ParsableCommand {
@@ -46,24 +37,17 @@ struct BeatsGrid: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm"),
-    transform: plainDecimal)
+    transform: Parse.tempo(in: 10...600))
   var bpm: Double
-  @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start:
-    String?
+  @Option(
+    help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time"),
+    transform: Parse.time)
+  var start: TypedTime?
   @OptionGroup var placement: BarPlacementOptions
-
-  func validate() throws {
-    guard bpm.isFinite, (10...600).contains(bpm) else {
-      throw ValidationError("--bpm \(bpm) is out of range; use 10-600")
-    }
-    if let start, parseTime(start) == nil {
-      throw ValidationError("--start '\(start)' is not a time; write 83.5, 1:23.5 or 1:02:03.5")
-    }
-  }
 
   func run() throws {
     let (library, song) = try target.resolve()
-    let first = start.flatMap(parseTime) ?? 0
+    let first = start?.seconds ?? 0
     guard
       let map = try BeatMap.grid(
         bpm: bpm, start: first, meter: placement.meter, bar1: placement.bar1,
@@ -158,27 +142,24 @@ struct BeatsMeter: ParsableCommand {
   )
 
   @OptionGroup var target: SongInLibrary
-  @Option(help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D")) var meter: Meter
   @Option(
-    name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B")
-  )
+    help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D"), transform: Parse.meter)
+  var meter: Meter
+  @Option(
+    name: .customLong("from-bar"),
+    help: ArgumentHelp("First bar in the new meter.", valueName: "B"),
+    transform: Parse.count(in: 0...BarPosition.maximumBar, "bars"))
   var fromBar: Int?
   @Option(
     name: .customLong("bar1"),
-    help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"))
+    help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"),
+    transform: Parse.count(in: 1...BarPosition.maximumBar, "beats"))
   var bar1: Int?
 
   func validate() throws {
     if fromBar != nil && bar1 != nil {
       throw ValidationError(
         "--from-bar and --bar1 cannot be combined: --bar1 counts the whole song again")
-    }
-    if let bar1, !(1...BarPosition.maximumBar).contains(bar1) {
-      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
-    }
-    if let fromBar, !(0...BarPosition.maximumBar).contains(fromBar) {
-      throw ValidationError(
-        "--from-bar \(fromBar) is out of range; use 0 to \(BarPosition.maximumBar)")
     }
   }
 

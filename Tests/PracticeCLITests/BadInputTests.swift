@@ -370,7 +370,7 @@ extension BadInputTests {
       ["select", "edit", "1", "a", "--rename", ""], status: 64, message: "--rename needs a name")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "two"], status: 64,
-      message: "--by 'two' is not a whole number of bars")
+      message: "--by two: must be a whole number of bars")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "+1"], status: 64,
       message: "would leave the song's bars 1-1")
@@ -397,13 +397,13 @@ extension BadInputTests {
     let before = try cli.run(["beats", "export", "1"]).stdout
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "0"], status: 64,
-      message: "--bpm 0.0 is out of range; use 10-600")
+      message: "--bpm 0: must be 10-600 beats per minute")
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "--meter 4/3: "
     )
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64,
-      message: "--start 'abc' is not a time")
+      message: "--start abc: not a time")
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64,
       message: "is past the end of the audio (0:02.0)")

@@ -1,0 +1,140 @@
+import ArgumentParser
+import PracticeCore
+
+// The values the song, selection, beat, chord, setlist and view commands read, each parsed
+// once, by one function, into a value of the core (`@Option(transform: Parse.bars)`). A
+// malformed value is refused by the argument parser, and `Practice.reworded` makes its
+// message one line naming the option: `--bars 9x: not a bar range; write …`.
+
+/// The parsers of the typed values; each throws what to write instead.
+enum Parse {
+  /// `--bars 9-16`, `9`, `9.3-12.2`: a closed bar range.
+  static func bars(_ text: String) throws -> BarRange {
+    guard let range = BarRange(parsing: text) else {
+      throw ValidationError("not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
+    }
+    return range
+  }
+
+  /// `--bars 9-16`, `9.3-12.2` or `9-` (to the end).
+  static func openBars(_ text: String) throws -> BarRangeText {
+    guard let range = BarRangeText(parsing: text) else {
+      throw ValidationError("not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)")
+    }
+    return range
+  }
+
+  /// `--bar 9.3`: one beat (bar 9, beat 3; `9` is its first beat).
+  static func beat(_ text: String) throws -> BarPosition {
+    guard let position = BarPosition(parsing: Substring(text)) else {
+      throw ValidationError("not a beat; write bar.beat, e.g. 9.3")
+    }
+    return position
+  }
+
+  /// `--from 1:23.5`: a time, as written and in seconds.
+  static func time(_ text: String) throws -> TypedTime {
+    if text.hasPrefix("-"), parseTime(text) == nil {
+      throw ValidationError("before the start; times run from 0 to 1000:00:00")
+    }
+    guard let seconds = parseTime(text) else {
+      throw ValidationError(
+        "not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
+    }
+    return TypedTime(seconds: seconds, text: text)
+  }
+
+  /// `--to end` as well as a time: the end of the audio (infinite seconds).
+  static func timeOrEnd(_ text: String) throws -> TypedTime {
+    text == "end" ? TypedTime(seconds: .infinity, text: text) : try time(text)
+  }
+
+  /// `--at 3`: a place in a list, counted from 1.
+  static func position(_ text: String) throws -> Int {
+    guard let position = Int(text), position >= 1 else {
+      throw ValidationError("positions count from 1")
+    }
+    return position
+  }
+
+  /// `--bpm 92.5`: a tempo within `range` beats per minute, written as a plain decimal.
+  static func tempo(in range: ClosedRange<Double>) -> @Sendable (String) throws -> Double {
+    { text in
+      let bpm = try plainDecimal(text)
+      guard range.contains(bpm) else {
+        throw ValidationError(
+          "must be \(formatNumber(range.lowerBound))-\(formatNumber(range.upperBound)) beats per minute")
+      }
+      return bpm
+    }
+  }
+
+  /// `--bar1 2`, `--by -2`, `--capo 3`: a whole number (`+8` too) within `range`, where
+  /// `unit` says what it counts (`bars`, `semitones`).
+  static func count(in range: ClosedRange<Int>, _ unit: String) -> @Sendable (String) throws
+    -> Int
+  {
+    { text in
+      guard let count = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text),
+        range.contains(count)
+      else {
+        throw ValidationError(
+          "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
+      }
+      return count
+    }
+  }
+
+  /// `--key Am`: a key.
+  static func key(_ text: String) throws -> MusicalKey {
+    guard let key = MusicalKey(parsing: text) else {
+      throw ValidationError("not a key; write a letter, # or b, and m for minor: Am, F#, Bb, C#m")
+    }
+    return key
+  }
+
+  /// `--goal 100%`, `120bpm`: when a selection counts as learned.
+  static func goal(_ text: String) throws -> PracticeGoal {
+    guard let goal = PracticeGoal(parsing: text) else {
+      throw ValidationError(
+        "not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)")
+    }
+    return goal
+  }
+
+  /// `--meter 6/8`.
+  static func meter(_ text: String) throws -> Meter {
+    guard let meter = Meter(parsing: text) else {
+      throw ValidationError("not a meter; write beats/note value: 4/4, 3/4, 6/8")
+    }
+    return meter
+  }
+
+  /// `--meter auto` or a meter.
+  static func meterChoice(_ text: String) throws -> MeterChoice {
+    text == "auto" ? .auto : .meter(try meter(text))
+  }
+}
+
+/// A time as the user wrote it (`1:23.5`) and in seconds, so that a summary can quote it.
+struct TypedTime: Sendable, CustomStringConvertible {
+  var seconds: Double
+  var text: String
+  var description: String { text }
+}
+
+/// `--meter auto|N/D`: find the meter, or find this one's downbeats.
+enum MeterChoice: Sendable, CustomStringConvertible {
+  case auto
+  case meter(Meter)
+
+  /// The meter given; nil for auto.
+  var given: Meter? { if case .meter(let meter) = self { meter } else { nil } }
+  var description: String { given.map { "\($0)" } ?? "auto" }
+}
+
+/// `--meter 3/4` where a command reads a meter without a transform (`beats tap`).
+extension Meter: ExpressibleByArgument {
+  public init?(argument: String) { self.init(parsing: argument) }
+  public var defaultValueDescription: String { "4/4" }
+}
