@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PracticeCore
 
 // The values the song, selection, beat, chord, setlist and view commands read, each parsed
@@ -114,6 +115,29 @@ enum Parse {
   static func meterChoice(_ text: String) throws -> MeterChoice {
     text == "auto" ? .auto : .meter(try meter(text))
   }
+}
+
+/// `--since 7d`: a span back from now (`30m`, `12h`, `7d`, `2w`, up to 100 years) or a date
+/// (`2026-11-01`, years 1900 to 9999).
+struct Since: ExpressibleByArgument {
+  let date: Date
+
+  init?(argument: String) {
+    guard let date = parseSince(argument) else { return nil }
+    self.date = date
+  }
+
+  /// Reads `--since`; the parser's message gets what is allowed appended.
+  static func argument(_ text: String) throws -> Since {
+    guard let since = Since(argument: text) else {
+      throw ValidationError(
+        "must be a span back from now, up to 100 years (30m, 12h, 7d, 2w; at most 36500d), "
+          + "or a date (2026-11-01)")
+    }
+    return since
+  }
+
+  static var defaultCompletionKind: CompletionKind { .default }
 }
 
 /// A time as the user wrote it (`1:23.5`) and in seconds, so that a summary can quote it.

@@ -81,28 +81,19 @@ struct BeatsShow: ParsableCommand {
   @Flag(help: "Print a JSON array of bars instead.") var json = false
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (library, song, map) = try target.resolveWithMap()
     // With a chord track, each bar's chords (`chords show`'s column).
-    let track = try library.chordTrack(for: song)
-    let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track?.detectedKey)
-    let bars = BarLine.lines(of: map, chords: track, flats: flats)
+    let (bars, chords) = try library.barLines(of: song, map: map)
     let doubtful = bars.filter(\.doubtful).count
     if json {
       Terminal.data(bars.jsonText + "\n")
     } else {
-      Table.bars(bars, chords: track != nil).print()
+      Table.bars(bars, chords: chords).print()
     }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
     }
   }
-}
-
-/// Loads a song's beat map, or exits 66 saying how to make one.
-func requireBeatMap(_ library: Library, _ song: Song) throws -> BeatMap {
-  guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
-  return map
 }
 
 struct BeatsShift: ParsableCommand {
@@ -123,8 +114,7 @@ struct BeatsShift: ParsableCommand {
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    _ = try requireBeatMap(library, song)
+    let (library, song, _) = try target.resolveWithMap()
     let result = try library.fixBeatMap(
       of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
       summary: "beats shift --by \(formatSeconds(by))")
@@ -164,8 +154,7 @@ struct BeatsMeter: ParsableCommand {
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let before = try requireBeatMap(library, song)
+    let (library, song, before) = try target.resolveWithMap()
     let map = try before.rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
     let options =
       "--meter \(meter)" + (fromBar.map { " --from-bar \($0)" } ?? "") + (bar1.map { " --bar1 \($0)" } ?? "")
@@ -242,8 +231,7 @@ struct BeatsExport: ParsableCommand {
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (_, _, map) = try target.resolveWithMap()
     Terminal.data(
       try BeatFiles.export(
         map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },

@@ -16,9 +16,7 @@ struct BeatsDetect: ParsableCommand {
       beat; such a map is still stored (exit 0), to be checked by ear.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
-    [String] = []
+  @OptionGroup var target: SongsInLibrary
   @Option(
     help: ArgumentHelp(
       "auto (2, 3, 4 or 5 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
@@ -46,7 +44,6 @@ struct BeatsDetect: ParsableCommand {
   var replace = false
 
   func validate() throws {
-    if songs.isEmpty { throw ValidationError("name at least one song") }
     let minBPM = self.minBPM ?? method.model.slowestTempo
     if minBPM * 1.2 > maxBPM {
       // Without --min-bpm, the slowest tempo is the method's own: say so.
@@ -58,8 +55,7 @@ struct BeatsDetect: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let resolved = try songs.map { try library.resolve($0) }
+    let (library, resolved) = try target.resolve()
     do {
       try library.checkBeatDetection(of: resolved, replace: replace)
     } catch DetectionRefusal.beatsMadeByHand(let song, let beats) {

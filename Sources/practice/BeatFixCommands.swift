@@ -88,8 +88,7 @@ private func runSpanFix(
   _ target: SongInLibrary, span: FixSpanOptions, verb: String,
   fix: (Int64?, Int64?) -> BeatMapFix
 ) throws {
-  let (library, song) = try target.resolve()
-  let map = try requireBeatMap(library, song)
+  let (library, song, map) = try target.resolveWithMap()
   let (span, option) = try span.resolve(map)
   let result = try library.fixBeatMap(
     of: song, fix(span.from, span.to), summary: "beats \(verb)\(option)")
@@ -130,8 +129,7 @@ struct BeatsDownbeat: ParsableCommand {
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (library, song, map) = try target.resolveWithMap()
     let frame: Int64
     let within: Double
     let option: String

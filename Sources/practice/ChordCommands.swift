@@ -22,18 +22,11 @@ struct ChordsDetect: ParsableCommand {
       imported are kept unless --replace is given.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
-    [String] = []
+  @OptionGroup var target: SongsInLibrary
   @Flag(help: "Replace chords that were imported.") var replace = false
 
-  func validate() throws {
-    if songs.isEmpty { throw ValidationError("name at least one song") }
-  }
-
   func run() throws {
-    let library = try library.open()
-    let resolved = try songs.map { try library.resolve($0) }
+    let (library, resolved) = try target.resolve()
     do {
       try library.checkChordDetection(of: resolved, replace: replace)
     } catch DetectionRefusal.chordsImported(let song) {
@@ -139,7 +132,7 @@ struct ChordsExport: ParsableCommand {
   func run() throws {
     let (library, song) = try target.resolve()
     let track = try requireChordTrack(library, song)
-    let key = try library.details(of: song).key ?? track.detectedKey
+    let key = try library.ownKey(of: song)
     let text = ChordFiles.export(track, as: format, key: key, sampleRate: song.sampleRate)
     if let output {
       try OutputFile.write(Data(text.utf8), to: output)
@@ -167,10 +160,7 @@ struct ChordsImport: ParsableCommand {
     let (library, song) = try target.resolve()
     let spans = try ChordFiles.read(
       path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
-    let key = KeyEstimator.key(of: spans)
-    try library.replaceChordTrack(
-      for: song, with: ChordTrack(spans: spans, source: .imported, detectedKey: key))
-    let chords = spans.filter { $0.chord != nil }.count
+    let (chords, key) = try library.importChords(spans, for: song)
     Terminal.say(
       "'\(song.title)': \(chords) chords imported" + (key.map { ", key \($0) from them" } ?? ""))
   }

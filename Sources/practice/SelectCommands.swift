@@ -116,6 +116,30 @@ struct SongInLibrary: ParsableArguments {
     let library = try library.open()
     return (library, try library.resolve(song))
   }
+
+  /// The library, the song and its beat map, or exit 66 saying how to make one.
+  func resolveWithMap() throws -> (library: Library, song: Song, map: BeatMap) {
+    let (library, song) = try resolve()
+    guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
+    return (library, song, map)
+  }
+}
+
+/// `--db SONG…`: the library and songs in it (`beats detect`, `chords detect`).
+struct SongsInLibrary: ParsableArguments {
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
+    [String] = []
+
+  func validate() throws {
+    if songs.isEmpty { throw ValidationError("name at least one song") }
+  }
+
+  /// Opens the library and finds every song (exit 66 at the first not found).
+  func resolve() throws -> (library: Library, songs: [Song]) {
+    let library = try library.open()
+    return (library, try songs.map { try library.resolve($0) })
+  }
 }
 
 /// `--db SONG NAME`: an existing selection, shared by the commands that act on one.

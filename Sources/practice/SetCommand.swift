@@ -54,8 +54,7 @@ struct SetDetails: ParsableCommand {
       ignoring case; `list --tag gig` lists the songs tagged gig.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(help: ArgumentHelp("The song's title (kept when its tags are read again).", valueName: "title"))
   var title: String?
   @Option(help: ArgumentHelp("The song's artist (empty: none).", valueName: "artist"))
@@ -94,8 +93,8 @@ struct SetDetails: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    var song = try library.resolve(song)
+    let (library, found) = try target.resolve()
+    var song = found
     if title != nil || artist != nil {
       let before = song.title
       song = try library.rename(song, title: title, artist: artist)

@@ -23,8 +23,7 @@ struct View: ParsableCommand {
       and artist, for printing or sending.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
 
   @Option(
     help: ArgumentHelp(
@@ -97,8 +96,7 @@ struct View: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let beatMap = try library.beatMap(for: song)
     let shown = bars.map(OverviewWindow.bars)
     if shown != nil, beatMap == nil { throw noBeatMap(song) }

@@ -96,4 +96,35 @@ import Testing
     }
     try library.checkChordDetection(of: [song], replace: true)
   }
+
+  @Test func aSongsKeyIsTheOneSetElseTheOneItsChordsSuggest() throws {
+    let (library, song) = try library()
+    #expect(try library.ownKey(of: song) == nil)
+    // Am, Dm, E, Am: imported chords suggest a key, and count the chords that are not N.
+    let chords = try ["A:min", "D:min", "E:maj", "A:min", "N"].map { try Chord.parseHarte($0) }
+    let spans = chords.enumerated().map { index, chord in
+      ChordSpan(start: Int64(index) * 17640, end: Int64(index + 1) * 17640, chord: chord)
+    }
+    let imported = try library.importChords(spans, for: song)
+    #expect(imported.chords == chords.compactMap { $0 }.count)
+    let stored = try #require(try library.chordTrack(for: song))
+    #expect(stored.source == .imported && stored.detectedKey == imported.key)
+    #expect(try library.ownKey(of: song) == imported.key)
+    var change = SongDetailsChange()
+    change.key = .some(try #require(MusicalKey(parsing: "Bb")))
+    _ = try library.changeDetails(of: song, change)
+    #expect(try library.ownKey(of: song) == MusicalKey(parsing: "Bb"))
+  }
+
+  @Test func theBarTableHasChordsOnlyWhenTheSongHasAChordTrack() throws {
+    let (library, song) = try library()
+    let map = try fourBars(song)
+    let plain = try library.barLines(of: song, map: map)
+    #expect(!plain.chords && plain.bars.count == map.lastBar - map.firstBar + 1)
+    #expect(plain.bars.allSatisfy { $0.chords == nil })
+    let spans = [ChordSpan(start: 0, end: song.frames, chord: try Chord.parseHarte("C:maj"))]
+    _ = try library.importChords(spans, for: song)
+    let withChords = try library.barLines(of: song, map: map)
+    #expect(withChords.chords && withChords.bars.allSatisfy { $0.chords != nil })
+  }
 }
