@@ -9,28 +9,28 @@ import PracticeCore
 
 /// The parsers of the typed values; each throws what to write instead.
 enum Parse {
+  /// `value`, or a refusal saying what to write instead (`says`).
+  private static func parsed<Value>(_ value: Value?, else says: String) throws -> Value {
+    guard let value else { throw ValidationError(says) }
+    return value
+  }
+
   /// `--bars 9-16`, `9`, `9.3-12.2`: a closed bar range.
   static func bars(_ text: String) throws -> BarRange {
-    guard let range = BarRange(parsing: text) else {
-      throw ValidationError("not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
-    }
-    return range
+    try parsed(
+      BarRange(parsing: text), else: "not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
   }
 
   /// `--bars 9-16`, `9.3-12.2` or `9-` (to the end).
   static func openBars(_ text: String) throws -> BarRangeText {
-    guard let range = BarRangeText(parsing: text) else {
-      throw ValidationError("not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)")
-    }
-    return range
+    try parsed(
+      BarRangeText(parsing: text),
+      else: "not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)")
   }
 
   /// `--bar 9.3`: one beat (bar 9, beat 3; `9` is its first beat).
   static func beat(_ text: String) throws -> BarPosition {
-    guard let position = BarPosition(parsing: Substring(text)) else {
-      throw ValidationError("not a beat; write bar.beat, e.g. 9.3")
-    }
-    return position
+    try parsed(BarPosition(parsing: Substring(text)), else: "not a beat; write bar.beat, e.g. 9.3")
   }
 
   /// `--from 1:23.5`: a time, as written and in seconds.
@@ -38,10 +38,9 @@ enum Parse {
     if text.hasPrefix("-"), parseTime(text) == nil {
       throw ValidationError("before the start; times run from 0 to 1000:00:00")
     }
-    guard let seconds = parseTime(text) else {
-      throw ValidationError(
-        "not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
-    }
+    let seconds = try parsed(
+      parseTime(text),
+      else: "not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
     return TypedTime(seconds: seconds, text: text)
   }
 
@@ -52,21 +51,15 @@ enum Parse {
 
   /// `--at 3`: a place in a list, counted from 1.
   static func position(_ text: String) throws -> Int {
-    guard let position = Int(text), position >= 1 else {
-      throw ValidationError("positions count from 1")
-    }
-    return position
+    try parsed(Int(text).flatMap { $0 >= 1 ? $0 : nil }, else: "positions count from 1")
   }
 
   /// `--bpm 92.5`: a tempo within `range` beats per minute, written as a plain decimal.
   static func tempo(in range: ClosedRange<Double>) -> @Sendable (String) throws -> Double {
     { text in
       let bpm = try plainDecimal(text)
-      guard range.contains(bpm) else {
-        throw ValidationError(
-          "must be \(formatNumber(range.lowerBound))-\(formatNumber(range.upperBound)) beats per minute")
-      }
-      return bpm
+      let limits = "\(formatNumber(range.lowerBound))-\(formatNumber(range.upperBound))"
+      return try parsed(range.contains(bpm) ? bpm : nil, else: "must be \(limits) beats per minute")
     }
   }
 
@@ -76,44 +69,59 @@ enum Parse {
     -> Int
   {
     { text in
-      guard let count = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text),
-        range.contains(count)
-      else {
-        throw ValidationError(
-          "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
-      }
-      return count
+      try parsed(
+        Int(text.hasPrefix("+") ? String(text.dropFirst()) : text).flatMap {
+          range.contains($0) ? $0 : nil
+        },
+        else: "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
     }
   }
 
   /// `--key Am`: a key.
   static func key(_ text: String) throws -> MusicalKey {
-    guard let key = MusicalKey(parsing: text) else {
-      throw ValidationError("not a key; write a letter, # or b, and m for minor: Am, F#, Bb, C#m")
-    }
-    return key
+    try parsed(
+      MusicalKey(parsing: text),
+      else: "not a key; write a letter, # or b, and m for minor: Am, F#, Bb, C#m")
   }
 
   /// `--goal 100%`, `120bpm`: when a selection counts as learned.
   static func goal(_ text: String) throws -> PracticeGoal {
-    guard let goal = PracticeGoal(parsing: text) else {
-      throw ValidationError(
-        "not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)")
-    }
-    return goal
+    try parsed(
+      PracticeGoal(parsing: text),
+      else: "not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)")
   }
 
   /// `--meter 6/8`.
   static func meter(_ text: String) throws -> Meter {
-    guard let meter = Meter(parsing: text) else {
-      throw ValidationError("not a meter; write beats/note value: 4/4, 3/4, 6/8")
-    }
-    return meter
+    try parsed(Meter(parsing: text), else: "not a meter; write beats/note value: 4/4, 3/4, 6/8")
   }
 
   /// `--meter auto` or a meter.
-  static func meterChoice(_ text: String) throws -> MeterChoice {
-    text == "auto" ? .auto : .meter(try meter(text))
+  static func meterOrAuto(_ text: String) throws -> AutoOr<Meter> {
+    text == "auto" ? .auto : .given(try meter(text))
+  }
+
+  /// `beats import --format`: auto (from the file's name and content) or a beat file format.
+  static func importFormat(_ text: String) throws -> AutoOr<BeatFileFormat> {
+    if text == "auto" { return .auto }
+    return .given(
+      try parsed(
+        BeatFileFormat(rawValue: text),
+        else: "not one of auto, times, mirex, audacity, csv, xml, xsc, json"))
+  }
+
+  /// `beats export --format`: a format beat maps can be written in.
+  static func exportFormat(_ text: String) throws -> BeatFileFormat {
+    try parsed(
+      BeatFileFormat(rawValue: text).flatMap { BeatFiles.exportFormats.contains($0) ? $0 : nil },
+      else: "cannot be exported; use times, mirex, audacity, csv or json")
+  }
+
+  /// `beats shift --by -0.150`: seconds, less than an hour either way.
+  static func offset(_ text: String) throws -> Double {
+    let seconds = try plainDecimal(text)
+    return try parsed(
+      abs(seconds) < 3600 ? seconds : nil, else: "must be less than an hour (3600 s) either way")
   }
 }
 
@@ -147,14 +155,14 @@ struct TypedTime: Sendable, CustomStringConvertible {
   var description: String { text }
 }
 
-/// `--meter auto|N/D`: find the meter, or find this one's downbeats.
-enum MeterChoice: Sendable, CustomStringConvertible {
+/// `auto`, or a value the user gave: `--meter auto|6/8`, `--format auto|mirex`.
+enum AutoOr<Value: Sendable>: Sendable, CustomStringConvertible {
   case auto
-  case meter(Meter)
+  case given(Value)
 
-  /// The meter given; nil for auto.
-  var given: Meter? { if case .meter(let meter) = self { meter } else { nil } }
-  var description: String { given.map { "\($0)" } ?? "auto" }
+  /// The value given; nil for auto.
+  var value: Value? { if case .given(let value) = self { value } else { nil } }
+  var description: String { value.map { "\($0)" } ?? "auto" }
 }
 
 /// `--meter 3/4` where a command reads a meter without a transform (`beats tap`).

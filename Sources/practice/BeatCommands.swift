@@ -104,14 +104,8 @@ struct BeatsShift: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
-    transform: plainDecimal)
+    transform: Parse.offset)
   var by: Double
-
-  func validate() throws {
-    guard by.isFinite, abs(by) < 3600 else {
-      throw ValidationError("--by must be a number of seconds")
-    }
-  }
 
   func run() throws {
     let (library, song, _) = try target.resolveWithMap()
@@ -165,8 +159,6 @@ struct BeatsMeter: ParsableCommand {
   }
 }
 
-extension BeatFileFormat: ExpressibleByArgument {}
-
 struct BeatsImport: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "import",
@@ -181,21 +173,15 @@ struct BeatsImport: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Beat file.", valueName: "file")) var file: String
   @Option(
-    help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
-  var format: String = "auto"
+    help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"),
+    transform: Parse.importFormat)
+  var format: AutoOr<BeatFileFormat> = .auto
   @OptionGroup var placement: BarPlacementOptions
-
-  func validate() throws {
-    guard format == "auto" || BeatFileFormat(rawValue: format) != nil else {
-      throw ValidationError(
-        "--format '\(format)' is not one of auto, times, mirex, audacity, csv, xml, xsc, json")
-    }
-  }
 
   func run() throws {
     let (library, song) = try target.resolve()
     let (map, loops) = try BeatImport.read(
-      path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
+      path: file, format: format.value, meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
     let stored = try library.storeBeatMap(
       map, for: song,
@@ -219,22 +205,16 @@ struct BeatsExport: ParsableCommand {
     abstract: "Write the song's beat map to stdout; import reads it back exactly.")
 
   @OptionGroup var target: SongInLibrary
-  @Option(help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"))
-  var format: String = "json"
-
-  func validate() throws {
-    guard let parsed = BeatFileFormat(rawValue: format), BeatFiles.exportFormats.contains(parsed)
-    else {
-      throw ValidationError(
-        "--format '\(format)' cannot be exported; use times, mirex, audacity, csv or json")
-    }
-  }
+  @Option(
+    help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"),
+    transform: Parse.exportFormat)
+  var format: BeatFileFormat = .json
 
   func run() throws {
     let (_, _, map) = try target.resolveWithMap()
     Terminal.data(
       try BeatFiles.export(
         map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
-        sampleRate: map.sampleRate, format: BeatFileFormat(rawValue: format) ?? .json))
+        sampleRate: map.sampleRate, format: format))
   }
 }

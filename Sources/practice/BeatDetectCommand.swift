@@ -21,8 +21,8 @@ struct BeatsDetect: ParsableCommand {
     help: ArgumentHelp(
       "auto (2, 3, 4 or 5 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
       valueName: "auto|N/D"),
-    transform: Parse.meterChoice)
-  var meter: MeterChoice = .auto
+    transform: Parse.meterOrAuto)
+  var meter: AutoOr<Meter> = .auto
   @Option(
     help: ArgumentHelp(
       "onsets: beats from the onsets heard or from the beat network, whichever reading the network hears more, bars with its help; network: beats and bars decoded from the beat network alone.",
@@ -65,7 +65,7 @@ struct BeatsDetect: ParsableCommand {
       )
     }
     let options = BeatDetectionOptions.fromEnvironment(
-      meter: meter.given, minBPM: minBPM, maxBPM: maxBPM,
+      meter: meter.value, minBPM: minBPM, maxBPM: maxBPM,
       model: method.model)
     try detectEach(resolved, in: library) { song, name, bar in
       let (found, stored) = try library.detectBeatMap(for: song, options: options) {

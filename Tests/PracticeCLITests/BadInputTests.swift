@@ -425,7 +425,22 @@ extension BadInputTests {
       ["beats", "import", "1", times, "--bar1", "5"], status: 64,
       message: "--bar1 5 is past the 2 beats")
     try expectFailure(
-      ["beats", "export", "1", "--format", "xml"], status: 64, message: "cannot be exported")
+      ["beats", "export", "1", "--format", "xml"], status: 64,
+      message: "--format xml: cannot be exported; use times, mirex, audacity, csv or json")
+    // Each kind of value has one parser, whose message names the option and the value.
+    for (arguments, message) in [
+      (["import", "1", times, "--format", "midi"], "--format midi: not one of auto, times,"),
+      (["shift", "1", "--by", "4000"], "--by 4000: must be less than an hour"),
+      (["grid", "1", "--bpm", "120", "--bar1", "0"], "--bar1 0: must be a whole number of beats"),
+      (["meter", "1", "--meter", "3/4", "--from-bar", "x"], "--from-bar x: must be a whole number"),
+      (["downbeat", "1", "--bar", "9.x"], "--bar 9.x: not a beat; write bar.beat"),
+      (["downbeat", "1", "--at", "-3"], "--at -3: before the start"),
+      (["double", "1", "--bars", "9-x"], "--bars 9-x: not a bar range"),
+      (["detect", "1", "--meter", "5/5"], "--meter 5/5: not a meter"),
+      (["detect", "1", "--max-bpm", "401"], "--max-bpm 401: must be 20-400 beats per minute"),
+    ] {
+      try expectFailure(["beats"] + arguments, status: 64, message: message)
+    }
     #expect(try cli.run(["beats", "export", "1"]).stdout == before, "the beat map is as it was")
   }
 
