@@ -17,25 +17,16 @@ struct Beats: ParsableCommand {
 struct BarPlacementOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"))
+      "Meter when the beats carry no bar information: 4/4, 3/4, 6/8…", valueName: "N/D"),
+    transform: Parse.meter)
   var meter: Meter = .common
 
   @Option(
     name: .customLong("bar1"),
     help: ArgumentHelp(
-      "The K-th beat is the first downbeat; earlier beats form a pickup bar 0.", valueName: "K"))
+      "The K-th beat is the first downbeat; earlier beats form a pickup bar 0.", valueName: "K"),
+    transform: Parse.count(in: 1...BarPosition.maximumBar, "beats"))
   var bar1: Int = 1
-
-  func validate() throws {
-    if !(1...BarPosition.maximumBar).contains(bar1) {
-      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
-    }
-  }
-}
-
-extension Meter: ExpressibleByArgument {
-  public init?(argument: String) { self.init(parsing: argument) }
-  public var defaultValueDescription: String { "4/4" }
 }
 
 struct BeatsGrid: ParsableCommand {
@@ -46,24 +37,17 @@ struct BeatsGrid: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp("Tempo in beats per minute (10-600).", valueName: "bpm"),
-    transform: plainDecimal)
+    transform: Parse.tempo(in: 10...600))
   var bpm: Double
-  @Option(help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time")) var start:
-    String?
+  @Option(
+    help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time"),
+    transform: Parse.time)
+  var start: TypedTime?
   @OptionGroup var placement: BarPlacementOptions
-
-  func validate() throws {
-    guard bpm.isFinite, (10...600).contains(bpm) else {
-      throw ValidationError("--bpm \(bpm) is out of range; use 10-600")
-    }
-    if let start, parseTime(start) == nil {
-      throw ValidationError("--start '\(start)' is not a time; write 83.5, 1:23.5 or 1:02:03.5")
-    }
-  }
 
   func run() throws {
     let (library, song) = try target.resolve()
-    let first = start.flatMap(parseTime) ?? 0
+    let first = start?.seconds ?? 0
     guard
       let map = try BeatMap.grid(
         bpm: bpm, start: first, meter: placement.meter, bar1: placement.bar1,
@@ -97,28 +81,19 @@ struct BeatsShow: ParsableCommand {
   @Flag(help: "Print a JSON array of bars instead.") var json = false
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (library, song, map) = try target.resolveWithMap()
     // With a chord track, each bar's chords (`chords show`'s column).
-    let track = try library.chordTrack(for: song)
-    let flats = Chord.prefersFlats(key: try library.details(of: song).key ?? track?.detectedKey)
-    let bars = BarLine.lines(of: map, chords: track, flats: flats)
+    let (bars, chords) = try library.barLines(of: song, map: map)
     let doubtful = bars.filter(\.doubtful).count
     if json {
       Terminal.data(bars.jsonText + "\n")
     } else {
-      Table.bars(bars, chords: track != nil).print()
+      Table.bars(bars, chords: chords).print()
     }
     if doubtful > 0 {
       Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
     }
   }
-}
-
-/// Loads a song's beat map, or exits 66 saying how to make one.
-func requireBeatMap(_ library: Library, _ song: Song) throws -> BeatMap {
-  guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
-  return map
 }
 
 struct BeatsShift: ParsableCommand {
@@ -129,18 +104,11 @@ struct BeatsShift: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
-    transform: plainDecimal)
+    transform: Parse.offset)
   var by: Double
 
-  func validate() throws {
-    guard by.isFinite, abs(by) < 3600 else {
-      throw ValidationError("--by must be a number of seconds")
-    }
-  }
-
   func run() throws {
-    let (library, song) = try target.resolve()
-    _ = try requireBeatMap(library, song)
+    let (library, song, _) = try target.resolveWithMap()
     let result = try library.fixBeatMap(
       of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
       summary: "beats shift --by \(formatSeconds(by))")
@@ -158,14 +126,18 @@ struct BeatsMeter: ParsableCommand {
   )
 
   @OptionGroup var target: SongInLibrary
-  @Option(help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D")) var meter: Meter
   @Option(
-    name: .customLong("from-bar"), help: ArgumentHelp("First bar in the new meter.", valueName: "B")
-  )
+    help: ArgumentHelp("The new meter: 3/4, 6/8…", valueName: "N/D"), transform: Parse.meter)
+  var meter: Meter
+  @Option(
+    name: .customLong("from-bar"),
+    help: ArgumentHelp("First bar in the new meter.", valueName: "B"),
+    transform: Parse.count(in: 0...BarPosition.maximumBar, "bars"))
   var fromBar: Int?
   @Option(
     name: .customLong("bar1"),
-    help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"))
+    help: ArgumentHelp("Count again from the start: the K-th beat is bar 1.", valueName: "K"),
+    transform: Parse.count(in: 1...BarPosition.maximumBar, "beats"))
   var bar1: Int?
 
   func validate() throws {
@@ -173,18 +145,10 @@ struct BeatsMeter: ParsableCommand {
       throw ValidationError(
         "--from-bar and --bar1 cannot be combined: --bar1 counts the whole song again")
     }
-    if let bar1, !(1...BarPosition.maximumBar).contains(bar1) {
-      throw ValidationError("--bar1 \(bar1) is out of range; use 1 to \(BarPosition.maximumBar)")
-    }
-    if let fromBar, !(0...BarPosition.maximumBar).contains(fromBar) {
-      throw ValidationError(
-        "--from-bar \(fromBar) is out of range; use 0 to \(BarPosition.maximumBar)")
-    }
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let before = try requireBeatMap(library, song)
+    let (library, song, before) = try target.resolveWithMap()
     let map = try before.rebarred(meter: meter, fromBar: fromBar, bar1: bar1)
     let options =
       "--meter \(meter)" + (fromBar.map { " --from-bar \($0)" } ?? "") + (bar1.map { " --bar1 \($0)" } ?? "")
@@ -194,8 +158,6 @@ struct BeatsMeter: ParsableCommand {
     sayFollowed(stored.followed, upset: stored.selectionsUpset, song: song, map: map)
   }
 }
-
-extension BeatFileFormat: ExpressibleByArgument {}
 
 struct BeatsImport: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -211,21 +173,15 @@ struct BeatsImport: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Argument(help: ArgumentHelp("Beat file.", valueName: "file")) var file: String
   @Option(
-    help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"))
-  var format: String = "auto"
+    help: ArgumentHelp("auto, times, mirex, audacity, csv, xml, xsc or json.", valueName: "format"),
+    transform: Parse.importFormat)
+  var format: AutoOr<BeatFileFormat> = .auto
   @OptionGroup var placement: BarPlacementOptions
-
-  func validate() throws {
-    guard format == "auto" || BeatFileFormat(rawValue: format) != nil else {
-      throw ValidationError(
-        "--format '\(format)' is not one of auto, times, mirex, audacity, csv, xml, xsc, json")
-    }
-  }
 
   func run() throws {
     let (library, song) = try target.resolve()
     let (map, loops) = try BeatImport.read(
-      path: file, format: BeatFileFormat(rawValue: format), meter: placement.meter,
+      path: file, format: format.value, meter: placement.meter,
       bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
     let stored = try library.storeBeatMap(
       map, for: song,
@@ -249,23 +205,16 @@ struct BeatsExport: ParsableCommand {
     abstract: "Write the song's beat map to stdout; import reads it back exactly.")
 
   @OptionGroup var target: SongInLibrary
-  @Option(help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"))
-  var format: String = "json"
-
-  func validate() throws {
-    guard let parsed = BeatFileFormat(rawValue: format), BeatFiles.exportFormats.contains(parsed)
-    else {
-      throw ValidationError(
-        "--format '\(format)' cannot be exported; use times, mirex, audacity, csv or json")
-    }
-  }
+  @Option(
+    help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"),
+    transform: Parse.exportFormat)
+  var format: BeatFileFormat = .json
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (_, _, map) = try target.resolveWithMap()
     Terminal.data(
       try BeatFiles.export(
         map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
-        sampleRate: map.sampleRate, format: BeatFileFormat(rawValue: format) ?? .json))
+        sampleRate: map.sampleRate, format: format))
   }
 }

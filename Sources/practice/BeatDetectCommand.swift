@@ -16,14 +16,13 @@ struct BeatsDetect: ParsableCommand {
       beat; such a map is still stored (exit 0), to be checked by ear.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
-    [String] = []
+  @OptionGroup var target: SongsInLibrary
   @Option(
     help: ArgumentHelp(
       "auto (2, 3, 4 or 5 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
-      valueName: "auto|N/D"))
-  var meter: String = "auto"
+      valueName: "auto|N/D"),
+    transform: Parse.meterOrAuto)
+  var meter: AutoOr<Meter> = .auto
   @Option(
     help: ArgumentHelp(
       "onsets: beats from the onsets heard or from the beat network, whichever reading the network hears more, bars with its help; network: beats and bars decoded from the beat network alone.",
@@ -34,27 +33,18 @@ struct BeatsDetect: ParsableCommand {
     help: ArgumentHelp(
       "Slowest tempo to consider (20-400; default 40 for the network's reading, 50 for the onsets').",
       valueName: "bpm"),
-    transform: plainDecimal)
+    transform: Parse.tempo(in: 20...400))
   var minBPM: Double?
   @Option(
     name: .customLong("max-bpm"),
     help: ArgumentHelp("Fastest tempo to consider (20-400).", valueName: "bpm"),
-    transform: plainDecimal)
+    transform: Parse.tempo(in: 20...400))
   var maxBPM: Double = 220
   @Flag(help: "Replace a beat map that was imported, tapped, made with grid or edited.")
   var replace = false
 
   func validate() throws {
-    if songs.isEmpty { throw ValidationError("name at least one song") }
-    if meter != "auto" && Meter(parsing: meter) == nil {
-      throw ValidationError("--meter '\(meter)' is not auto or a meter such as 4/4, 3/4 or 6/8")
-    }
     let minBPM = self.minBPM ?? method.model.slowestTempo
-    for (name, value) in [("--min-bpm", minBPM), ("--max-bpm", maxBPM)] {
-      guard value.isFinite, (20...400).contains(value) else {
-        throw ValidationError("\(name) \(value) is out of range; use 20-400")
-      }
-    }
     if minBPM * 1.2 > maxBPM {
       // Without --min-bpm, the slowest tempo is the method's own: say so.
       let slowest = self.minBPM == nil ? "the default --min-bpm \(minBPM)" : "--min-bpm \(minBPM)"
@@ -65,23 +55,17 @@ struct BeatsDetect: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let resolved = try songs.map { try library.resolve($0) }
-    // Refuse before detecting anything, so nothing is half done.
-    if !replace {
-      for song in resolved {
-        // The stored beats, not the map: one that no longer fits a changed file is still
-        // detected again (or refused) by what kind it is.
-        if let beats = try library.storedBeats(for: song), !beats.areAsDetected {
-          throw PracticeError(
-            .usage,
-            "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats"
-          )
-        }
-      }
+    let (library, resolved) = try target.resolve()
+    do {
+      try library.checkBeatDetection(of: resolved, replace: replace)
+    } catch DetectionRefusal.beatsMadeByHand(let song, let beats) {
+      throw PracticeError(
+        .usage,
+        "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats"
+      )
     }
     let options = BeatDetectionOptions.fromEnvironment(
-      meter: meter == "auto" ? nil : Meter(parsing: meter), minBPM: minBPM, maxBPM: maxBPM,
+      meter: meter.value, minBPM: minBPM, maxBPM: maxBPM,
       model: method.model)
     try detectEach(resolved, in: library) { song, name, bar in
       let (found, stored) = try library.detectBeatMap(for: song, options: options) {

@@ -7,46 +7,36 @@ import PracticeCore
 struct FixSpanOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Bars to fix: 9-16, 9.3-12.2 (bar.beat) or 9- (to the end).", valueName: "range"))
-  var bars: String?
+      "Bars to fix: 9-16, 9.3-12.2 (bar.beat) or 9- (to the end).", valueName: "range"),
+    transform: Parse.openBars)
+  var bars: BarRangeText?
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Fix the beats from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var from: String?
+      "Fix the beats from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
+    transform: Parse.time)
+  var from: TypedTime?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("… up to this time (the beats before it).", valueName: "time"))
-  var to: String?
+    help: ArgumentHelp("… up to this time (the beats before it).", valueName: "time"),
+    transform: Parse.time)
+  var to: TypedTime?
 
   func validate() throws {
     if bars != nil && (from != nil || to != nil) {
       throw ValidationError("give --bars, or --from and --to, not both")
     }
-    if let bars, BarRangeText(parsing: bars) == nil {
+    if let from, let to, to.seconds <= from.seconds {
       throw ValidationError(
-        "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 9- (to the end)"
-      )
-    }
-    for (name, value) in [("--from", from), ("--to", to)] {
-      if let value, parseTime(value) == nil {
-        throw ValidationError(
-          "\(name) '\(value)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
-        )
-      }
-    }
-    if let from = from.flatMap(parseTime), let to = to.flatMap(parseTime), to <= from {
-      throw ValidationError("--to \(formatSeconds(to)) is not after --from \(formatSeconds(from))")
+        "--to \(formatSeconds(to.seconds)) is not after --from \(formatSeconds(from.seconds))")
     }
   }
 
   /// The span on `map`, and the options that gave it (for the change's summary).
   func resolve(_ map: BeatMap) throws -> (span: BeatMapSpan, option: String) {
-    let text = bars.flatMap(BarRangeText.init(parsing:))
-    let span = try BeatMapSpan(
-      bars: text, from: from.flatMap(parseTime), to: to.flatMap(parseTime), on: map)
+    let span = try BeatMapSpan(bars: bars, from: from?.seconds, to: to?.seconds, on: map)
     let times = (from.map { " --from \($0)" } ?? "") + (to.map { " --to \($0)" } ?? "")
-    return (span, text.map { " --bars \($0)" } ?? times)
+    return (span, bars.map { " --bars \($0)" } ?? times)
   }
 }
 
@@ -98,8 +88,7 @@ private func runSpanFix(
   _ target: SongInLibrary, span: FixSpanOptions, verb: String,
   fix: (Int64?, Int64?) -> BeatMapFix
 ) throws {
-  let (library, song) = try target.resolve()
-  let map = try requireBeatMap(library, song)
+  let (library, song, map) = try target.resolveWithMap()
   let (span, option) = try span.resolve(map)
   let result = try library.fixBeatMap(
     of: song, fix(span.from, span.to), summary: "beats \(verb)\(option)")
@@ -125,40 +114,35 @@ struct BeatsDownbeat: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("The beat's time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var at: String?
-  @Option(help: ArgumentHelp("The beat as the map counts it now: 9.3.", valueName: "bar.beat"))
-  var bar: String?
+    help: ArgumentHelp("The beat's time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
+    transform: Parse.time)
+  var at: TypedTime?
+  @Option(
+    help: ArgumentHelp("The beat as the map counts it now: 9.3.", valueName: "bar.beat"),
+    transform: Parse.beat)
+  var bar: BarPosition?
 
   func validate() throws {
     guard (at == nil) != (bar == nil) else {
       throw ValidationError("say which beat: --at TIME or --bar BAR.BEAT (one of them)")
     }
-    if let at, parseTime(at) == nil {
-      throw ValidationError(
-        "--at '\(at)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)")
-    }
-    if let bar, BarPosition(parsing: Substring(bar)) == nil {
-      throw ValidationError("--bar '\(bar)' is not a beat; write bar.beat, e.g. 9.3")
-    }
   }
 
   func run() throws {
-    let (library, song) = try target.resolve()
-    let map = try requireBeatMap(library, song)
+    let (library, song, map) = try target.resolveWithMap()
     let frame: Int64
     let within: Double
     let option: String
-    if let bar, let position = BarPosition(parsing: Substring(bar)) {
-      guard let found = map.frame(bar: position.bar, beat: position.beat ?? 1) else {
+    if let bar {
+      guard let found = map.frame(bar: bar.bar, beat: bar.beat ?? 1) else {
         throw PracticeError(
           .usage, "--bar \(bar) is not a beat of this song; it has \(map.barsDescription)")
       }
       (frame, within, option) = (found, 0, " --bar \(bar)")
     } else {
-      let seconds = at.flatMap(parseTime) ?? 0
+      let seconds = at?.seconds ?? 0
       (frame, within, option) = (
-        Int64((seconds * Double(song.sampleRate)).rounded()), 0.25, " --at \(at ?? "")"
+        Int64((seconds * Double(song.sampleRate)).rounded()), 0.25, " --at \(at?.text ?? "")"
       )
     }
     let result = try library.fixBeatMap(

@@ -22,27 +22,17 @@ struct ChordsDetect: ParsableCommand {
       imported are kept unless --replace is given.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
-    [String] = []
+  @OptionGroup var target: SongsInLibrary
   @Flag(help: "Replace chords that were imported.") var replace = false
 
-  func validate() throws {
-    if songs.isEmpty { throw ValidationError("name at least one song") }
-  }
-
   func run() throws {
-    let library = try library.open()
-    let resolved = try songs.map { try library.resolve($0) }
-    if !replace {
-      for song in resolved {
-        if let track = try library.chordTrack(for: song), track.source == .imported {
-          throw PracticeError(
-            .usage,
-            "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones"
-          )
-        }
-      }
+    let (library, resolved) = try target.resolve()
+    do {
+      try library.checkChordDetection(of: resolved, replace: replace)
+    } catch DetectionRefusal.chordsImported(let song) {
+      throw PracticeError(
+        .usage,
+        "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones")
     }
     let settings = ChordSettings.fromEnvironment()
     try detectEach(resolved, in: library) { song, name, bar in
@@ -79,24 +69,21 @@ struct ChordsShow: ParsableCommand {
 
   @OptionGroup var target: SongInLibrary
   @Option(
-    help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"))
+    help: ArgumentHelp("Show the shapes to finger with a capo at fret N (0-11).", valueName: "N"),
+    transform: Parse.count(in: 0...11, "frets"))
   var capo: Int = 0
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Show the chords transposed by ST semitones (-12 to 12).", valueName: "st"))
+    help: ArgumentHelp("Show the chords transposed by ST semitones (-12 to 12).", valueName: "st"),
+    transform: Parse.count(in: -12...12, "semitones"))
   var transpose: Int = 0
-  @Option(help: ArgumentHelp("Show the chords transposed to this key.", valueName: "key"))
-  var key: String?
+  @Option(
+    help: ArgumentHelp("Show the chords transposed to this key.", valueName: "key"),
+    transform: Parse.key)
+  var key: MusicalKey?
   @Flag(help: "Print JSON instead.") var json = false
 
   func validate() throws {
-    guard (0...11).contains(capo) else {
-      throw ValidationError("--capo \(capo) is out of range; use 0-11")
-    }
-    guard (-12...12).contains(transpose) else {
-      throw ValidationError("--transpose \(transpose) is out of range; use -12 to 12")
-    }
-    if let key { _ = try parseKey(key) }
     if key != nil && transpose != 0 {
       throw ValidationError("give --key or --transpose, not both")
     }
@@ -106,7 +93,7 @@ struct ChordsShow: ParsableCommand {
     let (library, song) = try target.resolve()
     let track = try requireChordTrack(library, song)
     // --key as play's: the semitones from the song's own key (set, else detected).
-    let semitones = try key.map { try transposition(of: song, to: parseKey($0), in: library) }
+    let semitones = try key.map { try transposition(of: song, to: $0, in: library) }
     let chart = ChordChart(
       track: track, beatMap: try library.beatMap(for: song), sampleRate: song.sampleRate,
       setKey: try library.details(of: song).key, capo: capo, transpose: semitones ?? transpose)
@@ -145,7 +132,7 @@ struct ChordsExport: ParsableCommand {
   func run() throws {
     let (library, song) = try target.resolve()
     let track = try requireChordTrack(library, song)
-    let key = try library.details(of: song).key ?? track.detectedKey
+    let key = try library.ownKey(of: song)
     let text = ChordFiles.export(track, as: format, key: key, sampleRate: song.sampleRate)
     if let output {
       try OutputFile.write(Data(text.utf8), to: output)
@@ -173,10 +160,7 @@ struct ChordsImport: ParsableCommand {
     let (library, song) = try target.resolve()
     let spans = try ChordFiles.read(
       path: file, sampleRate: song.sampleRate, totalFrames: song.frames)
-    let key = KeyEstimator.key(of: spans)
-    try library.replaceChordTrack(
-      for: song, with: ChordTrack(spans: spans, source: .imported, detectedKey: key))
-    let chords = spans.filter { $0.chord != nil }.count
+    let (chords, key) = try library.importChords(spans, for: song)
     Terminal.say(
       "'\(song.title)': \(chords) chords imported" + (key.map { ", key \($0) from them" } ?? ""))
   }

@@ -2,27 +2,29 @@ import ArgumentParser
 import Foundation
 import PracticeCore
 
-/// `--since 7d`: a span back from now (`30m`, `12h`, `7d`, `2w`, up to 100 years) or a date
-/// (`2026-11-01`, years 1900 to 9999).
-struct Since: ExpressibleByArgument {
-  let date: Date
+/// `--db [SONG] [--since WHEN]`: the plays `log` and `stats` read.
+struct LogFilter: ParsableArguments {
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
+  var song: String?
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"),
+    transform: Since.argument)
+  var since: Since?
 
-  init?(argument: String) {
-    guard let date = parseSince(argument) else { return nil }
-    self.date = date
+  /// Opens the library and finds the song, if one was named.
+  func resolve() throws -> (library: Library, song: Song?) {
+    let library = try library.open()
+    return (library, try song.map { try library.resolve($0) })
   }
 
-  /// Reads `--since`; the parser's message gets what is allowed appended.
-  static func argument(_ text: String) throws -> Since {
-    guard let since = Since(argument: text) else {
-      throw ValidationError(
-        "must be a span back from now, up to 100 years (30m, 12h, 7d, 2w; at most 36500d), "
-          + "or a date (2026-11-01)")
-    }
-    return since
+  /// What an empty log or summary says on stderr.
+  func noPlays(of song: Song?) -> String {
+    (song.map { "'\($0.title)' has no plays" } ?? "no plays")
+      + " in the practice log" + (since == nil ? " yet" : " since then")
   }
-
-  static var defaultCompletionKind: CompletionKind { .default }
 }
 
 struct LogCommand: ParsableCommand {
@@ -42,24 +44,15 @@ struct LogCommand: ParsableCommand {
       its speed (the slowest heard in it, and the play's transpose), its mark (clean, flubbed, or - when not marked).
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
-  var song: String?
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"),
-    transform: Since.argument)
-  var since: Since?
+  @OptionGroup var filter: LogFilter
   @Flag(help: "Print a JSON array of plays instead.") var json = false
   @Flag(help: "One line per pass (speed and mark: key g clean, x flubbed) instead of per play.")
   var passes = false
 
   func run() throws {
-    let library = try library.open()
-    let song = try self.song.map { try library.resolve($0) }
-    let entries = try library.practiceLog(of: song, since: since?.date, passes: passes)
-    if entries.isEmpty { Terminal.say(noPlays(song: song, since: since)) }
+    let (library, song) = try filter.resolve()
+    let entries = try library.practiceLog(of: song, since: filter.since?.date, passes: passes)
+    if entries.isEmpty { Terminal.say(filter.noPlays(of: song)) }
     if passes {
       listPasses(entries)
       return
@@ -105,26 +98,18 @@ struct Stats: ParsableCommand {
       were not of a selection), one line per selection in its colour, as `view -o` draws it.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title (default: every song).", valueName: "song"))
-  var song: String?
+  @OptionGroup var filter: LogFilter
   @Option(
     name: [.customShort("o"), .customLong("output")],
     help: ArgumentHelp(
       "Draw the song's clean top speed by day instead: FILE.png, FILE.svg or FILE.pdf (needs SONG).",
       valueName: "file"))
   var output: String?
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "Only plays started since then: 30m, 12h, 7d, 2w or 2026-11-01.", valueName: "when"),
-    transform: Since.argument)
-  var since: Since?
   @Flag(help: "Print a JSON array instead.") var json = false
 
   func validate() throws {
     if let output {
-      guard song != nil else {
+      guard filter.song != nil else {
         throw ValidationError("-o draws one song's progress; name the song: practice stats SONG -o \(output)")
       }
       guard PictureFormat(path: output) != nil else {
@@ -135,8 +120,8 @@ struct Stats: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try self.song.map { try library.resolve($0) }
+    let (library, song) = try filter.resolve()
+    let since = filter.since
     if let song, let output, let format = PictureFormat(path: output) {
       try OutputFile.checkFolder(of: output)
       let content: ProgressChartContent
@@ -157,21 +142,14 @@ struct Stats: ParsableCommand {
       Terminal.say("wrote \(output)")
       return
     }
-    let totals = try library.practiceTotals(since: since?.date)
-      .filter { song == nil || $0.songID == song?.id }
-    if totals.isEmpty { Terminal.say(noPlays(song: song, since: since)) }
+    let totals = try library.practiceTotals(of: song, since: since?.date)
+    if totals.isEmpty { Terminal.say(filter.noPlays(of: song)) }
     if json {
       Terminal.data(totals.jsonText + "\n")
       return
     }
     Table.totals(totals.map { $0.statsCells(clock: formatClock) }).print()
   }
-}
-
-/// What an empty log or summary says on stderr.
-private func noPlays(song: Song?, since: Since?) -> String {
-  (song.map { "'\($0.title)' has no plays" } ?? "no plays")
-    + " in the practice log" + (since == nil ? " yet" : " since then")
 }
 
 struct Today: ParsableCommand {

@@ -38,8 +38,7 @@ struct RepoPublish: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    let (songs, setlists) = try library.sharedChoice(
-      all: choice.all, songs: choice.songs, setlists: choice.setlist)
+    let (songs, setlists) = try choice.resolve(in: library)
     let report = try library.publish(to: directory, songs: songs, setlists: setlists)
     Terminal.records(report.written.map { [$0] })
     Terminal.say(

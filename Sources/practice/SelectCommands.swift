@@ -18,12 +18,15 @@ struct Select: ParsableCommand {
 struct SpanOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"))
-  var bars: String?
-  @Option(help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var from: String?
-  @Option(help: ArgumentHelp("End time (exclusive).", valueName: "time"))
-  var to: String?
+      "Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"),
+    transform: Parse.bars)
+  var bars: BarRange?
+  @Option(
+    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
+    transform: Parse.time)
+  var from: TypedTime?
+  @Option(help: ArgumentHelp("End time (exclusive).", valueName: "time"), transform: Parse.time)
+  var to: TypedTime?
   @Flag(
     name: .customLong("no-detect"),
     help: "With --bars on a song without a beat map: refuse (exit 66) instead of detecting one.")
@@ -32,30 +35,20 @@ struct SpanOptions: ParsableArguments {
   var isEmpty: Bool { bars == nil && from == nil && to == nil }
 
   func validate() throws {
-    if let bars, BarRange(parsing: bars) == nil {
-      throw ValidationError(
-        "--bars '\(bars)' is not a bar range; write 9-16, 9, or 9.3-12.2 (bar.beat)")
-    }
     if bars != nil && (from != nil || to != nil) {
       throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-    }
-    for (flag, text) in [("--from", from), ("--to", to)] {
-      if let text, parseTime(text) == nil {
-        throw ValidationError("\(flag) '\(text)' is not a time; write 83.5, 1:23.5 or 1:02:03.5")
-      }
     }
   }
 
   /// The span, checked against the song's audio and beat map.
   func span(for song: Song, library: Library) throws -> SelectionSpan {
-    if let bars, let range = BarRange(parsing: bars) {
-      _ = try detectingBeatMap(of: song, in: library, detect: !noDetect).frames(of: range)
-      return .bars(range)
+    if let bars {
+      _ = try detectingBeatMap(of: song, in: library, detect: !noDetect).frames(of: bars)
+      return .bars(bars)
     }
     return .frames(
       try resolveTimeRange(
-        from: from.flatMap(parseTime), to: to.flatMap(parseTime), sampleRate: song.sampleRate,
-        frames: song.frames))
+        from: from?.seconds, to: to?.seconds, sampleRate: song.sampleRate, frames: song.frames))
   }
 }
 
@@ -122,6 +115,30 @@ struct SongInLibrary: ParsableArguments {
   func resolve() throws -> (library: Library, song: Song) {
     let library = try library.open()
     return (library, try library.resolve(song))
+  }
+
+  /// The library, the song and its beat map, or exit 66 saying how to make one.
+  func resolveWithMap() throws -> (library: Library, song: Song, map: BeatMap) {
+    let (library, song) = try resolve()
+    guard let map = try library.beatMap(for: song) else { throw noBeatMap(song) }
+    return (library, song, map)
+  }
+}
+
+/// `--db SONG…`: the library and songs in it (`beats detect`, `chords detect`).
+struct SongsInLibrary: ParsableArguments {
+  @OptionGroup var library: LibraryOptions
+  @Argument(help: ArgumentHelp("File paths, ids or titles.", valueName: "song")) var songs:
+    [String] = []
+
+  func validate() throws {
+    if songs.isEmpty { throw ValidationError("name at least one song") }
+  }
+
+  /// Opens the library and finds every song (exit 66 at the first not found).
+  func resolve() throws -> (library: Library, songs: [Song]) {
+    let library = try library.open()
+    return (library, try songs.map { try library.resolve($0) })
   }
 }
 
@@ -254,17 +271,13 @@ struct SelectSet: ParsableCommand {
   @Option(
     help: ArgumentHelp(
       "When the selection counts as learned: a clean pass at this speed (100%) or tempo (120bpm).",
-      valueName: "speed|bpm"))
-  var goal: String?
+      valueName: "speed|bpm"),
+    transform: Parse.goal)
+  var goal: PracticeGoal?
   @Flag(help: "Remove the selection's settings and goal (before setting any given here).")
   var clear = false
 
   func validate() throws {
-    if let goal, PracticeGoal(parsing: goal) == nil {
-      throw ValidationError(
-        "--goal '\(goal)' is not a goal; write a speed (100%, 0.9; 25% to 200%) or a tempo (120bpm; 20 to 400)"
-      )
-    }
     if !clear && goal == nil && settings.given.isEmpty {
       throw ValidationError(
         "say what to set: --repeat or --loop, --speed, --ramp-to/--step/--every, --count-in, --click, --gap, --transpose, --volume or --goal (or --clear)"
@@ -277,7 +290,7 @@ struct SelectSet: ParsableCommand {
     var practice = clear ? SelectionPractice() : try library.practice(of: selection)
     practice.settings = practice.settings.overridden(by: settings.given)
     if let problem = practice.settings.problem { throw problem }
-    if let text = goal, let goal = PracticeGoal(parsing: text) {
+    if let goal {
       do {
         try library.checkGoal(goal, of: selection, song: song)
       } catch is NoBeatMap {
@@ -317,21 +330,17 @@ struct SelectRemove: ParsableCommand {
   }
 }
 
-/// Shared body of move, halve and double: load, transform, store, report.
-func transformSelection(
-  _ target: SelectionTarget, _ transform: (Selection, Song, BeatMap?) throws -> SelectionSpan
-) throws {
+/// Shared body of move, halve and double: load, reshape (`SelectionReshape`), store, report.
+func reshapeSelection(_ target: SelectionTarget, _ reshape: SelectionReshape) throws {
   var (library, song, selection) = try target.resolve()
   let map = try library.beatMap(for: song)
-  if case .bars(let range) = selection.span {
-    guard map != nil else { throw noBeatMap(song) }
-    guard describe(selection, song: song, map: map).fits else {
-      throw PracticeError(.usage, noLongerFits(selection, range, song: song, map: map) + " first")
-    }
-  }
   do {
-    selection.span = try transform(selection, song, map)
-  } catch let error as RangeError {
+    selection.span = try reshape.apply(to: selection.span, beatMap: map, totalFrames: song.frames)
+  } catch ReshapeRefusal.noBeatMap {
+    throw noBeatMap(song)
+  } catch ReshapeRefusal.noLongerFits(let range) {
+    throw PracticeError(.usage, noLongerFits(selection, range, song: song, map: map) + " first")
+  } catch ReshapeRefusal.notInSong(let error) {
     // The bars were the selection's, not a --bars the player typed.
     throw PracticeError(.usage, "selection '\(selection.name)' cannot be so: \(error.description)")
   }
@@ -344,25 +353,12 @@ struct SelectMove: ParsableCommand {
     commandName: "move", abstract: "Shift a bar selection by N bars (negative: earlier).")
   @OptionGroup var target: SelectionTarget
   @Option(
-    parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"))
-  var by: String
-
-  /// `--by` as a number of bars; nil if malformed or beyond ±100,000.
-  var bars: Int? {
-    Int(by.hasPrefix("+") ? String(by.dropFirst()) : by).flatMap { abs($0) <= 100_000 ? $0 : nil }
-  }
-
-  func validate() throws {
-    guard bars != nil else {
-      throw ValidationError("--by '\(by)' is not a whole number of bars; write 4, -2 or +8")
-    }
-  }
+    parsing: .unconditional, help: ArgumentHelp("Bars to shift by: 4, -2, +8.", valueName: "±N"),
+    transform: Parse.count(in: -100_000...100_000, "bars"))
+  var by: Int
 
   func run() throws {
-    let bars = self.bars ?? 0
-    try transformSelection(target) { selection, _, map in
-      try SelectionMove.move(selection.span, byBars: bars, beatMap: map)
-    }
+    try reshapeSelection(target, .move(bars: by))
   }
 }
 
@@ -374,9 +370,7 @@ struct SelectHalve: ParsableCommand {
   @Flag(help: "Keep the second half.") var second = false
 
   func run() throws {
-    try transformSelection(target) { selection, _, map in
-      try SelectionMove.halve(selection.span, second: second, beatMap: map)
-    }
+    try reshapeSelection(target, .halve(second: second))
   }
 }
 
@@ -386,8 +380,6 @@ struct SelectDouble: ParsableCommand {
   @OptionGroup var target: SelectionTarget
 
   func run() throws {
-    try transformSelection(target) { selection, song, map in
-      try SelectionMove.double(selection.span, beatMap: map, totalFrames: song.frames)
-    }
+    try reshapeSelection(target, .double)
   }
 }

@@ -54,17 +54,19 @@ struct SetDetails: ParsableCommand {
       ignoring case; `list --tag gig` lists the songs tagged gig.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Option(help: ArgumentHelp("The song's title (kept when its tags are read again).", valueName: "title"))
   var title: String?
   @Option(help: ArgumentHelp("The song's artist (empty: none).", valueName: "artist"))
   var artist: String?
-  @Option(help: ArgumentHelp("The song's key: Am, F#, Bb, C#m.", valueName: "key")) var key: String?
+  @Option(
+    help: ArgumentHelp("The song's key: Am, F#, Bb, C#m.", valueName: "key"),
+    transform: Parse.key)
+  var key: MusicalKey?
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("The song's tempo in beats per minute (10-400).", valueName: "bpm"),
-    transform: plainDecimal)
+    transform: Parse.tempo(in: SongDetails.bpmRange))
   var bpm: Double?
   @Option(help: ArgumentHelp("A note: \"capo 2, drop D\".", valueName: "text")) var note: String?
   @Option(help: ArgumentHelp("Add a tag (repeat for several).", valueName: "tag")) var tag: [String] =
@@ -78,12 +80,6 @@ struct SetDetails: ParsableCommand {
   @Flag(name: .customLong("clear-tags"), help: "Remove every tag.") var clearTags = false
 
   func validate() throws {
-    if let key { _ = try parseKey(key) }
-    if let bpm, !SongDetails.bpmRange.contains(bpm) {
-      throw ValidationError(
-        "--bpm \(formatNumber(bpm)): must be \(Int(SongDetails.bpmRange.lowerBound))-\(Int(SongDetails.bpmRange.upperBound)) beats per minute"
-      )
-    }
     try refuseTypedText("the title", title.map { [$0] } ?? [])
     try refuseTypedText("the artist", artist.map { [$0] } ?? [], blankAllowed: true)
     try refuseTypedText("the note", note.map { [$0] } ?? [])
@@ -97,8 +93,8 @@ struct SetDetails: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    var song = try library.resolve(song)
+    let (library, found) = try target.resolve()
+    var song = found
     if title != nil || artist != nil {
       let before = song.title
       song = try library.rename(song, title: title, artist: artist)
@@ -106,7 +102,7 @@ struct SetDetails: ParsableCommand {
         "'\(before)' is now '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? ""))
     }
     var change = SongDetailsChange()
-    if let key { change.key = .some(try parseKey(key)) } else if clearKey { change.key = .some(nil) }
+    if let key { change.key = .some(key) } else if clearKey { change.key = .some(nil) }
     if let bpm { change.bpm = .some(bpm) } else if clearBPM { change.bpm = .some(nil) }
     if let note { change.note = .some(note) } else if clearNote { change.note = .some(nil) }
     change.addTags = tag

@@ -52,10 +52,13 @@ struct SetlistAdd: ParsableCommand {
     name: .customLong("select"),
     help: ArgumentHelp("One of the song's selections instead of the whole song.", valueName: "name"))
   var selection: String?
-  @Option(help: ArgumentHelp("Play it in this key: Bm, F#.", valueName: "key")) var key: String?
+  @Option(
+    help: ArgumentHelp("Play it in this key: Bm, F#.", valueName: "key"), transform: Parse.key)
+  var key: MusicalKey?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Pitch shift in whole semitones, -12 to 12.", valueName: "semitones"))
+    help: ArgumentHelp("Pitch shift in whole semitones, -12 to 12.", valueName: "semitones"),
+    transform: Parse.count(in: -12...12, "semitones"))
   var transpose: Int?
   @Option(
     parsing: .unconditional,
@@ -64,27 +67,20 @@ struct SetlistAdd: ParsableCommand {
   var speed: Speed?
   @Option(
     name: .customLong("repeat"), parsing: .unconditional,
-    help: ArgumentHelp("Play it N times (1-999).", valueName: "N"))
+    help: ArgumentHelp("Play it N times (1-999).", valueName: "N"),
+    transform: Parse.count(in: SetlistEntry.repeatRange, "passes"))
   var repeats: Int?
   @Option(help: ArgumentHelp("A note for this entry.", valueName: "text")) var note: String?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Insert at this position (default: at the end).", valueName: "position"))
+    help: ArgumentHelp("Insert at this position (default: at the end).", valueName: "position"),
+    transform: Parse.position)
   var at: Int?
 
   func validate() throws {
-    if let key { _ = try parseKey(key) }
     if key != nil && transpose != nil {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }
-    if let transpose, !(-12...12).contains(transpose) {
-      throw ValidationError("--transpose \(transpose): must be -12 to 12 semitones")
-    }
-    if let repeats, !SetlistEntry.repeatRange.contains(repeats) {
-      throw ValidationError(
-        "--repeat \(repeats): must be 1 to \(SetlistEntry.repeatRange.upperBound) passes")
-    }
-    if let at, at < 1 { throw ValidationError("--at \(at): positions count from 1") }
     try refuseTypedText("the note", note.map { [$0] } ?? [])
   }
 
@@ -98,9 +94,8 @@ struct SetlistAdd: ParsableCommand {
       songID: songID, selection: selectionName, transpose: transpose, speed: speed?.rate,
       repeats: repeats, note: note)
     if let key {
-      let target = try parseKey(key)
-      entry.key = target
-      entry.transpose = try transposition(of: song, to: target, in: library)
+      entry.key = key
+      entry.transpose = try transposition(of: song, to: key, in: library)
     }
     let position = try library.addEntry(entry, to: setlist.name, at: at)
     Terminal.say(

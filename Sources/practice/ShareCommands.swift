@@ -25,8 +25,7 @@ struct Export: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    let (songs, setlists) = try library.sharedChoice(
-      all: choice.all, songs: choice.songs, setlists: choice.setlist)
+    let (songs, setlists) = try choice.resolve(in: library)
     let file = try library.export(songs: songs, setlists: setlists)
     try OutputFile.write(try file.encoded(), to: output)
     let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }
@@ -138,5 +137,10 @@ struct ShareChoice<Verb: ShareVerb>: ParsableArguments {
     if !all && songs.isEmpty && setlist.isEmpty {
       throw ValidationError("say what to \(Verb.verb): songs, --setlist NAME, or --all")
     }
+  }
+
+  /// The songs and setlists chosen, found in `library`.
+  func resolve(in library: Library) throws -> (songs: [Song], setlists: [Setlist]) {
+    try library.sharedChoice(all: all, songs: songs, setlists: setlist)
   }
 }

@@ -108,13 +108,11 @@ struct Show: ParsableCommand {
     commandName: "show",
     abstract: "Show one song: one `key value` line per field.")
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
   @Flag(help: "Print a JSON object instead.") var json = false
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let details = try library.details(of: song)
     if json {
       Terminal.data(SongRecord(song, details: details).jsonText + "\n")

@@ -23,23 +23,25 @@ struct View: ParsableCommand {
       and artist, for printing or sending.
       """)
 
-  @OptionGroup var library: LibraryOptions
-  @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
+  @OptionGroup var target: SongInLibrary
 
   @Option(
     help: ArgumentHelp(
-      "Show only these bars, from the beat map: 9-16, 9, or 9.3-12.2.", valueName: "bars"))
-  var bars: String?
+      "Show only these bars, from the beat map: 9-16, 9, or 9.3-12.2.", valueName: "bars"),
+    transform: Parse.openBars)
+  var bars: BarRangeText?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Show from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var from: String?
+    help: ArgumentHelp("Show from this time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
+    transform: Parse.time)
+  var from: TypedTime?
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Show up to this time, written like --from.", valueName: "time"))
-  var to: String?
+    help: ArgumentHelp("Show up to this time, written like --from.", valueName: "time"),
+    transform: Parse.timeOrEnd)
+  var to: TypedTime?
 
   @Option(
     parsing: .unconditional,
@@ -67,7 +69,9 @@ struct View: ParsableCommand {
   static let pictureHeightRange = 20...4000
 
   func validate() throws {
-    try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
+    if bars != nil && (from != nil || to != nil) {
+      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
+    }
     if let output {
       guard PictureFormat(path: output) != nil else {
         throw ValidationError(
@@ -92,12 +96,12 @@ struct View: ParsableCommand {
   }
 
   func run() throws {
-    let library = try library.open()
-    let song = try library.resolve(song)
+    let (library, song) = try target.resolve()
     let beatMap = try library.beatMap(for: song)
-    let shown = bars.flatMap(BarRangeText.init(parsing:)).map(OverviewWindow.bars)
+    let shown = bars.map(OverviewWindow.bars)
     if shown != nil, beatMap == nil { throw noBeatMap(song) }
-    let window = try (shown ?? .times(from: from.flatMap(parseTime), to: to.flatMap(parseTime)))
+    let end = to.flatMap { $0.seconds.isFinite ? $0.seconds : nil }
+    let window = try (shown ?? .times(from: from?.seconds, to: end))
       .frames(of: song, beatMap: beatMap)
     let placed = OverviewSpans(try library.selections(of: song), beatMap: beatMap)
     for (selection, failure) in placed.undrawn {

@@ -370,7 +370,7 @@ extension BadInputTests {
       ["select", "edit", "1", "a", "--rename", ""], status: 64, message: "--rename needs a name")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "two"], status: 64,
-      message: "--by 'two' is not a whole number of bars")
+      message: "--by two: must be a whole number of bars")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "+1"], status: 64,
       message: "would leave the song's bars 1-1")
@@ -397,13 +397,13 @@ extension BadInputTests {
     let before = try cli.run(["beats", "export", "1"]).stdout
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "0"], status: 64,
-      message: "--bpm 0.0 is out of range; use 10-600")
+      message: "--bpm 0: must be 10-600 beats per minute")
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--meter", "4/3"], status: 64, message: "--meter 4/3: "
     )
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--start", "abc"], status: 64,
-      message: "--start 'abc' is not a time")
+      message: "--start abc: not a time")
     try expectFailure(
       ["beats", "grid", "1", "--bpm", "120", "--start", "5"], status: 64,
       message: "is past the end of the audio (0:02.0)")
@@ -425,7 +425,22 @@ extension BadInputTests {
       ["beats", "import", "1", times, "--bar1", "5"], status: 64,
       message: "--bar1 5 is past the 2 beats")
     try expectFailure(
-      ["beats", "export", "1", "--format", "xml"], status: 64, message: "cannot be exported")
+      ["beats", "export", "1", "--format", "xml"], status: 64,
+      message: "--format xml: cannot be exported; use times, mirex, audacity, csv or json")
+    // Each kind of value has one parser, whose message names the option and the value.
+    for (arguments, message) in [
+      (["import", "1", times, "--format", "midi"], "--format midi: not one of auto, times,"),
+      (["shift", "1", "--by", "4000"], "--by 4000: must be less than an hour"),
+      (["grid", "1", "--bpm", "120", "--bar1", "0"], "--bar1 0: must be a whole number of beats"),
+      (["meter", "1", "--meter", "3/4", "--from-bar", "x"], "--from-bar x: must be a whole number"),
+      (["downbeat", "1", "--bar", "9.x"], "--bar 9.x: not a beat; write bar.beat"),
+      (["downbeat", "1", "--at", "-3"], "--at -3: before the start"),
+      (["double", "1", "--bars", "9-x"], "--bars 9-x: not a bar range"),
+      (["detect", "1", "--meter", "5/5"], "--meter 5/5: not a meter"),
+      (["detect", "1", "--max-bpm", "401"], "--max-bpm 401: must be 20-400 beats per minute"),
+    ] {
+      try expectFailure(["beats"] + arguments, status: 64, message: message)
+    }
     #expect(try cli.run(["beats", "export", "1"]).stdout == before, "the beat map is as it was")
   }
 

@@ -115,7 +115,8 @@ import Testing
     // Bad settings change nothing.
     for (bad, status, message) in [
       (["--ramp-to", "50%"], Int32(64), "moves away from --ramp-to 50%"),
-      (["--goal", "fast"], 64, "is not a goal"), (["--goal", "500bpm"], 64, "is not a goal"),
+      (["--goal", "fast"], 64, "--goal fast: not a goal"),
+      (["--goal", "500bpm"], 64, "--goal 500bpm: not a goal"),
       (["--goal", "300bpm"], 64, "a goal must be 25% to 200%"), ([], 64, "say what to set"),
       (["--every", "0"], 64, "--every 0: out of range"),
       (["--gap", "1 bar"], 64, "not a duration"),

@@ -65,7 +65,7 @@ import TestSupport
     _ = try cli.run(["set", "1", "--key", "Am"])
     let before = try cli.run(["show", "1"]).stdout
     for (arguments, says) in [
-      (["--key", "H"], "--key 'H' is not a key"),
+      (["--key", "H"], "--key H: not a key"),
       (["--bpm", "0"], "--bpm 0: must be 10-400"),
       (["--bpm", "1e3"], "--bpm"),
       (["--tag", "a\tb"], "a tab"),

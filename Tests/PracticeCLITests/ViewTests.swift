@@ -122,7 +122,8 @@ import Testing
   @Test func badInputIsOneLineAndChangesNothing() throws {
     _ = try prepare(map: false, selections: false)
     try expectFailure(["view", "1", "--bars", "9-12"], status: 66, message: "has no beat map")
-    try expectFailure(["view", "1", "--bars", "x"], status: 64, message: "is not a bar range")
+    try expectFailure(
+      ["view", "1", "--bars", "x"], status: 64, message: "--bars x: not a bar range")
     try expectFailure(["view", "1", "--width", "5"], status: 64, message: "use 20 to 1000 columns")
     try expectFailure(["view", "1", "--height", "0"], status: 64, message: "use 1 to 40 rows")
     try expectFailure(["view", "1", "--from", "0:40"], status: 64, message: "past the end")

@@ -200,3 +200,29 @@ extension ChordTrack {
     }
   }
 }
+
+extension Library {
+  /// The song's key: the one set (`SongDetails.key`), else the one its chord track found.
+  public func ownKey(of song: Song) throws -> MusicalKey? {
+    try details(of: song).key ?? chordTrack(for: song)?.detectedKey
+  }
+
+  /// `beats show`'s rows: `map`'s bars, each with its chords when the song has a chord
+  /// track (spelt with flats or sharps as the song's key prefers), and whether it has one.
+  public func barLines(of song: Song, map: BeatMap) throws -> (bars: [BarLine], chords: Bool) {
+    let track = try chordTrack(for: song)
+    let flats = Chord.prefersFlats(key: try details(of: song).key ?? track?.detectedKey)
+    return (BarLine.lines(of: map, chords: track, flats: flats), track != nil)
+  }
+
+  /// Stores chords read from a file as the song's chord track (source `imported`), with the
+  /// key they suggest (`KeyEstimator`); returns the chords (not `N`) and that key.
+  public func importChords(_ spans: [ChordSpan], for song: Song) throws -> (
+    chords: Int, key: MusicalKey?
+  ) {
+    let key = KeyEstimator.key(of: spans)
+    try replaceChordTrack(
+      for: song, with: ChordTrack(spans: spans, source: .imported, detectedKey: key))
+    return (spans.filter { $0.chord != nil }.count, key)
+  }
+}

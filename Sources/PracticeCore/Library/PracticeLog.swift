@@ -425,3 +425,10 @@ public enum GoalProblem: Error, Equatable {
   /// Reaching the goal takes this speed, outside `Speed.allowed`.
   case speedOutOfRange(Double)
 }
+
+extension Library {
+  /// `practiceTotals` of one song (every song's when nil).
+  public func practiceTotals(of song: Song?, since: Date?) throws -> [PracticeTotal] {
+    try practiceTotals(since: since).filter { song == nil || $0.songID == song?.id }
+  }
+}

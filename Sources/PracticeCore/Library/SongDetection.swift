@@ -56,3 +56,38 @@ extension Library {
     return found
   }
 }
+
+/// Why detecting would overwrite what a person made, refused unless asked to replace it.
+public enum DetectionRefusal: Error, Equatable {
+  /// The song's stored `beats` are not as detection left them (imported, tapped, grid,
+  /// edited): they say what kind of map it is.
+  case beatsMadeByHand(song: Song, beats: [Beat])
+  /// The song's chords were imported.
+  case chordsImported(song: Song)
+}
+
+extension Library {
+  /// Refuses (`DetectionRefusal`) the first of `songs` whose beat map detection would
+  /// overwrite unless `replace`: checked before anything is detected, so nothing is half
+  /// done. The stored beats decide, not the map: one that no longer fits a changed file is
+  /// still detected again (or refused) by what kind it is.
+  public func checkBeatDetection(of songs: [Song], replace: Bool) throws {
+    guard !replace else { return }
+    for song in songs {
+      if let beats = try storedBeats(for: song), !beats.areAsDetected {
+        throw DetectionRefusal.beatsMadeByHand(song: song, beats: beats)
+      }
+    }
+  }
+
+  /// Refuses (`DetectionRefusal`) the first of `songs` whose imported chords detection
+  /// would overwrite unless `replace`.
+  public func checkChordDetection(of songs: [Song], replace: Bool) throws {
+    guard !replace else { return }
+    for song in songs {
+      if let track = try chordTrack(for: song), track.source == .imported {
+        throw DetectionRefusal.chordsImported(song: song)
+      }
+    }
+  }
+}

@@ -123,3 +123,46 @@ public enum SelectionMove {
     return (beatMap, try beatMap.beatIndices(of: range))
   }
 }
+
+/// Why a selection cannot be moved, halved or doubled as it is; the face words it.
+public enum ReshapeRefusal: Error, Equatable {
+  /// It is made of bars, and the song has no beat map.
+  case noBeatMap
+  /// Its bars (`range`) no longer fit the song's beat map or audio: fix them first.
+  case noLongerFits(BarRange)
+  /// The reshaped bars are not bars of the song.
+  case notInSong(RangeError)
+}
+
+/// Move, halve or double, as a value: what `select move|halve|double` ask of a selection.
+public enum SelectionReshape: Sendable, Equatable {
+  case move(bars: Int)
+  case halve(second: Bool)
+  case double
+
+  /// The span `span` becomes on a song of `totalFrames` frames with `beatMap`. Throws a
+  /// `ReshapeRefusal` when a span of bars cannot be placed first (no map; bars that no
+  /// longer fit) or its result is not bars of the song; `SelectionMove`'s own refusals as
+  /// they are.
+  public func apply(
+    to span: SelectionSpan, beatMap: BeatMap?, totalFrames: Int64
+  ) throws -> SelectionSpan {
+    if case .bars(let range) = span {
+      guard beatMap != nil else { throw ReshapeRefusal.noBeatMap }
+      guard span.fits(beatMap: beatMap, totalFrames: totalFrames) else {
+        throw ReshapeRefusal.noLongerFits(range)
+      }
+    }
+    do {
+      switch self {
+      case .move(let bars): return try SelectionMove.move(span, byBars: bars, beatMap: beatMap)
+      case .halve(let second):
+        return try SelectionMove.halve(span, second: second, beatMap: beatMap)
+      case .double:
+        return try SelectionMove.double(span, beatMap: beatMap, totalFrames: totalFrames)
+      }
+    } catch let error as RangeError {
+      throw ReshapeRefusal.notInSong(error)
+    }
+  }
+}
