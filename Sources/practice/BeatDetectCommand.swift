@@ -11,9 +11,11 @@ struct BeatsDetect: ParsableCommand {
       Each song's map is replaced whole (source `detected`, with a confidence per beat; \
       `beats show` marks doubtful bars with ?). A map that was imported, tapped, made with \
       `grid` or edited is kept unless --replace is given. One summary line per song on stderr, \
-      and a warning when the beat is unclear: the beat network hears the map's beats weakly \
-      (below 0.4 of 1, on average), or, in music it does not hear, the onsets mark no steady \
-      beat; such a map is still stored (exit 0), to be checked by ear.
+      and a warning when the map is likely wrong: a small model, fitted on tuning pieces, \
+      weighs what detection heard (the beat network's downbeats against the other beats, the \
+      onsets half-way between the beats against on them, and the like), or the beat network \
+      hears the map's beats faintly (below 0.2 of 1); such a map is still stored (exit 0), to \
+      be checked by ear.
       """)
 
   @OptionGroup var target: SongsInLibrary

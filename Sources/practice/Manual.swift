@@ -74,6 +74,11 @@ enum Manual {
       "A file beats detect writes the beat network's input bands to, for training it."
     ),
     (
+      "PRACTICE_BEAT_DOUBT",
+      "A file beats detect appends one JSON line a map to: the measures its unclear-beat "
+        + "warning is decided on, for fitting that warning (bench/beats/warning_fit.py)."
+    ),
+    (
       "PRACTICE_CHORD_SETTINGS",
       "Knobs of chords detect, for tuning it (bench/chords.py): name=value pairs separated by "
         + "commas, such as changeCost=0.4,bassWeight=0.35; unknown names are ignored."

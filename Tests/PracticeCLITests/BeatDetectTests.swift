@@ -272,19 +272,28 @@ import Testing
   }
 
   /// Chords that swell in over 150 ms (organ, bowed strings), no drums: the beat network
-  /// hears their beats weakly (about 0.27 of 1), so the map is stored with the summary line
-  /// and a warning that says how weakly, and what to do about it. (The map is right here:
-  /// where the network hears soft attacks weakly the warning errs towards caution; on the
-  /// seed-41 corpus a fifth of its warnings are of maps below beat F 0.8.)
-  @Test func aBeatTheNetworkHearsWeaklyIsSaidToBeUnclear() throws {
-    let (path, lines) = try detectSoftChords("swells.wav", bpm: 84, accompaniment: .block)
+  /// hears their beats weakly (about 0.27 of 1), but the map is right, and nothing else about
+  /// it looks wrong (its downbeats stand out, the onsets half-way between the beats are weak,
+  /// no beat is doubtful), so it is stored with the summary line alone. (The old warning,
+  /// on the network's hearing alone, fired here; `MapDoubt`'s model does not, and the network
+  /// hears the beats above `MapDoubtModel.faintHearing`.)
+  @Test func aBeatTheNetworkHearsWeaklyButRightlyIsNotWarnedOf() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 84
+    piece.endBPM = 84
+    piece.bars = 14
+    piece.drums = false
+    piece.accompaniment = .block
+    piece.attack = 0.15
+    let path = dir.file("swells.wav")
+    try Synth.write(BeatSynth.render(piece).samples, to: path)
+    let result = try cli.run(["beats", "detect", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderrLines.count == 1, "\(result.stderrLines)")
     #expect(
-      lines.first?.wholeMatch(
+      result.stderrLines.first?.wholeMatch(
         of: #/swells\.wav: 5[5-7] beats, 1[45] bars, 4/4, 8[3-5](–8[4-6])? BPM/#)
-        != nil, "\(lines)")
-    let warning =
-      #/practice: warning: swells\.wav: the beat is unclear \(the beat network hears these beats at 0\.[0-3][0-9] of 1\); check the map by ear, the bars marked \? in `beats show` first; if it counts twice or half the tempo, detect again with --min-bpm or --max-bpm/#
-    #expect(lines.last?.wholeMatch(of: warning) != nil, "\(lines)")
+        != nil, "\(result.stderrLines)")
     let shown = try cli.run(["beats", "show", path])
     // The map was stored: `beats show` lists its bars.
     #expect(shown.status == 0 && shown.stdout.split(separator: "\n").count >= 14, "\(shown.stdout)")

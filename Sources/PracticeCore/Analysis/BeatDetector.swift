@@ -63,6 +63,9 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   public var featureDump: String?
   /// Where the bar pointer writes its observations, for training its patterns.
   public var observationDump: String?
+  /// Where to append one JSON line of the map's doubt measures (`MapDoubt.dump`), for
+  /// fitting the warning.
+  public var doubtDump: String?
 
   /// `minBPM` nil: the model's `slowestTempo`.
   public init(
@@ -291,6 +294,17 @@ public enum BeatDetector {
     let low = tempi.isEmpty ? 0 : tempi[Int(Double(tempi.count - 1) * 0.05)]
     let high = tempi.isEmpty ? 0 : tempi[Int(Double(tempi.count - 1) * 0.95)]
     let weak = confidences.filter { $0 < lowConfidence }.count
+    let doubt = MapDoubt.features(of: tracked, positions: placement.positions, features: features)
+    let unclear = MapDoubt.warning(doubt, doubtful: weak, beats: confidences.count)
+    if let file = options.doubtDump {
+      let old = unclearBeat(
+        networkHeard: tracked.networkHeard, pulseClarity: tracked.pulseClarity, doubtful: weak,
+        beats: confidences.count)
+      MapDoubt.dump(
+        doubt, path: path, fromHarmony: tracked.fromHarmony,
+        heldWarning: !tracked.heldLevel.isEmpty, oldWarning: old != nil,
+        networkHeard: tracked.networkHeard, beats: confidences.count, doubtful: weak, to: file)
+    }
     var warning: String? = nil
     if tracked.fromHarmony {
       warning =
@@ -298,9 +312,7 @@ public enum BeatDetector {
         + "(\(weak) of \(confidences.count) beats doubtful); check them by ear, the bars marked ? in "
         + "`beats show` first"
     } else {
-      warning = unclearBeat(
-        networkHeard: tracked.networkHeard, pulseClarity: tracked.pulseClarity, doubtful: weak,
-        beats: confidences.count)
+      warning = unclear
     }
     let held = tracked.heldLevel.map { frames -> ClosedRange<Double> in
       let from = min(seconds, features.seconds(ofFrame: frames.lowerBound, sampleRate: sampleRate))
@@ -324,7 +336,8 @@ public enum BeatDetector {
       + "them by ear"
   }
 
-  /// The warning for a map whose beat is unclear, or nil. Where the beat network hears the
+  /// The warning the detector gave before `MapDoubt` (session 15), or nil: kept to compare
+  /// the two in `PRACTICE_BEAT_DOUBT`'s dump (`old_warning`). Where the beat network hears the
   /// music (`networkHeard`, its mean beat probability at the map's beats), that decides:
   /// below `BeatTracker.clearHearing`. In music it does not hear, the onsets do: a pulse
   /// clarity below 0.15, or more than half the beats doubtful.

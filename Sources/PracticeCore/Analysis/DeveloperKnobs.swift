@@ -7,7 +7,8 @@ extension BeatDetectionOptions {
   /// Options with the developers' knobs read from `environment`: `PRACTICE_BEAT_MODEL`
   /// (another `BeatModel`, for comparison; an unknown name is ignored),
   /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
-  /// beat network and the bar pointer hear, for training them).
+  /// beat network and the bar pointer hear, for training them), `PRACTICE_BEAT_DOUBT` (a
+  /// file each detection appends its `MapDoubt` measures to, for fitting the warning).
   public static func fromEnvironment(
     meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
     model: BeatModel = .downbeats,
@@ -18,6 +19,7 @@ extension BeatDetectionOptions {
     var options = BeatDetectionOptions(meter: meter, minBPM: minBPM, maxBPM: maxBPM, model: model)
     options.featureDump = path("PRACTICE_BEAT_FEATURES")
     options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
+    options.doubtDump = path("PRACTICE_BEAT_DOUBT")
     return options
   }
 }
