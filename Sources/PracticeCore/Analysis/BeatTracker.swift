@@ -276,7 +276,9 @@ enum BeatTracker {
         let heardBoth = { (frames: [Int]) -> LevelChoice.Heard in
           let s = support(
             at: frames, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
-          return (byNetwork ? heard(frames, activation: features.beatActivation) : nil, s.onset + s.bass)
+          return (
+            byNetwork ? heard(frames, activation: features.beatActivation) : nil, s.onset + s.bass
+          )
         }
         let slowest = networkBeats ? settings.networkMinBPM : settings.trackerMinBPM
         let chosen = LevelChoice.choose(
