@@ -89,6 +89,8 @@ enum BeatTracker {
     var model: BeatModel = .tracker
     /// Where the bar pointer writes its observations (`BarPointer.track`).
     var observationDump: String? = nil
+    /// Whether and how the song's metrical level is questioned (`LevelChoice`).
+    var levelChoice: LevelChoice.Settings = .fromEnvironment
   }
 
   /// Nil when there is no sound at all.
@@ -265,6 +267,33 @@ enum BeatTracker {
       {
         (beats, period) = (held.reading.beats, held.reading.period)
         levelDoubtful = held.doubtful
+      }
+      // The song's level, questioned on every song that keeps one level (`LevelChoice`);
+      // dotted quarters asked for keep theirs.
+      if settings.compound != true, levelDoubtful.isEmpty,
+        MetricalLevel.switches(beats, frameRate: fr).isEmpty
+      {
+        let heardBoth = { (frames: [Int]) -> LevelChoice.Heard in
+          let s = support(
+            at: frames, halfway: false, novelty: novelty, bass: bassNovelty, frameRate: fr)
+          return (
+            byNetwork ? heard(frames, activation: features.beatActivation) : nil, s.onset + s.bass
+          )
+        }
+        let slowest = networkBeats ? settings.networkMinBPM : settings.trackerMinBPM
+        let chosen = LevelChoice.choose(
+          .init(beats: beats, period: period), frameRate: fr,
+          shortest: 60 * fr / settings.maxBPM, longest: 60 * fr / slowest,
+          settings: settings.levelChoice, heard: heardBoth, decode: decode)
+        if settings.levelChoice.log {
+          let show = { (r: Double?) in r.map { String(format: "%.3f", $0) } ?? "-" }
+          let both = { (r: LevelChoice.Ratios?) in "\(show(r?.network)) \(show(r?.onsets))" }
+          FileHandle.standardError.write(
+            Data(
+              ("level-choice: up \(both(chosen.up)) down \(both(chosen.down)) "
+                + "moved \(chosen.octaves)\n").utf8))
+        }
+        if let reading = chosen.reading { (beats, period) = (reading.beats, reading.period) }
       }
     }
     // Where the music begins. The file's opening is its hidden frames (left out above) and

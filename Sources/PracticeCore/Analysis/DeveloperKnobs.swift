@@ -43,6 +43,35 @@ extension ChordSettings {
   }
 }
 
+extension LevelChoice.Settings {
+  /// From the developers' knob `PRACTICE_LEVEL_CHOICE`: `off`, or comma-separated
+  /// `hearing=network|onsets|both`, `up=0.8`, `down=0.3`, `force=up|down`, `log=1`.
+  /// Unknown names and bad values are ignored; without the knob, `standard`.
+  static func parse(_ text: String?) -> LevelChoice.Settings {
+    guard let text else { return standard }
+    var s = LevelChoice.Settings()
+    guard text != "off" else { return s }
+    for pair in text.split(separator: ",") {
+      let parts = pair.split(separator: "=", maxSplits: 1).map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      }
+      guard parts.count == 2 else { continue }
+      switch parts[0] {
+      case "hearing": s.hearing = LevelChoice.Hearing(rawValue: parts[1]) ?? s.hearing
+      case "up": s.up = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
+      case "down": s.down = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
+      case "force": s.force = parts[1] == "up" ? 1 : parts[1] == "down" ? -1 : nil
+      case "log": s.log = parts[1] == "1"
+      default: break
+      }
+    }
+    return s
+  }
+
+  /// The setting `beats detect` uses: the knob's, else `standard`.
+  static let fromEnvironment = parse(ProcessInfo.processInfo.environment["PRACTICE_LEVEL_CHOICE"])
+}
+
 extension BeatDetection {
   /// `song.flac: 412 beats, 103 bars, 4/4, 96–101 BPM`, with `4/4 (bar 9: 2 beats)` when a
   /// bar has another length.

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import PracticeCore
+
+/// The song's metrical level questioned on every song (`LevelChoice`): a reading at half the
+/// tempo whose skipped beats are heard as much as the kept ones moves up; a song whose loud
+/// 8th-note hi-hats the network does not hear as beats keeps its quarters.
+@Suite struct LevelChoiceTests {
+  /// Frames a second, as the analysis features have.
+  static let rate = 100.0
+  /// A minute of music.
+  static let n = 6000
+
+  /// A minute with a beat every `every` frames from frame 25 (50: 120 BPM): the onset strength is
+  /// `beat` on every beat and `eighth` half-way between; the network's beat probability is
+  /// `heardBeat` on every other beat (the ones a half-tempo reading keeps), `heardSkipped`
+  /// on the others, and `heardEighth` half-way between.
+  struct Song {
+    var novelty = [Double](repeating: 0, count: LevelChoiceTests.n)
+    var activation = [Float](repeating: 0.01, count: LevelChoiceTests.n)
+
+    init(
+      every: Int = 50, beat: Double, eighth: Double, heardBeat: Float, heardSkipped: Float,
+      heardEighth: Float
+    ) {
+      for (k, b) in stride(from: 25, to: LevelChoiceTests.n - every, by: every).enumerated() {
+        novelty[b] = beat
+        novelty[b + every / 2] = eighth
+        activation[b] = k % 2 == 0 ? heardBeat : heardSkipped
+        activation[b + every / 2] = heardEighth
+      }
+    }
+
+    func heard(_ frames: [Int]) -> LevelChoice.Heard {
+      let bass = [Double](repeating: 0, count: novelty.count)
+      let s = BeatTracker.support(
+        at: frames, halfway: false, novelty: novelty, bass: bass, frameRate: LevelChoiceTests.rate)
+      return (BeatTracker.heard(frames, activation: activation), s.onset)
+    }
+
+    func decode(_ near: [Double]) -> MetricalLevel.Reading? {
+      MetricalLevel.Reading(
+        beats: BeatTracker.dynamicProgramming(
+          novelty, period: near, end: novelty.count - 1),
+        period: near)
+    }
+
+    /// The song read every `interval` frames.
+    func read(every interval: Int) -> MetricalLevel.Reading {
+      .init(
+        beats: Array(stride(from: 25, to: LevelChoiceTests.n - 100, by: interval)),
+        period: [Double](repeating: Double(interval), count: LevelChoiceTests.n))
+    }
+
+    func choose(_ reading: MetricalLevel.Reading, _ settings: LevelChoice.Settings)
+      -> LevelChoice.Outcome
+    {
+      LevelChoice.choose(
+        reading, frameRate: LevelChoiceTests.rate, shortest: 60 * LevelChoiceTests.rate / 220,
+        longest: 60 * LevelChoiceTests.rate / 40, settings: settings, heard: heard,
+        decode: decode)
+    }
+  }
+
+  /// The setting the tests judge by: the detector's own where it questions the level.
+  static let settings =
+    LevelChoice.Settings.standard.up == nil ? LevelChoice.Settings.parse("up=0.8") : .standard
+
+  func intervals(_ beats: [Int]) -> Set<Int> {
+    Set(zip(beats, beats.dropFirst()).map { $1 - $0 })
+  }
+
+  @Test func aHalfTempoReadingWhoseSkippedBeatsAreHeardMovesUp() throws {
+    // Every beat as strong in the onsets and nearly as strong to the network.
+    let song = Song(beat: 1, eighth: 0.1, heardBeat: 0.8, heardSkipped: 0.7, heardEighth: 0.02)
+    let outcome = song.choose(song.read(every: 100), Self.settings)
+    #expect(outcome.octaves == 1)
+    let reading = try #require(outcome.reading)
+    #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
+    #expect((outcome.up?.by(Self.settings.hearing) ?? 0) >= 0.8)
+  }
+
+  @Test func loudEighthNoteHiHatsTheNetworkDoesNotHearKeepTheQuarters() {
+    // 75 BPM, the 8ths as loud in the onsets as the beats, but the network hears only the
+    // beats.
+    let song = Song(
+      every: 80, beat: 1, eighth: 1, heardBeat: 0.8, heardSkipped: 0.8, heardEighth: 0.05)
+    let outcome = song.choose(song.read(every: 80), Self.settings)
+    #expect(outcome.octaves == 0)
+    #expect(outcome.reading == nil)
+    let ratio = outcome.up?.by(Self.settings.hearing) ?? 0
+    #expect(ratio < 0.2, "the 8ths heard at \(ratio) of the beats")
+    // The onsets alone would take the 8ths: the network is what keeps the quarters.
+    let byOnsets = song.choose(song.read(every: 80), .parse("hearing=onsets,up=0.8"))
+    #expect(byOnsets.octaves == 1)
+  }
+
+  @Test func skippedBeatsTheNetworkHearsLittleKeepTheSlowerLevel() {
+    // The onsets are even, but the network hears every other beat at under a third of the
+    // others: it counts half notes, and the reading stays there.
+    let song = Song(beat: 1, eighth: 0.1, heardBeat: 0.9, heardSkipped: 0.2, heardEighth: 0.02)
+    let outcome = song.choose(song.read(every: 100), Self.settings)
+    #expect(outcome.octaves == 0)
+    #expect(outcome.reading == nil)
+  }
+
+  @Test func aReadingAtTwiceTheTempoWhoseOwnBeatsAreUnheardMovesDown() throws {
+    let song = Song(beat: 1, eighth: 0, heardBeat: 0.8, heardSkipped: 0.8, heardEighth: 0.01)
+    let outcome = song.choose(song.read(every: 25), .parse("up=0.8,down=0.3"))
+    #expect(outcome.octaves == -1)
+    let reading = try #require(outcome.reading)
+    #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
+  }
+
+  @Test func theTempoRangeBoundsTheChoice() {
+    // Twice 120 BPM is beyond a 200 BPM limit: the reading is not moved up.
+    let song = Song(beat: 1, eighth: 1, heardBeat: 0.8, heardSkipped: 0.8, heardEighth: 0.8)
+    let outcome = LevelChoice.choose(
+      song.read(every: 50), frameRate: Self.rate, shortest: 60 * Self.rate / 200,
+      longest: 60 * Self.rate / 40, settings: Self.settings, heard: song.heard,
+      decode: song.decode)
+    #expect(outcome.reading == nil)
+    #expect(outcome.up == nil)
+  }
+
+  @Test func theKnobIsRead() {
+    #expect(LevelChoice.Settings.parse("off") == .off)
+    let s = LevelChoice.Settings.parse("hearing=network, up=0.7,down=0.25,log=1,bogus=3,up2")
+    #expect(s.hearing == .network && s.up == 0.7 && s.down == 0.25 && s.log && s.force == nil)
+    #expect(LevelChoice.Settings.parse("up=nan,force=up").up == nil)
+    #expect(LevelChoice.Settings.parse("force=down").force == -1)
+    #expect(LevelChoice.Settings.parse(nil) == .standard)
+  }
+}
