@@ -126,8 +126,8 @@ import Testing
 
   @Test func theKnobIsRead() {
     #expect(LevelChoice.Settings.parse("off") == .off)
-    let s = LevelChoice.Settings.parse("hearing=network, up=0.7,down=0.25,log=1,bogus=3,up2")
-    #expect(s.hearing == .network && s.up == 0.7 && s.down == 0.25 && s.log && s.force == nil)
+    let s = LevelChoice.Settings.parse("hearing=network, up=0.7,down=0.25,measure=1,bogus=3,up2")
+    #expect(s.hearing == .network && s.up == 0.7 && s.down == 0.25 && s.measure && s.force == nil)
     #expect(LevelChoice.Settings.parse("up=nan,force=up").up == nil)
     #expect(LevelChoice.Settings.parse("force=down").force == -1)
     #expect(LevelChoice.Settings.parse(nil) == .standard)

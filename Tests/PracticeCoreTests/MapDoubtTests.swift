@@ -59,7 +59,7 @@ import Testing
   /// Every feature the model reads is one the detector measures (a misspelt name would
   /// read as 0 for ever).
   @Test func theModelReadsMeasuredFeatures() {
-    let names = Set(Self.clear.named.map(\.0))
+    let names = Set(Self.clear.named.map { "\($0.0)" })
     for term in MapDoubtModel.terms {
       #expect(names.contains(term.name), "\(term.name)")
       #expect(term.scale > 0)

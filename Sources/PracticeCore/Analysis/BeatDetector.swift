@@ -303,7 +303,8 @@ public enum BeatDetector {
       MapDoubt.dump(
         doubt, path: path, fromHarmony: tracked.fromHarmony,
         heldWarning: !tracked.heldLevel.isEmpty, oldWarning: old != nil,
-        networkHeard: tracked.networkHeard, beats: confidences.count, doubtful: weak, to: file)
+        networkHeard: tracked.networkHeard, beats: confidences.count, doubtful: weak,
+        levelChoice: tracked.levelChoice, to: file)
     }
     var warning: String? = nil
     if tracked.fromHarmony {

@@ -31,6 +31,9 @@ struct TrackedBeats {
   /// The frames where the reading switched metrical level on weak evidence, and the song's
   /// level was kept (`MetricalLevel.hold`): their beats are doubtful.
   var heldLevel: [ClosedRange<Int>] = []
+  /// What the song's level choice measured and did (`LevelChoice.choose`), where it ran: for
+  /// `PRACTICE_BEAT_DOUBT`'s dump.
+  var levelChoice: LevelChoice.Outcome? = nil
 }
 
 /// Tempo and beat tracking on `OnsetFeatures` (Ellis 2007, "Beat tracking by dynamic
@@ -243,6 +246,7 @@ enum BeatTracker {
     // and where it has weak evidence the song's level is kept and its beats are doubtful.
     // Heard by the network where it hears the reading, else by the onsets and bass.
     var levelDoubtful: [ClosedRange<Int>] = []
+    var levelChoice: LevelChoice.Outcome? = nil
     if settings.model != .bar, settings.model != .free {
       let end = min(n - 1, lastOnset + 2)
       let byNetwork =
@@ -285,14 +289,7 @@ enum BeatTracker {
           .init(beats: beats, period: period), frameRate: fr,
           shortest: 60 * fr / settings.maxBPM, longest: 60 * fr / slowest,
           settings: settings.levelChoice, heard: heardBoth, decode: decode)
-        if settings.levelChoice.log {
-          let show = { (r: Double?) in r.map { String(format: "%.3f", $0) } ?? "-" }
-          let both = { (r: LevelChoice.Ratios?) in "\(show(r?.network)) \(show(r?.onsets))" }
-          FileHandle.standardError.write(
-            Data(
-              ("level-choice: up \(both(chosen.up)) down \(both(chosen.down)) "
-                + "moved \(chosen.octaves)\n").utf8))
-        }
+        levelChoice = chosen
         if let reading = chosen.reading { (beats, period) = (reading.beats, reading.period) }
       }
     }
@@ -379,7 +376,7 @@ enum BeatTracker {
         music: firstActive...lastActive),
       bars: keptBars, downbeatActivation: fromHarmony ? nil : downbeatActivation,
       networkHeard: networkListens ? heard(beats, activation: features.beatActivation) : nil,
-      heldLevel: fromHarmony ? [] : levelDoubtful)
+      heldLevel: fromHarmony ? [] : levelDoubtful, levelChoice: levelChoice)
   }
 
   /// Whether the beat network hears `candidate`'s beats more than `tracked`'s: their mean

@@ -45,7 +45,8 @@ extension ChordSettings {
 
 extension LevelChoice.Settings {
   /// From the developers' knob `PRACTICE_LEVEL_CHOICE`: `off`, or comma-separated
-  /// `hearing=network|onsets|both`, `up=0.8`, `down=0.3`, `force=up|down`, `log=1`.
+  /// `hearing=network|onsets|both`, `up=0.8`, `down=0.3`, `force=up|down`, `measure=1`
+  /// (both ratios worked out on every song, for `PRACTICE_BEAT_DOUBT`'s dump).
   /// Unknown names and bad values are ignored; without the knob, `standard`.
   static func parse(_ text: String?) -> LevelChoice.Settings {
     guard let text else { return standard }
@@ -61,7 +62,7 @@ extension LevelChoice.Settings {
       case "up": s.up = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
       case "down": s.down = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
       case "force": s.force = parts[1] == "up" ? 1 : parts[1] == "down" ? -1 : nil
-      case "log": s.log = parts[1] == "1"
+      case "measure": s.measure = parts[1] == "1"
       default: break
       }
     }

@@ -35,7 +35,7 @@ struct MapDoubt {
     var tempoOctave = 0.0
 
     /// The measures by name, in the order the JSON dump and the fit use.
-    var named: [(String, Double)] {
+    var named: [(StaticString, Double)] {
       [
         ("network_listens", networkListens), ("heard_at_beats", heardAtBeats),
         ("heard_between", heardBetween), ("downbeat_contrast", downbeatContrast),
@@ -46,7 +46,7 @@ struct MapDoubt {
       ]
     }
 
-    subscript(name: String) -> Double? { named.first { $0.0 == name }?.1 }
+    subscript(name: String) -> Double? { named.first { "\($0.0)" == name }?.1 }
   }
 
   /// The measures of `tracked`'s beats (analysis frames), `positions` their places in
@@ -131,20 +131,30 @@ struct MapDoubt {
   /// write are ignored.
   static func dump(
     _ features: Features, path: String, fromHarmony: Bool, heldWarning: Bool, oldWarning: Bool,
-    networkHeard: Double?, beats: Int, doubtful: Int, to file: String
+    networkHeard: Double?, beats: Int, doubtful: Int, levelChoice: LevelChoice.Outcome?,
+    to file: String
   ) {
-    var fields = [
-      "\"path\": \(jsonString(path))",
-      "\"name\": \(jsonString((path as NSString).lastPathComponent))",
-      "\"from_harmony\": \(fromHarmony)", "\"held_warning\": \(heldWarning)",
-      "\"old_warning\": \(oldWarning)",
-      "\"network_heard\": \(networkHeard.map { String($0) } ?? "null")",
-      "\"beats\": \(beats)", "\"doubtful\": \(doubtful)",
-      "\"probability\": \(probability(features))",
-    ]
-    fields += features.named.map { "\"\($0.0)\": \($0.1.isFinite ? String($0.1) : "0")" }
-    let line = "{" + fields.joined(separator: ", ") + "}\n"
-    guard let data = line.data(using: .utf8) else { return }
+    var out = JSONWriter()
+    out.object { o in
+      o.field("path", path)
+      o.field("name", (path as NSString).lastPathComponent)
+      o.field("from_harmony", fromHarmony)
+      o.field("held_warning", heldWarning)
+      o.field("old_warning", oldWarning)
+      o.field("network_heard", networkHeard)
+      o.field("beats", beats)
+      o.field("doubtful", doubtful)
+      o.field("probability", probability(features))
+      for (name, value) in features.named { o.field(name, value.isFinite ? value : 0) }
+      // What the song's level choice measured (`LevelChoice`), where it ran.
+      o.field("level_up_network", levelChoice?.up?.network)
+      o.field("level_up_onsets", levelChoice?.up?.onsets)
+      o.field("level_down_network", levelChoice?.down?.network)
+      o.field("level_down_onsets", levelChoice?.down?.onsets)
+      o.field("level_moved", levelChoice?.octaves)
+    }
+    out.newline()
+    let data = Data(out.text.utf8)
     if !FileManager.default.fileExists(atPath: file) {
       _ = FileManager.default.createFile(atPath: file, contents: nil)
     }
@@ -152,11 +162,5 @@ struct MapDoubt {
     defer { try? handle.close() }
     _ = try? handle.seekToEnd()
     try? handle.write(contentsOf: data)
-  }
-
-  private static func jsonString(_ text: String) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8)
-    let array = String(decoding: data, as: UTF8.self)
-    return String(array.dropFirst().dropLast())
   }
 }

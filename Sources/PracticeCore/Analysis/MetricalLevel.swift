@@ -28,6 +28,21 @@ enum MetricalLevel {
   /// (`BeatDetector.lowConfidence`), so `beats show` marks its bar.
   static let doubtful = BeatDetector.lowConfidence / 2
 
+  /// A period curve (per frame) smoothed to its median over `window`, taken every half
+  /// second: the slide between two levels smoothed out.
+  static func smoothed(_ curve: [Double], frameRate fr: Double) -> [Double] {
+    let n = curve.count
+    guard n > 0 else { return [] }
+    let step = max(1, Int(fr / 2))
+    let reach = Int(window / 2 * fr) / step
+    let grid = stride(from: 0, to: n, by: step).map { curve[$0] }
+    let smooth = grid.indices.map { g -> Double in
+      let part = grid[max(0, g - reach)...min(grid.count - 1, g + reach)].sorted()
+      return part[part.count / 2]
+    }
+    return (0..<n).map { smooth[min(smooth.count - 1, $0 / step)] }
+  }
+
   /// A level switch: the beat where it happens, and the tempo after over the tempo before.
   struct Switch: Equatable {
     var index: Int
@@ -157,14 +172,7 @@ enum MetricalLevel {
         let factor = pow(2, Double(octaves[k] - level))
         for f in frames(ofStretch: k) { folded[f] *= factor }
       }
-      let step = max(1, Int(fr / 2))
-      let reach = Int(window / 2 * fr) / step
-      let grid = stride(from: 0, to: n, by: step).map { folded[$0] }
-      let smooth = grid.indices.map { g -> Double in
-        let part = grid[max(0, g - reach)...min(grid.count - 1, g + reach)].sorted()
-        return part[part.count / 2]
-      }
-      return (0..<n).map { smooth[min(smooth.count - 1, $0 / step)] }
+      return smoothed(folded, frameRate: fr)
     }
     let tolerance = Int((sameBeat * fr).rounded())
     // Of two readings a level apart, how much the faster one's own beats are heard against
@@ -297,8 +305,9 @@ enum LevelChoice {
     /// For measuring (bench): move up (+1) or down (-1) whatever the evidence, where the
     /// held decoding exists.
     var force: Int? = nil
-    /// For measuring: write each song's ratios to stderr (`level-choice: …`).
-    var log = false
+    /// For measuring: work out both ratios even where nothing can move (they go into
+    /// `PRACTICE_BEAT_DOUBT`'s dump).
+    var measure = false
 
     /// Off: no level is questioned.
     static let off = Settings()
@@ -357,21 +366,12 @@ enum LevelChoice {
   /// The period curve of a reading moved `octaves` levels (+1: twice the tempo), its
   /// median over `MetricalLevel.window` every half second.
   static func moved(_ period: [Double], octaves: Int, frameRate fr: Double) -> [Double] {
-    let n = period.count
-    guard n > 0 else { return [] }
     let factor = pow(2, Double(-octaves))
-    let step = max(1, Int(fr / 2))
-    let reach = Int(MetricalLevel.window / 2 * fr) / step
-    let grid = stride(from: 0, to: n, by: step).map { period[$0] * factor }
-    let smooth = grid.indices.map { g -> Double in
-      let part = grid[max(0, g - reach)...min(grid.count - 1, g + reach)].sorted()
-      return part[part.count / 2]
-    }
-    return (0..<n).map { smooth[min(smooth.count - 1, $0 / step)] }
+    return MetricalLevel.smoothed(period.map { $0 * factor }, frameRate: fr)
   }
 
   /// The outcome: the reading at the level chosen (nil where it stays), and the ratios
-  /// measured (for the log).
+  /// measured (for `PRACTICE_BEAT_DOUBT`'s dump).
   struct Outcome {
     var reading: MetricalLevel.Reading?
     var octaves = 0
@@ -390,7 +390,7 @@ enum LevelChoice {
     decode: ([Double]) -> MetricalLevel.Reading?
   ) -> Outcome {
     var outcome = Outcome()
-    guard settings.up != nil || settings.down != nil || settings.force != nil || settings.log,
+    guard settings.up != nil || settings.down != nil || settings.force != nil || settings.measure,
       reading.beats.count >= 8, !reading.period.isEmpty
     else { return outcome }
     let tolerance = Int((MetricalLevel.sameBeat * fr).rounded())
@@ -421,7 +421,7 @@ enum LevelChoice {
       (outcome.reading, outcome.octaves) = (fast, 1)
       return outcome
     }
-    guard settings.down != nil || settings.force == -1 || settings.log, let slow = held(-1)
+    guard settings.down != nil || settings.force == -1 || settings.measure, let slow = held(-1)
     else { return outcome }
     outcome.down = ratios(
       faster: reading.beats, slower: slow.beats, tolerance: tolerance, heard: heard)

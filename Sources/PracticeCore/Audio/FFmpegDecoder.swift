@@ -448,7 +448,7 @@ final class FFmpegDecoder: AudioDecoder {
       let start = next ?? av_rescale_q(packet.pointee.pts, timeBase, rate)
       packets.append((packet.pointee.pts, start))
       next = start + av_rescale_q(packet.pointee.duration, timeBase, rate)
-      if packet.pointee.pos == page {
+      if packet.pointee.pos >= 0, packet.pointee.pos == page {
         corrections[page] = start - av_rescale_q(packet.pointee.pts, timeBase, rate)
       }
       page = packet.pointee.pos
@@ -484,7 +484,9 @@ final class FFmpegDecoder: AudioDecoder {
       var samples =
         pts == practice_av_nopts_value()
         ? 0 : av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
-      if originKnown, let correction = pageCorrection[frame.pointee.pkt_pos] {
+      if originKnown, frame.pointee.pkt_pos >= 0,
+        let correction = pageCorrection[frame.pointee.pkt_pos]
+      {
         samples += correction  // Ogg: where the count from the start puts it
       }
       if !originKnown {
