@@ -79,6 +79,13 @@ enum Manual {
         + "warning is decided on, for fitting that warning (bench/beats/warning_fit.py)."
     ),
     (
+      "PRACTICE_LEVEL_CHOICE",
+      "How beats detect questions a song's metrical level (off to keep the reading's own; "
+        + "for measuring: hearing=network|onsets|both, up=R, down=R, force=up|down, measure=1, "
+        + "which start from off). Without it, twice the tempo is taken where the beat network "
+        + "hears the extra beats at least half as much as the others."
+    ),
+    (
       "PRACTICE_CHORD_SETTINGS",
       "Knobs of chords detect, for tuning it (bench/chords.py): name=value pairs separated by "
         + "commas, such as changeCost=0.4,bassWeight=0.35; unknown names are ignored."
