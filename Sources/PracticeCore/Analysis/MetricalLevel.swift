@@ -209,7 +209,8 @@ enum MetricalLevel {
     } else {
       var time: [Int: Int] = [:]
       for k in starts.indices { time[octaves[k], default: 0] += frames(ofStretch: k).count }
-      guard let longest = time.keys.max(by: { (time[$0]!, -abs($0)) < (time[$1]!, -abs($1)) }),
+      guard
+        let longest = time.max(by: { ($0.value, -abs($0.key)) < ($1.value, -abs($1.key)) })?.key,
         let reading = decode(near(longest)), reading.beats.count >= 2
       else { return nil }
       song = longest

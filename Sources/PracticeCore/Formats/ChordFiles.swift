@@ -135,7 +135,7 @@ public enum ChordFiles {
       }
       guard end > from else { continue }
       append(
-        &spans, ChordSpan(start: spans.isEmpty ? 0 : spans.last!.end, end: end, chord: mark.chord))
+        &spans, ChordSpan(start: spans.last?.end ?? 0, end: end, chord: mark.chord))
     }
     if let last = spans.last, last.end < totalFrames {
       append(&spans, ChordSpan(start: last.end, end: totalFrames, chord: nil))

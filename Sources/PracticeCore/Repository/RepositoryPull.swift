@@ -333,11 +333,14 @@ extension Library {
           }
           let missing = Set(setlist.entries.map(\.song)).subtracting(songs.keys).count
           if missing > 0 { return "missing \(missing)" }
-          let entries = setlist.entries.map { item in
-            SetlistEntry(
-              songID: songs[item.song]!, selection: item.selection,
-              key: item.key.flatMap(MusicalKey.init(parsing:)), transpose: item.transpose,
-              speed: item.speed, repeats: item.repeats, note: item.note)
+          // Every entry's song is known (`missing` is 0).
+          let entries = setlist.entries.compactMap { item in
+            songs[item.song].map { id in
+              SetlistEntry(
+                songID: id, selection: item.selection,
+                key: item.key.flatMap(MusicalKey.init(parsing:)), transpose: item.transpose,
+                speed: item.speed, repeats: item.repeats, note: item.note)
+            }
           }
           let local = try Library.setlistFingerprint(named: setlist.name, db)
           if let local, local != record?.fingerprint, !replace {
