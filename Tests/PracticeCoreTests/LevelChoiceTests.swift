@@ -132,4 +132,12 @@ import Testing
     #expect(LevelChoice.Settings.parse("force=down").force == -1)
     #expect(LevelChoice.Settings.parse(nil) == .standard)
   }
+
+  @Test func theKnobReachesDetectionThroughTheDetectionOptionsOnly() {
+    #expect(BeatDetectionOptions.fromEnvironment(environment: [:]).levelChoice == .standard)
+    let off = BeatDetectionOptions.fromEnvironment(environment: ["PRACTICE_LEVEL_CHOICE": "off"])
+    #expect(off.levelChoice == .off)
+    // Options made in code (a song's first play) take the detector's own setting.
+    #expect(BeatDetectionOptions().levelChoice == .standard)
+  }
 }

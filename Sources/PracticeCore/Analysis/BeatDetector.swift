@@ -66,6 +66,9 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   /// Where to append one JSON line of the map's doubt measures (`MapDoubt.dump`), for
   /// fitting the warning.
   public var doubtDump: String?
+  /// Whether and how the song's metrical level is questioned (`LevelChoice`): the
+  /// detector's own setting unless the developers' knob says otherwise.
+  var levelChoice: LevelChoice.Settings = .standard
 
   /// `minBPM` nil: the model's `slowestTempo`.
   public init(
@@ -230,7 +233,7 @@ public enum BeatDetector {
           maxBPM: options.maxBPM,
           compound: compound,
           beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats), model: options.model,
-          observationDump: options.observationDump))
+          observationDump: options.observationDump, levelChoice: options.levelChoice))
     else {
       throw failure("the audio is silent", "check the file, or make the beat map with `beats grid`")
     }

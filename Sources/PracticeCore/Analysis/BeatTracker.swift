@@ -93,7 +93,7 @@ enum BeatTracker {
     /// Where the bar pointer writes its observations (`BarPointer.track`).
     var observationDump: String? = nil
     /// Whether and how the song's metrical level is questioned (`LevelChoice`).
-    var levelChoice: LevelChoice.Settings = .fromEnvironment
+    var levelChoice: LevelChoice.Settings = .standard
   }
 
   /// Nil when there is no sound at all.

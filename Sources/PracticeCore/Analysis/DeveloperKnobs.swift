@@ -8,7 +8,8 @@ extension BeatDetectionOptions {
   /// (another `BeatModel`, for comparison; an unknown name is ignored),
   /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
   /// beat network and the bar pointer hear, for training them), `PRACTICE_BEAT_DOUBT` (a
-  /// file each detection appends its `MapDoubt` measures to, for fitting the warning).
+  /// file each detection appends its `MapDoubt` measures to, for fitting the warning),
+  /// `PRACTICE_LEVEL_CHOICE` (how the song's level is questioned, `LevelChoice.Settings.parse`).
   public static func fromEnvironment(
     meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
     model: BeatModel = .downbeats,
@@ -20,6 +21,7 @@ extension BeatDetectionOptions {
     options.featureDump = path("PRACTICE_BEAT_FEATURES")
     options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
     options.doubtDump = path("PRACTICE_BEAT_DOUBT")
+    options.levelChoice = LevelChoice.Settings.parse(environment["PRACTICE_LEVEL_CHOICE"])
     return options
   }
 }
@@ -68,9 +70,6 @@ extension LevelChoice.Settings {
     }
     return s
   }
-
-  /// The setting `beats detect` uses: the knob's, else `standard`.
-  static let fromEnvironment = parse(ProcessInfo.processInfo.environment["PRACTICE_LEVEL_CHOICE"])
 }
 
 extension BeatDetection {
