@@ -133,6 +133,21 @@ import Testing
     #expect(LevelChoice.Settings.parse(nil) == .standard)
   }
 
+  @Test func theTempoPriorFavoursTheLevelNearerTheCentre() {
+    // Flat without a width; even odds where the two levels sit either side of 120 BPM.
+    #expect(LevelChoice.priorOdds(slowerBPM: 60, width: nil) == 1)
+    #expect(abs(LevelChoice.priorOdds(slowerBPM: 120 / 2.squareRoot(), width: 1.4) - 1) < 1e-12)
+    // 60 against 120 BPM: the faster is likelier, so less evidence moves a reading up.
+    let slow = LevelChoice.priorOdds(slowerBPM: 60, width: 1.4)
+    #expect(abs(slow - exp(-1 / (2 * 1.96))) < 1e-12)
+    // 120 against 240 BPM: the slower is likelier; a narrower prior says so more strongly.
+    #expect(LevelChoice.priorOdds(slowerBPM: 120, width: 1.4) > 1)
+    #expect(
+      LevelChoice.priorOdds(slowerBPM: 120, width: 1) > LevelChoice.priorOdds(slowerBPM: 120, width: 1.4))
+    #expect(LevelChoice.Settings.parse("up=0.5,prior=1.4").prior == 1.4)
+    #expect(LevelChoice.Settings.parse("prior=-1").prior == nil)
+  }
+
   @Test func theKnobReachesDetectionThroughTheDetectionOptionsOnly() {
     #expect(BeatDetectionOptions.fromEnvironment(environment: [:]).levelChoice == .standard)
     let off = BeatDetectionOptions.fromEnvironment(environment: ["PRACTICE_LEVEL_CHOICE": "off"])

@@ -309,6 +309,10 @@ enum LevelChoice {
     /// For measuring: work out both ratios even where nothing can move (they go into
     /// `PRACTICE_BEAT_DOUBT`'s dump).
     var measure = false
+    /// The width, in octaves, of a log-normal prior on the tempo centred at
+    /// `preferredBPM` (listeners' preferred beat rate): `up` and `down` are scaled by how
+    /// much likelier the prior finds the slower of the two levels. Nil: a flat prior.
+    var prior: Double? = nil
 
     /// Off: no level is questioned.
     static let off = Settings()
@@ -317,6 +321,19 @@ enum LevelChoice {
     /// midpoint, and the best of 0.5-0.8 on the real set's tuning half; on the corpus's
     /// tuning half it moves 1 of 81 clean pieces and 2 of 81 delivered ones).
     static let standard = Settings(hearing: .network, up: 0.5)
+  }
+
+  /// The centre of the tempo prior, in BPM (the beat rate listeners tap most readily,
+  /// Moelants 2002; Ellis 2007 centres his tracker's prior there).
+  static let preferredBPM = 120.0
+
+  /// How much likelier the tempo prior of `width` octaves finds a beat at `slowerBPM` than
+  /// one at twice it: exp(((o + 1)² − o²) / 2w²), o the slower level's octaves from
+  /// `preferredBPM`; 1 without a prior.
+  static func priorOdds(slowerBPM: Double, width: Double?) -> Double {
+    guard let width, width > 0, slowerBPM > 0 else { return 1 }
+    let o = log2(slowerBPM / preferredBPM)
+    return exp((2 * o + 1) / (2 * width * width))
   }
 
   /// What a beat set is heard as: the network's mean beat probability (nil where it does
@@ -410,13 +427,15 @@ enum LevelChoice {
       let got = gaps[gaps.count / 2]
       return max(got / wanted, wanted / got) <= 1.25 ? other : nil
     }
+    let bpm = 60 * fr / median
     let fast = held(1)
     if let fast {
       outcome.up = ratios(
         faster: fast.beats, slower: reading.beats, tolerance: tolerance, heard: heard)
     }
     let upRatio = outcome.up?.by(settings.hearing)
-    if settings.force == 1 || (settings.up.map { (upRatio ?? 0) >= $0 } ?? false),
+    let upOdds = priorOdds(slowerBPM: bpm, width: settings.prior)
+    if settings.force == 1 || (settings.up.map { (upRatio ?? 0) >= $0 * upOdds } ?? false),
       let fast
     {
       (outcome.reading, outcome.octaves) = (fast, 1)
@@ -427,8 +446,9 @@ enum LevelChoice {
     outcome.down = ratios(
       faster: reading.beats, slower: slow.beats, tolerance: tolerance, heard: heard)
     let downRatio = outcome.down?.by(settings.hearing)
+    let downOdds = priorOdds(slowerBPM: bpm / 2, width: settings.prior)
     if settings.force == -1
-      || (settings.down.map { r in downRatio.map { $0 < r } ?? false } ?? false)
+      || (settings.down.map { r in downRatio.map { $0 < r * downOdds } ?? false } ?? false)
     {
       (outcome.reading, outcome.octaves) = (slow, -1)
     }
