@@ -35,9 +35,7 @@ struct SpanOptions: ParsableArguments {
   var isEmpty: Bool { bars == nil && from == nil && to == nil }
 
   func validate() throws {
-    if bars != nil && (from != nil || to != nil) {
-      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-    }
+    try Parse.oneRange(bars: bars != nil, times: from != nil || to != nil)
   }
 
   /// The span, checked against the song's audio and beat map.
