@@ -204,8 +204,9 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp(
       "Play in this key: Bm, F# (a transposition from the song's key, the nearest way).",
       discussion: "The song's key is set with `practice set SONG --key`; the modes must match.",
-      valueName: "key"))
-  var key: String?
+      valueName: "key"),
+    transform: Parse.key)
+  var key: MusicalKey?
 
   @Option(
     help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
@@ -282,7 +283,6 @@ struct PlaybackOptions: ParsableArguments {
 
   mutating func validate() throws {
     try settings.validate()
-    if let key { _ = try parseKey(key) }
     if key != nil && settings.transpose != nil {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }
@@ -324,7 +324,7 @@ struct PlaybackOptions: ParsableArguments {
     }
     if let key {
       request.settings.transpose = Double(
-        try transposition(of: song, to: try parseKey(key), in: library))
+        try transposition(of: song, to: key, in: library))
     }
     request.quality = quality
     request.clickVolume = clickVolume
