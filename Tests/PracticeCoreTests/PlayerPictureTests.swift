@@ -11,9 +11,9 @@ import Testing
 @Suite struct PlayerPictureTests {
   let dir = TemporaryDirectory()
 
-  func picture(width: Int, overlayLines: Int? = nil, cursor: Int64? = Fixture.bars(11, 11).lowerBound)
-    throws -> PlayerPicture
-  {
+  func picture(
+    width: Int, overlayLines: Int? = nil, cursor: Int64? = Fixture.bars(11, 11).lowerBound
+  ) throws -> PlayerPicture {
     let content = OverviewContent(
       title: "Étude", artist: "Anon", summary: try Fixture.summary(in: dir),
       beatMap: try Fixture.beatMap(), selections: [], window: 0..<1)
@@ -106,7 +106,8 @@ import Testing
       loop: Fixture.bars(9, 10))
     let shown = Fixture.bars(10, 11)
     let loop = Fixture.bars(9, 10)
-    #expect(zoom.window(keeping: shown, focus: Fixture.bars(11, 11).lowerBound, loop: loop) == shown)
+    let inShown = Fixture.bars(11, 11).lowerBound
+    #expect(zoom.window(keeping: shown, focus: inShown, loop: loop) == shown)
     #expect(
       zoom.window(keeping: shown, focus: Fixture.bars(13, 13).lowerBound, loop: loop)
         == Fixture.bars(13, 14))

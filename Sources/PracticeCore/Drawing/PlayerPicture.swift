@@ -39,7 +39,7 @@ public struct PlayerPicture: Sendable {
   public let cursorColumn: Int?
 
   /// The picture of `content` in `window` (the chords as they sound `transpose` semitones
-  /// from the recording, spelled for `key`), `rows` rows of `width` columns with `loop`,
+  /// from the recording, spelled for the song's key), `rows` rows of `width` columns with `loop`,
   /// the heading's `note`, `overlayLines` lines of the overlay from the second row down,
   /// and the cursor at the audible frame `cursor`.
   public init(

@@ -70,10 +70,12 @@ public struct PlayerStatus: Sendable, Equatable {
   }
 
   private func text(width: Int) -> String {
+    // `12.3/32`; `-/32` before the first beat.
     let position = place.map { place in
-      place.beat.map { "\($0.bar).\($0.beat ?? 1)" } ?? "-"
-    }.map { "\($0)/\(place?.lastBar ?? 0)" }
-    let pass = self.pass == 0 ? "count-in" : "pass \(self.pass)/\(lastPass.map(String.init) ?? "∞")"
+      (place.beat.map { "\($0.bar).\($0.beat ?? 1)" } ?? "-") + "/\(place.lastBar)"
+    }
+    let pass =
+      self.pass == 0 ? "count-in" : "pass \(self.pass)/\(lastPass.map(String.init) ?? "∞")"
     let time = "\(formatClock(self.time))/\(formatClock(length))"
     let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
     let sound = muted ? "muted" : "vol \(volume)"
