@@ -49,6 +49,14 @@ enum Parse {
     text == "end" ? TypedTime(seconds: .infinity, text: text) : try time(text)
   }
 
+  /// `--bars` given with `--from`/`--to`: refused in the same words by every command that
+  /// takes a range either way (`play`, `render`, `view`, `select`).
+  static func oneRange(bars: Bool, times: Bool) throws {
+    if bars && times {
+      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
+    }
+  }
+
   /// `--at 3`: a place in a list, counted from 1.
   static func position(_ text: String) throws -> Int {
     try parsed(Int(text).flatMap { $0 >= 1 ? $0 : nil }, else: "positions count from 1")

@@ -40,6 +40,7 @@ struct BeatsGrid: ParsableCommand {
     transform: Parse.tempo(in: 10...600))
   var bpm: Double
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Time of the first beat (default 0).", valueName: "time"),
     transform: Parse.time)
   var start: TypedTime?

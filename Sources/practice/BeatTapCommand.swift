@@ -28,8 +28,9 @@ struct BeatsTap: ParsableCommand {
   var meter: Meter?
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"))
-  var from: String?
+    help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
+    transform: Parse.time)
+  var from: TypedTime?
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Speed, pitch kept: 0.75 or 75%, from 25% to 200%.", valueName: "speed"),
@@ -38,14 +39,6 @@ struct BeatsTap: ParsableCommand {
   @OptionGroup var device: PlaybackDeviceOption
   @Flag(help: "Tap into a beat map that was imported, made with grid, or edited.") var replace =
     false
-
-  func validate() throws {
-    if let from, parseTime(from) == nil {
-      throw ValidationError(
-        "--from '\(from)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
-      )
-    }
-  }
 
   func run() throws {
     let (library, song) = try target.resolve()
@@ -66,7 +59,7 @@ struct BeatsTap: ParsableCommand {
     }
     let name = device.name
     let play = try TapPlay(
-      song: song, from: from.flatMap(parseTime), speed: speed, meter: meter, device: name,
+      song: song, from: from?.seconds, speed: speed, meter: meter, device: name,
       deviceAdvice: playbackDeviceAdvice)
     let speedText = speed == .normal ? "" : " at \(speed)"
     Terminal.say(

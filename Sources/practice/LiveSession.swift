@@ -211,8 +211,7 @@ final class LiveSession {
 
   /// The status text after the heading, if there is one (`2/7 'Autumn Leaves' — solo · …`).
   private func headedStatus(width: Int) -> String {
-    let heading = heading.map { $0 + " · " } ?? ""
-    return heading + session.statusText(width: max(20, width - DisplayWidth.of(heading)))
+    session.statusText(width: width, heading: heading)
   }
 
   // MARK: Player screen and loop editing

@@ -164,8 +164,9 @@ struct PlaybackOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
       "Bars to play, from the beat map: 9-16, 9, 9.3-12.2 (beat 3 of bar 9 through beat 2 of bar 12), or 69- (to the end).",
-      valueName: "bars"))
-  var bars: String?
+      valueName: "bars"),
+    transform: Parse.openBars)
+  var bars: BarRangeText?
 
   @Option(
     name: .customLong("select"),
@@ -179,14 +180,16 @@ struct PlaybackOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "Start time: 83.5, 1:23.5 or 1:02:03.5 (alone: to the end).", valueName: "time"))
-  var from: String?
+      "Start time: 83.5, 1:23.5 or 1:02:03.5 (alone: to the end).", valueName: "time"),
+    transform: Parse.time)
+  var from: TypedTime?
 
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "End time (exclusive), written like --from, or `end` (the default).", valueName: "time"))
-  var to: String?
+      "End time (exclusive), written like --from, or `end` (the default).", valueName: "time"),
+    transform: Parse.timeOrEnd)
+  var to: TypedTime?
 
   @OptionGroup var settings: SettingsOptions
   var repeatCount: Int? { settings.repeatCount }
@@ -201,8 +204,9 @@ struct PlaybackOptions: ParsableArguments {
     help: ArgumentHelp(
       "Play in this key: Bm, F# (a transposition from the song's key, the nearest way).",
       discussion: "The song's key is set with `practice set SONG --key`; the modes must match.",
-      valueName: "key"))
-  var key: String?
+      valueName: "key"),
+    transform: Parse.key)
+  var key: MusicalKey?
 
   @Option(
     help: ArgumentHelp("Stretcher: finer (Rubber Band R3) or faster (R2).", valueName: "quality"))
@@ -279,42 +283,16 @@ struct PlaybackOptions: ParsableArguments {
 
   mutating func validate() throws {
     try settings.validate()
-    if let key { _ = try parseKey(key) }
     if key != nil && settings.transpose != nil {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }
     // With a selection its settings may complete (or set off) the trainer: checked in setup.
     if selection == nil, let problem = given.problem { throw ValidationError(worded(problem)) }
-    try PlaybackOptions.checkRange(bars: bars, from: from, to: to)
+    try Parse.oneRange(bars: bars != nil, times: from != nil || to != nil)
     if selection != nil && (bars != nil || from != nil || to != nil) {
       throw ValidationError("--select cannot be combined with --bars or --from/--to; use one")
     }
     _ = try partFilter()
-  }
-
-  /// Checks `--bars` and `--from`/`--to` as written (shared with `view`): a bar range (open
-  /// ones too: `69-`), times (`--to end`), not both.
-  static func checkRange(bars: String?, from: String?, to: String?) throws {
-    for (flag, text) in [("--from", from), ("--to", to)] where !(flag == "--to" && text == "end") {
-      if let text, text.hasPrefix("-"), parseTime(text) == nil {
-        throw ValidationError("\(flag) \(text) is before the start; times run from 0 to 1000:00:00")
-      }
-      if let text, parseTime(text) == nil {
-        throw ValidationError(
-          "\(flag) '\(text)' is not a time; write seconds (83.5), m:ss (1:23.5) or h:mm:ss (1:02:03.5)"
-        )
-      }
-    }
-    if let bars {
-      guard BarRangeText(parsing: bars) != nil else {
-        throw ValidationError(
-          "--bars '\(bars)' is not a bar range; write 9-16, 9, 9.3-12.2 (bar.beat) or 69- (to the end)"
-        )
-      }
-      if from != nil || to != nil {
-        throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-      }
-    }
   }
 
   /// The filters the options ask for; throws a `ValidationError` naming the option.
@@ -338,15 +316,15 @@ struct PlaybackOptions: ParsableArguments {
     var request = PlayRequest(settings: given)
     if let selection {
       request.part = .selection(selection)
-    } else if let bars, let text = BarRangeText(parsing: bars) {
-      request.part = .bars(text)
+    } else if let bars {
+      request.part = .bars(bars)
     } else {
       request.part = .times(
-        from: from.flatMap(parseTime), to: to.flatMap { $0 == "end" ? nil : parseTime($0) })
+        from: from?.seconds, to: to.flatMap { $0.seconds.isFinite ? $0.seconds : nil })
     }
     if let key {
       request.settings.transpose = Double(
-        try transposition(of: song, to: try parseKey(key), in: library))
+        try transposition(of: song, to: key, in: library))
     }
     request.quality = quality
     request.clickVolume = clickVolume

@@ -39,9 +39,8 @@ final class PlayerScreen {
     var help: [String]?
   }
   private var shown: Shown?
-  private var strip: PlayerStrip?
-  /// The envelope's cells as drawn, to put a column back when the cursor leaves it.
-  private var envelope: [[(character: Character, style: TextStyle)]] = []
+  /// The picture drawn last, to move the cursor over it.
+  private var picture: PlayerPicture?
   private var cursorColumn: Int?
   private var statusShown: String?
   private var lastFrame: UInt64 = 0
@@ -139,13 +138,9 @@ final class PlayerScreen {
       }
     } else {
       if let h = help, h.until <= now { help = nil }
-      let position = loop.focus(cursor: cursor)
-      var window = shown?.window ?? zoom.window(cursor: position, loop: loop.frames)
-      if !window.contains(position) || shown?.zoomLevel != zoom.level || shown?.rows != rows
-        || shown?.columns != columns
-      {
-        window = zoom.window(cursor: position, loop: loop.frames)
-      }
+      let same = shown?.zoomLevel == zoom.level && shown?.rows == rows && shown?.columns == columns
+      let window = zoom.window(
+        keeping: same ? shown?.window : nil, focus: loop.focus(cursor: cursor), loop: loop.frames)
       let note =
         loop.editing.map {
           "editing the loop's \($0 == .start ? "start" : "end") · ←/→ beat · shift bar · tab other end · e done"
@@ -158,8 +153,8 @@ final class PlayerScreen {
         frame += fullFrame(wanted, cursor: cursor)
         shown = wanted
         statusShown = nil
-      } else if let strip {
-        let column = cursor.flatMap { strip.column(of: $0) }
+      } else if let picture {
+        let column = cursor.flatMap { picture.strip.column(of: $0) }
         if column != cursorColumn {
           if let old = cursorColumn { frame += cursorCells(at: old, on: false) }
           if let column { frame += cursorCells(at: column, on: true) }
@@ -177,76 +172,53 @@ final class PlayerScreen {
 
   /// The whole picture, the cursor over it.
   private func fullFrame(_ wanted: Shown, cursor: Int64?) -> String {
-    var picture = content
-    picture.window = wanted.window
-    if let chords {
-      picture.chords = chords.track.symbols(key: chords.key, transposedBy: wanted.transpose)
-    }
-    let strip = PlayerStrip(
-      picture, loop: wanted.loop, width: wanted.columns, rows: wanted.rows - 1, note: wanted.note)
-    self.strip = strip
-    envelope = strip.envelopeRows.map { row in
-      var cells = strip.lines[row].flatMap { run in run.text.map { ($0, run.style) } }
-      while cells.count < strip.width { cells.append((" ", .plain)) }
-      return cells
-    }
+    let picture = PlayerPicture(
+      content, window: wanted.window, chords: chords, transpose: wanted.transpose,
+      loop: wanted.loop, width: wanted.columns, rows: wanted.rows - 1, note: wanted.note,
+      overlayLines: wanted.help?.count, cursor: cursor)
+    self.picture = picture
+    let width = picture.strip.width
     var frame = "\u{1B}[0m"
-    for (row, line) in strip.lines.enumerated() {
+    for (row, line) in picture.rows.enumerated() {
       frame += "\u{1B}[\(row + 1);1H"
       // Columns written; a row written to its last column is not erased after (a terminal
       // with its wrap pending would erase that last character).
-      var written = strip.width
-      if let help = wanted.help, row >= 1, row - 1 < help.count {
-        let text = Terminal.shown(help[row - 1], width: strip.width + 1)
+      var written = width
+      switch line {
+      case .overlay(let index):
+        let text = Terminal.shown(wanted.help?[index] ?? "", width: width + 1)
         frame += text
         written = text.count
-      } else if strip.envelopeRows.contains(row) {
-        let cells = envelope[row - strip.envelopeRows.lowerBound]
-        frame += render(cells.indices.map { styled(cells[$0], column: $0) })
-      } else {
-        frame += render(line.map { ($0.text, sgr($0.style)) })
-        written = line.reduce(0) { $0 + $1.text.count }
+      case .envelope(let cells):
+        frame += render(cells.map(styled))
+      case .runs(let runs):
+        frame += render(runs.map { ($0.text, sgr($0.style)) })
+        written = runs.reduce(0) { $0 + $1.text.count }
       }
-      frame += "\u{1B}[0m" + (written < strip.width ? "\u{1B}[K" : "")
+      frame += "\u{1B}[0m" + (written < width ? "\u{1B}[K" : "")
     }
-    cursorColumn = nil
-    if wanted.help == nil, let column = cursor.flatMap({ strip.column(of: $0) }) {
-      frame += cursorCells(at: column, on: true)
-      cursorColumn = column
-    }
+    cursorColumn = picture.cursorColumn
+    if let column = cursorColumn { frame += cursorCells(at: column, on: true) }
     return frame
   }
 
-  /// The cursor's column drawn (`on`) or put back: the envelope's cells there in reverse
-  /// video (a `│` where they are blank), and the mark `▲` under them.
+  /// The cursor's column drawn (`on`) or put back (`PlayerPicture.cursorCells`).
   private func cursorCells(at column: Int, on: Bool) -> String {
-    guard let strip, column < strip.width else { return "" }
+    guard let picture else { return "" }
     var frame = ""
-    for (offset, cells) in envelope.enumerated() {
-      let cell = cells[column]
-      frame += "\u{1B}[\(strip.envelopeRows.lowerBound + offset + 1);\(column + 1)H"
-      if on {
-        let character: Character = cell.character == " " ? "│" : cell.character
-        let code = colour ? (cell.character == " " ? sgr(.cursor) : "7") : nil
-        frame += render([(String(character), code)])
-      } else {
-        frame += render([styled(cell, column: column)])
-      }
+    for (row, cell) in picture.cursorCells(at: column, on: on) {
+      frame += "\u{1B}[\(row + 1);\(column + 1)H" + render([styled(cell)])
     }
-    frame += "\u{1B}[\(strip.markerRow + 1);\(column + 1)H"
-    frame += on ? render([(String(PlayerStrip.cursorMark), sgr(.cursor))]) : " "
     return frame
   }
 
-  /// An envelope cell with its SGR: brighter inside the loop.
-  private func styled(_ cell: (character: Character, style: TextStyle), column: Int) -> (
-    String, String?
-  ) {
-    let inLoop = strip?.loopColumns?.contains(column) ?? false
+  /// A cell with its SGR: the envelope brighter inside the loop, the cursor's cells reversed.
+  private func styled(_ cell: PlayerPicture.Cell) -> (String, String?) {
     guard colour, cell.character != " " else { return (String(cell.character), nil) }
+    if cell.reversed { return (String(cell.character), "7") }
     switch cell.style {
-    case .rms: return (String(cell.character), inLoop ? "96" : "36")
-    case .peak: return (String(cell.character), inLoop ? "36" : "2;36")
+    case .rms: return (String(cell.character), cell.inLoop ? "96" : "36")
+    case .peak: return (String(cell.character), cell.inLoop ? "36" : "2;36")
     default: return (String(cell.character), sgr(cell.style))
     }
   }

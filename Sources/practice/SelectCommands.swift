@@ -21,11 +21,16 @@ struct SpanOptions: ParsableArguments {
       "Bars: 9-16, 9, or 9.3-12.2; the selection follows the beat map.", valueName: "bars"),
     transform: Parse.bars)
   var bars: BarRange?
+  // Unconditional, so that a negative time is read (and refused as before the start) rather
+  // than taken for a flag.
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp("Start time: 83.5, 1:23.5 or 1:02:03.5.", valueName: "time"),
     transform: Parse.time)
   var from: TypedTime?
-  @Option(help: ArgumentHelp("End time (exclusive).", valueName: "time"), transform: Parse.time)
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("End time (exclusive).", valueName: "time"),
+    transform: Parse.time)
   var to: TypedTime?
   @Flag(
     name: .customLong("no-detect"),
@@ -35,9 +40,7 @@ struct SpanOptions: ParsableArguments {
   var isEmpty: Bool { bars == nil && from == nil && to == nil }
 
   func validate() throws {
-    if bars != nil && (from != nil || to != nil) {
-      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-    }
+    try Parse.oneRange(bars: bars != nil, times: from != nil || to != nil)
   }
 
   /// The span, checked against the song's audio and beat map.

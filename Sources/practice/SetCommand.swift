@@ -15,15 +15,6 @@ func refuseTypedText(_ what: String, _ texts: [String], blankAllowed: Bool = fal
   }
 }
 
-/// `--key Am`: a key, or a usage error saying how to write one.
-func parseKey(_ text: String, option: String = "--key") throws -> MusicalKey {
-  guard let key = MusicalKey(parsing: text) else {
-    throw ValidationError(
-      "\(option) '\(text)' is not a key; write a letter, # or b, and m for minor: Am, F#, Bb, C#m")
-  }
-  return key
-}
-
 /// `--key TARGET` as a transposition (`Library.transposition`: from `song`'s own key, `practice
 /// set SONG --key`, else the key `chords detect` found, the nearest way), its refusals worded
 /// with the option: a usage error (64) when the song has no key, or when the modes differ.

@@ -26,7 +26,8 @@ struct SetlistPlay: ParsableCommand {
   @OptionGroup var setlist: SetlistName
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Start at this entry (1 is the first).", valueName: "position"))
+    help: ArgumentHelp("Start at this entry (1 is the first).", valueName: "position"),
+    transform: Parse.position)
   var from: Int = 1
   @Option(
     name: .customLong("count-in"), parsing: .unconditional,
@@ -53,7 +54,6 @@ struct SetlistPlay: ParsableCommand {
   }
 
   func validate() throws {
-    if from < 1 { throw ValidationError("--from \(from): positions count from 1") }
     if wait && pause != nil {
       throw ValidationError("--pause and --wait cannot be combined; use one")
     }

@@ -69,9 +69,7 @@ struct View: ParsableCommand {
   static let pictureHeightRange = 20...4000
 
   func validate() throws {
-    if bars != nil && (from != nil || to != nil) {
-      throw ValidationError("--bars cannot be combined with --from/--to; use one or the other")
-    }
+    try Parse.oneRange(bars: bars != nil, times: from != nil || to != nil)
     if let output {
       guard PictureFormat(path: output) != nil else {
         throw ValidationError(

@@ -444,6 +444,25 @@ extension BadInputTests {
     #expect(try cli.run(["beats", "export", "1"]).stdout == before, "the beat map is as it was")
   }
 
+  /// A time before the start is read as a time wherever a time is asked for, and refused
+  /// in one words (`select add --from -1` once said `Missing value for '--from <time>'`).
+  @Test func aNegativeTimeIsATimeBeforeTheStart() throws {
+    try withBeatsAndSelections()
+    for arguments in [
+      ["select", "add", "1", "c", "--from", "-1"], ["select", "add", "1", "c", "--to", "-0.5"],
+      ["select", "edit", "1", "a", "--from", "-1", "--to", "1"],
+      ["beats", "grid", "1", "--bpm", "120", "--start", "-1"],
+      ["view", "1", "--from", "-1"], ["render", "1", "--from", "-1", "-o", dir.file("x.wav")],
+      ["beats", "tap", "1", "--from", "-1"],
+    ] {
+      let option = arguments[arguments.firstIndex { $0.hasPrefix("--") && $0 != "--bpm" }!]
+      let value = arguments[arguments.firstIndex(of: option)! + 1]
+      _ = try expectFailure(
+        arguments, status: 64,
+        message: "\(option) \(value): before the start; times run from 0 to 1000:00:00")
+    }
+  }
+
   @Test func badClickAndCountInOptions() throws {
     try withBeatsAndSelections()
     let song = ["play", "1", "--device", "null"]

@@ -76,6 +76,10 @@ import Testing
     // play and render --key transpose from the detected key when none was set.
     let render = try cli.run(["render", path, "--key", "D", "--to", "1", "-o", dir.file("d.wav")])
     #expect(render.status == 0, "\(render.stderr)")
+    // A key that is not one is refused by the parser every --key uses.
+    let notAKey = try cli.run(["render", path, "--key", "H", "--to", "1", "-o", dir.file("h.wav")])
+    #expect(notAKey.status == 64 && notAKey.stderrLines.count == 1, "\(notAKey.stderr)")
+    #expect(notAKey.stderr.contains("--key H: not a key; write a letter"), "\(notAKey.stderr)")
   }
 
   @Test func beatsShowHasAChordsColumn() throws {

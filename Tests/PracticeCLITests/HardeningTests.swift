@@ -48,10 +48,10 @@ import Testing
       ["render", song, "--volume", "0x1", "-o", out], status: 64, message: "0% to 200%")
     try expectFailure(
       ["render", song, "--from", "-1", "-o", out], status: 64,
-      message: "--from -1 is before the start")
+      message: "--from -1: before the start")
     try expectFailure(
       ["render", song, "--to", "-0.5", "-o", out], status: 64,
-      message: "--to -0.5 is before the start")
+      message: "--to -0.5: before the start")
     try expectFailure(
       ["render", song, "--repeat", "-1", "-o", out], status: 64, message: "use 1 to 9999")
     try expectFailure(
@@ -67,7 +67,7 @@ import Testing
       message: "--step 1e-2: not a speed step")
     try expectFailure(
       ["render", song, "--bars", "1-9223372036854775807", "-o", out], status: 64,
-      message: "is not a bar range")
+      message: "--bars 1-9223372036854775807: not a bar range")
     // Plain numbers elsewhere too: no hexadecimal, exponents, inf or nan.
     try expectFailure(
       ["render", song, "--transpose", "0x1", "-o", out], status: 64,

@@ -118,6 +118,33 @@ import TestSupport
     #expect(try tmux.waitForExit() == 0)
   }
 
+  /// The `?` overlay over the top rows while the song plays on: the moving cursor leaves
+  /// its lines alone (it drew its column, `│` or the envelope's blocks, through them).
+  @Test func theKeysOverlayIsNotCrossedByTheCursor() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try pane(cli, server)
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"], width: 100, height: 16)
+    _ = try tmux.waitFor { $0.contains("zoom whole song") && $0.contains("▲") }
+    tmux.send("?")
+    var screen = try tmux.waitFor { $0.contains("keys: space pause") }
+    // 100 columns for 16.5 s: the cursor crosses a dozen columns in two seconds.
+    usleep(2_000_000)
+    screen = tmux.screen()
+    // The overlay's rows: from the second, those with words (the strip's have none there).
+    let overlay = rows(screen).dropFirst().prefix { $0.contains { $0.isLetter } }
+    #expect(overlay.count >= 4 && String(overlay.first ?? []).hasPrefix("keys:"), "\(screen)")
+    for row in overlay {
+      #expect(!row.contains { "│▁▂▃▄▅▆▇█░▒▓".contains($0) }, "\(screen)")
+    }
+    // On the rows the overlay leaves, the cursor goes on.
+    #expect(cursorColumn(screen) != nil, "\(screen)")
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test func eAndAnArrowMoveTheLoopStartByABeatAndSSavesIt() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))

@@ -36,8 +36,10 @@ import Testing
     #expect(rows[2]["start_frame"] as? Int == 88_200 && rows[2]["end_frame"] as? Int == 727_650)
 
     for (bad, message) in [
-      (["--bars", "9-"], "bar 9 is not in this song"), (["--bars", "6--"], "is not a bar range"),
-      (["--from", "end"], "is not a time"),
+      (["--bars", "9-"], "--bars 9-: bar 9 is not in this song"),
+      (["--bars", "8.5-"], "--bars 8.5-: bar 8 has beats 1-4"),
+      (["--bars", "6--"], "--bars 6--: not a bar range"),
+      (["--from", "end"], "--from end: not a time"),
     ] {
       let result = try cli.run(["play", song, "--device", "null"] + bad)
       #expect(result.status == 64, "\(bad): \(result.stderr)")

@@ -195,7 +195,7 @@ import Testing
     }
     let malformed = try cli.run(["play", "1", "--bars", "9..16"])
     #expect(malformed.status == 64)
-    #expect(malformed.stderr.contains("is not a bar range"))
+    #expect(malformed.stderr.contains("--bars 9..16: not a bar range"))
     let mixed = try cli.run(["play", "1", "--bars", "1-2", "--from", "3"])
     #expect(mixed.status == 64)
     #expect(try cli.snapshot() == before)

@@ -98,7 +98,8 @@ import TestSupport
     #expect(try plays().last?["speed_min"] as? Double == 0.9)
     for (arguments, says) in [
       (["--from", "4"], "setlist 'gig' has 3 entries"),
-      (["--from", "0"], "positions count from 1"),
+      (["--from", "0"], "--from 0: positions count from 1"),
+      (["--from", "two"], "--from two: positions count from 1"),
       (["--pause", "soon"], "--pause soon: not a time"),
       (["--pause", "2s", "--wait"], "cannot be combined"),
     ] {

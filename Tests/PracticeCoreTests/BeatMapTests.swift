@@ -100,8 +100,19 @@ import Testing
     // Beat 0 does not exist: refused when parsed, before any map is asked.
     #expect(BarRange(parsing: "2-3.0") == nil)
     let asked = BarRange(parsing: "40-48")!
-    #expect(throws: RangeError.barNotInSong(bar: 40, range: asked, bars: "bars 1-8")) {
+    #expect(
+      throws: RangeError.barNotInSong(bar: 40, range: BarRangeText(asked), bars: "bars 1-8")
+    ) {
       try map.frames(of: asked)
+    }
+    // An open range is refused as it was asked for, not as the range it closes to.
+    let open = BarRangeText(parsing: "9-")!
+    #expect(throws: RangeError.barNotInSong(bar: 9, range: open, bars: "bars 1-8")) {
+      try map.frames(of: open)
+    }
+    let openBeat = BarRangeText(parsing: "8.5-")!
+    #expect(throws: RangeError.beatNotInBar(bar: 8, beats: 1...4, range: openBeat)) {
+      try map.frames(of: openBeat)
     }
     let backwards = BarRange(parsing: "5-4")!
     #expect(throws: RangeError.endsBeforeStart(backwards)) { try map.frames(of: backwards) }

@@ -84,6 +84,15 @@ public struct PlayerZoom: Sendable, Equatable {
     window(at: level, cursor: cursor, loop: loop)
   }
 
+  /// The window to show next: `shown` (the one on screen, nil after a change of zoom or
+  /// size) while it holds `focus` (`StripLoop.focus`), else `window(cursor: focus, …)`.
+  public func window(keeping shown: Range<Int64>?, focus: Int64, loop: Range<Int64>)
+    -> Range<Int64>
+  {
+    if let shown, shown.contains(focus) { return shown }
+    return window(cursor: focus, loop: loop)
+  }
+
   func window(at level: Int, cursor: Int64, loop: Range<Int64>) -> Range<Int64> {
     let cursor = min(max(0, cursor), totalFrames - 1)
     switch spans[level] {

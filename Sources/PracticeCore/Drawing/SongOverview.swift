@@ -15,7 +15,7 @@ public enum OverviewWindow: Sendable, Equatable {
       guard let beatMap else {
         throw PracticeError(.missingInput, "the song has no beat map, so there are no bars")
       }
-      return try beatMap.frames(of: range.closed(lastBar: beatMap.lastBar))
+      return try beatMap.frames(of: range)
     case .times(let from, let to):
       return try resolveTimeRange(
         from: from, to: to, sampleRate: song.sampleRate, frames: song.frames)

@@ -75,6 +75,12 @@ public struct BarRangeText: Sendable, Equatable, CustomStringConvertible {
   /// nil: through the last bar of the beat map.
   public var end: BarPosition?
 
+  /// A closed range as typed text (`9-16`).
+  public init(_ range: BarRange) {
+    start = range.start
+    end = range.end
+  }
+
   /// Parses `A`, `A-B` or `A-`; nil if malformed.
   public init?(parsing text: String) {
     if text.hasSuffix("-"), !text.dropLast().contains("-"),

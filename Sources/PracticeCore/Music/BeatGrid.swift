@@ -33,7 +33,7 @@ public struct BeatMapSpan: Sendable, Equatable {
   public init(bars: BarRangeText?, from: Double?, to: Double?, on map: BeatMap) throws {
     if let bars {
       let closed = bars.closed(lastBar: map.lastBar)
-      let frames = try map.frames(of: closed)
+      let frames = try map.frames(of: bars)
       (self.from, self.to, label) = (frames.lowerBound, frames.upperBound, closed.label)
       return
     }

@@ -231,18 +231,32 @@ public struct BeatMap: Sendable, Equatable {
     return beats[indices.lowerBound].frame..<endOfBeat(at: indices.upperBound)
   }
 
+  /// Resolves bars as typed (`9-` through the last bar) to source frames; a bar or beat the
+  /// map lacks is refused with the range as it was asked for.
+  public func frames(of text: BarRangeText) throws -> Range<Int64> {
+    do {
+      return try frames(of: text.closed(lastBar: lastBar))
+    } catch RangeError.barNotInSong(let bar, _, let bars) {
+      throw RangeError.barNotInSong(bar: bar, range: text, bars: bars)
+    } catch RangeError.beatNotInBar(let bar, let beats, _) {
+      throw RangeError.beatNotInBar(bar: bar, beats: beats, range: text)
+    }
+  }
+
   /// The beats a bar range covers, first to last.
   public func beatIndices(of range: BarRange) throws -> ClosedRange<Int> {
     func check(_ position: BarPosition) throws -> Bar {
       guard let bar = bar(position.bar) else {
-        throw RangeError.barNotInSong(bar: position.bar, range: range, bars: barsDescription)
+        throw RangeError.barNotInSong(
+          bar: position.bar, range: BarRangeText(range), bars: barsDescription)
       }
       if let beat = position.beat {
         let offset = beatOffset(in: bar, beat: beat)
         guard offset >= 0, offset < bar.beatIndices.count else {
           let first = beats[bar.beatIndices.lowerBound].beat
           throw RangeError.beatNotInBar(
-            bar: position.bar, beats: first...(first + bar.beatIndices.count - 1), range: range)
+            bar: position.bar, beats: first...(first + bar.beatIndices.count - 1),
+            range: BarRangeText(range))
         }
       }
       return bar

@@ -3,10 +3,11 @@
 /// range given as a selection is not a `--bars` the player wrote). `description` names
 /// no option.
 public enum RangeError: PracticeFailure, Equatable {
-  /// `bar` of `range` is not in the beat map, which has `bars` (`bars 1-8`).
-  case barNotInSong(bar: Int, range: BarRange, bars: String)
-  /// `bar` of `range` has only `beats`.
-  case beatNotInBar(bar: Int, beats: ClosedRange<Int>, range: BarRange)
+  /// `bar` of `range` (as asked for: `16-` stays open) is not in the beat map, which has
+  /// `bars` (`bars 1-8`).
+  case barNotInSong(bar: Int, range: BarRangeText, bars: String)
+  /// `bar` of `range` (as asked for) has only `beats`.
+  case beatNotInBar(bar: Int, beats: ClosedRange<Int>, range: BarRangeText)
   case endsBeforeStart(BarRange)
   /// A start (seconds) at or past the end of audio `duration` seconds long.
   case startPastEnd(start: Double, duration: Double)

@@ -133,7 +133,7 @@ public struct PlanBuilder {
     } else if case .bars(let text) = request.part {
       let map = try neededBeatMap()
       let closed = text.closed(lastBar: map.lastBar)
-      range = try map.frames(of: closed)
+      range = try map.frames(of: text)
       // `69-` runs to the end of the audio, past the last bar line (a chord ringing on).
       if text.end == nil { range = range.lowerBound..<max(range.upperBound, info.frames) }
       label = closed.label

@@ -293,39 +293,29 @@ public final class PracticeSession {
 
   // MARK: The status line
 
-  /// `bar 12.3/32 · pass 2/∞ · bars 9-16 · 75% · +0 st · vol 80% · click · focus bass ·
-  /// 0:41/3:12`: where the play is and what was asked of it; when that does not fit in
-  /// `width` columns, a shorter form (`12.3/32 pass 2/∞ 75% -2 st bass cut L 0:41/3:12`).
-  public func statusText(width: Int) -> String {
-    guard let (event, frame) = audible() else { return "starting…" }
-    var position: String?
-    if let map = beatMap {
-      if let index = map.beatIndex(at: frame) {
-        position = "bar \(map.beats[index].bar).\(map.beats[index].beat)/\(map.lastBar)"
-      } else {
-        position = "bar -/\(map.lastBar)"
-      }
+  /// What the status line shows now (`PlayerStatus`); nil before the first frame is heard.
+  public func status() -> PlayerStatus? {
+    guard let (event, frame) = audible() else { return nil }
+    let place = beatMap.map { map in
+      PlayerStatus.Place(
+        beat: map.beatIndex(at: frame).map {
+          BarPosition(bar: map.beats[$0].bar, beat: map.beats[$0].beat)
+        },
+        lastBar: map.lastBar)
     }
-    let pass = event.pass == 0 ? "count-in" : "pass \(event.pass)/\(lastPass.map(String.init) ?? "∞")"
     let rate = Double(sampleRate)
-    let time = "\(formatClock(Double(frame) / rate))/\(formatClock(Double(totalFrames) / rate))"
-    let pitch = transpose == 0 ? "+0 st" : String(format: "%+g st", transpose)
-    let sound = muted ? "muted" : "vol \(volume)"
-    let state = clock.last?.paused == true ? "paused" : nil
-    let full = [
-      state, position, pass, label, "\(speed)", pitch, sound, clickOn ? "click" : nil, filter.label,
-      time,
-    ].compactMap { $0 }.joined(separator: " · ")
-    if full.count < width { return full }
-    // The filters in a few characters: `bass cut L`.
-    let filters = [
-      filter.focus?.rawValue, filter.centreCut > 0 ? "cut" : nil,
-      filter.channel == .both ? nil : String(filter.channel.rawValue.prefix(1)).uppercased(),
-    ].compactMap { $0 }
-    return [
-      state, position.map { String($0.dropFirst(4)) }, pass, "\(speed)", transpose == 0 ? nil : pitch,
-      filters.isEmpty ? nil : filters.joined(separator: " "), time,
-    ].compactMap { $0 }.joined(separator: " ")
+    return PlayerStatus(
+      paused: clock.last?.paused == true, place: place, pass: event.pass, lastPass: lastPass,
+      label: label, speed: speed, transpose: transpose, volume: volume, muted: muted,
+      click: clickOn, filter: filter, time: Double(frame) / rate,
+      length: Double(totalFrames) / rate)
+  }
+
+  /// The status line at `width` columns (`PlayerStatus.text`), after `heading` if one is
+  /// given; `starting…` before the first frame is heard.
+  public func statusText(width: Int, heading: String? = nil) -> String {
+    status()?.text(width: width, heading: heading)
+      ?? (heading.map { $0 + " · " } ?? "") + PlayerStatus.starting
   }
 
   // MARK: Commands
