@@ -222,6 +222,38 @@ import Testing
     #expect(labels(map) == counted(32))
   }
 
+  /// A tapped span in a song in 3/4, no meter given: the count goes on in the bars around it.
+  @Test func aTappedSpanCountsOnInTheBarsAroundIt() throws {
+    let old = try grid(24, meter: Meter(parsing: "3/4")!)
+    // Six taps 20 frames before old beats 9-14 (bars 4-5).
+    let taps = try tapped(frames(from: 930, step: 100, count: 6))
+    let map = try old.replacingSpan(withTapped: taps, downbeatsTapped: false, meter: nil)
+    #expect(labels(map) == counted(24, n: 3))
+  }
+
+  // MARK: Finding beats
+
+  /// Half-way between two beats, the earlier is the nearest.
+  @Test func theNearestOfTwoBeatsAsNearIsTheEarlier() throws {
+    let map = try grid(8)
+    #expect(map.nearestBeat(to: 100) == 0)
+    #expect(map.nearestBeat(to: 101) == 1)
+    #expect(map.nearestBeat(to: 0) == 0)
+  }
+
+  /// `beats downbeat TIME` takes a time within `within` of a beat-length of a beat; farther,
+  /// it names no beat and is refused.
+  @Test func aDownbeatTimeFarFromAnyBeatIsRefused() throws {
+    let map = try grid(16)
+    // 20 frames after beat 2 (150): a fifth of a beat.
+    #expect(try BeatMapFix.downbeat(near: 170, within: 0.25).applied(to: map)?.frame(bar: 1) == 150)
+    // 40 frames after it: 0.4 of a beat.
+    let error = try #require(throws: PracticeError.self) {
+      try BeatMapFix.downbeat(near: 190, within: 0.25).applied(to: map)
+    }
+    #expect(error.category == .usage)
+  }
+
   // MARK: Renaming bars
 
   @Test func rangesFollowARecountOnTheirMusic() throws {

@@ -20,12 +20,33 @@ import Testing
   func rejects(text: String) {
     #expect(BarRange(parsing: text) == nil)
   }
+
+  /// `69-` runs through the last bar; one past the song stays one bar (its error names
+  /// that bar alone, not a range that ends before it starts).
+  @Test func anOpenRangeClosesAtTheLastBar() {
+    let open = BarRangeText(parsing: "5-")
+    #expect(open?.end == nil && open?.description == "5-")
+    #expect(open?.closed(lastBar: 8) == BarRange(parsing: "5-8"))
+    #expect(BarRangeText(parsing: "69-")?.closed(lastBar: 40) == BarRange(parsing: "69"))
+    #expect(BarRangeText(parsing: "2.3-")?.closed(lastBar: 8) == BarRange(parsing: "2.3-8"))
+  }
+
+  /// The highest bar number accepted is `maximumBar` itself.
+  @Test func acceptsBarsUpToTheMaximum() {
+    let top = BarPosition.maximumBar
+    #expect(BarRange(parsing: "\(top)")?.start.bar == top)
+    #expect(BarRange(parsing: "1.\(top)")?.start.beat == top)
+    #expect(BarRange(parsing: "\(top + 1)") == nil)
+  }
 }
 
 @Suite struct MeterTests {
   @Test func parses() {
     #expect(Meter(parsing: "3/4")?.beats == 3)
     #expect(Meter(parsing: "6/8")?.unit == 8)
+    // The ends of the range: a bar of one beat, and of 32.
+    #expect(Meter(parsing: "1/4")?.beats == 1)
+    #expect(Meter(parsing: "32/32")?.beats == 32)
     for bad in ["4", "0/4", "4/3", "4/0", "x/4", "33/4", "4/4/4", ""] {
       #expect(Meter(parsing: bad) == nil, "\(bad)")
     }
@@ -79,6 +100,17 @@ import Testing
     #expect(pickup.frame(steppingBars: -1, from: 200) == 50)
     #expect(pickup.frame(steppingBars: 1, from: 0) == 50)
     #expect(pickup.frame(steppingBars: 2, from: 0) == 150)
+  }
+
+  /// Beat 1 may be written (`2.1`), and a pickup's first beat is addressed by its own
+  /// number (`0.4`), not by 1.
+  @Test func beatsAreAddressedByTheirNumbers() throws {
+    let map = try grid(32)
+    #expect(try map.frames(of: BarRange(parsing: "2.1-3")!) == 450..<1250)
+    #expect(try map.frames(of: BarRange(parsing: "2.1-2.1")!) == 450..<550)
+    let pickup = try grid(33, bar1: 2)
+    #expect(try pickup.frames(of: BarRange(parsing: "0.4-1")!) == 50..<550)
+    #expect(throws: RangeError.self) { try pickup.frames(of: BarRange(parsing: "0.1-1")!) }
   }
 
   @Test func pickupBeatsFormBarZero() throws {
@@ -173,6 +205,28 @@ import Testing
     #expect(map.bars.map { $0.beatIndices.count } == [4, 4, 3, 3, 3, 3])
     #expect(map.frame(bar: 4) == Int64(1150))
     #expect(map.lastBar == 6)
+  }
+
+  /// `beats meter 3/4` without `--from` counts again from bar 1: a pickup stays bar 0.
+  @Test func meterChangeKeepsThePickup() throws {
+    let map = try BeatMap.placing(
+      frames: (0..<13).map { 50 + Int64($0) * 100 }, beatsInBar: Array(repeating: nil, count: 13),
+      meter: .common, bar1: 2, source: .grid, totalFrames: 10_000, sampleRate: 1000)
+    let waltz = try map.rebarred(meter: Meter(parsing: "3/4")!, fromBar: nil, bar1: nil)
+    #expect(waltz.firstBar == 0 && waltz.beats[0].beat == 4)
+    #expect(waltz.bars.map { $0.beatIndices.count } == [1, 3, 3, 3, 3])
+    #expect(waltz.frame(bar: 1) == 150)
+  }
+
+  /// A shift that puts a beat on the end of the audio (one frame past the last) is the
+  /// player's to change (usage), not a broken map.
+  @Test func shiftOntoTheEndIsRefusedAsUsage() throws {
+    let map = try grid(16)  // last beat at 1550 of 10,000 frames
+    let error = try #require(throws: PracticeError.self) {
+      try map.shifted(byFrames: 10_000 - 1550)
+    }
+    #expect(error.category == .usage)
+    #expect(try map.shifted(byFrames: 10_000 - 1551).beats.last?.frame == 9999)
   }
 
   @Test func bar1RecountsWithAPickup() throws {

@@ -89,6 +89,19 @@ import Testing
     #expect(try library.songs().count == 1)
   }
 
+  /// A whole title wins over titles that only hold it; a slip of a few characters is
+  /// suggested, a title that only looks a little alike is not.
+  @Test func wholeTitlesWinAndNearTitlesAreSuggested() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let intro = try library.resolve(try makeSong("Intro.wav"))
+    let reprise = try library.resolve(try makeSong("Intro Reprise.wav", frequency: 220))
+    #expect(try library.resolve("intro") == intro)
+    #expect(try library.resolve("reprise") == reprise)
+    let leaves = try library.resolve(try makeSong("Autumn Leaves.wav", frequency: 330))
+    #expect(try library.nearestTitle(to: "autum leaves") == leaves)
+    #expect(try library.nearestTitle(to: "Autumn Lxxxxx") == nil)  // 5 of 13 characters
+  }
+
   @Test func ambiguousTitlesAreAUsageError() throws {
     let library = try Library(path: dir.file("lib.sqlite"))
     try FileManager.default.createDirectory(

@@ -10,15 +10,49 @@ import Testing
     #expect(parseTime(text) == seconds)
   }
 
-  @Test(arguments: ["", "-1", "1:75", "1:2:3:4", "abc", "1.2.3", "1:", ":30", ".", "1e3", "nan", "inf", "1:-5", "99999999999999999999", "3600001"])
+  @Test(arguments: [
+    "", "-1", "1:75", "1:2:3:4", "abc", "1.2.3", "1:", ":30", ".", "1e3", "nan", "inf", "1:-5",
+    "99999999999999999999", "3600001", "1:60", "0:60.0", "1:60:00",
+  ])
   func rejectsMalformedTimes(text: String) {
     #expect(parseTime(text) == nil)
+  }
+
+  /// `--since 30m`: a span back from now; none is zero, not refused.
+  @Test func parsesLookBacks() {
+    #expect(parseLookBack("0d") == 0)
+    #expect(parseLookBack("30m") == 1800)
+    #expect(parseLookBack("2w") == 1_209_600)
+    for bad in ["-1d", "+1d", "1y", "d", ""] { #expect(parseLookBack(bad) == nil, "\(bad)") }
   }
 
   @Test func formatsTimes() {
     #expect(formatTime(83.5) == "1:23.5")
     #expect(formatTime(0) == "0:00.0")
     #expect(formatTime(3723.46) == "1:02:03.5")
+  }
+}
+
+/// `--speed`: a rate or a percentage; a plain number from 25 up is a percentage.
+@Suite struct SpeedValueTests {
+  @Test(arguments: [
+    ("0.75", 0.75), ("75%", 0.75), ("75", 0.75), ("25", 0.25), ("0.25", 0.25), ("2", 2.0),
+    ("200", 2.0), ("25%", 0.25), ("200%", 2.0),
+  ])
+  func parsesRatesAndPercentages(text: String, rate: Double) throws {
+    #expect(try #require(Speed(parsing: text), "\(text)").rate == rate)
+  }
+
+  @Test(arguments: ["24", "0.24", "2.01", "201", "24%", "", "%", "fast"])
+  func refusesSpeedsOutsideTheRange(text: String) {
+    #expect(Speed(parsing: text) == nil)
+  }
+
+  /// A speed reads back as the percentage typed, to a tenth of a point.
+  @Test func readsAsAPercentage() throws {
+    #expect(try #require(Speed(parsing: "75%")).description == "75%")
+    #expect(try #require(Speed(parsing: "75.5%")).description == "75.5%")
+    #expect(Speed(clamping: 0.7 + 0.1 + 0.1).description == "90%")
   }
 }
 

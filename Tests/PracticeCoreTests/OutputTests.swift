@@ -20,6 +20,20 @@ import Testing
     #expect(json(["x\u{9b}y"]) == "[\"x\\u009by\"]")
   }
 
+  /// Negative numbers keep their sign (a transpose of -1, a step of -0.5); what a terminal
+  /// would obey is escaped, the bidirectional controls at both ends of their ranges too.
+  @Test func numbersKeepTheirSignAndTerminalControlsAreEscaped() {
+    var numbers = JSONWriter()
+    numbers.array([-1.0, -0.5, -2.25, 0.125, -1_234_567.0]) { $0.number($1) }
+    #expect(numbers.text == "[-1,-0.5,-2.25,0.125,-1234567]")
+    var ints = JSONWriter()
+    ints.array([-1, 0, -10] as [Int64]) { $0.int($1) }
+    #expect(ints.text == "[-1,0,-10]")
+    #expect(
+      json(["a\u{7f}b\u{202a}c\u{202e}d\u{2066}e\u{2069}f"])
+        == "[\"a\\u007fb\\u202ac\\u202ed\\u2066e\\u2069f\"]")
+  }
+
   @Test func aFormattedNumberIsWrittenAsItIsAndAnythingElseIsAProblem() {
     var out = JSONWriter()
     out.array([FormattedNumber("0.500000000"), FormattedNumber("1e-7")]) { $1.write(to: &$0) }

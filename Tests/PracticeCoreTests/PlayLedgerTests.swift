@@ -38,6 +38,21 @@ import Testing
     #expect(rows[1].range == 300_000..<400_000)
   }
 
+  /// A pass stopped part-way is logged with its mark, but not counted as played.
+  @Test func aMarkedPassStoppedPartWayIsNotCounted() {
+    var ledger = PlayLedger(
+      songID: 1, part: PlayedPart(range: 0..<100_000, bars: "17-24"), transpose: 0, started: start)
+    ledger.switchTo(
+      PlayedPart(range: 300_000..<400_000, selection: solo), pass: 2, written: 100_000,
+      transpose: 0, at: start.addingTimeInterval(10))
+    let rows = ledger.entries(
+      records: [record(1), record(2, .clean), record(3, .flubbed)], completed: 2,
+      outcome: .stopped, heard: 8, written: 350_000, sampleRate: 44100,
+      speeds: (.normal, .normal), transpose: 0, ended: start.addingTimeInterval(40))
+    #expect(rows.map(\.passes) == [1, 1])
+    #expect(rows.last?.passRecords == [record(2, .clean), record(3, .flubbed)])
+  }
+
   @Test func aPartLeftBeforeAnyPassEndedGivesItsTimeToTheNext() {
     var ledger = PlayLedger(
       songID: 1, part: PlayedPart(range: 0..<100_000, bars: "17-24"), transpose: 0, started: start)

@@ -30,6 +30,98 @@ import Testing
     #expect(plan(100..<200, passes: .count(3)).totalFrames(sampleRate: 44100) == 300)
     #expect(plan(100..<200, passes: .endless).totalFrames(sampleRate: 44100) == nil)
   }
+
+  /// `--gap 2s` lasts two seconds heard at any speed, and none follows the last pass.
+  @Test func aGapInSecondsLastsThatLongAtAnySpeed() throws {
+    var slow = plan(1000..<2000, passes: .count(3))
+    slow.gap = .seconds(2)
+    slow.speed = try #require(Speed(parsing: "50%"))
+    #expect(slow.gapSourceFrames(afterPass: 0, sampleRate: 44100) == 44100)
+    #expect(slow.gapSourceFrames(afterPass: 2, sampleRate: 44100) == 0)
+    // Three passes of 1,000 source frames at half speed, two gaps of 2 s.
+    let total = try #require(slow.totalFrames(sampleRate: 44100))
+    #expect(total == Int64(3 * 2000 + 2 * 88200), "\(total)")
+  }
+
+  /// A plan made by a jump starts inside its range; the passes after start at its start.
+  @Test func onlyTheFirstPassStartsAtTheOffset() {
+    var jumped = plan(1000..<2000, passes: .count(3))
+    jumped.startOffset = 400
+    #expect(jumped.sourceFrames(ofPass: 0, sampleRate: 44100) == 600)
+    #expect(jumped.sourceFrames(ofPass: 1, sampleRate: 44100) == 1000)
+    #expect(jumped.totalFrames(sampleRate: 44100) == 2600)
+  }
+
+  /// The trainer's steps are those of the passes played: none past the last pass.
+  @Test func trainerStepsStopAtTheLastPass() throws {
+    var ladder = plan(0..<1000, passes: .count(3))
+    ladder.speed = try #require(Speed(parsing: "70%"))
+    ladder.ramp = PlaybackPlan.Ramp(
+      target: try #require(Speed(parsing: "100%")), step: 0.1, every: 1)
+    #expect(ladder.trainerSpeeds(limit: 10).map(\.description) == ["70%", "80%", "90%"])
+    ladder.passes = .endless
+    #expect(ladder.trainerSpeeds(limit: 10).map(\.description) == ["70%", "80%", "90%", "100%"])
+    ladder.passes = .count(6)
+    ladder.ramp?.every = 2
+    #expect(ladder.trainerSpeeds(limit: 10).map(\.description) == ["70%", "80%", "90%"])
+  }
+}
+
+/// Where clicks sound, computed from the beat map (`ClickPlan`), checked frame by frame.
+@Suite struct ClickPlanTests {
+  /// 100 frames a beat at 1 kHz, first beat at frame 50; `numbers` as a beat file gives them.
+  func grid(_ count: Int = 32, bar1: Int = 1, numbers: [Int?]? = nil) throws -> BeatMap {
+    try BeatMap.placing(
+      frames: (0..<count).map { 50 + Int64($0) * 100 },
+      beatsInBar: numbers ?? Array(repeating: nil, count: count), meter: .common, bar1: bar1,
+      source: .grid, totalFrames: 10_000, sampleRate: 1000)
+  }
+
+  /// A pickup on beat 4 hears a bar of the meter, then 1 2 3: not a "bar" of one beat.
+  @Test func countInIntoAPickupCountsBarsOfTheMeter() throws {
+    let map = try grid(33, bar1: 2)
+    let range = try map.frames(of: BarRange(parsing: "0-2")!)
+    let clicks = ClickPlan(
+      beatMap: map, range: range, speed: .normal, countInBars: 1, click: false, volume: .unity)
+    #expect(clicks.countIn.map(\.frame) == [0, 100, 200, 300, 400, 500, 600])
+    #expect(clicks.countIn.map(\.accent) == [true, false, false, false, true, false, false])
+    #expect(clicks.countInFrames == 700)
+  }
+
+  /// A pickup numbered past the bars after it (a 4 before bars of 3/4) counts in no more
+  /// than a bar's beats before it.
+  @Test func countInBeforeAPickupIsAtMostABar() throws {
+    let numbers: [Int?] = [4] + (0..<9).map { $0 % 3 + 1 }
+    let map = try grid(10, numbers: numbers)
+    let range = try map.frames(of: BarRange(parsing: "0-3")!)
+    let clicks = ClickPlan(
+      beatMap: map, range: range, speed: .normal, countInBars: 1, click: false, volume: .unity)
+    #expect(clicks.countIn.map(\.accent) == [true, false, false, true, false])
+  }
+
+  /// Gap bars are clicked at the tempo of the source: in source frames after the range,
+  /// like the beats of a pass, at any speed.
+  @Test func gapBarsAreClickedInSourceFrames() throws {
+    let map = try grid()
+    let range = try map.frames(of: BarRange(parsing: "2-3")!)  // 450..<1250
+    let slow = ClickPlan(
+      beatMap: map, range: range, speed: try #require(Speed(parsing: "50%")), countInBars: 0,
+      click: true, gapBars: 1, volume: .unity)
+    #expect(slow.beats.map(\.frame) == [0, 100, 200, 300, 400, 500, 600, 700])
+    #expect(slow.beatsWithGap.map(\.frame).suffix(4) == [800, 900, 1000, 1100])
+    #expect(slow.beatsWithGap.map(\.accent).suffix(4) == [true, false, false, false])
+  }
+
+  /// A whole bar 0 (no pickup) starts on a downbeat: its beat 1 is accented like any.
+  @Test func aWholeBarZeroIsAccentedOnItsDownbeat() throws {
+    let beats = (0..<8).map {
+      Beat(frame: 50 + Int64($0) * 100, bar: $0 / 4, beat: $0 % 4 + 1, source: .grid)
+    }
+    let map = try BeatMap(beats: beats, totalFrames: 10_000, sampleRate: 1000)
+    let clicks = ClickPlan(
+      beatMap: map, range: 50..<850, speed: .normal, countInBars: 0, click: true, volume: .unity)
+    #expect(clicks.beats.filter(\.accent).map(\.frame) == [0, 400])
+  }
 }
 
 @Suite struct SampleRingTests {

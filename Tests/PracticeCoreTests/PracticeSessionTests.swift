@@ -46,6 +46,79 @@ import Testing
     #expect(try library.resumePoint(of: song)?.finished == true)
   }
 
+  /// `--resume` layers the remembered play under the request: without a part, its loop
+  /// from where it stopped with the passes left (before the selection's own count); with a
+  /// part, the part replaces the loop, and the speed and transpose remembered still hold.
+  @Test func aResumeKeepsItsLoopUnlessAPartIsAskedFor() throws {
+    let (library, song) = try setUp(seconds: 2)
+    let riff = try library.addSelection(
+      to: song, name: "riff", span: .frames(22050..<44100), note: nil, replace: false)
+    try library.setPractice(
+      SelectionPractice(settings: PracticeSettings(passes: .count(5))), of: riff)
+    let builder = PlanBuilder(library: library, song: song, info: try song.openAudio().info) { _ in
+      throw PracticeError(.missingInput, "no map")
+    }
+    var request = PlayRequest()
+    request.resume = ResumePoint(
+      songID: try #require(song.id), frame: 30_000, range: 22050..<44100, label: nil, bars: nil,
+      selectionName: "riff", passesLeft: 3, speed: Speed(clamping: 0.8), transpose: -2,
+      volume: .unity, finished: false, stoppedAt: Date())
+    let resumed = try builder.build(request).plan
+    #expect(resumed.range == 22050..<44100 && resumed.startOffset == 7950)
+    #expect(resumed.passes == .count(3))
+    #expect(resumed.speed == Speed(clamping: 0.8) && resumed.transpose == -2)
+    request.part = .times(from: 1, to: 1.5)
+    let moved = try builder.build(request).plan
+    #expect(moved.range == 44100..<66150 && moved.startOffset == 0)
+    #expect(moved.passes == .count(1))
+    #expect(moved.speed == Speed(clamping: 0.8) && moved.transpose == -2)
+  }
+
+  /// A speed given past the selection's trainer target plays without the trainer; a step
+  /// given with it asks for the trainer, and a step away from the target is refused.
+  @Test func aSpeedPastTheTargetDropsTheTrainerUnlessAStepIsGiven() throws {
+    let (library, song) = try setUp(seconds: 2)
+    let riff = try library.addSelection(
+      to: song, name: "riff", span: .frames(22050..<44100), note: nil, replace: false)
+    let ladder = PracticeSettings(
+      speed: Speed(clamping: 0.7), rampTo: Speed(clamping: 0.9), step: 0.05)
+    try library.setPractice(SelectionPractice(settings: ladder), of: riff)
+    let builder = PlanBuilder(library: library, song: song, info: try song.openAudio().info) { _ in
+      throw PracticeError(.missingInput, "no map")
+    }
+    let fast = PlayRequest(
+      part: .selection("riff"), settings: PracticeSettings(speed: Speed(clamping: 0.95)))
+    let plan = try builder.build(fast).plan
+    #expect(plan.ramp == nil && plan.speed == Speed(clamping: 0.95))
+    let stepped = PlayRequest(
+      part: .selection("riff"),
+      settings: PracticeSettings(speed: Speed(clamping: 0.95), step: 0.05))
+    #expect(throws: SettingsProblem.self) { try builder.build(stepped) }
+  }
+
+  /// A drill's books: the log keeps the trainer's slowest and fastest steps, and the resume
+  /// point the speed reached; one stopped after a pass has the passes left.
+  @Test func aDrillLogsAndRemembersTheSpeedItReached() throws {
+    let (library, song) = try setUp(seconds: 0.5)
+    var request = PlayRequest(settings: .none)
+    request.settings.passes = .count(3)
+    request.settings.speed = Speed(clamping: 0.7)
+    request.settings.rampTo = Speed(clamping: 1)
+    request.settings.step = 0.1
+    let session = try PracticeSession.open(
+      song: song, library: library, request: request, device: "null", latency: .relaxed,
+      deviceAdvice: "-"
+    ) { _ in throw PracticeError(.missingInput, "no map") }
+    #expect(session.resumePoint(completed: 1, finished: false, live: false)?.passesLeft == 2)
+    let report = try session.run(waiting: .milliseconds(5), passStarted: { _ in })
+    #expect(report.passesCompleted == 3 && !report.interrupted)
+    let books = session.keepBooks(.completed, report: report)
+    #expect(books.point?.speed == Speed(clamping: 0.9))
+    let rows = try library.practiceLog(of: song, since: nil)
+    #expect(rows.map(\.slowest) == [Speed(clamping: 0.7)])
+    #expect(rows.map(\.fastest) == [Speed(clamping: 0.9)])
+  }
+
   /// The loop's ends move by commands (`perform`) only while editing: the start by a tenth
   /// of a second (no beat map), the end after `switchEditedEdge`; a move that would reverse
   /// the loop is refused and changes nothing.

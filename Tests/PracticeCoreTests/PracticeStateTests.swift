@@ -92,6 +92,21 @@ import Testing
         endNanoseconds: 2_450_000_000, audibleClock: false) == 0)
   }
 
+  /// A pass is logged at the slowest speed heard in it (a pass is only as fast as its
+  /// slowest part), and a mark in the first moments of a part's first pass is that part's.
+  @Test func aPassIsAsFastAsItsSlowestPartAndMarksStayInTheirPart() throws {
+    var tracker = PlayTracker(sampleRate: 44100, totalFrames: 441_000)
+    for block in 0..<15 {
+      var event = report(block: block, pass: block / 10 + 1)
+      if block == 4 { event.speed = 0.8 }
+      tracker.take(event)
+    }
+    let passes = tracker.passes(completed: 1) { _ in .normal }
+    #expect(passes == [PassRecord(pass: 1, speed: try #require(Speed(parsing: "80%")), mark: nil)])
+    // 0.1 s into pass 2, the first pass of the part playing (a selection chosen in pass 2).
+    #expect(tracker.mark(.clean, range: 44100..<88200, earliest: 2, at: 1_100_000_000) == 2)
+  }
+
   func library() throws -> (Library, Song) {
     let library = try Library(path: dir.file("lib.sqlite"))
     let path = dir.file("a.wav")

@@ -45,6 +45,20 @@ import Testing
     }
   }
 
+  /// A selection whose start stays but whose end moves by more than half a beat plays
+  /// other music too: it is told.
+  @Test func aMovedEndIsToldToo() throws {
+    let (library, song, old) = try setUp()
+    // Bars 1-2 keep their beats; from bar 3 on, every beat 15,000 frames (0.68 beat) later.
+    let frames = (0..<36).map { 22050 + Int64($0) * 22050 + ($0 >= 8 ? 15000 : 0) }
+    let new = try BeatMap.placing(
+      frames: frames, beatsInBar: Array(repeating: nil, count: 36), meter: .common, bar1: 1,
+      source: .grid, totalFrames: song.frames, sampleRate: song.sampleRate)
+    let upset = SelectionUpset.under(
+      new, before: old, selections: try library.selections(of: song), song: song)
+    #expect(Set(names(upset)) == ["intro moved", "verse moved", "end moved"])
+  }
+
   @Test func aReplacedMapTellsWhatMovedAndWhatNoLongerFits() throws {
     let (library, song, old) = try setUp()
     // 0.3 s later (more than half a beat) and only bars 1-7.

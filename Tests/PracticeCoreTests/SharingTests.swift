@@ -20,6 +20,21 @@ import TestSupport
     #expect(am.semitones(to: try #require(MusicalKey(parsing: "Em"))) == -5)
     #expect(am.semitones(to: try #require(MusicalKey(parsing: "D#m"))) == 6)
     #expect(am.semitones(to: try #require(MusicalKey(parsing: "C"))) == nil)
+    // At most two sharps or flats.
+    #expect(MusicalKey(parsing: "Cbb")?.tonic == 10 && MusicalKey(parsing: "F##")?.tonic == 7)
+  }
+
+  /// A transposed key is spelled as keys are written (`G#m`, `Ab`); whole octaves keep the
+  /// spelling typed.
+  @Test func transposedKeysAreSpelledAsWritten() throws {
+    let em = try #require(MusicalKey(parsing: "Em"))
+    #expect(em.transposed(by: 4).description == "G#m")
+    #expect(em.transposed(by: -3).description == "C#m")
+    #expect(try #require(MusicalKey(parsing: "E")).transposed(by: 4).description == "Ab")
+    let aSharp = try #require(MusicalKey(parsing: "A#"))
+    #expect(aSharp.transposed(by: 12).description == "A#")
+    #expect(aSharp.transposed(by: -24).description == "A#")
+    #expect(aSharp.transposed(by: 0).description == "A#")
   }
 
   /// Pickup, a meter change, an incomplete last bar and confidences survive the columns;
