@@ -394,7 +394,7 @@ extension PartFilter.Channel: ExpressibleByArgument {}
 /// Reads a whole-number option; a value outside `range` is refused with `rule` (the parser's
 /// message names the option and the value typed: `--count-in 17: out of range; use 0 to 16
 /// bars`).
-func wholeNumber(_ range: ClosedRange<Int>, _ rule: String) -> (String) throws -> Int {
+func wholeNumber(_ range: ClosedRange<Int>, _ rule: String) -> @Sendable (String) throws -> Int {
   { text in
     guard let value = Int(text) else { throw ValidationError("not a whole number; \(rule)") }
     guard range.contains(value) else { throw ValidationError("out of range; \(rule)") }
@@ -410,7 +410,9 @@ func plainDecimal(_ text: String, in range: ClosedRange<Double>, _ rule: String)
 }
 
 /// Reads an option that `parse` understands: its value, or refused with `rule`.
-func parsed<T>(by parse: @escaping (String) -> T?, _ rule: String) -> (String) throws -> T {
+func parsed<T>(by parse: @escaping @Sendable (String) -> T?, _ rule: String)
+  -> @Sendable (String) throws -> T
+{
   { text in
     guard let value = parse(text) else { throw ValidationError(rule) }
     return value
@@ -418,7 +420,9 @@ func parsed<T>(by parse: @escaping (String) -> T?, _ rule: String) -> (String) t
 }
 
 /// Keeps an option as typed once `parse` understands it; else refused with `rule`.
-func accepted<T>(by parse: @escaping (String) -> T?, _ rule: String) -> (String) throws -> String {
+func accepted<T>(by parse: @escaping @Sendable (String) -> T?, _ rule: String)
+  -> @Sendable (String) throws -> String
+{
   { text in
     guard parse(text) != nil else { throw ValidationError(rule) }
     return text
