@@ -69,6 +69,8 @@ public struct BeatDetectionOptions: Sendable, Equatable {
   /// Whether and how the song's metrical level is questioned (`LevelChoice`): the
   /// detector's own setting unless the developers' knob says otherwise.
   var levelChoice: LevelChoice.Settings = .standard
+  /// How the bars' cues are weighed (`DownbeatFinder.Settings`).
+  var downbeatCues = DownbeatFinder.Settings()
 
   /// `minBPM` nil: the model's `slowestTempo`.
   public init(
@@ -260,7 +262,7 @@ public enum BeatDetector {
       ?? DownbeatFinder.place(
         beats: tracked.frames, features: features, period: tracked.period,
         beatsPerBar: options.meter.map(BeatDetectionOptions.countedBeats),
-        downbeatActivation: tracked.downbeatActivation)
+        downbeatActivation: tracked.downbeatActivation, settings: options.downbeatCues)
     let m = placement.beatsPerBar
     let found = tracked.compound ? "\(3 * m)/8" : "\(m)/4"
     let meter = options.meter ?? Meter(parsing: found) ?? .common

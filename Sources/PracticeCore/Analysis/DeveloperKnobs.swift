@@ -9,7 +9,8 @@ extension BeatDetectionOptions {
   /// `PRACTICE_BEAT_FEATURES` and `PRACTICE_BEAT_OBSERVATIONS` (files to write what the
   /// beat network and the bar pointer hear, for training them), `PRACTICE_BEAT_DOUBT` (a
   /// file each detection appends its `MapDoubt` measures to, for fitting the warning),
-  /// `PRACTICE_LEVEL_CHOICE` (how the song's level is questioned, `LevelChoice.Settings.parse`).
+  /// `PRACTICE_LEVEL_CHOICE` (how the song's level is questioned, `LevelChoice.Settings.parse`),
+  /// `PRACTICE_DOWNBEAT_CUES` (how the bars' cues are weighed, `DownbeatFinder.Settings.parse`).
   public static func fromEnvironment(
     meter: Meter? = nil, minBPM: Double? = nil, maxBPM: Double = 220,
     model: BeatModel = .downbeats,
@@ -22,6 +23,7 @@ extension BeatDetectionOptions {
     options.observationDump = path("PRACTICE_BEAT_OBSERVATIONS")
     options.doubtDump = path("PRACTICE_BEAT_DOUBT")
     options.levelChoice = LevelChoice.Settings.parse(environment["PRACTICE_LEVEL_CHOICE"])
+    options.downbeatCues = DownbeatFinder.Settings.parse(environment["PRACTICE_DOWNBEAT_CUES"])
     return options
   }
 }
@@ -67,6 +69,36 @@ extension LevelChoice.Settings {
       case "force": s.force = parts[1] == "up" ? 1 : parts[1] == "down" ? -1 : nil
       case "measure": s.measure = parts[1] == "1"
       case "prior": s.prior = Double(parts[1]).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+      default: break
+      }
+    }
+    return s
+  }
+}
+
+extension DownbeatFinder.Settings {
+  /// From the developers' knob `PRACTICE_DOWNBEAT_CUES`: comma-separated `harmony=3`,
+  /// `bass=1`, `accent=0.5`, `network=3`, `decides=0.2` or `decides=off` (`networkDecides`).
+  /// Unknown names and bad values are ignored; without the knob, the defaults.
+  static func parse(_ text: String?) -> DownbeatFinder.Settings {
+    var s = DownbeatFinder.Settings()
+    for pair in (text ?? "").split(separator: ",") {
+      let parts = pair.split(separator: "=", maxSplits: 1).map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      }
+      if parts == ["decides", "off"] {
+        s.networkDecides = nil
+        continue
+      }
+      guard parts.count == 2, let value = Double(parts[1]), value.isFinite, value >= 0 else {
+        continue
+      }
+      switch parts[0] {
+      case "harmony": s.weights[0] = value
+      case "bass": s.weights[1] = value
+      case "accent": s.weights[2] = value
+      case "network": s.networkWeight = value
+      case "decides": s.networkDecides = value
       default: break
       }
     }

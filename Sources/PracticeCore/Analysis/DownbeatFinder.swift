@@ -10,7 +10,8 @@ import Foundation
 ///   its bass onset plus half its accent (plus three times the beat network's downbeat
 ///   probability, when it ran: the models `downbeats` and `hybrid`; where the downbeats it
 ///   helps choose are where the chords change less than elsewhere, the phase is chosen
-///   without it). Chords change on downbeats in every style;
+///   without it).
+///   Chords change on downbeats in every style;
 ///   which beat is loud depends on the style (a samba's surdo on 2, a one-drop's kick on
 ///   3, a backbeat's snare on 2 and 4). On the evaluation set harmony picks the right
 ///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
@@ -56,11 +57,28 @@ enum DownbeatFinder {
   /// at 1.0 12/8 fell to 0.59 (bench/beats/README.md).
   static let fourOverTwo = 0.5
 
+  /// How the cues are weighed (the developers' knob `PRACTICE_DOWNBEAT_CUES` changes them
+  /// for comparison runs).
+  struct Settings: Sendable, Equatable {
+    /// Harmonic change, bass onset, accent.
+    var weights = [3.0, 1.0, 0.5]
+    /// The beat network's downbeat probability, when it ran: as much as the harmonic change.
+    var networkWeight = 3.0
+    /// Where the harmonic change marks no phase of the bar more than the next best by this
+    /// much (standardised contrast), the network's downbeat probability alone places the
+    /// bars; nil never (the default). Where the chords say nothing, the hand-made cues put
+    /// the bar on the loudest beat, on a record often the backbeat. Measured, not kept: at
+    /// 0.2 the released tracks' tuning half gained (downbeat F against madmom 0.446 to
+    /// 0.522) and their test half lost (0.531 to 0.478); the corpus and the second
+    /// generator's set were level (bench/beats/README.md, session 17).
+    var networkDecides: Double? = nil
+  }
+
   /// `beatsPerBar` fixes the bar length and the phase (only the phase is chosen); nil
   /// chooses 2, 3, 4 or 5, and allows bars of other lengths where they pay `oddBarCost`.
   static func place(
     beats: [Int], features: OnsetFeatures, period: [Double], beatsPerBar: Int?,
-    downbeatActivation: [Float]? = nil
+    downbeatActivation: [Float]? = nil, settings: Settings = Settings()
   ) -> Placement {
     let count = beats.count
     guard count >= 2 else {
@@ -68,7 +86,8 @@ enum DownbeatFinder {
       return Placement(beatsPerBar: m, positions: (0..<count).map { $0 % max(1, m) })
     }
     let cues = Cues(
-      beats: beats, features: features, period: period, downbeatActivation: downbeatActivation)
+      beats: beats, features: features, period: period, downbeatActivation: downbeatActivation,
+      settings: settings)
     let indices = Array(0..<count)
     var scores: [Int: [Double]] = [:]
     func contrast(_ m: Int, _ phase: Int) -> Double {
@@ -100,7 +119,15 @@ enum DownbeatFinder {
       let heard = cues.scores(window: m)
       scores[m] = heard
       guard cues.network != nil, m > 1 else { continue }
-      let change = cues.standardised(window: m)[0]
+      let standardised = cues.standardised(window: m)
+      let change = standardised[0]
+      if let decides = settings.networkDecides {
+        let marks = (0..<m).map { contrastOf(change, m, $0) }.sorted(by: >)
+        if marks[0] - marks[1] < decides {
+          scores[m] = standardised[3].map { settings.networkWeight * $0 }
+          continue
+        }
+      }
       let phase = (0..<m).max { contrastOf(heard, m, $0) < contrastOf(heard, m, $1) } ?? 0
       if contrastOf(change, m, phase) < 0 { scores[m] = cues.scores(window: m, network: false) }
     }
@@ -196,6 +223,7 @@ enum DownbeatFinder {
   /// What marks a downbeat, per beat: bass onset strength, overall accent, and the chroma
   /// of every span of beats (for harmonic change).
   struct Cues {
+    let settings: Settings
     let bass: [Double]
     let accent: [Double]
     /// The beat network's downbeat probability at each beat, when it ran.
@@ -207,7 +235,11 @@ enum DownbeatFinder {
     /// Beat boundaries in analysis frames, with one more a period after the last beat.
     private let bounds: [Int]
 
-    init(beats: [Int], features: OnsetFeatures, period: [Double], downbeatActivation: [Float]?) {
+    init(
+      beats: [Int], features: OnsetFeatures, period: [Double], downbeatActivation: [Float]?,
+      settings: Settings
+    ) {
+      self.settings = settings
       let frames = features.count
       let reach = max(1, Int(0.05 * features.frameRate))
       func peak(_ signal: [Float], at frame: Int) -> Double {
@@ -249,20 +281,16 @@ enum DownbeatFinder {
       return norm > 0 ? v.map { $0 / norm } : v
     }
 
-    /// How much each cue counts in a beat's score: harmonic change, bass onset, accent.
-    static let weights = [3.0, 1.0, 0.5]
-    /// How much the beat network's downbeat probability counts, when it ran: as much as
-    /// the harmonic change.
-    static let networkWeight = 3.0
-
     /// The weights of `standardised`'s cues.
-    var weights: [Double] { Cues.weights + (network == nil ? [] : [Cues.networkWeight]) }
+    var weights: [Double] {
+      settings.weights + (network == nil ? [] : [settings.networkWeight])
+    }
 
     /// The weighted sum of the standardised cues, per beat (without the network's when
     /// `network` is false).
     func scores(window: Int, network: Bool = true) -> [Double] {
       let cues = standardised(window: window)
-      let weights = network ? self.weights : Cues.weights
+      let weights = network ? self.weights : settings.weights
       return (0..<bass.count).map { i in zip(cues, weights).reduce(0) { $0 + $1.1 * $1.0[i] } }
     }
 
@@ -285,6 +313,8 @@ enum DownbeatFinder {
   static func standardised(_ x: [Double]) -> [Double] {
     let mean = x.reduce(0, +) / Double(max(1, x.count))
     let sd = (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, x.count))).squareRoot()
-    return x.map { sd > 0 ? ($0 - mean) / sd : 0 }
+    // A cue that does not change (the same chord throughout) has an sd of rounding error:
+    // it marks nothing, rather than rounding noise standardised to full strength.
+    return x.map { sd > 1e-9 ? ($0 - mean) / sd : 0 }
   }
 }

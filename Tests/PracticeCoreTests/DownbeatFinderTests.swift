@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import PracticeCore
+
+/// Where `DownbeatFinder` puts the bars, on onset features laid out directly: 64 beats every
+/// 50 frames, a loud backbeat (beats 2 and 4 of the network's bars), the network's downbeat
+/// probability high on beat 1, and the chords either still or changing every four beats.
+@Suite struct DownbeatFinderTests {
+  static let period = 50
+  static let beats = (0..<64).map { 25 + $0 * period }
+
+  /// Features for `beats`: the accent and the bass loud on the beats whose index is odd,
+  /// the network's downbeat on the beats whose index is a multiple of four, and, with
+  /// `chordsChangeAt`, a new chord on every fourth beat from that one.
+  func features(chordsChangeAt phase: Int?) -> OnsetFeatures {
+    var f = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
+    let frames = Self.beats.last! + Self.period
+    f.chromaHop = 441
+    f.chromaWindow = 2048
+    var accent = [Float](repeating: 0.05, count: frames)
+    var network = [Float](repeating: 0.01, count: frames)
+    var chroma = [Float](repeating: 0, count: frames * 12)
+    for (i, b) in Self.beats.enumerated() {
+      accent[b] = i % 2 == 1 ? 10 : 2
+      network[b] = i % 4 == 0 ? 0.8 : 0.1
+    }
+    for frame in 0..<frames {
+      // Beat k's chord lasts from its frame to the next beat's; the bars of chords start
+      // at beats `phase`, `phase + 4`, ...
+      let beat = max(0, (frame - Self.beats[0]) / Self.period)
+      let bar = phase.map { (beat - $0 + 4) / 4 } ?? 0
+      for pitch in [0, 4, 7] { chroma[frame * 12 + (pitch + 5 * bar) % 12] = 1 }
+    }
+    f.flux = accent
+    f.bassFlux = accent
+    f.level = [Float](repeating: 0.3, count: frames)
+    f.chroma = chroma
+    f.downbeatActivation = network
+    return f
+  }
+
+  func downbeats(_ f: OnsetFeatures, _ settings: DownbeatFinder.Settings) -> Set<Int> {
+    let placement = DownbeatFinder.place(
+      beats: Self.beats, features: f, period: [Double](repeating: 50, count: f.count),
+      beatsPerBar: 4, downbeatActivation: f.downbeatActivation, settings: settings)
+    return Set(placement.positions.indices.filter { placement.positions[$0] == 0 }.map { $0 % 4 })
+  }
+
+  /// Where the chords say nothing and `networkDecides` is set, the network's downbeat
+  /// places the bars, not the loud backbeat the hand-made cues take (records: the snare on
+  /// 2 and 4), however much those cues weigh. Without it, the cues by their weights.
+  @Test func whereTheChordsAreStillTheNetworkCanPlaceTheBars() {
+    let still = features(chordsChangeAt: nil)
+    var loud = DownbeatFinder.Settings()
+    loud.weights = [3, 3, 3]
+    #expect(downbeats(still, DownbeatFinder.Settings()) == [0])
+    #expect(downbeats(still, loud) == [1] || downbeats(still, loud) == [3], "the backbeat")
+    loud.networkDecides = 0.2
+    #expect(downbeats(still, loud) == [0])
+  }
+
+  /// Where the chords change, they place the bars, whatever the network says.
+  @Test func whereTheChordsChangeTheyPlaceTheBars() {
+    #expect(downbeats(features(chordsChangeAt: 2), DownbeatFinder.Settings()) == [2])
+    #expect(downbeats(features(chordsChangeAt: 0), DownbeatFinder.Settings()) == [0])
+  }
+
+  /// The developers' knob reads the weights and the threshold, `off` and bad values too.
+  @Test func theKnobIsRead() {
+    let s = DownbeatFinder.Settings.parse("harmony=2, bass=0,accent=1,network=4,decides=0.5")
+    #expect(s.weights == [2, 0, 1] && s.networkWeight == 4 && s.networkDecides == 0.5)
+    #expect(DownbeatFinder.Settings.parse("decides=off").networkDecides == nil)
+    #expect(DownbeatFinder.Settings.parse("decides=-1,bass=x,cue=3") == DownbeatFinder.Settings())
+    #expect(DownbeatFinder.Settings.parse(nil) == DownbeatFinder.Settings())
+  }
+}
