@@ -87,6 +87,12 @@ enum Manual {
         + "hears the extra beats at least half as much as the others."
     ),
     (
+      "PRACTICE_DOWNBEAT_CUES",
+      "How beats detect weighs what marks a downbeat, for measuring: harmony=W, bass=W, "
+        + "accent=W, network=W, and decides=X (where the chords mark no beat of the bar by X, "
+        + "the beat network alone places the bars; off by default)."
+    ),
+    (
       "PRACTICE_CHORD_SETTINGS",
       "Knobs of chords detect, for tuning it (bench/chords.py): name=value pairs separated by "
         + "commas, such as changeCost=0.4,bassWeight=0.35; unknown names are ignored."
