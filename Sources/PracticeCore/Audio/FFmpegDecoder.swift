@@ -52,7 +52,8 @@ public struct FFmpegError: PracticeFailure {
 
 /// FFmpeg's decoder (libavformat + libavcodec + libswresample) for every container
 /// libsndfile refuses: M4A/MP4/MOV (AAC, ALAC), WebM/Matroska (Opus, Vorbis), raw AAC and
-/// AC-3, WMA, and the first audio stream of a video file.
+/// AC-3, WMA, and the sound track of a video file (of several, the one marked default, as
+/// `av_find_best_stream` and the `ffmpeg` command pick it).
 ///
 /// Output is interleaved 32-bit float at the stream's own rate. Mono stays mono; every
 /// other layout comes out as stereo. Layouts beyond stereo are mixed down by
@@ -162,20 +163,19 @@ final class FFmpegDecoder: AudioDecoder {
     try check(avformat_find_stream_info(format, nil), "read the streams of")
     guard let format else { throw failure("open", "FFmpeg returned no context") }
 
-    // The first audio stream (a video file's sound track); every other stream is skipped.
-    var found: UnsafeMutablePointer<AVStream>?
-    for i in 0..<Int(format.pointee.nb_streams) {
-      guard let stream = format.pointee.streams[i] else { continue }
-      if found == nil, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
-        found = stream
-        streamIndex = Int32(i)
-      } else {
-        stream.pointee.discard = AVDISCARD_ALL
-      }
-    }
-    guard let stream = found else {
+    // The audio stream libavformat picks (`av_find_best_stream`: the one marked default,
+    // as ffmpeg and players take it, else the first; a video file's sound track); every
+    // other stream is skipped.
+    let best = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+    guard best >= 0, Int(best) < Int(format.pointee.nb_streams),
+      let stream = format.pointee.streams[Int(best)]
+    else {
       throw failure(
         "read audio from", "it holds no audio stream", advice: "is it a video without sound?")
+    }
+    streamIndex = best
+    for i in 0..<Int(format.pointee.nb_streams) where i != Int(best) {
+      format.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
     }
     guard let parameters = stream.pointee.codecpar else {
       throw failure("read audio from", "the audio stream has no codec parameters")

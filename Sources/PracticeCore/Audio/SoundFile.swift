@@ -97,7 +97,9 @@ public final class SoundFile {
         format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG)
         && SoundFile.mpegLengthIsAGuess(reachable)
       let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
-      if mpegGuess || opus, let ffmpeg = try? FFmpegDecoder(path: reachable) {
+      let surroundOgg =
+        format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) && sndfile.info.channels > 2
+      if mpegGuess || opus || surroundOgg, let ffmpeg = try? FFmpegDecoder(path: reachable) {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
         // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
         // FFmpeg counts its packets and seeks in the index that count builds.
@@ -105,6 +107,9 @@ public final class SoundFile {
         // `ffmpeg -i song.ogg song.opus` writes them (10 of 12 soundtracks, a failed read
         // each time), so the music after it comes 20 ms early and a player that takes the
         // failed read for the end stops there. FFmpeg decodes every packet.
+        // Ogg Vorbis with more than two channels: libsndfile gives them in Vorbis's order
+        // (L, C, R, Ls, Rs, LFE for 5.1) with no layout, so the centre took the right's place;
+        // FFmpeg knows the layout and mixes it to stereo as it does every other surround file.
         return ffmpeg
       }
       return sndfile
@@ -257,33 +262,51 @@ public final class SoundFile {
   /// The decoding library's message for the last error on this file, if there was one.
   public var lastError: String? { decoder.lastError }
 
-  /// Whether an MPEG audio file's length can only be guessed: its first frame (after an
-  /// ID3v2 tag) carries no Xing, Info or VBRI header, which is where encoders write the
-  /// frame count of a variable bit rate stream (and LAME its gapless delays).
+  /// Whether an MPEG audio file's length can only be guessed: its first frame (after the
+  /// ID3v2 tags, which taggers sometimes stack) carries no Xing, Info or VBRI header, which
+  /// is where encoders write the frame count of a variable bit rate stream (and LAME its
+  /// gapless delays); or its Xing/Info header counts the bytes of a shorter stream than
+  /// the file holds (`cat a.mp3 b.mp3 > both.mp3`: the count is the first file's, and
+  /// libsndfile stops there). The size check is FFmpeg's own ("invalid concatenated file",
+  /// more than 1/16 larger than the header says); FFmpeg then decodes every frame.
   static func mpegLengthIsAGuess(_ path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    guard var head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
-    else { return false }
+    guard let fileSize = try? handle.seekToEnd() else { return false }
     var start: UInt64 = 0
-    if head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 {  // "ID3": skip the tag
+    while true {  // skip every ID3v2 tag ("ID3", version, flags, a syncsafe size)
+      guard (try? handle.seek(toOffset: start)) != nil,
+        let head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
+      else { return false }
+      guard head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 else { break }
       let size = head[6...9].reduce(UInt64(0)) { $0 << 7 | UInt64($1 & 0x7F) }
-      start = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
+      start += 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
     }
     guard (try? handle.seek(toOffset: start)) != nil,
-      let frame = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
+      let head = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
     else { return false }
-    head = frame
     // The first frame sync, then the tags within the frame's first 200 bytes.
     guard let sync = head.indices.dropLast().first(where: { head[$0] == 0xFF && head[$0 + 1] & 0xE0 == 0xE0 })
     else { return false }
-    let window = head[sync..<min(head.count, sync + 200)]
+    let window = Array(head[sync..<min(head.count, sync + 200)])
+    func word(_ at: Int) -> UInt64? {
+      at + 4 <= window.count ? window[at..<(at + 4)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+    }
     for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
-      if window.indices.contains(where: { i in
-        i + 4 <= window.endIndex && Array(window[i..<(i + 4)]) == tag
-      }) {
-        return false
+      guard
+        let at = window.indices.first(where: { i in
+          i + 4 <= window.count && Array(window[i..<(i + 4)]) == tag
+        })
+      else { continue }
+      // Xing/Info: big-endian flags, then the frame count (flag 1), then the byte count
+      // (flag 2) of the stream from this frame on.
+      if tag != Array("VBRI".utf8), let flags = word(at + 4), flags & 2 != 0,
+        let bytes = word(at + 4 + (flags & 1 != 0 ? 8 : 4)), bytes > 0
+      {
+        let stream = fileSize - start - UInt64(sync)
+        return stream > bytes && stream - bytes > bytes >> 4
       }
+      return false
     }
     return true
   }
