@@ -99,7 +99,10 @@ public final class SoundFile {
       let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
       let surroundOgg =
         format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) && sndfile.info.channels > 2
-      if mpegGuess || opus || surroundOgg, let ffmpeg = try? FFmpegDecoder(path: reachable) {
+      let noFrames = sndfile.info.frames == 0
+      if mpegGuess || opus || surroundOgg || noFrames,
+        let ffmpeg = try? FFmpegDecoder(path: reachable)
+      {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
         // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
         // FFmpeg counts its packets and seeks in the index that count builds.
@@ -110,6 +113,10 @@ public final class SoundFile {
         // Ogg Vorbis with more than two channels: libsndfile gives them in Vorbis's order
         // (L, C, R, Ls, Rs, LFE for 5.1) with no layout, so the centre took the right's place;
         // FFmpeg knows the layout and mixes it to stereo as it does every other surround file.
+        // No frames by the header: a WAV whose recorder stopped before it wrote the data
+        // size (0), or one written to a pipe; FFmpeg reads such a data chunk to the end of
+        // the file, as `ffmpeg -i` plays it. A header with truly nothing after it stays
+        // libsndfile's (FFmpeg finds nothing to decode there).
         return ffmpeg
       }
       return sndfile
@@ -353,7 +360,17 @@ public final class SoundFile {
         category: .missingInput, reason: "permission denied", path: path, operation: "open",
         advice: "make the file readable (chmod +r)")
     }
-    // A fifo or a device reports 0 too, and is refused here rather than blocking a decoder.
+    // A fifo or a device is refused here rather than blocking a decoder (or reading
+    // /dev/zero for ever).
+    let kind = status.st_mode & S_IFMT
+    if kind != S_IFREG {
+      let what =
+        kind == S_IFIFO ? "a named pipe (FIFO)" : kind == S_IFSOCK ? "a socket" : "a device"
+      throw SoundFileError(
+        category: .badData, reason: "it is \(what), not a file", path: path,
+        operation: "read audio from",
+        advice: "give the path of an audio file (practice reads files, not streams)")
+    }
     if status.st_size == 0 {
       throw SoundFileError(
         category: .badData, reason: "the file is empty (0 bytes)", path: path,
