@@ -334,6 +334,26 @@ import Testing
     }
   }
 
+  /// `ffmpeg -i song.wav song.m4a` writes the index (moov box) after the audio: a copy or
+  /// download cut short has the audio and no index, and nothing can be played. The line
+  /// says that, not "is it an audio file?".
+  @Test func anM4AWhoseIndexWasNeverWrittenSaysSo() throws {
+    let whole = try make(Case(name: "index-last.m4a", from: "ogg", arguments: [], packet: 1024))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("index-cut.m4a")
+    try bytes.prefix(bytes.count * 9 / 10).write(to: URL(fileURLWithPath: cut))
+    for command in [["add", cut], ["render", cut, "-o", dir.file("index-out.wav")]] {
+      let result = try cli.run(command)
+      #expect(result.status == 65, "\(command): \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(command): \(result.stderr)")
+      #expect(
+        result.stderr.contains("'\(cut)': an MP4/M4A file whose index (moov box) is missing"),
+        "\(result.stderr)")
+      #expect(result.stderr.contains("copy or download it again"), "\(result.stderr)")
+    }
+    #expect(try cli.run(["list"]).stdout.isEmpty)
+  }
+
   /// `play` of a file cut short plays what decodes to the end, says where the audio ended
   /// (the last line) and exits 65; a range that ends before the cut plays without a word.
   @Test func playOfAFileCutShortEndsWithTheWarning() throws {

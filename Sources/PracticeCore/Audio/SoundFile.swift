@@ -137,6 +137,16 @@ public final class SoundFile {
             path: path, operation: "read audio from",
             advice: "the file is damaged or is not MP3 audio")
         }
+        if category == .badData, !ffmpegError.notLoaded, SoundFile.isMP4(path) {
+          // MP4 writes its index (the moov box) last unless told otherwise (`ffmpeg -i
+          // x.wav x.m4a` does): a copy or download cut short has the audio and no index.
+          throw SoundFileError(
+            category: .badData,
+            reason: "an MP4/M4A file whose index (moov box) is missing or damaged "
+              + "(FFmpeg: \(ffmpegError.reason))",
+            path: path, operation: "read audio from",
+            advice: "the file was cut short or damaged; copy or download it again")
+        }
         throw SoundFileError(
           category: category,
           reason: "libsndfile: \(sndfileReason); FFmpeg: \(ffmpegError.reason)",
@@ -330,6 +340,15 @@ public final class SoundFile {
     // Layer bits 00 are reserved in MPEG audio: that sync is an ADTS (AAC) header.
     return head == Array("ID3".utf8)
       || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] & 0x06 != 0)
+  }
+
+  /// Whether the file starts as an ISO base media file (MP4, M4A, MOV, 3GP): a box whose
+  /// type is `ftyp` first.
+  static func isMP4(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else { return false }
+    defer { try? handle.close() }
+    let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+    return head.count == 8 && Array(head[4..<8]) == Array("ftyp".utf8)
   }
 
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
