@@ -227,6 +227,9 @@ final class FFmpegDecoder: AudioDecoder {
     case AV_CODEC_ID_AC3: snapGrid = 1536
     case AV_CODEC_ID_EAC3: snapGrid = 256
     case AV_CODEC_ID_MP3, AV_CODEC_ID_MP2: snapGrid = 576
+    case AV_CODEC_ID_WMAV1, AV_CODEC_ID_WMAV2:
+      // ASF stamps in milliseconds; WMA's frames are all one length (2048 at 44.1 kHz).
+      snapGrid = Int64(codec.pointee.frame_size > 0 ? Int(codec.pointee.frame_size) : pendingEnd)
     default: snapGrid = 0
     }
     if snapGrid > 0 {
@@ -519,21 +522,21 @@ final class FFmpegDecoder: AudioDecoder {
         let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
         let end = av_rescale_q(start + stream.pointee.duration, timeBase, rate)
         // The decoded start may lie after the stream's start (priming removed).
-        return max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+        let declared = max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+        let codecID = codecParameters?.pointee.codec_id
+        guard codecID == AV_CODEC_ID_WMAV1 || codecID == AV_CODEC_ID_WMAV2 else { return declared }
+        // WMA's decoder holds its first packet back and says nothing of it (no skip
+        // samples), so its first frame is stamped a packet late and the ASF header's length,
+        // counted from there, ends a packet before what decodes (`ffmpeg -i` decodes it
+        // all): the end is found by decoding, and the header's length is what it declares.
+        declaredFrames = declared
+        return try measuredEnd(near: declared)
       }
       if format.pointee.duration != nopts, format.pointee.duration > 0 {
         let estimate = av_rescale_q(
           format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
         declaredFrames = declaredLength(format: format, stream: stream, estimate: estimate)
-        for back in [Int64(2), 30] {
-          if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
-            try rewind()
-            return end
-          }
-        }
-        let end = try decodedEnd(from: -1) ?? 0
-        try rewind()
-        return end
+        return try measuredEnd(near: estimate)
       }
     }
     // Count the packets.
@@ -553,6 +556,20 @@ final class FFmpegDecoder: AudioDecoder {
     }
     try rewind()
     return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// Where the decoded audio ends, decoding from 2 s (else 30 s) before `estimate`, else
+  /// from the start; the read position is left at frame 0.
+  private func measuredEnd(near estimate: Int64) throws -> Int64 {
+    for back in [Int64(2), 30] {
+      if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
+        try rewind()
+        return end
+      }
+    }
+    let end = try decodedEnd(from: -1) ?? 0
+    try rewind()
+    return end
   }
 
   /// What the container says the audio's length is, from frame 0: the track's own
