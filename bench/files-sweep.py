@@ -590,16 +590,16 @@ def main():
         i = args.index("--only")
         only = args[i + 1]
         del args[i:i + 2]
-    name = "sweep"
+    run_name = "sweep"
     if "--name" in args:
         i = args.index("--name")
-        name = args[i + 1]
+        run_name = args[i + 1]
         del args[i:i + 2]
     parts = args or ["sweep", "bad"]
     binary = b.practice_bin()
     make_sources()
     report = {"binary": binary, "built_from": b.provenance(binary)}
-    results_path = os.path.join(WORK, name + ".json")
+    results_path = os.path.join(WORK, run_name + ".json")
     if os.path.exists(results_path):
         with open(results_path) as f:
             previous = json.load(f)
@@ -634,7 +634,7 @@ def main():
             report[key] = previous[key]
     with open(results_path, "w") as f:
         json.dump(report, f, indent=1)
-    write_tables(report, os.path.join(WORK, name + "-table.md"))
+    write_tables(report, os.path.join(WORK, run_name + "-table.md"))
 
 
 def write_tables(report, path):
