@@ -239,9 +239,8 @@ int avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options) {
 }
 int av_find_best_stream(AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb,
                         int related_stream, const AVCodec **decoder_ret, int flags) {
-  return format_ready()
-             ? real.av_find_best_stream(ic, type, wanted_stream_nb, related_stream, decoder_ret, flags)
-             : NOT_LOADED;
+  if (!format_ready()) return NOT_LOADED;
+  return real.av_find_best_stream(ic, type, wanted_stream_nb, related_stream, decoder_ret, flags);
 }
 void avformat_close_input(AVFormatContext **s) {
   if (s && *s && format_ready()) real.avformat_close_input(s);

@@ -307,7 +307,8 @@ public final class SoundFile {
     else { return false }
     let window = Array(head[sync..<min(head.count, sync + 200)])
     func word(_ at: Int) -> UInt64? {
-      at + 4 <= window.count ? window[at..<(at + 4)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+      guard at + 4 <= window.count else { return nil }
+      return window[at..<(at + 4)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
     for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
       guard
