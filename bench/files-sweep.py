@@ -243,6 +243,24 @@ def cases():
         (f"{m}-id3twice.mp3", [f"# python: ID3v2.3 tag (1 kB padding) + {m}-cover.mp3 (its own"
                                " ID3 tag)"]),
         (f"{m}-id3.flac", [f"# python: ID3v2.3 tag (4 kB padding) + {m}.flac"]),
+        # More that people bring: downloads (Opus in MP4, Vorbis in WebM), broadcast and
+        # studio WAV variants (RF64, Wave64), DVD/streaming codecs, old MPEG layer 2.
+        (f"x-{m}-alac24.m4a", [f"{F} -i {m}-s24.wav -c:a alac x-{m}-alac24.m4a"]),
+        (f"x-{m}-mono8k.m4a", [f"{F} -i {m}.wav -ac 1 -ar 8000 x-{m}-mono8k.m4a"]),
+        (f"x-{m}-id3v1.mp3", [f"{F} -i {m}.wav -write_id3v1 1 -metadata title=T"
+                              f" x-{m}-id3v1.mp3"]),
+        (f"x-{m}-6ch-opusenc.opus", [f"opusenc --quiet {m}-6ch.wav x-{m}-6ch-opusenc.opus"]),
+        (f"x-{m}-from-mp3.flac", [f"{F} -i {m}.mp3 x-{m}-from-mp3.flac"]),
+        (f"x-{m}.mp2", [f"{F} -i {m}.wav x-{m}.mp2"]),
+        (f"x-{m}.eac3", [f"{F} -i {m}.wav -c:a eac3 x-{m}.eac3"]),
+        (f"x-{m}-opus.mp4", [f"{F} -i {m}.wav -c:a libopus x-{m}-opus.mp4"]),
+        (f"x-{m}-vorbis.webm", [f"{F} -i {m}.wav -c:a libvorbis x-{m}-vorbis.webm"]),
+        (f"x-{m}-rf64.wav", [f"{F} -i {m}.wav -rf64 always x-{m}-rf64.wav"]),
+        (f"x-{m}.w64", [f"{F} -i {m}.wav x-{m}.w64"]),
+        (f"x-{m}-sowt.aifc", [f"{F} -i {m}.wav -c:a pcm_s16le -f aiff x-{m}-sowt.aifc"]),
+        (f"x-{m}-6ch.mkv", [f"{F} -i {m}-6ch.wav -c:a libopus x-{m}-6ch.mkv"]),
+        (f"x-{m}-u8-mono-8k.wav", [f"{F} -i {m}.wav -ac 1 -ar 8000 -c:a pcm_u8"
+                                   f" x-{m}-u8-mono-8k.wav"]),
     ]
     return c
 
