@@ -122,7 +122,7 @@ def write_midi(path):
 
 def make_sources():
     os.makedirs(WORK, exist_ok=True)
-    b.ensure_tools("sox", "ffmpeg")
+    b.ensure_tools("sox", "ffmpeg", "fluidsynth", "lame", "oggenc", "opusenc", "sqlite3")
     midi = os.path.join(WORK, "midi.wav")
     if not os.path.exists(midi):
         write_midi(os.path.join(WORK, "piece.mid"))
