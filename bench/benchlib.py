@@ -40,6 +40,11 @@ PACKAGES = {
     "paplay": "pulseaudio-utils",
     "aubiopitch": "aubio-tools",
     "faad": "faad",
+    "fluidsynth": "fluidsynth",
+    "lame": "lame",
+    "oggenc": "vorbis-tools",
+    "opusenc": "opus-tools",
+    "sqlite3": "sqlite3",
 }
 
 

@@ -46,6 +46,7 @@ static struct {
   void (*avcodec_flush_buffers)(AVCodecContext *);
   int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
   int (*avformat_find_stream_info)(AVFormatContext *, AVDictionary **);
+  int (*av_find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
   void (*avformat_close_input)(AVFormatContext **);
   int (*av_read_frame)(AVFormatContext *, AVPacket *);
   int (*avformat_seek_file)(AVFormatContext *, int, int64_t, int64_t, int64_t, int);
@@ -141,6 +142,7 @@ static void load_format(void) {
 #define RESOLVE(library, name) RESOLVE_INTO(library, name, format_load_error, format_load_message)
   RESOLVE(avformat, avformat_open_input)
   RESOLVE(avformat, avformat_find_stream_info)
+  RESOLVE(avformat, av_find_best_stream)
   RESOLVE(avformat, avformat_close_input)
   RESOLVE(avformat, av_read_frame)
   RESOLVE(avformat, avformat_seek_file)
@@ -234,6 +236,11 @@ int avformat_open_input(AVFormatContext **ps, const char *url, const AVInputForm
 }
 int avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options) {
   return format_ready() ? real.avformat_find_stream_info(ic, options) : NOT_LOADED;
+}
+int av_find_best_stream(AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb,
+                        int related_stream, const AVCodec **decoder_ret, int flags) {
+  if (!format_ready()) return NOT_LOADED;
+  return real.av_find_best_stream(ic, type, wanted_stream_nb, related_stream, decoder_ret, flags);
 }
 void avformat_close_input(AVFormatContext **s) {
   if (s && *s && format_ready()) real.avformat_close_input(s);

@@ -56,6 +56,43 @@ import Testing
     try expectFailure(["add", empty], status: 65, message: "the file is empty")
   }
 
+  /// A named pipe, a device, a link to one: not files to read whole (`/dev/zero` never
+  /// ends, a pipe blocks); one line says what the path is, exit 65, nothing stored.
+  @Test func pipesAndDevicesAreNotFiles() throws {
+    let fifo = dir.file("fifo.wav")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let link = dir.file("zero.wav")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/zero")
+    for (path, what) in [
+      (fifo, "it is a named pipe (FIFO), not a file"), ("/dev/zero", "it is a device, not a file"),
+      (link, "it is a device, not a file"),
+    ] {
+      for command in [
+        ["add", path], ["render", path, "-o", dir.file("out.wav")],
+        ["play", path, "--device", "null"],
+      ] {
+        try expectFailure(command, status: 65, message: "'\(path)': \(what)")
+      }
+    }
+  }
+
+  /// A WAV whose data size is 0 though audio follows (a recorder that stopped before it
+  /// wrote the size, a WAV written to a pipe): `ffmpeg -i` plays the audio to the end of
+  /// the file, and so does practice.
+  @Test func aWavWithoutItsDataSizePlaysToTheEndOfTheFile() throws {
+    let (_, samples) = try Synth.read(CLI.fixture("sine-440.wav"))
+    var data = try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("sine-440.wav")))
+    let at = try #require(data.range(of: Data("data".utf8))).lowerBound
+    data.replaceSubrange((at + 4)..<(at + 8), with: Data(count: 4))
+    data.replaceSubrange(4..<8, with: Data(count: 4))
+    let zero = dir.file("zero-size.wav")
+    try data.write(to: URL(fileURLWithPath: zero))
+    let result = try cli.run(["render", zero, "-o", dir.file("zero-out.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (_, out) = try Synth.read(dir.file("zero-out.wav"))
+    #expect(out == samples)
+  }
+
   /// A WAV with a header and no frames is a song, but not one to play or detect beats in.
   @Test func noFramesToPlay() throws {
     let empty = dir.file("no-frames.wav")

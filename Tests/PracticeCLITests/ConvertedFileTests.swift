@@ -69,7 +69,19 @@ import Testing
     var exactRange = false
     /// A video track from lavfi's testsrc goes in first.
     var video = false
+    /// Another input (a lavfi source) that goes in before the intermediate.
+    var firstInput: [String] = []
+    /// What is done to the file ffmpeg wrote, as people do to files.
+    var then: Then = .nothing
     var description: String { name }
+  }
+
+  enum Then: Sendable {
+    case nothing
+    /// `cat a.mp3 a.mp3 > both.mp3`: the first Xing header's count covers half the file.
+    case concatenatedWithItself
+    /// A tagger's second ID3v2 tag (with padding) before the one ffmpeg wrote.
+    case secondID3TagBefore
   }
 
   static let cases: [Case] = [
@@ -105,6 +117,31 @@ import Testing
     Case(
       name: "noxing.mp3", from: "ogg",
       arguments: ["-c:a", "libmp3lame", "-q:a", "2", "-write_xing", "0"], packet: 1152),
+    // WMA: its decoder holds the first packet back without saying so.
+    Case(name: "song.wma", from: "ogg", arguments: [], packet: 2048),
+    // Two MP3s joined by `cat` (as `lame` writes them, without ID3 tags): the first one's
+    // Xing header counts only its own frames; ffmpeg (and mpg123, with a warning) see the
+    // size does not match and read on.
+    Case(
+      name: "joined.mp3", from: "ogg", arguments: ["-c:a", "libmp3lame", "-id3v2_version", "0"],
+      packet: 1152, then: .concatenatedWithItself),
+    // A tag written in front of a tag that holds a cover picture: the Xing header is
+    // behind both.
+    Case(
+      name: "twotags.mp3", from: "ogg",
+      arguments: [
+        "-map", "1:a", "-map", "0:v", "-frames:v", "1", "-c:v", "png", "-c:a", "libmp3lame",
+        "-id3v2_version", "3",
+      ], packet: 1152, firstInput: ["-f", "lavfi", "-i", "testsrc=s=320x240:d=1"],
+      then: .secondID3TagBefore),
+    // Two sound tracks, the second marked as the default (a dub, a commentary): ffmpeg
+    // plays the default one, and so do players.
+    Case(
+      name: "second-default.mkv", from: "mp3",
+      arguments: [
+        "-map", "0:a", "-map", "1:a", "-c:a", "libopus", "-disposition:a:0", "0",
+        "-disposition:a:1", "default",
+      ], packet: 960, firstInput: ["-f", "lavfi", "-i", "sine=frequency=220:duration=7"]),
   ]
 
   func make(_ file: Case) throws -> String {
@@ -113,8 +150,21 @@ import Testing
       file.video
       ? ["-f", "lavfi", "-i", "testsrc=s=64x48:r=10:d=\(Int(ConvertedFileTests.seconds) + 1)",
         "-i", input]
-      : ["-i", input]
-    return try ffmpeg(inputs + file.arguments, file.name)
+      : file.firstInput + ["-i", input]
+    let path = try ffmpeg(inputs + file.arguments, file.name)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    switch file.then {
+    case .nothing: break
+    case .concatenatedWithItself: try (bytes + bytes).write(to: URL(fileURLWithPath: path))
+    case .secondID3TagBefore:
+      // ID3v2.3, one TIT2 frame and 2 kB of padding; the size is syncsafe (7 bits a byte).
+      let frame = Data("TIT2".utf8) + Data([0, 0, 0, 7, 0, 0, 0]) + Data("Tagged".utf8)
+      let body = frame + Data(count: 2048)
+      let size = (0..<4).map { UInt8((body.count >> (7 * (3 - $0))) & 0x7F) }
+      try (Data("ID3".utf8) + Data([3, 0, 0] + size) + body + bytes)
+        .write(to: URL(fileURLWithPath: path))
+    }
+    return path
   }
 
   /// What `ffmpeg -i PATH -f wav` decodes (16-bit, as `render` writes a lossy song).
@@ -169,6 +219,44 @@ import Testing
     // The song's length is the decoded one.
     let listed = try cli.run(["show", path])
     #expect(listed.stdout.contains("frames \(got.count / 2)\n"), "\(file.name): \(listed.stdout)")
+  }
+
+  /// A 5.1 file in Ogg Vorbis or Opus (`ffmpeg -i film.mkv film.ogg` keeps the six
+  /// channels) comes out as every other surround file does: stereo, left speakers on the
+  /// left. Vorbis orders its channels L, C, R, Ls, Rs, LFE; read in WAV's order (L, R, C,
+  /// LFE, Ls, Rs) the centre played on the right and the right on the centre.
+  @Test(arguments: ["surround.ogg", "surround.opus", "surround.m4a"])
+  func surroundSoundIsMixedToStereoWithEachSpeakerOnItsSide(name: String) throws {
+    // One tone a speaker, in WAV's order: FL, FR, FC, LFE, BL, BR.
+    let tones = [300.0, 500.0, 700.0, 60.0, 900.0, 1100.0]
+    let rate = ConvertedFileTests.rate
+    let frames = rate * 2
+    var samples = [Float](repeating: 0, count: frames * 6)
+    for (channel, tone) in tones.enumerated() {
+      let wave = Synth.sine(frequency: tone, seconds: 2, sampleRate: rate, amplitude: 0.2)
+      for i in 0..<frames { samples[i * 6 + channel] = wave[i] }
+    }
+    let source = dir.file("surround.wav")
+    try Synth.write(samples, to: source, sampleRate: rate, channels: 6)
+    let path = try ffmpeg(["-i", source], name)
+    let out = dir.file("\(name).wav")
+    let result = try cli.run(["render", path, "-o", out])
+    #expect(result.status == 0, "\(name): \(result.stderr)")
+    let (info, got) = try Synth.read(out)
+    #expect(info.channels == 2, "\(name): \(info.channels) channels")
+    guard info.channels == 2 else { return }
+    func level(_ tone: Double, _ channel: Int) -> Double {
+      ToneAnalysis.amplitude(
+        got, channels: 2, channel: channel, frequency: tone, sampleRate: info.sampleRate,
+        start: info.sampleRate / 2, frames: info.sampleRate / 2)
+    }
+    // Front and back left only on the left, their right ones only on the right, the centre
+    // on both.
+    for (tone, side) in [(300.0, 0), (900.0, 0), (500.0, 1), (1100.0, 1)] {
+      #expect(level(tone, side) > 0.03, "\(name): \(tone) Hz on its side \(level(tone, side))")
+      #expect(level(tone, 1 - side) < 0.005, "\(name): \(tone) Hz on the other side")
+    }
+    #expect(level(700, 0) > 0.02 && level(700, 1) > 0.02, "\(name): the centre")
   }
 
   @Test(arguments: cases)
@@ -246,6 +334,26 @@ import Testing
       #expect(late.status == 64, "\(name): \(late.stderr)")
       #expect(late.stderrLines.count == 1)
     }
+  }
+
+  /// `ffmpeg -i song.wav song.m4a` writes the index (moov box) after the audio: a copy or
+  /// download cut short has the audio and no index, and nothing can be played. The line
+  /// says that, not "is it an audio file?".
+  @Test func anM4AWhoseIndexWasNeverWrittenSaysSo() throws {
+    let whole = try make(Case(name: "index-last.m4a", from: "ogg", arguments: [], packet: 1024))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("index-cut.m4a")
+    try bytes.prefix(bytes.count * 9 / 10).write(to: URL(fileURLWithPath: cut))
+    for command in [["add", cut], ["render", cut, "-o", dir.file("index-out.wav")]] {
+      let result = try cli.run(command)
+      #expect(result.status == 65, "\(command): \(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(command): \(result.stderr)")
+      #expect(
+        result.stderr.contains("'\(cut)': an MP4/M4A file whose index (moov box) is missing"),
+        "\(result.stderr)")
+      #expect(result.stderr.contains("copy or download it again"), "\(result.stderr)")
+    }
+    #expect(try cli.run(["list"]).stdout.isEmpty)
   }
 
   /// `play` of a file cut short plays what decodes to the end, says where the audio ended

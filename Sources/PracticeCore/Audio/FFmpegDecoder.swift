@@ -52,7 +52,8 @@ public struct FFmpegError: PracticeFailure {
 
 /// FFmpeg's decoder (libavformat + libavcodec + libswresample) for every container
 /// libsndfile refuses: M4A/MP4/MOV (AAC, ALAC), WebM/Matroska (Opus, Vorbis), raw AAC and
-/// AC-3, WMA, and the first audio stream of a video file.
+/// AC-3, WMA, and the sound track of a video file (of several, the one marked default, as
+/// `av_find_best_stream` and the `ffmpeg` command pick it).
 ///
 /// Output is interleaved 32-bit float at the stream's own rate. Mono stays mono; every
 /// other layout comes out as stereo. Layouts beyond stereo are mixed down by
@@ -162,20 +163,19 @@ final class FFmpegDecoder: AudioDecoder {
     try check(avformat_find_stream_info(format, nil), "read the streams of")
     guard let format else { throw failure("open", "FFmpeg returned no context") }
 
-    // The first audio stream (a video file's sound track); every other stream is skipped.
-    var found: UnsafeMutablePointer<AVStream>?
-    for i in 0..<Int(format.pointee.nb_streams) {
-      guard let stream = format.pointee.streams[i] else { continue }
-      if found == nil, stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
-        found = stream
-        streamIndex = Int32(i)
-      } else {
-        stream.pointee.discard = AVDISCARD_ALL
-      }
-    }
-    guard let stream = found else {
+    // The audio stream libavformat picks (`av_find_best_stream`: the one marked default,
+    // as ffmpeg and players take it, else the first; a video file's sound track); every
+    // other stream is skipped.
+    let best = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+    guard best >= 0, Int(best) < Int(format.pointee.nb_streams),
+      let stream = format.pointee.streams[Int(best)]
+    else {
       throw failure(
         "read audio from", "it holds no audio stream", advice: "is it a video without sound?")
+    }
+    streamIndex = best
+    for i in 0..<Int(format.pointee.nb_streams) where i != Int(best) {
+      format.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
     }
     guard let parameters = stream.pointee.codecpar else {
       throw failure("read audio from", "the audio stream has no codec parameters")
@@ -227,6 +227,9 @@ final class FFmpegDecoder: AudioDecoder {
     case AV_CODEC_ID_AC3: snapGrid = 1536
     case AV_CODEC_ID_EAC3: snapGrid = 256
     case AV_CODEC_ID_MP3, AV_CODEC_ID_MP2: snapGrid = 576
+    case AV_CODEC_ID_WMAV1, AV_CODEC_ID_WMAV2:
+      // ASF stamps in milliseconds; WMA's frames are all one length (2048 at 44.1 kHz).
+      snapGrid = Int64(codec.pointee.frame_size > 0 ? Int(codec.pointee.frame_size) : pendingEnd)
     default: snapGrid = 0
     }
     if snapGrid > 0 {
@@ -519,21 +522,21 @@ final class FFmpegDecoder: AudioDecoder {
         let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
         let end = av_rescale_q(start + stream.pointee.duration, timeBase, rate)
         // The decoded start may lie after the stream's start (priming removed).
-        return max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+        let declared = max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+        let codecID = codecParameters?.pointee.codec_id
+        guard codecID == AV_CODEC_ID_WMAV1 || codecID == AV_CODEC_ID_WMAV2 else { return declared }
+        // WMA's decoder holds its first packet back and says nothing of it (no skip
+        // samples), so its first frame is stamped a packet late and the ASF header's length,
+        // counted from there, ends a packet before what decodes (`ffmpeg -i` decodes it
+        // all): the end is found by decoding, and the header's length is what it declares.
+        declaredFrames = declared
+        return try measuredEnd(near: declared)
       }
       if format.pointee.duration != nopts, format.pointee.duration > 0 {
         let estimate = av_rescale_q(
           format.pointee.duration, AVRational(num: 1, den: 1_000_000), rate)
         declaredFrames = declaredLength(format: format, stream: stream, estimate: estimate)
-        for back in [Int64(2), 30] {
-          if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
-            try rewind()
-            return end
-          }
-        }
-        let end = try decodedEnd(from: -1) ?? 0
-        try rewind()
-        return end
+        return try measuredEnd(near: estimate)
       }
     }
     // Count the packets.
@@ -553,6 +556,20 @@ final class FFmpegDecoder: AudioDecoder {
     }
     try rewind()
     return max(0, end > origin ? end - origin : sum)
+  }
+
+  /// Where the decoded audio ends, decoding from 2 s (else 30 s) before `estimate`, else
+  /// from the start; the read position is left at frame 0.
+  private func measuredEnd(near estimate: Int64) throws -> Int64 {
+    for back in [Int64(2), 30] {
+      if let end = try decodedEnd(from: estimate - back * Int64(sampleRate)) {
+        try rewind()
+        return end
+      }
+    }
+    let end = try decodedEnd(from: -1) ?? 0
+    try rewind()
+    return end
   }
 
   /// What the container says the audio's length is, from frame 0: the track's own

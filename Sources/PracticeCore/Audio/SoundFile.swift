@@ -97,7 +97,12 @@ public final class SoundFile {
         format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG)
         && SoundFile.mpegLengthIsAGuess(reachable)
       let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
-      if mpegGuess || opus, let ffmpeg = try? FFmpegDecoder(path: reachable) {
+      let surroundOgg =
+        format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) && sndfile.info.channels > 2
+      let noFrames = sndfile.info.frames == 0
+      if mpegGuess || opus || surroundOgg || noFrames,
+        let ffmpeg = try? FFmpegDecoder(path: reachable)
+      {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
         // the first frame's bit rate (3.1 s for 6 s of VBR audio), and it reads no further.
         // FFmpeg counts its packets and seeks in the index that count builds.
@@ -105,6 +110,13 @@ public final class SoundFile {
         // `ffmpeg -i song.ogg song.opus` writes them (10 of 12 soundtracks, a failed read
         // each time), so the music after it comes 20 ms early and a player that takes the
         // failed read for the end stops there. FFmpeg decodes every packet.
+        // Ogg Vorbis with more than two channels: libsndfile gives them in Vorbis's order
+        // (L, C, R, Ls, Rs, LFE for 5.1) with no layout, so the centre took the right's place;
+        // FFmpeg knows the layout and mixes it to stereo as it does every other surround file.
+        // No frames by the header: a WAV whose recorder stopped before it wrote the data
+        // size (0), or one written to a pipe; FFmpeg reads such a data chunk to the end of
+        // the file, as `ffmpeg -i` plays it. A header with truly nothing after it stays
+        // libsndfile's (FFmpeg finds nothing to decode there).
         return ffmpeg
       }
       return sndfile
@@ -124,6 +136,16 @@ public final class SoundFile {
             reason: "not a readable MP3 stream (FFmpeg: \(ffmpegError.reason))",
             path: path, operation: "read audio from",
             advice: "the file is damaged or is not MP3 audio")
+        }
+        if category == .badData, !ffmpegError.notLoaded, SoundFile.isMP4(path) {
+          // MP4 writes its index (the moov box) last unless told otherwise (`ffmpeg -i
+          // x.wav x.m4a` does): a copy or download cut short has the audio and no index.
+          throw SoundFileError(
+            category: .badData,
+            reason: "an MP4/M4A file whose index (moov box) is missing or damaged "
+              + "(FFmpeg: \(ffmpegError.reason))",
+            path: path, operation: "read audio from",
+            advice: "the file was cut short or damaged; copy or download it again")
         }
         throw SoundFileError(
           category: category,
@@ -257,33 +279,52 @@ public final class SoundFile {
   /// The decoding library's message for the last error on this file, if there was one.
   public var lastError: String? { decoder.lastError }
 
-  /// Whether an MPEG audio file's length can only be guessed: its first frame (after an
-  /// ID3v2 tag) carries no Xing, Info or VBRI header, which is where encoders write the
-  /// frame count of a variable bit rate stream (and LAME its gapless delays).
+  /// Whether an MPEG audio file's length can only be guessed: its first frame (after the
+  /// ID3v2 tags, which taggers sometimes stack) carries no Xing, Info or VBRI header, which
+  /// is where encoders write the frame count of a variable bit rate stream (and LAME its
+  /// gapless delays); or its Xing/Info header counts the bytes of a shorter stream than
+  /// the file holds (`cat a.mp3 b.mp3 > both.mp3`: the count is the first file's, and
+  /// libsndfile stops there). The size check is FFmpeg's own ("invalid concatenated file",
+  /// more than 1/16 larger than the header says); FFmpeg then decodes every frame.
   static func mpegLengthIsAGuess(_ path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
-    guard var head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
-    else { return false }
+    guard let fileSize = try? handle.seekToEnd() else { return false }
     var start: UInt64 = 0
-    if head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 {  // "ID3": skip the tag
+    while true {  // skip every ID3v2 tag ("ID3", version, flags, a syncsafe size)
+      guard (try? handle.seek(toOffset: start)) != nil,
+        let head = try? handle.read(upToCount: 10).map({ [UInt8]($0) }), head.count == 10
+      else { return false }
+      guard head[0] == 0x49, head[1] == 0x44, head[2] == 0x33 else { break }
       let size = head[6...9].reduce(UInt64(0)) { $0 << 7 | UInt64($1 & 0x7F) }
-      start = 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
+      start += 10 + size + (head[5] & 0x10 != 0 ? 10 : 0)
     }
     guard (try? handle.seek(toOffset: start)) != nil,
-      let frame = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
+      let head = try? handle.read(upToCount: 4096).map({ [UInt8]($0) })
     else { return false }
-    head = frame
     // The first frame sync, then the tags within the frame's first 200 bytes.
     guard let sync = head.indices.dropLast().first(where: { head[$0] == 0xFF && head[$0 + 1] & 0xE0 == 0xE0 })
     else { return false }
-    let window = head[sync..<min(head.count, sync + 200)]
+    let window = Array(head[sync..<min(head.count, sync + 200)])
+    func word(_ at: Int) -> UInt64? {
+      guard at + 4 <= window.count else { return nil }
+      return window[at..<(at + 4)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
     for tag in ["Xing", "Info", "VBRI"].map({ Array($0.utf8) }) {
-      if window.indices.contains(where: { i in
-        i + 4 <= window.endIndex && Array(window[i..<(i + 4)]) == tag
-      }) {
-        return false
+      guard
+        let at = window.indices.first(where: { i in
+          i + 4 <= window.count && Array(window[i..<(i + 4)]) == tag
+        })
+      else { continue }
+      // Xing/Info: big-endian flags, then the frame count (flag 1), then the byte count
+      // (flag 2) of the stream from this frame on.
+      if tag != Array("VBRI".utf8), let flags = word(at + 4), flags & 2 != 0,
+        let bytes = word(at + 4 + (flags & 1 != 0 ? 8 : 4)), bytes > 0
+      {
+        let stream = fileSize - start - UInt64(sync)
+        return stream > bytes && stream - bytes > bytes >> 4
       }
+      return false
     }
     return true
   }
@@ -300,6 +341,15 @@ public final class SoundFile {
     // Layer bits 00 are reserved in MPEG audio: that sync is an ADTS (AAC) header.
     return head == Array("ID3".utf8)
       || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] & 0x06 != 0)
+  }
+
+  /// Whether the file starts as an ISO base media file (MP4, M4A, MOV, 3GP): a box whose
+  /// type is `ftyp` first.
+  static func isMP4(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else { return false }
+    defer { try? handle.close() }
+    let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+    return head.count == 8 && Array(head[4..<8]) == Array("ftyp".utf8)
   }
 
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
@@ -330,7 +380,17 @@ public final class SoundFile {
         category: .missingInput, reason: "permission denied", path: path, operation: "open",
         advice: "make the file readable (chmod +r)")
     }
-    // A fifo or a device reports 0 too, and is refused here rather than blocking a decoder.
+    // A fifo or a device is refused here rather than blocking a decoder (or reading
+    // /dev/zero for ever).
+    let kind = status.st_mode & S_IFMT
+    if kind != S_IFREG {
+      let what =
+        kind == S_IFIFO ? "a named pipe (FIFO)" : kind == S_IFSOCK ? "a socket" : "a device"
+      throw SoundFileError(
+        category: .badData, reason: "it is \(what), not a file", path: path,
+        operation: "read audio from",
+        advice: "give the path of an audio file (practice reads files, not streams)")
+    }
     if status.st_size == 0 {
       throw SoundFileError(
         category: .badData, reason: "the file is empty (0 bytes)", path: path,
