@@ -7,10 +7,21 @@ func worded(_ failure: any PracticeFailure) -> String {
   case let error as RangeError: return worded(error)
   case let error as BeatMapEditError: return worded(error)
   case let problem as SettingsProblem: return worded(problem)
+  case let error as AudioPathError: return worded(error)
   case let error as PracticeError:
     guard let remedy = error.remedy else { return error.message }
     return error.message + "; " + worded(remedy)
   default: return failure.description
+  }
+}
+
+/// A path that is not an audio file, said the same way by every command that reads one.
+func worded(_ error: AudioPathError) -> String {
+  switch error {
+  case .noSuchFile(let path): return "no such file '\(path)'; check the path"
+  case .folder(let path):
+    return "'\(path)' is a folder, not an audio file; give a file, a song id or a title "
+      + "(`practice add` adds a folder's songs)"
   }
 }
 

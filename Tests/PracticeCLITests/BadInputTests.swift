@@ -13,10 +13,18 @@ import Testing
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
   }
 
+  /// Every command that reads a song says a missing file the same way (`add` used to say
+  /// "cannot open … no such file").
   @Test func missingFile() throws {
-    try expectFailure(["add", dir.file("nope.wav")], status: 66, message: "no such file")
-    try expectFailure(
-      ["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
+    let nope = dir.file("nope.wav")
+    let line = "practice: no such file '\(nope)'; check the path"
+    for command in [
+      ["add", nope], ["play", nope, "--device", "null"], ["render", nope, "-o", dir.file("o.wav")],
+    ] {
+      let result = try expectFailure(command, status: 66, message: "no such file")
+      #expect(result.stderrLines.first == line, "\(command)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
   }
 
   /// A command that fails on a library path where there was none leaves no file there; one
@@ -43,11 +51,28 @@ import Testing
     #expect(try partly.run(["list"]).stdout.contains("sine-440"))
   }
 
+  /// A folder where a song is wanted is missing input (66, as a folder a decoder cannot read
+  /// is): the command line is well formed, the audio file it names is not there.
   @Test func directory() throws {
     // `add` takes folders: one with no audio in it is missing input.
     try expectFailure(["add", dir.path], status: 66, message: "no audio files in")
-    try expectFailure(
-      ["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
+    let line =
+      "practice: '\(dir.path)' is a folder, not an audio file; give a file, a song id or a "
+      + "title (`practice add` adds a folder's songs)"
+    for command in [
+      ["play", dir.path, "--device", "null"], ["render", dir.path, "-o", dir.file("o.wav")],
+    ] {
+      let result = try expectFailure(command, status: 66, message: "is a folder")
+      #expect(result.stderrLines.first == line, "\(command)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
+    // The folder's songs are added by `add`, as its help says.
+    let music = dir.file("music")
+    try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: music + "/a.wav")
+    let added = try cli.run(["add", music])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout.contains("\ta"), "\(added.stdout)")
   }
 
   @Test func zeroByteFile() throws {

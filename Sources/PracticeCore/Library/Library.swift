@@ -283,8 +283,7 @@ public final class Library {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: reachable, isDirectory: &isDirectory) {
       if isDirectory.boolValue {
-        throw PracticeError(
-          .missingInput, "'\(reference)' is a directory; give an audio file, a song id or a title")
+        throw AudioPathError.folder(path: reference)
       }
       let absolute = SongScanner.absolutePath(reference)
       let known = try read { db in
@@ -317,14 +316,13 @@ public final class Library {
       let looksLikePath =
         reference.contains("/")
         || OutputFormat.extensions.contains((reference as NSString).pathExtension.lowercased())
+      if looksLikePath { throw AudioPathError.noSuchFile(path: reference) }
       throw PracticeError(
         .missingInput,
-        looksLikePath
-          ? "no such file '\(reference)'; check the path"
-          : "no song titled '\(reference)' and no such file; "
-            + (try nearestTitle(to: reference).map {
-              "did you mean '\($0.title)' (id \($0.id ?? 0))?"
-            } ?? "`practice list` shows the library"))
+        "no song titled '\(reference)' and no such file; "
+          + (try nearestTitle(to: reference).map {
+            "did you mean '\($0.title)' (id \($0.id ?? 0))?"
+          } ?? "`practice list` shows the library"))
     default:
       let shown = 10
       var listed = matches.prefix(shown).map { song in
