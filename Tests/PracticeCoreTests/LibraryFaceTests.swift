@@ -21,6 +21,32 @@ import Testing
     return (library, songs)
   }
 
+  /// The player screen's content: the whole song, its envelope kept in the library on first
+  /// use, the selections that fit in their colours, no chord lane without a chord track.
+  @Test func thePlayerShowsTheWholeSongAndTheSelectionsThatFit() throws {
+    let (library, songs) = try library()
+    let song = songs[0]
+    let map = try fourBars(song)
+    for (name, span) in [
+      ("gone", SelectionSpan.bars(try #require(BarRange(parsing: "9-10")))),
+      ("verse", .bars(try #require(BarRange(parsing: "2-3")))),
+    ] {
+      _ = try library.addSelection(to: song, name: name, span: span, note: nil, replace: false)
+    }
+    #expect(try library.storedWaveformSummary(for: song) == nil)
+    let (content, chords) = try library.playerContent(of: song, beatMap: map)
+    #expect(content.window == 0..<song.frames)
+    #expect(content.title == "a" && content.beatMap == map)
+    #expect(content.summary.frames == song.frames)
+    #expect(try library.storedWaveformSummary(for: song) != nil)
+    let place = try #require(try library.selections(of: song).firstIndex { $0.name == "verse" })
+    let verse = OverviewContent.Span(name: "verse", frames: 44100..<132300, colour: place)
+    #expect(content.selections == [verse])
+    #expect(library.playerSpans(of: song, beatMap: map) == [verse])
+    #expect(library.playerSpans(of: song, beatMap: nil).isEmpty)
+    #expect(chords == nil)
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {
