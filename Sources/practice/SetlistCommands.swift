@@ -100,7 +100,7 @@ struct SetlistAdd: ParsableCommand {
     let position = try library.addEntry(entry, to: setlist.name, at: at)
     Terminal.say(
       "setlist '\(try library.setlist(named: setlist.name).name)': \(position). "
-        + entryDescription(entry, song: song))
+        + entry.summary(title: song.title))
   }
 }
 
@@ -166,20 +166,6 @@ struct SetlistShow: ParsableCommand {
       Table.setlistEntries(layout.rows.map(\.fields)).print()
     }
   }
-}
-
-/// `'Title' (selection solo, in Bm: +2 semitones, 80%, 2 times)`.
-func entryDescription(_ entry: SetlistEntry, song: Song) -> String {
-  var parts: [String] = []
-  if let selection = entry.selection { parts.append("selection '\(selection)'") }
-  if let key = entry.key, let transpose = entry.transpose {
-    parts.append("in \(key): \(SetlistLayout.Row.signed(transpose)) semitones")
-  } else if let transpose = entry.transpose {
-    parts.append("\(SetlistLayout.Row.signed(transpose)) semitones")
-  }
-  if let speed = entry.speed { parts.append(Speed(clamping: speed).description) }
-  if let repeats = entry.repeats { parts.append(repeats == 1 ? "once" : "\(repeats) times") }
-  return "'\(song.title)'" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
 }
 
 struct SetlistRename: ParsableCommand {

@@ -25,6 +25,18 @@ import Testing
     #expect(whole.settings == PracticeSettings(countIn: 1))
   }
 
+  /// `setlist add` says the entry it stored on one line: what it changes for the song.
+  @Test func anEntrySaysWhatItChanges() throws {
+    #expect(
+      setlist.entries[0].summary(title: "Blue")
+        == "'Blue' (selection 'solo', -2 semitones, 80%, 3 times)")
+    #expect(setlist.entries[1].summary(title: "Red") == "'Red'")
+    let inKey = SetlistEntry(
+      songID: 4, key: try #require(MusicalKey(parsing: "Bm")), transpose: 2, repeats: 1)
+    #expect(inKey.summary(title: "Green") == "'Green' (in Bm: +2 semitones, once)")
+    #expect(SetlistEntry(songID: 5, transpose: 0).summary(title: "Z") == "'Z' (0 semitones)")
+  }
+
   @Test func movesFailuresAndRefusals() throws {
     var runner = try SetlistRunner(setlist, from: 2)
     #expect(runner.position == 2 && runner.current?.songID == 2)
