@@ -89,18 +89,19 @@ struct SetlistAdd: ParsableCommand {
     _ = try library.setlist(named: setlist.name)
     let song = try library.resolve(self.song)
     guard let songID = song.id else { return }
-    let selectionName = try selection.map { try library.selection(named: $0, of: song).name }
-    var entry = SetlistEntry(
-      songID: songID, selection: selectionName, transpose: transpose, speed: speed?.rate,
+    let entry = SetlistEntry(
+      songID: songID, selection: selection, key: key, transpose: transpose, speed: speed?.rate,
       repeats: repeats, note: note)
-    if let key {
-      entry.key = key
-      entry.transpose = try transposition(of: song, to: key, in: library)
+    let added: (entry: SetlistEntry, position: Int, setlist: String)
+    do {
+      added = try library.addEntry(entry, of: song, to: setlist.name, at: at)
+    } catch let error as KeyChangeError {
+      // Only a --key is made a transposition.
+      guard let key else { throw error }
+      throw PracticeError(.usage, worded(error, key: key, song: song))
     }
-    let position = try library.addEntry(entry, to: setlist.name, at: at)
     Terminal.say(
-      "setlist '\(try library.setlist(named: setlist.name).name)': \(position). "
-        + entry.summary(title: song.title))
+      "setlist '\(added.setlist)': \(added.position). " + added.entry.summary(title: song.title))
   }
 }
 

@@ -25,6 +25,20 @@ func worded(_ error: AudioPathError) -> String {
   }
 }
 
+/// Why `--key TARGET` cannot be a transposition of `song` (a usage error, 64): it has no key,
+/// or its mode differs.
+func worded(_ error: KeyChangeError, key target: MusicalKey, song: Song) -> String {
+  switch error {
+  case .songHasNoKey:
+    return "--key \(target): '\(song.title)' has no key to transpose from; set it with "
+      + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
+      + "\(song.id ?? 0)`, or give --transpose"
+  case .modesDiffer(let own):
+    return "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
+      + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead"
+  }
+}
+
 /// A range's failure as `--bars`, `--from`/`--to` or `--at` would have asked for it.
 func worded(_ error: RangeError) -> String {
   switch error {

@@ -47,6 +47,39 @@ import Testing
     #expect(chords == nil)
   }
 
+  /// `setlist add`: the selection kept with its stored name, a key made the transposition
+  /// from the song's, refused (nothing stored) when the song has no key or another mode.
+  @Test func aSetlistEntryTakesTheSelectionsNameAndTheKeyAsATransposition() throws {
+    let (library, songs) = try library()
+    let song = try #require(songs.first)
+    let songID = try #require(song.id)
+    _ = try library.createSetlist(named: "Gig")
+    _ = try library.addSelection(
+      to: song, name: "Solo", span: .frames(0..<44100), note: nil, replace: false)
+    let bm = try #require(MusicalKey(parsing: "Bm"))
+    #expect(throws: KeyChangeError.songHasNoKey) {
+      try library.addEntry(SetlistEntry(songID: songID, key: bm), of: song, to: "gig", at: nil)
+    }
+    #expect(try library.setlist(named: "gig").entries.isEmpty)
+    var change = SongDetailsChange()
+    change.key = .some(MusicalKey(parsing: "Am"))
+    _ = try library.changeDetails(of: song, change)
+    #expect(throws: KeyChangeError.modesDiffer(own: try #require(MusicalKey(parsing: "Am")))) {
+      try library.addEntry(
+        SetlistEntry(songID: songID, key: MusicalKey(parsing: "C")), of: song, to: "gig", at: nil)
+    }
+    let added = try library.addEntry(
+      SetlistEntry(songID: songID, selection: "solo", key: bm, speed: 0.8), of: song,
+      to: "gig", at: nil)
+    #expect(added.position == 1 && added.setlist == "Gig")
+    #expect(added.entry.selection == "Solo" && added.entry.transpose == 2)
+    #expect(try library.setlist(named: "gig").entries == [added.entry])
+    #expect(throws: PracticeError.self) {
+      try library.addEntry(
+        SetlistEntry(songID: songID, selection: "bridge"), of: song, to: "gig", at: nil)
+    }
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {
