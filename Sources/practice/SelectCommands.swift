@@ -45,13 +45,9 @@ struct SpanOptions: ParsableArguments {
 
   /// The span, checked against the song's audio and beat map.
   func span(for song: Song, library: Library) throws -> SelectionSpan {
-    if let bars {
-      _ = try detectingBeatMap(of: song, in: library, detect: !noDetect).frames(of: bars)
-      return .bars(bars)
+    try SelectionSpan.checked(bars: bars, from: from?.seconds, to: to?.seconds, of: song) {
+      try detectingBeatMap(of: song, in: library, detect: !noDetect)
     }
-    return .frames(
-      try resolveTimeRange(
-        from: from?.seconds, to: to?.seconds, sampleRate: song.sampleRate, frames: song.frames))
   }
 }
 

@@ -80,6 +80,31 @@ import Testing
     }
   }
 
+  /// `select add/edit`: bars checked against the beat map asked for (only when bars are
+  /// given), times against the audio, an open end at its end.
+  @Test func aSelectionsSpanIsCheckedAgainstTheSong() throws {
+    let (_, songs) = try library()
+    let song = try #require(songs.first)
+    let map = try fourBars(song)
+    let bars = try #require(BarRange(parsing: "2-3"))
+    #expect(
+      try SelectionSpan.checked(bars: bars, from: nil, to: nil, of: song) { map } == .bars(bars))
+    #expect(throws: RangeError.self) {
+      try SelectionSpan.checked(
+        bars: try #require(BarRange(parsing: "4-5")), from: nil, to: nil, of: song
+      ) { map }
+    }
+    var asked = false
+    let times = try SelectionSpan.checked(bars: nil, from: 1, to: nil, of: song) {
+      asked = true
+      return map
+    }
+    #expect(times == .frames(44100..<song.frames) && !asked)
+    #expect(throws: RangeError.startPastEnd(start: 5, duration: 4)) {
+      try SelectionSpan.checked(bars: nil, from: 5, to: nil, of: song) { map }
+    }
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {
