@@ -39,6 +39,29 @@ func worded(_ error: KeyChangeError, key target: MusicalKey, song: Song) -> Stri
   }
 }
 
+/// Why detection or tapping would not overwrite what the song has, with the option that
+/// lets it; `made` is what would replace it ("detected beats", "tapped beats", "detected
+/// ones" for chords).
+func worded(_ refusal: DetectionRefusal, replacingWith made: String) -> String {
+  switch refusal {
+  case .beatsMadeByHand(let song, let beats):
+    return "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it "
+      + "with \(made)"
+  case .chordsImported(let song):
+    return "'\(song.title)' has imported chords; add --replace to overwrite them with \(made)"
+  }
+}
+
+/// "an imported beat map", "a beat map made with `beats grid`"…
+func describeKind(of beats: [Beat]) -> String {
+  switch beats[0].source {
+  case .detected: return "an edited detected beat map"
+  case .imported: return "an imported beat map"
+  case .grid: return "a beat map made with `beats grid`"
+  case .tapped: return "a tapped beat map"
+  }
+}
+
 /// A range's failure as `--bars`, `--from`/`--to` or `--at` would have asked for it.
 func worded(_ error: RangeError) -> String {
   switch error {

@@ -105,6 +105,26 @@ import Testing
     }
   }
 
+  /// `beats tap` refuses before playing to overwrite a map made another way than detection
+  /// or tapping, unless told to replace it.
+  @Test func tappingRefusesAMapMadeByHandUnlessReplacing() throws {
+    let (library, songs) = try library()
+    let song = try #require(songs.first)
+    try library.checkBeatTapping(of: song, replace: false)
+    let grid = try fourBars(song)
+    try library.replaceBeatMap(for: song, with: grid)
+    #expect(throws: DetectionRefusal.beatsMadeByHand(song: song, beats: grid.beats)) {
+      try library.checkBeatTapping(of: song, replace: false)
+    }
+    try library.checkBeatTapping(of: song, replace: true)
+    let tapped = try BeatMap(
+      beats: grid.beats.map {
+        Beat(frame: $0.frame, bar: $0.bar, beat: $0.beat, source: .tapped)
+      }, totalFrames: song.frames, sampleRate: song.sampleRate)
+    try library.replaceBeatMap(for: song, with: tapped)
+    try library.checkBeatTapping(of: song, replace: false)
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {
