@@ -111,7 +111,7 @@ struct BeatsShift: ParsableCommand {
   func run() throws {
     let (library, song, _) = try target.resolveWithMap()
     let result = try library.fixBeatMap(
-      of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
+      of: song, .shift(seconds: by, sampleRate: song.sampleRate),
       summary: "beats shift --by \(formatSeconds(by))")
     guard let shifted = result.after else { return }
     Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")

@@ -164,7 +164,6 @@ struct PlaybackOptions: ParsableArguments {
   var to: TypedTime?
 
   @OptionGroup var settings: SettingsOptions
-  var repeatCount: Int? { settings.repeatCount }
   var loop: Bool { settings.loop }
   /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
   static let repeatRange = 1...9999
@@ -277,14 +276,9 @@ struct PlaybackOptions: ParsableArguments {
     }
   }
 
-  /// Whether a range was typed (`--select`, `--bars`, `--from`, `--to`).
-  var givesRange: Bool { selection != nil || bars != nil || from != nil || to != nil }
-
   /// What the command line asks of a play: the part, the settings typed (a key as its
   /// transposition from the song's), the sound.
-  func request(for song: Song, library: Library, live: Bool = false, resume: ResumePoint? = nil)
-    throws -> PlayRequest
-  {
+  func request(for song: Song, library: Library, resume: ResumePoint? = nil) throws -> PlayRequest {
     var request = PlayRequest(settings: given)
     if let selection {
       request.part = .selection(selection)
@@ -301,25 +295,8 @@ struct PlaybackOptions: ParsableArguments {
     request.quality = quality
     request.clickVolume = clickVolume
     request.filter = try partFilter()
-    request.live = live
     request.resume = resume
     return request
-  }
-
-  /// The plan for `song` (`PlanBuilder`), with a beat map detected when the plan needs one
-  /// the song lacks (unless --no-detect); its notes said on stderr.
-  func setup(
-    for song: Song, info: SoundFileInfo, library: Library, live: Bool = false,
-    resume: ResumePoint? = nil
-  ) throws -> PlaySetup {
-    let noDetect = self.noDetect
-    let builder = PlanBuilder(library: library, song: song, info: info) { song in
-      try detectingBeatMap(of: song, in: library, detect: !noDetect)
-    }
-    let setup = try builder.build(
-      try request(for: song, library: library, live: live, resume: resume))
-    for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
-    return setup
   }
 }
 

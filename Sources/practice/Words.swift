@@ -34,8 +34,9 @@ func worded(_ error: KeyChangeError, key target: MusicalKey, song: Song) -> Stri
       + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
       + "\(song.id ?? 0)`, or give --transpose"
   case .modesDiffer(let own):
-    return "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
-      + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead"
+    return "--key \(target): '\(song.title)' is in \(own), and "
+      + "\(own.minor ? "a minor" : "a major") song moves to "
+      + "\(own.minor ? "a minor" : "a major") key; give --transpose instead"
   }
 }
 

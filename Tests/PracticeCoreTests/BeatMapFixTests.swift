@@ -41,6 +41,7 @@ import Testing
     let heard = BeatMapFix.downbeat(atSeconds: 0.6504, sampleRate: 1000)
     #expect(heard == .downbeat(near: 650, within: 0.25))
     #expect(BeatMapFix.shift(frames: 5).downbeatFrame == nil)
+    #expect(BeatMapFix.shift(seconds: -0.0126, sampleRate: 1000) == .shift(frames: -13))
     let fixed = try #require(try heard.applied(to: map))
     #expect(fixed.beats.first { $0.frame == 650 }?.beat == 1)
   }

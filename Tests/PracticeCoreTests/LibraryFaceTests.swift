@@ -249,6 +249,13 @@ import Testing
     #expect(throws: (any Error).self) {
       try library.sharedChoice(all: false, songs: [], setlists: ["tour"])
     }
+    // What `export` counts: the beats of the maps and the selections of the songs carried.
+    try library.replaceBeatMap(for: songs[0], with: try fourBars(songs[0]))
+    _ = try library.addSelection(
+      to: songs[2], name: "intro", span: .frames(0..<100), note: nil, replace: false)
+    let file = try library.export(songs: some.songs, setlists: some.setlists)
+    #expect(file.beatCount == 16 && file.selectionCount == 1)
+    #expect(try library.export(songs: [songs[1]], setlists: []).beatCount == 0)
   }
 
   @Test func pullPicksItsRepositoriesAndGoesOnPastOneOffline() throws {

@@ -391,6 +391,11 @@ extension BeatMapFix {
     .downbeat(near: Int64((seconds * Double(sampleRate)).rounded()), within: 0.25)
   }
 
+  /// Every beat moved by `seconds` (negative: earlier), to the nearest frame.
+  public static func shift(seconds: Double, sampleRate: Int) -> BeatMapFix {
+    .shift(frames: Int64((seconds * Double(sampleRate)).rounded()))
+  }
+
   /// The frame a `downbeat` fix starts a bar near; nil for the other fixes.
   public var downbeatFrame: Int64? {
     guard case .downbeat(let near, _) = self else { return nil }
