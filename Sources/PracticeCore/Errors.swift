@@ -53,12 +53,6 @@ public enum AudioPathError: PracticeFailure, Equatable {
 
   public var category: FailureCategory { .missingInput }
 
-  public var path: String {
-    switch self {
-    case .noSuchFile(let path), .folder(let path): return path
-    }
-  }
-
   public var description: String {
     switch self {
     case .noSuchFile(let path): return "no such file '\(path)'; check the path"

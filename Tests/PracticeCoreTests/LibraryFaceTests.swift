@@ -125,6 +125,18 @@ import Testing
     try library.checkBeatTapping(of: song, replace: false)
   }
 
+  /// A missing file and a folder are the same values whether a song is resolved (`play`)
+  /// or scanned (`add`), with the path as given; nothing is added.
+  @Test func aMissingFileAndAFolderAreSaidAsGiven() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let nope = dir.file("nope.wav")
+    #expect(throws: AudioPathError.noSuchFile(path: nope)) { try library.resolve(nope) }
+    #expect(throws: AudioPathError.noSuchFile(path: nope)) { try SongScanner.scan(nope) }
+    #expect(throws: AudioPathError.folder(path: dir.path)) { try library.resolve(dir.path) }
+    #expect(AudioPathError.folder(path: "x").category == .missingInput)
+    #expect(try library.isEmpty())
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {
