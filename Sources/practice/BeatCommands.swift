@@ -92,7 +92,7 @@ struct BeatsShow: ParsableCommand {
       Table.bars(bars, chords: chords).print()
     }
     if doubtful > 0 {
-      Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
+      Terminal.say("\(doubtful == 1 ? "1 bar has" : "\(doubtful) bars have") doubtful detected beats (marked ?); check them by ear")
     }
   }
 }
@@ -195,7 +195,7 @@ struct BeatsImport: ParsableCommand {
     let added = loops.count - stored.keptLoops.count
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription)"
-        + (added > 0 ? ", \(added) selection(s) from the file's loops" : ""))
+        + (added > 0 ? ", \(counted(added, "selection")) from the file's loops" : ""))
     warn(of: stored.selectionsUpset, song: song, map: map)
   }
 }

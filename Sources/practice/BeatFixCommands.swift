@@ -149,7 +149,7 @@ struct BeatsDownbeat: ParsableCommand {
     }
     let beat = after.beats[after.nearestBeat(to: fix.downbeatFrame ?? 0)]
     Terminal.say(
-      "'\(song.title)': the beat at \(formatSeconds(Double(beat.frame) / Double(song.sampleRate))) s "
+      "'\(song.title)': the beat at \(formatTime(Double(beat.frame) / Double(song.sampleRate))) "
         + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))"
     )
     sayFollowed(result.followed, upset: result.selectionsUpset, song: song, map: after)
@@ -173,7 +173,8 @@ struct BeatsUndo: ParsableCommand {
     let (library, song) = try target.resolve()
     let undone = try library.undoBeatMapChange(for: song)
     let made = "`\(undone.change.summary)` (\(formatLocalClock(undone.madeAt)))"
-    let left = "\(undone.remaining) earlier map\(undone.remaining == 1 ? "" : "s") kept"
+    let left =
+      undone.remaining == 0 ? "no earlier map kept" : "\(counted(undone.remaining, "earlier map")) kept"
     if let map = undone.restored {
       Terminal.say(
         "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"

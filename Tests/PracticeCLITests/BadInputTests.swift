@@ -363,7 +363,7 @@ import Testing
 }
 
 extension BadInputTests {
-  /// sine-440 (song 1, 2 s) with a 120 BPM grid (bars 1-1, beats at 0, 0.5, 1, 1.5 s) and
+  /// sine-440 (song 1, 2 s) with a 120 BPM grid (bar 1, beats at 0, 0.5, 1, 1.5 s) and
   /// two selections.
   func withBeatsAndSelections() throws {
     #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"]).status == 0)
@@ -376,7 +376,7 @@ extension BadInputTests {
     try expectFailure(["select", "add", "1", "x"], status: 64, message: "say what to select")
     try expectFailure(
       ["select", "add", "1", "x", "--bars", "20"], status: 64,
-      message: "bar 20 is not in this song; it has bars 1-1")
+      message: "bar 20 is not in this song; it has bar 1")
     try expectFailure(
       ["select", "add", "1", "x", "--bars", "1", "--from", "1"], status: 64,
       message: "cannot be combined")
@@ -398,7 +398,7 @@ extension BadInputTests {
       message: "--by two: must be a whole number of bars")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "+1"], status: 64,
-      message: "would leave the song's bars 1-1")
+      message: "would leave the song's bar 1")
     try expectFailure(
       ["select", "move", "1", "b", "--by", "1"], status: 64,
       message: "made from times; move works on selections made of bars")
@@ -437,10 +437,10 @@ extension BadInputTests {
       message: "--by nan: must be a plain decimal")
     try expectFailure(
       ["beats", "shift", "1", "--by", "-0.1"], status: 64,
-      message: "moves 1 beat(s) outside the audio")
+      message: "moves 1 beat outside the audio")
     try expectFailure(
       ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64,
-      message: "--from-bar 9 is not in this song; it has bars 1-1")
+      message: "--from-bar 9 is not in this song; it has bar 1")
     try expectFailure(
       ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64,
       message: "cannot be combined")

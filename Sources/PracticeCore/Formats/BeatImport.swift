@@ -24,7 +24,7 @@ public enum BeatImport {
     guard let format = format ?? BeatFiles.detect(path: path, data: data) else {
       throw DataFileError(
         .beat, path: path, line: nil, reason: "cannot tell its format",
-        advice: "name its format: times, mirex, audacity, csv, xml, xsc or json")
+        advice: "give it with --format: times, mirex, audacity, csv, xml, xsc or json")
     }
     let rate = Double(sampleRate)
     let file = try BeatFiles.parse(

@@ -329,9 +329,12 @@ public final class Library {
         "\(song.id ?? 0) '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? "")
       }.joined(separator: ", ")
       if matches.count > shown { listed += ", and \(matches.count - shown) more" }
+      // More of the title cannot tell apart songs that share one.
+      let shared = Set(matches.map { $0.title.lowercased() }).count < matches.count
       throw PracticeError(
         .usage,
-        "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or more of the title"
+        "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or "
+          + (shared ? "the file's path" : "more of the title")
       )
     }
   }
