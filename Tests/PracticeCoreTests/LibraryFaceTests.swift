@@ -327,7 +327,8 @@ import Testing
     #expect(try library.songs(tagged: nil).count == 2)
 
     let setlist = try library.createSetlist(named: "gig")
-    #expect(setlist.listCells == ["gig", "0", setlist.updatedAt])
+    #expect(setlist.listCells.prefix(2) == ["gig", "0"])
+    #expect(setlist.listCells[2].wholeMatch(of: #/\d{4}-\d\d-\d\d \d\d:\d\d/#) != nil)
     let repository = try library.addRepository(name: "band", url: dir.file("repo"))
     #expect(repository.listCells == ["band", dir.file("repo"), "never", "0"])
     #expect(TextTable.repositories([repository.listCells]).columns.count == 4)
