@@ -174,7 +174,8 @@ struct BeatsUndo: ParsableCommand {
     let undone = try library.undoBeatMapChange(for: song)
     let made = "`\(undone.change.summary)` (\(formatLocalClock(undone.madeAt)))"
     let left =
-      undone.remaining == 0 ? "no earlier map kept" : "\(counted(undone.remaining, "earlier map")) kept"
+      undone.remaining == 0
+      ? "no earlier map kept" : "\(counted(undone.remaining, "earlier map")) kept"
     if let map = undone.restored {
       Terminal.say(
         "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"

@@ -67,7 +67,8 @@ struct BeatsTap: ParsableCommand {
     let taps = play.taps
     Session.report(report, engine: play.engine, song: song, file: play.file)
     if interrupted {
-      Terminal.say("interrupted: \(counted(taps.count, "tap")) dropped, the beat map was left as it was")
+      Terminal.say(
+        "interrupted: \(counted(taps.count, "tap")) dropped, the beat map was left as it was")
       throw ExitCode(ExitStatus.interrupted)
     }
     let (result, snaps) = try play.assemble()

@@ -4,8 +4,8 @@ import PracticeCore
 
 /// The parts of practice(1) that the argument parser's `generate-manual` cannot make from
 /// the command definitions: the player's keys, the exit status, the environment, the
-/// files and the examples. `practice --manual-sections` prints them as mdoc, and `scripts/make-man.sh` puts
-/// them into the page `generate-manual` made.
+/// files and the examples. `practice --manual-sections` prints them as mdoc, and
+/// `scripts/make-man.sh` puts them into the page `generate-manual` made.
 enum Manual {
   /// The keys `play` reads at a terminal: the player's own table.
   static var keys: [(key: String, action: String)] { PlayerKeys.manual }
@@ -124,8 +124,9 @@ enum Manual {
       ]
     ),
     (
-      "The bars came out at half the tempo, or bar 1 starts on the wrong beat: fix the map, "
-        + "and take a fix back:",
+      "If the bars came out at half the tempo, double the beats; if bar 1 starts on the "
+        + "wrong beat (here on its third), make that beat the downbeat; undo takes the last "
+        + "fix back:",
       [
         "practice beats double song.m4a", "practice beats downbeat song.m4a --bar 1.3",
         "practice beats undo song.m4a",

@@ -290,7 +290,8 @@ extension BeatMap {
     if outside > 0 {
       throw PracticeError(
         .usage,
-        "that shift moves \(outside == 1 ? "1 beat" : "\(outside) beats") outside the audio; shift less, or import the beats again")
+        "that shift moves \(outside == 1 ? "1 beat" : "\(outside) beats") outside the audio; "
+          + "shift less, or import the beats again")
     }
     return try BeatMap(beats: moved, totalFrames: totalFrames, sampleRate: sampleRate)
   }
