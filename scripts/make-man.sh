@@ -5,8 +5,8 @@
 # the package and makes the page from the command definitions: every command, argument
 # and option with its help. What the plugin cannot know is added from the program itself:
 # `practice --manual-sections` (Sources/practice/Manual.swift) prints the KEYS,
-# ENVIRONMENT, FILES and EXIT STATUS sections, which take the place of the plugin's generic
-# EXIT STATUS. The page is dated by the last commit, so it only changes when the program
+# ENVIRONMENT, FILES, EXIT STATUS and EXAMPLES sections, which take the place of the
+# plugin's generic EXIT STATUS. The page is dated by the last commit, so it only changes when the program
 # does. Characters beyond ASCII are written as groff's \[uXXXX] escapes, so that any troff
 # (groff without preconv, mandoc) reads the page.
 set -euo pipefail

@@ -43,6 +43,24 @@ public struct PracticeError: PracticeFailure, Equatable {
   public var description: String { remedy.map { message + "; " + $0.description } ?? message }
 }
 
+/// A path given as an audio file that is not one: nothing is there, or a folder is. The
+/// path is kept as it was given; the face words it once for every command that reads audio.
+public enum AudioPathError: PracticeFailure, Equatable {
+  /// Nothing exists at the path.
+  case noSuchFile(path: String)
+  /// The path is a folder.
+  case folder(path: String)
+
+  public var category: FailureCategory { .missingInput }
+
+  public var description: String {
+    switch self {
+    case .noSuchFile(let path): return "no such file '\(path)'; check the path"
+    case .folder(let path): return "'\(path)' is a folder, not an audio file"
+    }
+  }
+}
+
 /// What the player can do about a failure, when the answer is a setting of the face that
 /// made the request (a command-line option, a field of a form): named here, worded there.
 public enum Remedy: Sendable, Equatable, CustomStringConvertible {

@@ -92,7 +92,8 @@ struct BeatsShow: ParsableCommand {
       Table.bars(bars, chords: chords).print()
     }
     if doubtful > 0 {
-      Terminal.say("\(doubtful) bar(s) have doubtful detected beats (marked ?); check them by ear")
+      let bars = doubtful == 1 ? "1 bar has" : "\(doubtful) bars have"
+      Terminal.say("\(bars) doubtful detected beats (marked ?); check them by ear")
     }
   }
 }
@@ -111,7 +112,7 @@ struct BeatsShift: ParsableCommand {
   func run() throws {
     let (library, song, _) = try target.resolveWithMap()
     let result = try library.fixBeatMap(
-      of: song, .shift(frames: Int64((by * Double(song.sampleRate)).rounded())),
+      of: song, .shift(seconds: by, sampleRate: song.sampleRate),
       summary: "beats shift --by \(formatSeconds(by))")
     guard let shifted = result.after else { return }
     Terminal.say("'\(song.title)': \(shifted.beats.count) beats moved by \(by) s")
@@ -181,9 +182,16 @@ struct BeatsImport: ParsableCommand {
 
   func run() throws {
     let (library, song) = try target.resolve()
-    let (map, loops) = try BeatImport.read(
-      path: file, format: format.value, meter: placement.meter,
-      bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
+    let (map, loops): (BeatMap, [(name: String, frames: Range<Int64>)])
+    do {
+      (map, loops) = try BeatImport.read(
+        path: file, format: format.value, meter: placement.meter,
+        bar1: placement.bar1, totalFrames: song.frames, sampleRate: song.sampleRate)
+    } catch let error as DataFileError where error.reason == BeatImport.formatUnknown {
+      throw DataFileError(
+        error.kind, path: error.path, line: error.line, reason: error.reason,
+        advice: "give it with --format: times, mirex, audacity, csv, xml, xsc or json")
+    }
     let stored = try library.storeBeatMap(
       map, for: song,
       change: BeatMapChange(.replaced, "beats import '\((file as NSString).lastPathComponent)'"),
@@ -195,7 +203,7 @@ struct BeatsImport: ParsableCommand {
     let added = loops.count - stored.keptLoops.count
     Terminal.say(
       "'\(song.title)': \(map.beats.count) beats, \(map.barsDescription)"
-        + (added > 0 ? ", \(added) selection(s) from the file's loops" : ""))
+        + (added > 0 ? ", \(counted(added, "selection")) from the file's loops" : ""))
     warn(of: stored.selectionsUpset, song: song, map: map)
   }
 }

@@ -60,11 +60,8 @@ struct BeatsDetect: ParsableCommand {
     let (library, resolved) = try target.resolve()
     do {
       try library.checkBeatDetection(of: resolved, replace: replace)
-    } catch DetectionRefusal.beatsMadeByHand(let song, let beats) {
-      throw PracticeError(
-        .usage,
-        "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with detected beats"
-      )
+    } catch let refusal as DetectionRefusal {
+      throw PracticeError(.usage, worded(refusal, replacingWith: "detected beats"))
     }
     let options = BeatDetectionOptions.fromEnvironment(
       meter: meter.value, minBPM: minBPM, maxBPM: maxBPM,

@@ -130,30 +130,26 @@ struct BeatsDownbeat: ParsableCommand {
 
   func run() throws {
     let (library, song, map) = try target.resolveWithMap()
-    let frame: Int64
-    let within: Double
+    let fix: BeatMapFix
     let option: String
     if let bar {
-      guard let found = map.frame(bar: bar.bar, beat: bar.beat ?? 1) else {
+      guard let found = BeatMapFix.downbeat(at: bar, on: map) else {
         throw PracticeError(
           .usage, "--bar \(bar) is not a beat of this song; it has \(map.barsDescription)")
       }
-      (frame, within, option) = (found, 0, " --bar \(bar)")
+      (fix, option) = (found, " --bar \(bar)")
     } else {
-      let seconds = at?.seconds ?? 0
-      (frame, within, option) = (
-        Int64((seconds * Double(song.sampleRate)).rounded()), 0.25, " --at \(at?.text ?? "")"
-      )
+      fix = .downbeat(atSeconds: at?.seconds ?? 0, sampleRate: song.sampleRate)
+      option = " --at \(at?.text ?? "")"
     }
-    let result = try library.fixBeatMap(
-      of: song, .downbeat(near: frame, within: within), summary: "beats downbeat\(option)")
+    let result = try library.fixBeatMap(of: song, fix, summary: "beats downbeat\(option)")
     guard let after = result.after else {
       Terminal.say("'\(song.title)': that beat is a downbeat already; the map is unchanged")
       return
     }
-    let beat = after.beats[after.nearestBeat(to: frame)]
+    let beat = after.beats[after.nearestBeat(to: fix.downbeatFrame ?? 0)]
     Terminal.say(
-      "'\(song.title)': the beat at \(formatSeconds(Double(beat.frame) / Double(song.sampleRate))) s "
+      "'\(song.title)': the beat at \(formatTime(Double(beat.frame) / Double(song.sampleRate))) "
         + "starts bar \(beat.bar); \(after.barsDescription) now (was \(result.before.barsDescription))"
     )
     sayFollowed(result.followed, upset: result.selectionsUpset, song: song, map: after)
@@ -177,7 +173,9 @@ struct BeatsUndo: ParsableCommand {
     let (library, song) = try target.resolve()
     let undone = try library.undoBeatMapChange(for: song)
     let made = "`\(undone.change.summary)` (\(formatLocalClock(undone.madeAt)))"
-    let left = "\(undone.remaining) earlier map\(undone.remaining == 1 ? "" : "s") kept"
+    let left =
+      undone.remaining == 0
+      ? "no earlier map kept" : "\(counted(undone.remaining, "earlier map")) kept"
     if let map = undone.restored {
       Terminal.say(
         "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"

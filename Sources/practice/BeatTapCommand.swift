@@ -43,13 +43,10 @@ struct BeatsTap: ParsableCommand {
   func run() throws {
     let (library, song) = try target.resolve()
     // Refuse before playing, so no tapping is wasted.
-    if !replace, let beats = try library.storedBeats(for: song),
-      !(beats.contains { $0.source == .tapped } || beats.areAsDetected)
-    {
-      throw PracticeError(
-        .usage,
-        "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it with tapped beats"
-      )
+    do {
+      try library.checkBeatTapping(of: song, replace: replace)
+    } catch let refusal as DetectionRefusal {
+      throw PracticeError(.usage, worded(refusal, replacingWith: "tapped beats"))
     }
     guard isatty(STDIN_FILENO) == 1 else {
       throw PracticeError(
@@ -70,7 +67,8 @@ struct BeatsTap: ParsableCommand {
     let taps = play.taps
     Session.report(report, engine: play.engine, song: song, file: play.file)
     if interrupted {
-      Terminal.say("interrupted: \(taps.count) tap(s) dropped, the beat map was left as it was")
+      Terminal.say(
+        "interrupted: \(counted(taps.count, "tap")) dropped, the beat map was left as it was")
       throw ExitCode(ExitStatus.interrupted)
     }
     let (result, snaps) = try play.assemble()
@@ -95,16 +93,6 @@ struct BeatsTap: ParsableCommand {
           + "\(map.barsDescription) now (was \(old.barsDescription)), \(map.beats.count) beats")
     }
     sayFollowed(stored.followed, upset: stored.selectionsUpset, song: song, map: map)
-  }
-}
-
-/// "an imported beat map", "a beat map made with `beats grid`"…
-func describeKind(of beats: [Beat]) -> String {
-  switch beats[0].source {
-  case .detected: return "an edited detected beat map"
-  case .imported: return "an imported beat map"
-  case .grid: return "a beat map made with `beats grid`"
-  case .tapped: return "a tapped beat map"
   }
 }
 

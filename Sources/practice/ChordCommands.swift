@@ -29,10 +29,8 @@ struct ChordsDetect: ParsableCommand {
     let (library, resolved) = try target.resolve()
     do {
       try library.checkChordDetection(of: resolved, replace: replace)
-    } catch DetectionRefusal.chordsImported(let song) {
-      throw PracticeError(
-        .usage,
-        "'\(song.title)' has imported chords; add --replace to overwrite them with detected ones")
+    } catch let refusal as DetectionRefusal {
+      throw PracticeError(.usage, worded(refusal, replacingWith: "detected ones"))
     }
     let settings = ChordSettings.fromEnvironment()
     try detectEach(resolved, in: library) { song, name, bar in

@@ -129,7 +129,8 @@ final class LiveSession {
     case .loopEndBeforeStart: say("the loop end must come after its start")
     case .loopStartAfterEnd: say("the loop's start must stay before its end")
     case .noSelections: say("'\(session.song.title)' has no selections")
-    case .onlySelections(let count): say("there are only \(count) selection(s)")
+    case .onlySelections(let count):
+      say(count == 1 ? "there is only 1 selection" : "there are only \(count) selections")
     case .noPassToMark: say("no pass to mark yet")
     case .marked(let pass, let mark): say("pass \(pass): \(mark.rawValue)")
     case .saved(let name, let span):

@@ -3,9 +3,9 @@ import Foundation
 import PracticeCore
 
 /// The parts of practice(1) that the argument parser's `generate-manual` cannot make from
-/// the command definitions: the player's keys, the exit status, the environment and the
-/// files. `practice --manual-sections` prints them as mdoc, and `scripts/make-man.sh` puts
-/// them into the page `generate-manual` made.
+/// the command definitions: the player's keys, the exit status, the environment, the
+/// files and the examples. `practice --manual-sections` prints them as mdoc, and
+/// `scripts/make-man.sh` puts them into the page `generate-manual` made.
 enum Manual {
   /// The keys `play` reads at a terminal: the player's own table.
   static var keys: [(key: String, action: String)] { PlayerKeys.manual }
@@ -121,7 +121,49 @@ enum Manual {
     ),
   ]
 
-  /// KEYS, ENVIRONMENT, FILES and EXIT STATUS as mdoc(7).
+  /// A first hour with a recording, each step with the commands it takes.
+  static let examples: [(step: String, commands: [String])] = [
+    (
+      "Add a recording, find its beats and bars, and check them:",
+      [
+        "practice add song.m4a", "practice beats detect song.m4a", "practice beats show song.m4a",
+      ]
+    ),
+    (
+      "If the bars came out at half the tempo, double the beats; if bar 1 starts on the "
+        + "wrong beat (here on its third), make that beat the downbeat; undo takes the last "
+        + "fix back:",
+      [
+        "practice beats double song.m4a", "practice beats downbeat song.m4a --bar 1.3",
+        "practice beats undo song.m4a",
+      ]
+    ),
+    (
+      "Loop bars 9 to 16 at 75 % speed, after a one-bar count-in, with a click on the beat "
+        + "(q stops):",
+      ["practice play song.m4a --bars 9-16 --loop --speed 75% --count-in 1 --click"]
+    ),
+    (
+      "Keep the solo as a selection that starts at 70 % and comes up 5 points every two "
+        + "passes, with a goal, and drill it:",
+      [
+        "practice select add song.m4a solo --bars 17-24",
+        "practice select set song.m4a solo --speed 70% --ramp-to 100% --step 5% --every 2 "
+          + "--goal 100%",
+        "practice play song.m4a --select solo --repeat 14",
+      ]
+    ),
+    (
+      "See what was played this week, the totals, and what to practise next:",
+      ["practice log --since 7d", "practice stats", "practice today"]
+    ),
+    (
+      "Take the drill away as a file, four passes at 80 %:",
+      ["practice render song.m4a --bars 9-16 --speed 80% --repeat 4 -o drill.flac"]
+    ),
+  ]
+
+  /// KEYS, ENVIRONMENT, FILES, EXIT STATUS and EXAMPLES as mdoc(7).
   static func mdoc() -> String {
     func list(_ title: String, _ intro: String?, _ items: [(String, String)], macro: String? = nil)
       -> [String]
@@ -144,6 +186,14 @@ enum Manual {
     lines += list("ENVIRONMENT", nil, environment.map { ($0.name, $0.meaning) }, macro: "Ev")
     lines += list("FILES", nil, files.map { ($0.path, $0.meaning) }, macro: "Pa")
     lines += list("EXIT STATUS", nil, exitStatus.map { ("\($0.code)", $0.meaning) })
+    lines.append(".Sh EXAMPLES")
+    for (index, example) in examples.enumerated() {
+      if index > 0 { lines.append(".Pp") }
+      lines.append("\\&" + escaped(example.step))
+      lines.append(".Bd -literal -offset indent")
+      lines += example.commands.map { "\\&" + escaped($0) }
+      lines.append(".Ed")
+    }
     return lines.joined(separator: "\n") + "\n"
   }
 

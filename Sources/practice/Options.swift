@@ -14,41 +14,13 @@ struct LibraryOptions: ParsableArguments {
   var path: String?
 
   func open() throws -> Library {
-    let library = try Library(
+    try LibraryOptions.opened.open(
       path: path ?? Library.defaultPath(environment: ProcessInfo.processInfo.environment))
-    LibraryOptions.opened.append(library)
-    return library
   }
 
-  /// The libraries this process opened (main thread only).
-  nonisolated(unsafe) private static var opened: [Library] = []
-
-  /// A command failed: takes back the songs it added on first use, and a library it made
-  /// that still holds nothing is closed and removed, so that the library is as it was (no
-  /// file where there was none). Best effort: the command's own error is the one reported.
-  static func undoFirstUse() {
-    for library in opened { try? library.undoFirstUse() }
-    removeEmptyCreated()
-  }
-
-  /// A library this process made that holds nothing is closed and removed (no file where
-  /// there was none): after a command failed, or chose a failing exit status itself.
-  static func removeEmptyCreated() {
-    let made = opened.filter { $0.created && (try? $0.isEmpty()) == true }.map(\.path)
-    guard !made.isEmpty else { return }
-    opened.removeAll { made.contains($0.path) }  // their connections close here
-    for path in made {
-      for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-    }
-  }
-
-  /// Lets go of the libraries this process opened, so their connections close before it
-  /// exits: closing the last connection is when SQLite checkpoints the WAL file into the
-  /// database and deletes it. Left open, every command leaves a -wal file that the next
-  /// one must read back whole before its first query (a growing cost at each start).
-  static func closeAll() {
-    opened.removeAll()
-  }
+  /// The libraries this process opened, put back as they were when a command fails (main
+  /// thread only).
+  nonisolated(unsafe) static let opened = OpenedLibraries()
 }
 
 /// `--device`: the ALSA PCM that `play`, `resume`, `setlist play`, `beats tap` and `tone`
@@ -192,7 +164,6 @@ struct PlaybackOptions: ParsableArguments {
   var to: TypedTime?
 
   @OptionGroup var settings: SettingsOptions
-  var repeatCount: Int? { settings.repeatCount }
   var loop: Bool { settings.loop }
   /// What `--repeat` accepts: a long practice session, not a file that fills the disk.
   static let repeatRange = 1...9999
@@ -305,14 +276,9 @@ struct PlaybackOptions: ParsableArguments {
     }
   }
 
-  /// Whether a range was typed (`--select`, `--bars`, `--from`, `--to`).
-  var givesRange: Bool { selection != nil || bars != nil || from != nil || to != nil }
-
   /// What the command line asks of a play: the part, the settings typed (a key as its
   /// transposition from the song's), the sound.
-  func request(for song: Song, library: Library, live: Bool = false, resume: ResumePoint? = nil)
-    throws -> PlayRequest
-  {
+  func request(for song: Song, library: Library, resume: ResumePoint? = nil) throws -> PlayRequest {
     var request = PlayRequest(settings: given)
     if let selection {
       request.part = .selection(selection)
@@ -329,25 +295,8 @@ struct PlaybackOptions: ParsableArguments {
     request.quality = quality
     request.clickVolume = clickVolume
     request.filter = try partFilter()
-    request.live = live
     request.resume = resume
     return request
-  }
-
-  /// The plan for `song` (`PlanBuilder`), with a beat map detected when the plan needs one
-  /// the song lacks (unless --no-detect); its notes said on stderr.
-  func setup(
-    for song: Song, info: SoundFileInfo, library: Library, live: Bool = false,
-    resume: ResumePoint? = nil
-  ) throws -> PlaySetup {
-    let noDetect = self.noDetect
-    let builder = PlanBuilder(library: library, song: song, info: info) { song in
-      try detectingBeatMap(of: song, in: library, detect: !noDetect)
-    }
-    let setup = try builder.build(
-      try request(for: song, library: library, live: live, resume: resume))
-    for note in setup.notes { Terminal.warning(words(for: note, song: song)) }
-    return setup
   }
 }
 

@@ -184,16 +184,9 @@ private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loo
   if try library.storedWaveformSummary(for: song) == nil {
     Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
   }
-  let content = OverviewContent(
-    title: Terminal.escaped(song.title), artist: song.artist.map { Terminal.escaped($0) },
-    summary: try library.waveformSummary(for: song).summary, beatMap: beatMap,
-    selections: PlayerScreen.spans(of: song, library: library, beatMap: beatMap),
-    window: 0..<song.frames)
-  // The chord lane when the song has chords; a library that cannot say costs only the lane.
-  let chords = (try? library.chordTrack(for: song)).flatMap { $0 }.map {
-    (track: $0, key: (try? library.details(of: song).key) ?? nil)
-  }
-  return PlayerScreen(content: content, loop: loop, chords: chords)
+  let (content, chords) = try library.playerContent(of: song, beatMap: beatMap)
+  return PlayerScreen(
+    content: content.escaped { Terminal.escaped($0) }, loop: loop, chords: chords)
 }
 
 struct Render: ParsableCommand {

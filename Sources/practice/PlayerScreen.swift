@@ -67,8 +67,7 @@ final class PlayerScreen {
   /// `OverviewSpans`), names escaped (so the columns they take are the columns printed); a
   /// selection that cannot be placed is left out.
   static func spans(of song: Song, library: Library, beatMap: BeatMap?) -> [OverviewContent.Span] {
-    let placed = OverviewSpans((try? library.selections(of: song)) ?? [], beatMap: beatMap)
-    return placed.spans.map {
+    library.playerSpans(of: song, beatMap: beatMap).map {
       .init(name: Terminal.escaped($0.name), frames: $0.frames, colour: $0.colour)
     }
   }

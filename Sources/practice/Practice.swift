@@ -43,21 +43,21 @@ struct Practice: ParsableCommand {
       try refuseDashNames(arguments)
       var command = try parseAsRoot(PlaybackOptions.expandingOptionalValues(arguments))
       try command.run()
-      LibraryOptions.closeAll()
+      LibraryOptions.opened.closeAll()
     } catch let failure as any PracticeFailure {
-      LibraryOptions.undoFirstUse()
-      LibraryOptions.closeAll()
+      LibraryOptions.opened.undoFirstUse()
+      LibraryOptions.opened.closeAll()
       Terminal.error(worded(failure))
       Foundation.exit(ExitStatus.code(for: failure.category))
     } catch let code as ExitCode {
       // A command that chose its exit status (130 after a clean stop) has said its piece,
       // and taken back what its failed parts added; a library it made and left empty goes.
-      if code.rawValue != 0 { LibraryOptions.removeEmptyCreated() }
-      LibraryOptions.closeAll()
+      if code.rawValue != 0 { LibraryOptions.opened.removeEmptyCreated() }
+      LibraryOptions.opened.closeAll()
       Foundation.exit(code.rawValue)
     } catch {
-      LibraryOptions.undoFirstUse()
-      LibraryOptions.closeAll()
+      LibraryOptions.opened.undoFirstUse()
+      LibraryOptions.opened.closeAll()
       let code = exitCode(for: error)
       // The parser checks a command's own rules before it looks for options it does not
       // know, so `tone A4 --secs 1` would be told that '1' is not a note.

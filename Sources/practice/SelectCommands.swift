@@ -45,13 +45,9 @@ struct SpanOptions: ParsableArguments {
 
   /// The span, checked against the song's audio and beat map.
   func span(for song: Song, library: Library) throws -> SelectionSpan {
-    if let bars {
-      _ = try detectingBeatMap(of: song, in: library, detect: !noDetect).frames(of: bars)
-      return .bars(bars)
+    try SelectionSpan.checked(bars: bars, from: from?.seconds, to: to?.seconds, of: song) {
+      try detectingBeatMap(of: song, in: library, detect: !noDetect)
     }
-    return .frames(
-      try resolveTimeRange(
-        from: from?.seconds, to: to?.seconds, sampleRate: song.sampleRate, frames: song.frames))
   }
 }
 
@@ -290,28 +286,23 @@ struct SelectSet: ParsableCommand {
 
   func run() throws {
     let (library, song, selection) = try target.resolve()
-    var practice = clear ? SelectionPractice() : try library.practice(of: selection)
-    practice.settings = practice.settings.overridden(by: settings.given)
-    if let problem = practice.settings.problem { throw problem }
-    if let goal {
-      do {
-        try library.checkGoal(goal, of: selection, song: song)
-      } catch is NoBeatMap {
-        throw noBeatMap(song)
-      } catch GoalProblem.tempoUnknown {
-        throw PracticeError(
-          .usage,
-          "--goal \(goal): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
-        )
-      } catch GoalProblem.speedOutOfRange(let speed) {
-        throw PracticeError(
-          .usage,
-          "--goal \(goal) is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
-        )
-      }
-      practice.goal = goal
+    let practice: SelectionPractice
+    do {
+      practice = try library.setPractice(
+        of: selection, song: song, adding: settings.given, goal: goal, clearing: clear)
+    } catch is NoBeatMap {
+      throw noBeatMap(song)
+    } catch GoalProblem.tempoUnknown {
+      throw PracticeError(
+        .usage,
+        "--goal \(goal.map { "\($0)" } ?? ""): selection '\(selection.name)' has too few beats in the beat map to tell its tempo; give a speed (100%)"
+      )
+    } catch GoalProblem.speedOutOfRange(let speed) {
+      throw PracticeError(
+        .usage,
+        "--goal \(goal.map { "\($0)" } ?? "") is \(Int((speed * 100).rounded()))% of the selection's tempo; a goal must be 25% to 200%"
+      )
     }
-    try library.setPractice(practice, of: selection)
     let options = options(of: practice.settings).joined(separator: " ")
     Terminal.say(
       "'\(song.title)': selection '\(selection.name)' plays with "

@@ -109,7 +109,7 @@ enum Session {
       endedEarly.store(true, ordering: .relaxed)
     }
     if report.underruns > 0 {
-      Terminal.warning("\(report.underruns) underrun(s): the audio device ran dry and recovered")
+      Terminal.warning("\(counted(report.underruns, "underrun")): the audio device ran dry and recovered")
     }
   }
 }

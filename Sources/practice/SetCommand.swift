@@ -17,21 +17,12 @@ func refuseTypedText(_ what: String, _ texts: [String], blankAllowed: Bool = fal
 
 /// `--key TARGET` as a transposition (`Library.transposition`: from `song`'s own key, `practice
 /// set SONG --key`, else the key `chords detect` found, the nearest way), its refusals worded
-/// with the option: a usage error (64) when the song has no key, or when the modes differ.
+/// with the option (`worded(_:key:song:)`).
 func transposition(of song: Song, to target: MusicalKey, in library: Library) throws -> Int {
   do {
     return try library.transposition(of: song, to: target)
-  } catch KeyChangeError.songHasNoKey {
-    throw PracticeError(
-      .usage,
-      "--key \(target): '\(song.title)' has no key to transpose from; set it with "
-        + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
-        + "\(song.id ?? 0)`, or give --transpose")
-  } catch KeyChangeError.modesDiffer(let own) {
-    throw PracticeError(
-      .usage,
-      "--key \(target): '\(song.title)' is in \(own), and \(own.minor ? "a minor" : "a major") "
-        + "song moves to \(own.minor ? "a minor" : "a major") key; give --transpose instead")
+  } catch let error as KeyChangeError {
+    throw PracticeError(.usage, worded(error, key: target, song: song))
   }
 }
 

@@ -89,18 +89,19 @@ struct SetlistAdd: ParsableCommand {
     _ = try library.setlist(named: setlist.name)
     let song = try library.resolve(self.song)
     guard let songID = song.id else { return }
-    let selectionName = try selection.map { try library.selection(named: $0, of: song).name }
-    var entry = SetlistEntry(
-      songID: songID, selection: selectionName, transpose: transpose, speed: speed?.rate,
+    let entry = SetlistEntry(
+      songID: songID, selection: selection, key: key, transpose: transpose, speed: speed?.rate,
       repeats: repeats, note: note)
-    if let key {
-      entry.key = key
-      entry.transpose = try transposition(of: song, to: key, in: library)
+    let added: (entry: SetlistEntry, position: Int, setlist: String)
+    do {
+      added = try library.addEntry(entry, of: song, to: setlist.name, at: at)
+    } catch let error as KeyChangeError {
+      // Only a --key is made a transposition.
+      guard let key else { throw error }
+      throw PracticeError(.usage, worded(error, key: key, song: song))
     }
-    let position = try library.addEntry(entry, to: setlist.name, at: at)
     Terminal.say(
-      "setlist '\(try library.setlist(named: setlist.name).name)': \(position). "
-        + entryDescription(entry, song: song))
+      "setlist '\(added.setlist)': \(added.position). " + added.entry.summary(title: song.title))
   }
 }
 
@@ -166,20 +167,6 @@ struct SetlistShow: ParsableCommand {
       Table.setlistEntries(layout.rows.map(\.fields)).print()
     }
   }
-}
-
-/// `'Title' (selection solo, in Bm: +2 semitones, 80%, 2 times)`.
-func entryDescription(_ entry: SetlistEntry, song: Song) -> String {
-  var parts: [String] = []
-  if let selection = entry.selection { parts.append("selection '\(selection)'") }
-  if let key = entry.key, let transpose = entry.transpose {
-    parts.append("in \(key): \(SetlistLayout.Row.signed(transpose)) semitones")
-  } else if let transpose = entry.transpose {
-    parts.append("\(SetlistLayout.Row.signed(transpose)) semitones")
-  }
-  if let speed = entry.speed { parts.append(Speed(clamping: speed).description) }
-  if let repeats = entry.repeats { parts.append(repeats == 1 ? "once" : "\(repeats) times") }
-  return "'\(song.title)'" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
 }
 
 struct SetlistRename: ParsableCommand {

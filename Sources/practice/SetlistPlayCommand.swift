@@ -99,16 +99,13 @@ struct SetlistPlay: ParsableCommand {
               }
               return true
             } : nil)
-        if ending == .stopped && move == nil { move = .quit }
-        let ended = move == nil
-        if Session.endedEarly.load(ordering: .relaxed) {
-          // Played to where its audio ends, with the warning: an entry that failed (65).
-          runner.played(move: move, despite: PracticeError(.badData, "its audio ends early"))
-        } else {
-          runner.played(move: move)
-        }
+        // Played to where its audio ends, with the warning: an entry that failed (65).
+        let cut = Session.endedEarly.load(ordering: .relaxed)
+        let pauseDue = runner.played(
+          ending, move: move,
+          cutShort: cut ? PracticeError(.badData, "its audio ends early") : nil)
         // Between two entries that ran their course: the pause, or a key.
-        guard ended, !runner.isDone, wait || pauseSeconds > 0 else { continue }
+        guard pauseDue, wait || pauseSeconds > 0 else { continue }
         runner.afterPause(
           try between(
             seconds: wait ? nil : pauseSeconds, keys: keys, next: "\(runner.position)/\(count)"))
@@ -119,12 +116,10 @@ struct SetlistPlay: ParsableCommand {
         runner.failed(failure, move: move)  // no pause after an entry not played
       }
     }
-    let skipped = runner.failures.filter { !$0.played }
-    let cut = runner.failures.filter(\.played)
-    let cutWords =
-      "\(cut.count) ended early (\(cut.map { "\($0.position)" }.joined(separator: ", ")))"
+    let (skipped, cut) = (runner.skipped, runner.cutShort)
+    let cutWords = "\(cut.count) ended early (\(cut.map(String.init).joined(separator: ", ")))"
     if let first = runner.failures.first, !skipped.isEmpty {
-      let positions = skipped.map { "\($0.position)" }.joined(separator: ", ")
+      let positions = skipped.map(String.init).joined(separator: ", ")
       throw PracticeError(
         first.failure.category,
         "setlist '\(found.name)': \(skipped.count) of the entries could not be played "
@@ -133,7 +128,9 @@ struct SetlistPlay: ParsableCommand {
     Terminal.say("setlist '\(found.name)': played \(entryCount(runner.played))")
     // Every entry played, some only to where their audio ends: the warnings said so, and
     // the exit status is that of `play` (65).
-    if let first = cut.first { throw ExitCode(ExitStatus.code(for: first.failure.category)) }
+    if let first = runner.failures.first(where: \.played) {
+      throw ExitCode(ExitStatus.code(for: first.failure.category))
+    }
   }
 
   /// The pause between entries (`seconds`; nil: until a key or, when stdin is not a

@@ -28,11 +28,9 @@ struct Export: ParsableCommand {
     let (songs, setlists) = try choice.resolve(in: library)
     let file = try library.export(songs: songs, setlists: setlists)
     try OutputFile.write(try file.encoded(), to: output)
-    let beats = file.songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) }
-    let selections = file.songs.reduce(0) { $0 + $1.selections.count }
     Terminal.say(
-      "exported \(counted(file.songs.count, "song")) (\(counted(beats, "beat")), "
-        + "\(counted(selections, "selection"))) and \(counted(file.setlists.count, "setlist")) to \(output)"
+      "exported \(counted(file.songs.count, "song")) (\(counted(file.beatCount, "beat")), "
+        + "\(counted(file.selectionCount, "selection"))) and \(counted(file.setlists.count, "setlist")) to \(output)"
     )
   }
 }

@@ -107,7 +107,7 @@ struct Tune: ParsableCommand {
     let lost = tuner.lostAudio
     if lost.overruns > 0 || lost.droppedFrames > 0 {
       Terminal.warning(
-        "\(lost.overruns) overrun(s), \(lost.droppedFrames) frame(s) dropped: the capture fell behind and some audio was lost"
+        "\(counted(lost.overruns, "overrun")), \(counted(lost.droppedFrames, "frame")) dropped: the capture fell behind and some audio was lost"
       )
     }
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
@@ -221,7 +221,7 @@ struct Tone: ParsableCommand {
     }
     let underruns = player.underruns
     if underruns > 0 {
-      Terminal.warning("\(underruns) underrun(s): the audio device ran dry and recovered")
+      Terminal.warning("\(counted(underruns, "underrun")): the audio device ran dry and recovered")
     }
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
   }

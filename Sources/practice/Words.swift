@@ -7,10 +7,59 @@ func worded(_ failure: any PracticeFailure) -> String {
   case let error as RangeError: return worded(error)
   case let error as BeatMapEditError: return worded(error)
   case let problem as SettingsProblem: return worded(problem)
+  case let error as AudioPathError: return worded(error)
   case let error as PracticeError:
     guard let remedy = error.remedy else { return error.message }
     return error.message + "; " + worded(remedy)
   default: return failure.description
+  }
+}
+
+/// A path that is not an audio file, said the same way by every command that reads one.
+func worded(_ error: AudioPathError) -> String {
+  switch error {
+  case .noSuchFile(let path): return "no such file '\(path)'; check the path"
+  case .folder(let path):
+    return "'\(path)' is a folder, not an audio file; give a file, a song id or a title "
+      + "(`practice add` adds a folder's songs)"
+  }
+}
+
+/// Why `--key TARGET` cannot be a transposition of `song` (a usage error, 64): it has no key,
+/// or its mode differs.
+func worded(_ error: KeyChangeError, key target: MusicalKey, song: Song) -> String {
+  switch error {
+  case .songHasNoKey:
+    return "--key \(target): '\(song.title)' has no key to transpose from; set it with "
+      + "`practice set \(song.id ?? 0) --key KEY` or find it with `practice chords detect "
+      + "\(song.id ?? 0)`, or give --transpose"
+  case .modesDiffer(let own):
+    return "--key \(target): '\(song.title)' is in \(own), and "
+      + "\(own.minor ? "a minor" : "a major") song moves to "
+      + "\(own.minor ? "a minor" : "a major") key; give --transpose instead"
+  }
+}
+
+/// Why detection or tapping would not overwrite what the song has, with the option that
+/// lets it; `made` is what would replace it ("detected beats", "tapped beats", "detected
+/// ones" for chords).
+func worded(_ refusal: DetectionRefusal, replacingWith made: String) -> String {
+  switch refusal {
+  case .beatsMadeByHand(let song, let beats):
+    return "'\(song.title)' has \(describeKind(of: beats)); add --replace to overwrite it "
+      + "with \(made)"
+  case .chordsImported(let song):
+    return "'\(song.title)' has imported chords; add --replace to overwrite them with \(made)"
+  }
+}
+
+/// "an imported beat map", "a beat map made with `beats grid`"…
+func describeKind(of beats: [Beat]) -> String {
+  switch beats[0].source {
+  case .detected: return "an edited detected beat map"
+  case .imported: return "an imported beat map"
+  case .grid: return "a beat map made with `beats grid`"
+  case .tapped: return "a tapped beat map"
   }
 }
 

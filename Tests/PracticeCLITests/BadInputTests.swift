@@ -13,10 +13,18 @@ import Testing
     _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
   }
 
+  /// Every command that reads a song says a missing file the same way (`add` used to say
+  /// "cannot open … no such file").
   @Test func missingFile() throws {
-    try expectFailure(["add", dir.file("nope.wav")], status: 66, message: "no such file")
-    try expectFailure(
-      ["play", dir.file("nope.wav"), "--device", "null"], status: 66, message: "no such file")
+    let nope = dir.file("nope.wav")
+    let line = "practice: no such file '\(nope)'; check the path"
+    for command in [
+      ["add", nope], ["play", nope, "--device", "null"], ["render", nope, "-o", dir.file("o.wav")],
+    ] {
+      let result = try expectFailure(command, status: 66, message: "no such file")
+      #expect(result.stderrLines.first == line, "\(command)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
   }
 
   /// A command that fails on a library path where there was none leaves no file there; one
@@ -43,11 +51,28 @@ import Testing
     #expect(try partly.run(["list"]).stdout.contains("sine-440"))
   }
 
+  /// A folder where a song is wanted is missing input (66, as a folder a decoder cannot read
+  /// is): the command line is well formed, the audio file it names is not there.
   @Test func directory() throws {
     // `add` takes folders: one with no audio in it is missing input.
     try expectFailure(["add", dir.path], status: 66, message: "no audio files in")
-    try expectFailure(
-      ["play", dir.path, "--device", "null"], status: 66, message: "is a directory")
+    let line =
+      "practice: '\(dir.path)' is a folder, not an audio file; give a file, a song id or a "
+      + "title (`practice add` adds a folder's songs)"
+    for command in [
+      ["play", dir.path, "--device", "null"], ["render", dir.path, "-o", dir.file("o.wav")],
+    ] {
+      let result = try expectFailure(command, status: 66, message: "is a folder")
+      #expect(result.stderrLines.first == line, "\(command)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.file("o.wav")))
+    // The folder's songs are added by `add`, as its help says.
+    let music = dir.file("music")
+    try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: CLI.fixture("sine-440.wav"), toPath: music + "/a.wav")
+    let added = try cli.run(["add", music])
+    #expect(added.status == 0, "\(added.stderr)")
+    #expect(added.stdout.contains("\ta"), "\(added.stdout)")
   }
 
   @Test func zeroByteFile() throws {
@@ -375,7 +400,7 @@ import Testing
 }
 
 extension BadInputTests {
-  /// sine-440 (song 1, 2 s) with a 120 BPM grid (bars 1-1, beats at 0, 0.5, 1, 1.5 s) and
+  /// sine-440 (song 1, 2 s) with a 120 BPM grid (bar 1, beats at 0, 0.5, 1, 1.5 s) and
   /// two selections.
   func withBeatsAndSelections() throws {
     #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"]).status == 0)
@@ -388,7 +413,7 @@ extension BadInputTests {
     try expectFailure(["select", "add", "1", "x"], status: 64, message: "say what to select")
     try expectFailure(
       ["select", "add", "1", "x", "--bars", "20"], status: 64,
-      message: "bar 20 is not in this song; it has bars 1-1")
+      message: "bar 20 is not in this song; it has bar 1")
     try expectFailure(
       ["select", "add", "1", "x", "--bars", "1", "--from", "1"], status: 64,
       message: "cannot be combined")
@@ -410,7 +435,7 @@ extension BadInputTests {
       message: "--by two: must be a whole number of bars")
     try expectFailure(
       ["select", "move", "1", "a", "--by", "+1"], status: 64,
-      message: "would leave the song's bars 1-1")
+      message: "would leave the song's bar 1")
     try expectFailure(
       ["select", "move", "1", "b", "--by", "1"], status: 64,
       message: "made from times; move works on selections made of bars")
@@ -449,10 +474,10 @@ extension BadInputTests {
       message: "--by nan: must be a plain decimal")
     try expectFailure(
       ["beats", "shift", "1", "--by", "-0.1"], status: 64,
-      message: "moves 1 beat(s) outside the audio")
+      message: "moves 1 beat outside the audio")
     try expectFailure(
       ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "9"], status: 64,
-      message: "--from-bar 9 is not in this song; it has bars 1-1")
+      message: "--from-bar 9 is not in this song; it has bar 1")
     try expectFailure(
       ["beats", "meter", "1", "--meter", "3/4", "--from-bar", "1", "--bar1", "2"], status: 64,
       message: "cannot be combined")

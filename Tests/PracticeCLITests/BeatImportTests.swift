@@ -39,6 +39,11 @@ import TestSupport
     try "<metadata><beats><beat>0.5</beat><beat>1.0</beat><beat>1.5</beat><beat>2.0</beat><beat>2.5</beat></beats></metadata>"
       .write(toFile: xml, atomically: true, encoding: .utf8)
     #expect(try cli.run(["beats", "import", "1", xml]).stderr.contains("5 beats, bars 1-2"))
+    // A map of one bar says so in the singular.
+    try "0.5\n1.0\n1.5\n".write(toFile: dir.file("three.txt"), atomically: true, encoding: .utf8)
+    #expect(
+      try cli.run(["beats", "import", "1", dir.file("three.txt")]).stderr.hasSuffix(
+        ": 3 beats, bar 1\n"))
   }
 
   @Test func aBadBeatFileKeepsTheOldMap() throws {
@@ -62,6 +67,15 @@ import TestSupport
     let binary = dir.file("bin.txt")
     FileManager.default.createFile(atPath: binary, contents: Data([0, 1, 2, 255, 0, 7]))
     #expect(try cli.run(["beats", "import", "demo", binary]).status == 65)
+    let garbage = dir.file("garbage.txt")
+    try "garbage\n".write(toFile: garbage, atomically: true, encoding: .utf8)
+    let unknown = try cli.run(["beats", "import", "demo", garbage])
+    #expect(unknown.status == 65)
+    // The hint names the option that says the format.
+    #expect(
+      unknown.stderr.hasSuffix(
+        "cannot tell its format; give it with --format: times, mirex, audacity, csv, xml, xsc or json\n"
+      ), "\(unknown.stderr)")
     #expect(try cli.run(["beats", "import", "demo", dir.file("missing.txt")]).status == 66)
     #expect(try cli.run(["beats", "import", "demo", binary, "--format", "midi"]).status == 64)
     #expect(try cli.run(["beats", "export", "demo", "--format", "xsc"]).status == 64)
@@ -79,7 +93,7 @@ import TestSupport
     _ = try cli.run(["add", song])
     let result = try cli.run(["beats", "import", "1", CLI.fixture("beats/song.xsc")])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stderr.contains("11 beats, bars 0-4 (0 is the pickup), 3 selection(s) from the file's loops"))
+    #expect(result.stderr.contains("11 beats, bars 0-4 (0 is the pickup), 3 selections from the file's loops"))
     let bars = try cli.run(["beats", "show", "1"]).stdout.split(separator: "\n").map { $0.split(separator: "\t")[0...2].joined(separator: " ") }
     #expect(bars == ["0 0:00.3 1", "1 0:00.5 4", "2 0:02.5 3", "3 0:04.0 1", "4 0:04.5 2"])
     let selections = try cli.run(["select", "list", "1"]).stdout

@@ -109,4 +109,27 @@ import Testing
     #expect(try cli.run(["play", "1", "--count-in", "17"]).status == 64)
     #expect(try cli.run(["play", "1", "--click-volume", "300%"]).status == 64)
   }
+
+  /// The line that starts a play says what will be heard besides the music: the count-in,
+  /// the clicks, and a transpose in semitones as the log writes it (`+2 st`, not `+2.0`).
+  @Test func thePlayLineNamesTheCountInClicksAndTranspose() throws {
+    _ = try cli.run(["add", CLI.fixture("sine-440.wav")])
+    _ = try cli.run(["beats", "grid", "1", "--bpm", "120"])
+    let both = try cli.run([
+      "play", "1", "--bars", "1", "--count-in", "1", "--click", "--transpose", "2",
+      "--device", "null",
+    ])
+    #expect(both.status == 0, "\(both.stderr)")
+    #expect(
+      both.stderrLines.first == "playing 'sine-440' bar 1 (0:00.0–0:02.0), once, transpose +2 st, "
+        + "count-in, click on 'null'", "\(both.stderr)")
+    let half = try cli.run([
+      "render", "1", "--bars", "1", "--transpose", "-1.5", "--count-in", "1", "-o",
+      dir.file("t.wav"),
+    ])
+    #expect(half.status == 0, "\(half.stderr)")
+    #expect(half.stderr.contains("once, transpose -1.5 st, count-in to "), "\(half.stderr)")
+    let plain = try cli.run(["play", "1", "--bars", "1", "--device", "null"])
+    #expect(plain.stderrLines.first == "playing 'sine-440' bar 1 (0:00.0–0:02.0), once on 'null'")
+  }
 }

@@ -83,7 +83,8 @@ import Testing
     #expect(first.status == 0, "\(first.stderr)")
     #expect(
       first.stderr.contains(
-        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2.0, volume 90% on 'null'"
+        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2 st, volume 90%, "
+          + "count-in, click on 'null'"
       ),
       "\(first.stderr)")
     // Typed options win; a speed past the trainer's target plays without it.
@@ -93,7 +94,8 @@ import Testing
     ])
     #expect(second.status == 0, "\(second.stderr)")
     #expect(
-      second.stderr.contains("selection 'riff' (0:02.5–0:04.5), once, volume 90% on 'null'"),
+      second.stderr.contains(
+        "selection 'riff' (0:02.5–0:04.5), once, volume 90%, count-in on 'null'"),
       "\(second.stderr)")
     let rows = try log(cli)
     #expect(rows.map { $0["speed_min"] as? Double } == [0.8, 1])

@@ -190,6 +190,8 @@ import Testing
     #expect(result.status == 64)
     #expect(result.stderrLines.count == 1)
     #expect(result.stderr.contains("matches 2 songs: 1 'Same', 2 'same';"))
+    // More of the title cannot tell two songs of one title apart: the hint names what can.
+    #expect(result.stderr.hasSuffix("; give the id, or the file's path\n"), "\(result.stderr)")
     #expect(try cli.snapshot() == snapshot)
   }
 

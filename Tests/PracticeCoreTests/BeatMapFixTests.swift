@@ -29,6 +29,23 @@ import Testing
     (0..<count).map { start + Int64($0) * step }
   }
 
+  /// `beats downbeat --bar 2.3` takes that beat exactly; `--at` the beat within a quarter
+  /// of a beat of the time; a beat the map does not have is no fix.
+  @Test func aDownbeatIsNamedByItsBarOrByItsTime() throws {
+    let map = try grid(16)
+    let fix = try #require(BeatMapFix.downbeat(at: BarPosition(bar: 2, beat: 3), on: map))
+    #expect(fix == .downbeat(near: 650, within: 0) && fix.downbeatFrame == 650)
+    #expect(BeatMapFix.downbeat(at: BarPosition(bar: 2), on: map)?.downbeatFrame == 450)
+    #expect(BeatMapFix.downbeat(at: BarPosition(bar: 5, beat: 1), on: map) == nil)
+    #expect(BeatMapFix.downbeat(at: BarPosition(bar: 4, beat: 5), on: map) == nil)
+    let heard = BeatMapFix.downbeat(atSeconds: 0.6504, sampleRate: 1000)
+    #expect(heard == .downbeat(near: 650, within: 0.25))
+    #expect(BeatMapFix.shift(frames: 5).downbeatFrame == nil)
+    #expect(BeatMapFix.shift(seconds: -0.0126, sampleRate: 1000) == .shift(frames: -13))
+    let fixed = try #require(try heard.applied(to: map))
+    #expect(fixed.beats.first { $0.frame == 650 }?.beat == 1)
+  }
+
   // MARK: Double
 
   @Test func doublingTheWholeMapPutsABeatHalfWayAndTwiceTheBars() throws {

@@ -118,7 +118,7 @@ import Testing
 
   @Test(arguments: [
     ("0\t1\tC:maj\n1\t2\tC:major\n", 2, "not a shorthand"),
-    ("0\t1\tC:maj\n\n# note\n1\t2\n", 4, "has 2 field(s)"),
+    ("0\t1\tC:maj\n\n# note\n1\t2\n", 4, "has 2 fields"),
     ("0\t1\tC:maj\n2\t1.5\tG:maj\n", 2, "before it starts"),
     ("0\t2\tC:maj\n1\t3\tG:maj\n", 2, "before the chord before it ends"),
     ("0\tx\tC:maj\n", 1, "not times"),

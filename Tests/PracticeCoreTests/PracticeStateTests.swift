@@ -114,6 +114,42 @@ import Testing
     return (library, try library.resolve(path))
   }
 
+  /// `select set`: settings given are added to the selection's, `clearing` first removes
+  /// them and the goal, and a refusal (a trainer stepping away, a tempo goal without a beat
+  /// map) stores nothing.
+  @Test func aSelectionsPracticeIsAddedToClearedOrRefusedWhole() throws {
+    let (library, song) = try library()
+    let selection = try library.addSelection(
+      to: song, name: "solo", span: .frames(0..<44100), note: nil, replace: false)
+    let drill = PracticeSettings(speed: Speed(parsing: "70%"), rampTo: .normal)
+    let first = try library.setPractice(
+      of: selection, song: song, adding: drill, goal: .speed(.normal), clearing: false)
+    #expect(first.settings == drill && first.goal == .speed(.normal))
+    let faster = PracticeSettings(speed: Speed(parsing: "80%"))
+    let added = try library.setPractice(
+      of: selection, song: song, adding: faster, goal: nil, clearing: false)
+    #expect(added.settings.speed == Speed(parsing: "80%") && added.settings.rampTo == .normal)
+    #expect(added.goal == .speed(.normal))
+    #expect(try library.practice(of: selection) == added)
+
+    #expect(throws: SettingsProblem.self) {
+      try library.setPractice(
+        of: selection, song: song,
+        adding: PracticeSettings(speed: Speed(parsing: "120%"), step: 0.05), goal: nil,
+        clearing: false)
+    }
+    #expect(throws: NoBeatMap.self) {
+      try library.setPractice(
+        of: selection, song: song, adding: faster, goal: .tempo(120), clearing: true)
+    }
+    #expect(try library.practice(of: selection) == added)
+
+    let cleared = try library.setPractice(
+      of: selection, song: song, adding: faster, goal: nil, clearing: true)
+    #expect(cleared == SelectionPractice(settings: faster))
+    #expect(try library.practice(of: selection) == cleared)
+  }
+
   @Test func statsTakeTheCleanTopSpeedAndIgnoreUnmarkedPasses() throws {
     let (library, song) = try library()
     let selection = try library.addSelection(

@@ -198,3 +198,20 @@ extension Library {
     return SetlistLayout(name: found, rows: laidOut)
   }
 }
+
+extension SetlistEntry {
+  /// `'Title' (selection 'solo', in Bm: +2 semitones, 80%, 2 times)`: the entry on one
+  /// line, what it changes for the song in parentheses (nothing: the title alone).
+  public func summary(title: String) -> String {
+    var parts: [String] = []
+    if let selection { parts.append("selection '\(selection)'") }
+    if let key, let transpose {
+      parts.append("in \(key): \(SetlistLayout.Row.signed(transpose)) semitones")
+    } else if let transpose {
+      parts.append("\(SetlistLayout.Row.signed(transpose)) semitones")
+    }
+    if let speed { parts.append(Speed(clamping: speed).description) }
+    if let repeats { parts.append(repeats == 1 ? "once" : "\(repeats) times") }
+    return "'\(title)'" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+  }
+}

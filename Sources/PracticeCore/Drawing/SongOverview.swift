@@ -71,4 +71,28 @@ extension Library {
       title: song.title, artist: song.artist, summary: summary, beatMap: beatMap,
       selections: spans, window: window, chords: chords ?? [])
   }
+
+  /// The song's selections as the player draws them, placed as `view` places them
+  /// (`OverviewSpans`); one that cannot be placed, or a library that cannot say, is left out.
+  public func playerSpans(of song: Song, beatMap: BeatMap?) -> [OverviewContent.Span] {
+    OverviewSpans((try? selections(of: song)) ?? [], beatMap: beatMap).spans
+  }
+
+  /// What the player screen shows of `song` when a play starts: the whole song's envelope
+  /// (its waveform summary, computed and kept when the library has none), `beatMap`, the
+  /// selections (`playerSpans`), and its chord track with the song's set key (nil: the
+  /// detected one) for the chord lane. A library that cannot say the chords costs only the
+  /// lane. Texts as stored: the face escapes them (`OverviewContent.escaped`).
+  public func playerContent(of song: Song, beatMap: BeatMap?) throws -> (
+    content: OverviewContent, chords: (track: ChordTrack, key: MusicalKey?)?
+  ) {
+    let content = OverviewContent(
+      title: song.title, artist: song.artist, summary: try waveformSummary(for: song).summary,
+      beatMap: beatMap, selections: playerSpans(of: song, beatMap: beatMap),
+      window: 0..<song.frames)
+    let chords = (try? chordTrack(for: song)).flatMap { $0 }.map {
+      (track: $0, key: (try? details(of: song).key) ?? nil)
+    }
+    return (content, chords)
+  }
 }

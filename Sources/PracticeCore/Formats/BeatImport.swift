@@ -2,6 +2,10 @@ import Foundation
 
 /// Turns a parsed beat file into a song's beat map (and its loops into selections).
 public enum BeatImport {
+  /// The reason of the error a file of no format that can be told gets (the face words
+  /// the advice with its option).
+  public static let formatUnknown = "cannot tell its format"
+
   /// Reads and parses `path` (format `auto` when nil) for a song of `totalFrames` at
   /// `sampleRate`. Bars come from the file when it numbers every beat (json, bar.beat
   /// labels), from its downbeats when it marks them (mirex, Transcribe! measures), else
@@ -23,7 +27,7 @@ public enum BeatImport {
     }
     guard let format = format ?? BeatFiles.detect(path: path, data: data) else {
       throw DataFileError(
-        .beat, path: path, line: nil, reason: "cannot tell its format",
+        .beat, path: path, line: nil, reason: formatUnknown,
         advice: "name its format: times, mirex, audacity, csv, xml, xsc or json")
     }
     let rate = Double(sampleRate)

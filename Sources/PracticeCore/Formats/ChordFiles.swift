@@ -85,7 +85,8 @@ public enum ChordFiles {
         let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
         guard fields.count == 3 else {
           throw fail(
-            "a .lab line is start<TAB>end<TAB>label; this one has \(fields.count) field(s)")
+            "a .lab line is start<TAB>end<TAB>label; this one has \(fields.count) "
+              + "field\(fields.count == 1 ? "" : "s")")
         }
         guard let start = Double(fields[0]), let end = Double(fields[1]), start.isFinite,
           end.isFinite, start >= 0

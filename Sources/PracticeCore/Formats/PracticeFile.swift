@@ -15,6 +15,11 @@ public struct PracticeFile: Sendable, Equatable {
   public var songs: [SharedSong]
   public var setlists: [SharedSetlist]
 
+  /// The beats of every song's map in the file (`export` says how many it wrote).
+  public var beatCount: Int { songs.reduce(0) { $0 + ($1.beatMap?.frames.count ?? 0) } }
+  /// The selections of every song in the file.
+  public var selectionCount: Int { songs.reduce(0) { $0 + $1.selections.count } }
+
   public struct SharedSong: Sendable, Equatable {
     /// The number setlist entries in this file use for the song.
     public var ref: Int

@@ -283,8 +283,7 @@ public final class Library {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: reachable, isDirectory: &isDirectory) {
       if isDirectory.boolValue {
-        throw PracticeError(
-          .missingInput, "'\(reference)' is a directory; give an audio file, a song id or a title")
+        throw AudioPathError.folder(path: reference)
       }
       let absolute = SongScanner.absolutePath(reference)
       let known = try read { db in
@@ -317,23 +316,25 @@ public final class Library {
       let looksLikePath =
         reference.contains("/")
         || OutputFormat.extensions.contains((reference as NSString).pathExtension.lowercased())
+      if looksLikePath { throw AudioPathError.noSuchFile(path: reference) }
       throw PracticeError(
         .missingInput,
-        looksLikePath
-          ? "no such file '\(reference)'; check the path"
-          : "no song titled '\(reference)' and no such file; "
-            + (try nearestTitle(to: reference).map {
-              "did you mean '\($0.title)' (id \($0.id ?? 0))?"
-            } ?? "`practice list` shows the library"))
+        "no song titled '\(reference)' and no such file; "
+          + (try nearestTitle(to: reference).map {
+            "did you mean '\($0.title)' (id \($0.id ?? 0))?"
+          } ?? "`practice list` shows the library"))
     default:
       let shown = 10
       var listed = matches.prefix(shown).map { song in
         "\(song.id ?? 0) '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? "")
       }.joined(separator: ", ")
       if matches.count > shown { listed += ", and \(matches.count - shown) more" }
+      // More of the title cannot tell apart songs that share one.
+      let shared = Set(matches.map { $0.title.lowercased() }).count < matches.count
       throw PracticeError(
         .usage,
-        "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or more of the title"
+        "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or "
+          + (shared ? "the file's path" : "more of the title")
       )
     }
   }

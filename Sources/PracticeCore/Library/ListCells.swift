@@ -16,8 +16,12 @@ extension Song {
 }
 
 extension Setlist {
-  /// `setlist list`: name, entries, last changed.
-  public var listCells: [String] { [name, "\(entries.count)", updatedAt] }
+  /// `setlist list`: name, entries, last changed (local time to the minute, as `log` says
+  /// a time; the stored UTC stamp if it cannot be read).
+  public var listCells: [String] {
+    let changed = ISO8601DateFormatter().date(from: updatedAt).map(formatLocalTime) ?? updatedAt
+    return [name, "\(entries.count)", changed]
+  }
 }
 
 extension Repository {

@@ -81,6 +81,26 @@ extension Library {
     try write { db in try Library.storePractice(practice, selectionID: id, db) }
   }
 
+  /// Sets how `selection` of `song` is practised, as `select set` does: `given` added to
+  /// (or replacing) the settings it has, all of them and its goal removed first when
+  /// `clearing`; `goal`, when given, checked against the song (`checkGoal`). Throws the
+  /// merged settings' `SettingsProblem`, `NoBeatMap` or a `GoalProblem`, storing nothing;
+  /// returns what was stored.
+  public func setPractice(
+    of selection: Selection, song: Song, adding given: PracticeSettings, goal: PracticeGoal?,
+    clearing: Bool
+  ) throws -> SelectionPractice {
+    var practice = clearing ? SelectionPractice() : try self.practice(of: selection)
+    practice.settings = practice.settings.overridden(by: given)
+    if let problem = practice.settings.problem { throw problem }
+    if let goal {
+      try checkGoal(goal, of: selection, song: song)
+      practice.goal = goal
+    }
+    try setPractice(practice, of: selection)
+    return practice
+  }
+
   /// Replaces the settings and goal of selection `id` inside the caller's transaction.
   static func storePractice(_ practice: SelectionPractice, selectionID id: Int64, _ db: Database)
     throws

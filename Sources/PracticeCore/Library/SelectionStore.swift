@@ -175,3 +175,19 @@ extension Library {
       createdAt: row["created_at"], updatedAt: row["updated_at"])
   }
 }
+
+extension SelectionSpan {
+  /// The span a selection is given (`select add`, `select edit`), checked against `song`:
+  /// bars against its beat map (asked of `beatMap`, which may detect one), else times
+  /// against its audio (nil: its start, its end).
+  public static func checked(
+    bars: BarRange?, from: Double?, to: Double?, of song: Song, beatMap: () throws -> BeatMap
+  ) throws -> SelectionSpan {
+    if let bars {
+      _ = try beatMap().frames(of: bars)
+      return .bars(bars)
+    }
+    return .frames(
+      try resolveTimeRange(from: from, to: to, sampleRate: song.sampleRate, frames: song.frames))
+  }
+}

@@ -99,6 +99,22 @@ extension Library {
     }
   }
 
+  /// Adds an entry for `song` as `setlist add` does: `entry`'s selection found among the
+  /// song's (kept with its stored name, whatever the case typed), its `key` made the
+  /// transposition from the song's key (`transposition(of:to:)`: a `KeyChangeError` when the
+  /// song has none or the modes differ), then inserted at `position` (`addEntry(_:to:at:)`).
+  /// Returns the entry stored, the position it took and the setlist's name as stored.
+  public func addEntry(
+    _ entry: SetlistEntry, of song: Song, to setlistName: String, at position: Int?,
+    now: Date = Date()
+  ) throws -> (entry: SetlistEntry, position: Int, setlist: String) {
+    var entry = entry
+    if let name = entry.selection { entry.selection = try selection(named: name, of: song).name }
+    if let key = entry.key { entry.transpose = try transposition(of: song, to: key) }
+    let taken = try addEntry(entry, to: setlistName, at: position, now: now)
+    return (entry, taken, try setlist(named: setlistName).name)
+  }
+
   /// Moves the entry at `from` to `to` (both 1-based, as `setlist show` numbers them).
   public func moveEntry(of setlistName: String, from: Int, to: Int, now: Date = Date()) throws {
     try editEntries(of: setlistName, now: now) { entries in

@@ -80,6 +80,16 @@ extension Library {
     }
   }
 
+  /// Refuses (`DetectionRefusal.beatsMadeByHand`) tapping `song`'s beats unless `replace`
+  /// when its stored beats were made another way than detection or tapping (imported, a
+  /// grid, an edited detected map): checked before playing, so no tapping is wasted.
+  public func checkBeatTapping(of song: Song, replace: Bool) throws {
+    guard !replace, let beats = try storedBeats(for: song) else { return }
+    if !(beats.contains { $0.source == .tapped } || beats.areAsDetected) {
+      throw DetectionRefusal.beatsMadeByHand(song: song, beats: beats)
+    }
+  }
+
   /// Refuses (`DetectionRefusal`) the first of `songs` whose imported chords detection
   /// would overwrite unless `replace`.
   public func checkChordDetection(of songs: [Song], replace: Bool) throws {

@@ -22,6 +22,12 @@ public enum SongScanner {
       throw PracticeError(.usage, "the file name is empty (''); give the path of an audio file")
     }
     let absolute = absolutePath(path)
+    // Nothing there is said as `play` says it (a search refused on the way is the
+    // decoder's to word).
+    var status = Glibc.stat()
+    if statusOf(absolute, &status) != 0 && errno != EACCES {
+      throw AudioPathError.noSuchFile(path: path)
+    }
     let file = try SoundFile(path: absolute)
     try file.measureLength(progress: progress)
     let (size, modified) = try stat(absolute)

@@ -144,7 +144,8 @@ public struct BeatMap: Sendable, Equatable {
   public var lastBar: Int { bars[bars.count - 1].number }
   /// "bars 1-32", or "bars 0-32 (0 is the pickup)".
   public var barsDescription: String {
-    "bars \(firstBar)-\(lastBar)" + (firstBar == 0 ? " (0 is the pickup)" : "")
+    (firstBar == lastBar ? "bar \(firstBar)" : "bars \(firstBar)-\(lastBar)")
+      + (firstBar == 0 ? " (0 is the pickup)" : "")
   }
 
   func bar(_ number: Int) -> Bar? {
@@ -289,7 +290,8 @@ extension BeatMap {
     if outside > 0 {
       throw PracticeError(
         .usage,
-        "that shift moves \(outside) beat(s) outside the audio; shift less, or import the beats again")
+        "that shift moves \(outside == 1 ? "1 beat" : "\(outside) beats") outside the audio; "
+          + "shift less, or import the beats again")
     }
     return try BeatMap(beats: moved, totalFrames: totalFrames, sampleRate: sampleRate)
   }

@@ -377,3 +377,28 @@ public enum BeatMapFix: Sendable, Equatable {
     }
   }
 }
+
+extension BeatMapFix {
+  /// A bar starts at the beat `position` of `map` as the map counts it now (that beat
+  /// exactly); nil when the map has no such beat.
+  public static func downbeat(at position: BarPosition, on map: BeatMap) -> BeatMapFix? {
+    map.frame(bar: position.bar, beat: position.beat ?? 1).map { .downbeat(near: $0, within: 0) }
+  }
+
+  /// A bar starts at the beat heard `seconds` into the audio: the beat within a quarter of a
+  /// beat-length of it.
+  public static func downbeat(atSeconds seconds: Double, sampleRate: Int) -> BeatMapFix {
+    .downbeat(near: Int64((seconds * Double(sampleRate)).rounded()), within: 0.25)
+  }
+
+  /// Every beat moved by `seconds` (negative: earlier), to the nearest frame.
+  public static func shift(seconds: Double, sampleRate: Int) -> BeatMapFix {
+    .shift(frames: Int64((seconds * Double(sampleRate)).rounded()))
+  }
+
+  /// The frame a `downbeat` fix starts a bar near; nil for the other fixes.
+  public var downbeatFrame: Int64? {
+    guard case .downbeat(let near, _) = self else { return nil }
+    return near
+  }
+}

@@ -49,8 +49,8 @@ public struct PlaybackPlan: Sendable, Equatable {
     case bars(count: Int, barFrames: Int64)
   }
 
-  /// `0:10.0–0:20.0, 2 passes, speed 80%, volume 80%` (`label` names the range: `bars
-  /// 9-16 (0:10.0–0:20.0)`): what the plan plays, in words.
+  /// `0:10.0–0:20.0, 2 passes, speed 80%, transpose +2 st, volume 80%, count-in, click`
+  /// (`label` names the range: `bars 9-16 (0:10.0–0:20.0)`): what the plan plays, in words.
   public func summary(sampleRate rate: Int, label: String? = nil) -> String {
     let times = formatTimeRange(range, sampleRate: rate)
     let count: String
@@ -62,9 +62,12 @@ public struct PlaybackPlan: Sendable, Equatable {
     let volume = self.volume == .unity ? "" : ", volume \(self.volume)"
     let speed = self.speed == .normal ? "" : ", speed \(self.speed)"
     let transpose =
-      self.transpose == 0 ? "" : ", transpose \(self.transpose > 0 ? "+" : "")\(self.transpose)"
+      self.transpose == 0 ? "" : ", transpose " + String(format: "%+g st", self.transpose)
     let filter = self.filter.label.map { ", " + $0 } ?? ""
-    return "\(label.map { "\($0) (\(times))" } ?? times), \(count)\(speed)\(transpose)\(volume)\(filter)"
+    let countIn = clicks.map { $0.countIn.isEmpty ? "" : ", count-in" } ?? ""
+    let click = clicks?.enabled == true ? ", click" : ""
+    return "\(label.map { "\($0) (\(times))" } ?? times), \(count)\(speed)\(transpose)\(volume)"
+      + "\(filter)\(countIn)\(click)"
   }
 
   /// The speed of pass `pass` (0-based).

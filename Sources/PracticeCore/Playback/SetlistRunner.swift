@@ -67,6 +67,23 @@ public struct SetlistRunner: Sendable {
     played(move: move)
   }
 
+  /// The entry now was played and ended as `ending` says; `cutShort` when its audio ended
+  /// early (noted as in `played(move:despite:)`). A play the player stopped with no key
+  /// saying where to go ends the setlist. Returns whether the pause between two entries
+  /// is due: the entry ran its course (no key moved on from it) and entries are left.
+  public mutating func played(
+    _ ending: PlayOutcome, move: Move?, cutShort failure: (any PracticeFailure)?
+  ) -> Bool {
+    let move = ending == .stopped && move == nil ? .quit : move
+    if let failure { played(move: move, despite: failure) } else { played(move: move) }
+    return move == nil && !isDone
+  }
+
+  /// The positions of the entries that could not be played, in the order they failed.
+  public var skipped: [Int] { failures.filter { !$0.played }.map(\.position) }
+  /// The positions of the entries played only to where their audio ends.
+  public var cutShort: [Int] { failures.filter(\.played).map(\.position) }
+
   /// The entry now could not be played: noted, and the setlist goes on (or as `move` says).
   public mutating func failed(_ failure: any PracticeFailure, move: Move?) {
     failures.append((position, failure, false))
