@@ -102,10 +102,16 @@ enum Session {
       let rate = Double(file.info.sampleRate)
       let declared = max(file.declaredFrames, file.info.frames)
       let reason = truncation.reason.map { " (\($0))" } ?? ""
+      let (ends, says) = (Double(truncation.frame) / rate, Double(declared) / rate)
+      // Times in tenths can read the same ("ends at 0:03.0 though the file says 0:03.0").
+      let end =
+        formatTime(ends) == formatTime(says)
+        ? "the audio ends \(Int(((says - ends) * 1000).rounded())) ms before the length the file "
+          + "says (\(formatTime(says)))"
+        : "the audio ends at \(formatTime(ends)) though the file says \(formatTime(says))"
       Terminal.warning(
-        "'\(song.path)': the audio ends at \(formatTime(Double(truncation.frame) / rate)) "
-          + "though the file says \(formatTime(Double(declared) / rate))\(reason); it is cut "
-          + "short or damaged: what decodes was \(done), the rest is missing")
+        "'\(song.path)': \(end)\(reason); it is cut short or damaged: what decodes was "
+          + "\(done), the rest is missing")
       endedEarly.store(true, ordering: .relaxed)
     }
     if report.underruns > 0 {

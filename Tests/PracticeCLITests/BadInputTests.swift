@@ -231,6 +231,22 @@ import Testing
     #expect(out.count > 44100 / 2 && out.count < 3 * 44100)
   }
 
+  /// An MP3 missing only its last frame ends within the tenth of a second the file says:
+  /// the warning says by how much, not two equal times.
+  @Test func aFileCutInItsLastTenthSaysByHowMuch() throws {
+    let whole = dir.file("whole.mp3")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 3, amplitude: 0.5), to: whole)
+    let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("cut.mp3")
+    try data.prefix(data.count - 300).write(to: URL(fileURLWithPath: cut))
+    let result = try cli.run(["render", cut, "-o", dir.file("cut-out.wav")])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(
+      result.stderr.range(
+        of: #"the audio ends \d+ ms before the length the file says \(0:03\.0\)"#,
+        options: .regularExpression) != nil, "\(result.stderr)")
+  }
+
   @Test func impossibleRanges() throws {
     let song = CLI.fixture("sine-440.wav")
     try expectFailure(
