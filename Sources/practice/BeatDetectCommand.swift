@@ -12,10 +12,12 @@ struct BeatsDetect: ParsableCommand {
       `beats show` marks doubtful bars with ?). A map that was imported, tapped, made with \
       `grid` or edited is kept unless --replace is given. One summary line per song on stderr, \
       and a warning when the map is likely wrong: a small model, fitted on tuning pieces, \
-      weighs what detection heard (the beat network's downbeats against the other beats, the \
-      onsets half-way between the beats against on them, and the like), or the beat network \
-      hears the map's beats faintly (below 0.2 of 1); such a map is still stored (exit 0), to \
-      be checked by ear.
+      weighs what detection heard (the beats' confidence, the beat network's downbeats \
+      against the other beats, how clearly the onsets repeat at one period), or the beat network \
+      hears the map's beats faintly (below 0.25 of 1); such a map is still stored (exit 0), to \
+      be checked by ear. Where the beats look right but no beat of the bar stands out (the \
+      network's downbeats hardly above its other beats), a line says bar 1 is a guess and \
+      how to move the bar lines (`beats downbeat`, or d in the player).
       """)
 
   @OptionGroup var target: SongsInLibrary
@@ -72,7 +74,7 @@ struct BeatsDetect: ParsableCommand {
       }
       bar?.clear()
       Terminal.say(found.summary(name: name))
-      if let warning = found.warning { Terminal.warning("\(name): \(worded(warning: warning))") }
+      warn(of: found, song: song, name: name)
       warn(of: stored.selectionsUpset, song: song, map: found.map)
     }
   }
@@ -123,13 +125,25 @@ func detectingBeatMap(of song: Song, in library: Library, detect: Bool) throws -
         Terminal.say("'\(song.title)' had no beat map; took the one of repository '\(repository)'")
       case .detected(let detection):
         Terminal.say(detection.summary(name: name))
-        if let warning = detection.warning {
-          Terminal.warning("\(name): \(worded(warning: warning))")
-        }
+        warn(of: detection, song: song, name: name)
       }
     }
   } catch is NoBeatMap {
     throw noBeatMap(song)
+  }
+}
+
+/// A detected map's warning, or, where its beats look right but no beat of the bar stands
+/// out, where bar 1 was put and the one command (or key) that moves the bar lines.
+func warn(of detection: BeatDetection, song: Song, name: String) {
+  if let warning = detection.warning {
+    Terminal.warning("\(name): \(worded(warning: warning))")
+  } else if detection.barsAreAGuess, let bar1 = detection.map.frame(bar: 1) {
+    let at = formatTime(Double(bar1) / Double(detection.map.sampleRate))
+    Terminal.warning(
+      "\(name): no beat of the bar stands out, so bar 1 (at \(at)) is a guess; if the 1 you "
+        + "hear falls on another beat, move the bar lines with `practice beats downbeat "
+        + "\(song.id ?? 0) --bar 1.N` (N: that beat) or press d on it in the player")
   }
 }
 

@@ -299,6 +299,28 @@ import Testing
     #expect(shown.status == 0 && shown.stdout.split(separator: "\n").count >= 14, "\(shown.stdout)")
   }
 
+  /// A vamp on one chord, every beat alike and no drums: the beats are plain, but nothing
+  /// marks the bar, so the map is stored with a second line saying bar 1 is a guess and
+  /// naming the command (with the song's id) and the key that move the bar lines.
+  @Test func barsNothingMarksAreSaidToBeAGuess() throws {
+    var piece = BeatSynth.Piece()
+    piece.startBPM = 110
+    piece.endBPM = 110
+    piece.drums = false
+    piece.accompaniment = .unmarked
+    let path = dir.file("vamp.wav")
+    try Synth.write(BeatSynth.render(piece).samples, to: path)
+    let result = try cli.run(["beats", "detect", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stderrLines
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.first?.hasPrefix("vamp.wav: ") == true, "\(lines)")
+    let guess = #/practice: warning: vamp\.wav: no beat of the bar stands out, so bar 1 \(at 0:0\d\.\d\) is a guess; if the 1 you hear falls on another beat, move the bar lines with `practice beats downbeat 1 --bar 1\.N` \(N: that beat\) or press d on it in the player/#
+    #expect(lines.last?.wholeMatch(of: guess) != nil, "\(lines)")
+    // The map is stored as any other, and a bar line moved there is taken.
+    #expect(try cli.run(["beats", "downbeat", path, "--bar", "1.2"]).status == 0)
+  }
+
   @Test func badAudioFailsWithOneLineAndKeepsTheMap() throws {
     let good = try song("good.wav")
     let silent = dir.file("silent.wav")

@@ -30,6 +30,22 @@ import Testing
     #expect(MapDoubt.probability(Self.poor) > MapDoubt.probability(Self.clear) + 0.3)
   }
 
+  /// Bars are a guess where the network's downbeat probability marks the map's downbeats
+  /// hardly more than its other beats (below `MapDoubt.guessedBars`), and only where the
+  /// network heard the music.
+  @Test func barsAreAGuessWhereNoDownbeatStandsOut() {
+    #expect(!MapDoubt.barsAreAGuess(Self.clear))
+    var flat = Self.clear
+    flat.downbeatContrast = MapDoubt.guessedBars - 0.01
+    #expect(MapDoubt.barsAreAGuess(flat))
+    flat.downbeatContrast = MapDoubt.guessedBars
+    #expect(!MapDoubt.barsAreAGuess(flat))
+    flat.downbeatContrast = -0.2
+    #expect(MapDoubt.barsAreAGuess(flat))
+    flat.networkListens = 0
+    #expect(!MapDoubt.barsAreAGuess(flat))
+  }
+
   /// A map the network hears faintly (a reading it decoded on its own few peaks) is warned
   /// of whatever else looks clear; one it does not hear at all is left to the model.
   @Test func aMapTheNetworkHearsFaintlyIsWarnedOf() {

@@ -39,6 +39,9 @@ public enum BeatSynth {
     /// started with each note). Only the melody's soft swells mark beats; the chord changes
     /// mark the bars.
     case bowedPad
+    /// One chord and its bass on every beat, alike in loudness, never changing (a vamp):
+    /// nothing marks the bar.
+    case unmarked
   }
 
   /// What to play.
@@ -162,6 +165,10 @@ public enum BeatSynth {
               &out, at: start + Int(1.5 * length * rate), hz: pitch * 9 / 8, seconds: length * 0.45,
               gain: 0.12, rate: rate, attack: piece.attack, decay: 0.2, tremolo: 0.6, tremoloHz: 4.6)
           }
+        }
+      } else if piece.chords && piece.accompaniment == .unmarked {
+        for ratio in [0.5, 2.0, 2.52, 3.0] {
+          addTone(&out, at: start, hz: 110 * ratio, seconds: length * 0.9, gain: 0.15, rate: rate, attack: piece.attack)
         }
       } else if piece.chords && piece.accompaniment == .even {
         for ratio in [2.0, 2.52, 3.0] {

@@ -107,6 +107,9 @@ public struct BeatDetection: Sendable {
   public let tempoRange: ClosedRange<Double>
   /// Set when the beats are doubtful (no steady pulse, many weak beats).
   public let warning: String?
+  /// The beats look right but no beat of the bar stands out: where bar 1 starts is a guess
+  /// (`MapDoubt.barsAreAGuess`), never set with `warning`. The face says how to move it.
+  public var barsAreAGuess = false
 
   /// Bars between the first and the last with another number of beats than the meter's
   /// (where two beats were dropped or added): their numbers and beat counts.
@@ -328,7 +331,10 @@ public enum BeatDetector {
     if let words = heldLevel(held) {
       warning = warning.map { "\($0); and \(words)" } ?? words
     }
-    return BeatDetection(map: map, meter: meter, tempoRange: low...high, warning: warning)
+    var detection = BeatDetection(
+      map: map, meter: meter, tempoRange: low...high, warning: warning)
+    detection.barsAreAGuess = warning == nil && MapDoubt.barsAreAGuess(doubt)
+    return detection
   }
 
   /// The warning for stretches where the beat was heard at another metrical level on weak

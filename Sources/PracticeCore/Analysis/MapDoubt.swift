@@ -116,6 +116,22 @@ struct MapDoubt {
       || (features.networkListens > 0 && features.heardAtBeats < MapDoubtModel.faintHearing)
   }
 
+  /// Below this, the network's downbeat probability at the map's downbeats over that at its
+  /// other beats (`Features.downbeatContrast`): the bar lines are a guess. Chosen on the
+  /// tuning data (the corpus's tuning halves and the released tracks' tuning half), among
+  /// maps not warned of: at 0.1 the line is shown for 10 of 170, 4 of them with the beats
+  /// right and the downbeats wrong (of 9 such), 1 with the beats wrong, 5 right; at 0.15 for
+  /// 18 (7, 3, 8). On the test halves and the second generator's set, at 0.1, it is shown for
+  /// 27 of 241: 7 with the downbeats wrong (of 9), 12 with the beats wrong, 8 right
+  /// (bench/beats/session18/bars_guess.py).
+  static let guessedBars = 0.1
+
+  /// Whether the map's bar lines are a guess: the network heard the music, and its downbeat
+  /// probability marks the map's downbeats hardly more than the other beats.
+  static func barsAreAGuess(_ features: Features) -> Bool {
+    features.networkListens > 0 && features.downbeatContrast < guessedBars
+  }
+
   /// The warning for a doubtful map, or nil: what to check, in the musician's words.
   static func warning(_ features: Features, doubtful: Int, beats: Int) -> String? {
     guard warns(features) else { return nil }
