@@ -23,7 +23,7 @@ struct BeatsDetect: ParsableCommand {
   @OptionGroup var target: SongsInLibrary
   @Option(
     help: ArgumentHelp(
-      "auto (2, 3, 4 or 5 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
+      "auto (2, 3, 4, 5 or 7 beats a bar), or the meter whose downbeats to find (6/8: two dotted quarters a bar).",
       valueName: "auto|N/D"),
     transform: Parse.meterOrAuto)
   var meter: AutoOr<Meter> = .auto

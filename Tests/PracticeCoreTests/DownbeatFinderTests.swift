@@ -66,6 +66,52 @@ import Testing
     #expect(downbeats(features(chordsChangeAt: 0), DownbeatFinder.Settings()) == [0])
   }
 
+  /// `n` beats every 50 frames in bars of `m`: a new chord, a louder beat and the network's
+  /// downbeat on each bar's first beat.
+  func bars(of m: Int, beats n: Int) -> (beats: [Int], features: OnsetFeatures) {
+    let beats = (0..<n).map { 25 + $0 * Self.period }
+    var f = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
+    let frames = beats.last! + Self.period
+    f.chromaHop = 441
+    f.chromaWindow = 2048
+    var accent = [Float](repeating: 0.05, count: frames)
+    var network = [Float](repeating: 0.01, count: frames)
+    var chroma = [Float](repeating: 0, count: frames * 12)
+    for (i, b) in beats.enumerated() {
+      accent[b] = i % m == 0 ? 6 : 2
+      network[b] = i % m == 0 ? 0.8 : 0.1
+    }
+    for frame in 0..<frames {
+      let bar = max(0, (frame - beats[0]) / Self.period) / m
+      for pitch in [0, 4, 7] { chroma[frame * 12 + (pitch + 5 * bar) % 12] = 1 }
+    }
+    f.flux = accent
+    f.bassFlux = accent
+    f.level = [Float](repeating: 0.3, count: frames)
+    f.chroma = chroma
+    f.downbeatActivation = network
+    return (beats, f)
+  }
+
+  func placed(_ laid: (beats: [Int], features: OnsetFeatures)) -> DownbeatFinder.Placement {
+    DownbeatFinder.place(
+      beats: laid.beats, features: laid.features,
+      period: [Double](repeating: 50, count: laid.features.count), beatsPerBar: nil,
+      downbeatActivation: laid.features.downbeatActivation)
+  }
+
+  /// Bars of seven (a 7/8 counted in eighths) are counted in sevens, their downbeats where
+  /// the chords change, over `sevenBars` bars or more; over fewer, seven is not looked for.
+  /// Bars of four and five are counted as before.
+  @Test func barsOfSevenAreCountedInSevensOverEnoughBars() {
+    let seven = placed(bars(of: 7, beats: DownbeatFinder.sevenBars * 7))
+    #expect(seven.beatsPerBar == 7)
+    #expect(seven.positions == (0..<DownbeatFinder.sevenBars * 7).map { $0 % 7 })
+    #expect(placed(bars(of: 7, beats: DownbeatFinder.sevenBars * 7 - 1)).beatsPerBar != 7)
+    #expect(placed(bars(of: 5, beats: 60)).beatsPerBar == 5)
+    #expect(placed(bars(of: 4, beats: 64)).beatsPerBar == 4)
+  }
+
   /// The developers' knob reads the weights and the threshold, `off` and bad values too.
   @Test func theKnobIsRead() {
     let s = DownbeatFinder.Settings.parse("harmony=2, bass=0,accent=1,network=4,decides=0.5")

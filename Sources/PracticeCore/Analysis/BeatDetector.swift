@@ -47,7 +47,7 @@ public enum BeatModel: String, Sendable, CaseIterable {
 
 /// What `BeatDetector` is asked for.
 public struct BeatDetectionOptions: Sendable, Equatable {
-  /// Nil: choose 2, 3, 4 or 5 beats a bar. A meter fixes the bar length and only the
+  /// Nil: choose 2, 3, 4, 5 or 7 beats a bar. A meter fixes the bar length and only the
   /// downbeats are found; compound meters (6/8, 9/8, 12/8) count dotted quarters.
   public var meter: Meter?
   /// The slowest beat considered, in BPM (the network's decoding); the tracker's level

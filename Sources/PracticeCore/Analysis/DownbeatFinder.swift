@@ -15,8 +15,8 @@ import Foundation
 ///   which beat is loud depends on the style (a samba's surdo on 2, a one-drop's kick on
 ///   3, a backbeat's snare on 2 and 4). On the evaluation set harmony picks the right
 ///   phase in 26 of 28 pieces, the bass in 22, the accent in 16 (bench/beats).
-/// - Five beats a bar when the cues mark that period more strongly than two, three and four
-///   by `longBarMargin`.
+/// - Five or seven beats a bar when the cues mark that period more strongly than two, three
+///   and four by `longBarMargin` (seven: a 7/8 counted in eighths).
 /// - Three beats a bar when the cues mark that period more strongly than two and than
 ///   four, each cue at its own best phase, so a loud beat 2 (samba) counts for bars of
 ///   two, not against them. (Against two alone, a 4/4 swing whose walking bass changes
@@ -51,6 +51,11 @@ enum DownbeatFinder {
   /// another meter is (bench/beats/README.md); at 1.0 a waltz and a 6/8 are.
   static let longBarMargin = 1.25
 
+  /// Bars of seven are looked for only over at least this many of them: over four or five,
+  /// a 4/4 string pad's cues happened to repeat every seven beats (the development corpus's
+  /// tuning half, delivered; it has no piece in seven, so that is all it can show).
+  static let sevenBars = 8
+
   /// How far a bar's first beat must outscore its third, as a share of the two-beat
   /// contrast, for bars of four rather than two: 0.5 on the development corpus's tuning
   /// half (downbeat F 0.756 to 0.762; 2/4 0.66 to 0.70, 4/4 0.863 to 0.868), 0.25 before;
@@ -75,7 +80,7 @@ enum DownbeatFinder {
   }
 
   /// `beatsPerBar` fixes the bar length and the phase (only the phase is chosen); nil
-  /// chooses 2, 3, 4 or 5, and allows bars of other lengths where they pay `oddBarCost`.
+  /// chooses 2, 3, 4, 5 or 7, and allows bars of other lengths where they pay `oddBarCost`.
   static func place(
     beats: [Int], features: OnsetFeatures, period: [Double], beatsPerBar: Int?,
     downbeatActivation: [Float]? = nil, settings: Settings = Settings()
@@ -115,7 +120,7 @@ enum DownbeatFinder {
     // Harmony first: when the downbeats the network's cue helps choose are where the chords
     // change less than elsewhere (a loud second beat it took for the first), the bars are
     // placed without it (it still counts for their length, `periodicity`).
-    for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4, 5] {
+    for m in beatsPerBar.map({ [max(1, $0)] }) ?? [2, 3, 4, 5, 7] {
       let heard = cues.scores(window: m)
       scores[m] = heard
       guard cues.network != nil, m > 1 else { continue }
@@ -161,11 +166,16 @@ enum DownbeatFinder {
       let m = max(1, beatsPerBar)
       return Placement(beatsPerBar: m, positions: bars(m, oddBars: false))
     }
-    // Five beats a bar only when the cues mark that period clearly more strongly than any
-    // of two, three or four: a 4/4 song's cues repeat every four beats, not five.
+    // Five or seven beats a bar only when the cues mark that period clearly more strongly
+    // than any of two, three or four: a 4/4 song's cues repeat every four beats, not five
+    // or seven. Of the two, the one marked more strongly.
     let shorter = max(periodicity(2), periodicity(3), periodicity(4))
-    if periodicity(5) > max(shorter, longBarMargin * shorter) {
-      return Placement(beatsPerBar: 5, positions: bars(5, oddBars: true))
+    let long = [5, 7].filter {
+      ($0 < 7 || count >= sevenBars * 7) && periodicity($0) > max(shorter, longBarMargin * shorter)
+    }
+    .max { periodicity($0) < periodicity($1) }
+    if let long {
+      return Placement(beatsPerBar: long, positions: bars(long, oddBars: true))
     }
     if periodicity(3) > max(periodicity(2), periodicity(4)) {
       return Placement(beatsPerBar: 3, positions: bars(3, oddBars: true))
