@@ -52,6 +52,9 @@ import TestSupport
     #expect(times.contains { show.contains("\ncreated_at \($0)\n") }, "\(show)")
     #expect(times.contains { show.contains("\nupdated_at \($0)\n") }, "\(show)")
     #expect(!show.contains("Z\n"), "\(show)")
+    // `show SONG` says when the song was added the same way.
+    let song = try india.run(["show", "1"]).stdout
+    #expect(song.wholeMatch(of: /(?s).*\nadded_at \d{4}-\d\d-\d\d \d\d:\d\d\n.*/) != nil, "\(song)")
   }
 
   @Test func namesAreUniquePerSongUnlessReplaced() throws {
