@@ -66,7 +66,8 @@ struct Add: ParsableCommand {
         "added \(added.addedCount)\(there), refused \(refused.count) \(noun) (see above)")
     }
     if songs.count == 1, let song = songs.first, added.wasThere(song) {
-      Terminal.say("song \(song.id ?? 0) '\(song.title)' is already in the library; nothing changed")
+      Terminal.say(
+        "song \(song.id ?? 0) '\(song.title)' is already in the library; nothing changed")
     } else if added.alreadyCount > 0 {
       Terminal.say("added \(added.addedCount)\(there) (unchanged)")
     }

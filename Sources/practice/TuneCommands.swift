@@ -255,13 +255,13 @@ struct Tuning: ParsableCommand {
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
     }
     guard let correction = ConcertPitch.correction(forCents: estimate.cents) else {
+      let within = Int(ConcertPitch.estimateUncertainty)
       Terminal.say(
-        "in tune with A4 = 440 Hz (within the estimate's ±\(Int(ConcertPitch.estimateUncertainty)) ¢): "
-          + "play along as it is")
+        "in tune with A4 = 440 Hz (within the estimate's ±\(within) ¢): play along as it is")
       return
     }
     Terminal.say(
-      "to play along at A4 = 440 Hz: practice play … --transpose \(String(format: "%+.2f", correction))"
-    )
+      "to play along at A4 = 440 Hz: practice play … --transpose "
+        + String(format: "%+.2f", correction))
   }
 }

@@ -44,7 +44,9 @@ public struct ChordChart: JSONOutput {
       transpose == 0
       ? "\(played)\(origin)"
       : "\(played) — transposed \(String(format: "%+d", transpose)) from \(own)\(origin)"
-    if capo != 0 { text += (transpose == 0 ? " — " : "; ") + "shapes in \(shown) with capo \(capo)" }
+    if capo != 0 {
+      text += (transpose == 0 ? " — " : "; ") + "shapes in \(shown) with capo \(capo)"
+    }
     return text
   }
 
