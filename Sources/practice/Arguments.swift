@@ -161,6 +161,8 @@ struct TypedTime: Sendable, CustomStringConvertible {
   var seconds: Double
   var text: String
   var description: String { text }
+  /// The seconds as an end: nil for `end` (the end of the audio).
+  var end: Double? { seconds.isFinite ? seconds : nil }
 }
 
 /// `auto`, or a value the user gave: `--meter auto|6/8`, `--format auto|mirex`.

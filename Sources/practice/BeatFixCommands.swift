@@ -195,7 +195,9 @@ func sayFollowed(_ followed: [BarsFollowed], upset: [SelectionUpset], song: Song
     case .selection(let name):
       Terminal.say("selection '\(name)' is now \(change.new.label) (was \(change.old))")
     case .resumePoint:
-      Terminal.say("the resume point is now \(change.new.label) (was \(change.old))")
+      Terminal.say(
+        "play --resume continues in the same music, now called \(change.new.label) "
+          + "(was \(change.old))")
     }
   }
   warn(of: upset, song: song, map: map)

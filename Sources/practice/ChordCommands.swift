@@ -62,7 +62,8 @@ struct ChordsShow: ParsableCommand {
       one. Then one line per bar, a chord or `.` (the same chord) per beat: `17  Am7 . D7 .`; \
       without a beat map, one line per chord with its start time. With --capo the chords \
       are the shapes to finger; with --transpose or --key, the chords sounding after the \
-      transposition.
+      transposition. The key line names the key that sounds, then the shapes' key: \
+      `key D (detected) — shapes in C with capo 2`.
       """)
 
   @OptionGroup var target: SongInLibrary

@@ -285,8 +285,7 @@ struct PlaybackOptions: ParsableArguments {
     } else if let bars {
       request.part = .bars(bars)
     } else {
-      request.part = .times(
-        from: from?.seconds, to: to.flatMap { $0.seconds.isFinite ? $0.seconds : nil })
+      request.part = .times(from: from?.seconds, to: to?.end)
     }
     if let key {
       request.settings.transpose = Double(

@@ -35,6 +35,7 @@ struct Play: ParsableCommand {
       if point == nil {
         Terminal.say("'\(song.title)' has not been played yet: playing from the start")
       }
+      sayIfFinished(point, song: song)
     }
     try playSong(
       song, library: library,
@@ -67,12 +68,21 @@ struct ResumeCommand: ParsableCommand {
         .missingInput, "nothing was played yet, so there is nothing to resume; `practice play SONG`"
       )
     }
+    sayIfFinished(point, song: song)
     try playSong(
       song, library: library,
       request: try playback.request(for: song, library: library, resume: point),
       detect: !playback.noDetect, output: output)
     if Session.endedEarly.load(ordering: .relaxed) { throw ExitCode(65) }
   }
+}
+
+/// One line when the play to resume had run to its end: it starts from the beginning.
+func sayIfFinished(_ point: ResumePoint?, song: Song) {
+  guard let point, point.finished else { return }
+  Terminal.say(
+    "the last play of '\(song.title)' had finished: playing "
+      + (point.label.map { "\($0) " } ?? "") + "from the beginning")
 }
 
 /// Where and how `play` and `resume` sound: the device, pass announcements, keys.
@@ -197,7 +207,8 @@ struct Render: ParsableCommand {
       The format follows the extension of OUT: .wav, .flac, .aiff (the source's bit depth, \
       16 or 24), .ogg (Vorbis), .opus or .mp3; same rate and channels as the source. \
       While it works, a progress bar on stderr when stderr is a terminal; at the end one line \
-      on stderr: what was rendered, the output's length and the time it took.
+      on stderr: what was rendered, the output's length and the time it took. With --json, \
+      also a JSON object on stdout with the output's exact length in frames.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -205,6 +216,8 @@ struct Render: ParsableCommand {
   @OptionGroup var playback: PlaybackOptions
   @Option(name: .shortAndLong, help: ArgumentHelp("Output file.", valueName: "out"))
   var output: String
+  @Flag(help: "Also print a JSON object on stdout: song_id, output, frames, sample_rate, seconds.")
+  var json = false
 
   mutating func validate() throws {
     if OutputFormat(path: output, bitDepth: 16) == nil {
@@ -252,7 +265,13 @@ struct Render: ParsableCommand {
     let took = Double(monotonicNanoseconds() &- started) / 1e9
     Terminal.say(
       "rendered \(describe(plan, of: song, rate: rate, label: renderer.setup.label)) to '\(output)' "
-        + "(\(report.framesWritten) frames, \(formatTime(seconds))) in \(formatTaken(took))")
+        + "(\(formatTime(seconds)) long) in \(formatTaken(took))")
+    if json {
+      Terminal.data(
+        RenderRecord(
+          songID: song.id, output: output, frames: report.framesWritten, sampleRate: rate
+        ).jsonText + "\n")
+    }
   }
 }
 

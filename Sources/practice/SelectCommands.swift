@@ -66,10 +66,10 @@ func describe(_ selection: Selection, song: Song, map: BeatMap?) -> (text: Strin
   return (record.spanText, record.fits)
 }
 
-/// `'Song': selection 'solo' is bars 9-16 (0:16.5–0:32.5)`, `is now` after a change.
-func sayWhere(_ selection: Selection, of song: Song, map: BeatMap?, now: Bool = false) {
+/// `'Song': selection 'solo' is bars 9-16 (0:16.5–0:32.5)`.
+func sayWhere(_ selection: Selection, of song: Song, map: BeatMap?) {
   let span = describe(selection, song: song, map: map).text
-  Terminal.say("'\(song.title)': selection '\(selection.name)' is \(now ? "now " : "")\(span)")
+  Terminal.say("'\(song.title)': selection '\(selection.name)' is \(span)")
 }
 
 /// Warns on stderr of each selection `map` leaves without its passage (`SelectionUpset`):
@@ -215,7 +215,8 @@ struct SelectShow: ParsableCommand {
     let fields = [
       ("song", "\(song.id ?? 0)"), ("name", selection.name),
       ("span", describe(selection, song: song, map: map).text), ("note", selection.note ?? ""),
-      ("created_at", selection.createdAt), ("updated_at", selection.updatedAt),
+      ("created_at", formatLocalTime(stamp: selection.createdAt)),
+      ("updated_at", formatLocalTime(stamp: selection.updatedAt)),
     ]
     let practice = try library.practice(of: selection)
     Terminal.lines(
@@ -328,6 +329,7 @@ struct SelectRemove: ParsableCommand {
 func reshapeSelection(_ target: SelectionTarget, _ reshape: SelectionReshape) throws {
   var (library, song, selection) = try target.resolve()
   let map = try library.beatMap(for: song)
+  let was = describe(selection, song: song, map: map).text
   do {
     selection.span = try reshape.apply(to: selection.span, beatMap: map, totalFrames: song.frames)
   } catch ReshapeRefusal.noBeatMap {
@@ -339,7 +341,18 @@ func reshapeSelection(_ target: SelectionTarget, _ reshape: SelectionReshape) th
     throw PracticeError(.usage, "selection '\(selection.name)' cannot be so: \(error.description)")
   }
   try library.updateSelection(selection)
-  sayWhere(selection, of: song, map: map, now: true)
+  let done: String
+  switch reshape {
+  case .move(let bars) where bars == 0: done = "left selection '\(selection.name)' where it was"
+  case .move(let bars):
+    done = "moved selection '\(selection.name)' \(counted(abs(bars), "bar")) "
+      + (bars < 0 ? "earlier" : "later")
+  case .halve(let second):
+    done = "kept the \(second ? "second" : "first") half of selection '\(selection.name)'"
+  case .double: done = "doubled selection '\(selection.name)' from its start"
+  }
+  let now = describe(selection, song: song, map: map).text
+  Terminal.say("'\(song.title)': \(done): \(now) (was \(was))")
 }
 
 struct SelectMove: ParsableCommand {

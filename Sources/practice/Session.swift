@@ -99,16 +99,15 @@ enum Session {
     }
     if let truncation = report.truncation {
       // One line: where the audio ended, against the length the file declares.
-      let rate = Double(file.info.sampleRate)
-      let declared = max(file.declaredFrames, file.info.frames)
+      let short = ShortAudio(
+        truncation, declaredFrames: max(file.declaredFrames, file.info.frames),
+        sampleRate: file.info.sampleRate)
       let reason = truncation.reason.map { " (\($0))" } ?? ""
-      let (ends, says) = (Double(truncation.frame) / rate, Double(declared) / rate)
-      // Times in tenths can read the same ("ends at 0:03.0 though the file says 0:03.0").
+      let (ends, says) = (formatTime(short.ends), formatTime(short.declared))
       let end =
-        formatTime(ends) == formatTime(says)
-        ? "the audio ends \(Int(((says - ends) * 1000).rounded())) ms before the length the file "
-          + "says (\(formatTime(says)))"
-        : "the audio ends at \(formatTime(ends)) though the file says \(formatTime(says))"
+        short.readsTheSame
+        ? "the audio ends \(short.shortMilliseconds) ms before the length the file says (\(says))"
+        : "the audio ends at \(ends) though the file says \(says)"
       Terminal.warning(
         "'\(song.path)': \(end)\(reason); it is cut short or damaged: what decodes was "
           + "\(done), the rest is missing")

@@ -44,7 +44,9 @@ struct SetlistAdd: ParsableCommand {
     discussion: """
       --key plays the entry in another key: it becomes a transposition from the song's key \
       (set with `practice set SONG --key`), the nearest way (-5 to +6 semitones); the modes \
-      must match. The overrides apply to this setlist only.
+      must match. The overrides apply to this setlist only. An entry is a whole song or a \
+      selection: to put bars 9-16 in a setlist, save them first (`practice select add SONG \
+      NAME --bars 9-16`) and add that with --select NAME.
       """)
   @OptionGroup var setlist: SetlistName
   @Argument(help: ArgumentHelp("File path, id or title.", valueName: "song")) var song: String
@@ -76,8 +78,15 @@ struct SetlistAdd: ParsableCommand {
     help: ArgumentHelp("Insert at this position (default: at the end).", valueName: "position"),
     transform: Parse.position)
   var at: Int?
+  /// Taken only to say how to put bars in a setlist: an entry holds no range.
+  @Option(help: .hidden) var bars: String?
 
   func validate() throws {
+    if let bars {
+      throw ValidationError(
+        "--bars \(bars): a setlist entry is a whole song or a selection; save the bars with "
+          + "`practice select add \(song) NAME --bars \(bars)` and add it with --select NAME")
+    }
     if key != nil && transpose != nil {
       throw ValidationError("--key and --transpose cannot be combined; use one")
     }

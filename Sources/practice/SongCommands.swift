@@ -12,8 +12,8 @@ struct Add: ParsableCommand {
       gets one line on stderr and the others are still added; the exit status is then that \
       file's (65: not readable audio, 66: missing). A file already in the library whose size \
       and modification time have not changed is not read again, so adding a folder again is \
-      quick and changes nothing. With more than 5 files, a progress bar on stderr when stderr \
-      is a terminal.
+      quick and changes nothing; stderr says how many were already there. With more than 5 \
+      files, a progress bar on stderr when stderr is a terminal.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -30,7 +30,7 @@ struct Add: ParsableCommand {
     // its own when there is no bar for the files.
     var measureBar: ProgressBar?
     var refused: [any PracticeFailure] = []
-    let songs = try library.add(
+    let added = try library.add(
       targets,
       progress: { index, target in
         measureBar?.clear()
@@ -56,11 +56,20 @@ struct Add: ParsableCommand {
       })
     bar?.clear()
     measureBar?.clear()
+    let songs = added.songs
     Terminal.records(songs.map { ["\($0.id ?? 0)", $0.title] })
+    let there = added.alreadyCount == 0 ? "" : ", \(added.alreadyCount) already in the library"
     if let first = refused.first {
       let noun = refused.count == 1 ? "file" : "files"
       throw PracticeError(
-        first.category, "added \(songs.count), refused \(refused.count) \(noun) (see above)")
+        first.category,
+        "added \(added.addedCount)\(there), refused \(refused.count) \(noun) (see above)")
+    }
+    if songs.count == 1, let song = songs.first, added.wasThere(song) {
+      Terminal.say(
+        "song \(song.id ?? 0) '\(song.title)' is already in the library; nothing changed")
+    } else if added.alreadyCount > 0 {
+      Terminal.say("added \(added.addedCount)\(there) (unchanged)")
     }
     if songs.isEmpty {
       throw PracticeError(

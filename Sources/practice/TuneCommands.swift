@@ -235,7 +235,8 @@ struct Tuning: ParsableCommand {
       Prints `A4 = 436.2 Hz (-30 ¢)`: the A4 and its cents from 440, measured from the \
       frequencies of the recording's steady partials (a tuning a semitone or more away \
       looks like one in tune). On stderr, the --transpose that brings the recording to \
-      A = 440 for playing along. A recording with no steady pitched notes (silence, \
+      A = 440 for playing along, or `in tune` when it is within the estimate's 3 cents \
+      of uncertainty. A recording with no steady pitched notes (silence, \
       noise, drums) exits 65. --json prints {"a4":436.23,"cents":-30.1}.
       """)
 
@@ -253,8 +254,14 @@ struct Tuning: ParsableCommand {
       Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")
     }
+    guard let correction = ConcertPitch.correction(forCents: estimate.cents) else {
+      let within = Int(ConcertPitch.estimateUncertainty)
+      Terminal.say(
+        "in tune with A4 = 440 Hz (within the estimate's ±\(within) ¢): play along as it is")
+      return
+    }
     Terminal.say(
-      "to play along at A4 = 440 Hz: practice play … --transpose \(String(format: "%+.2f", -estimate.cents / 100))"
-    )
+      "to play along at A4 = 440 Hz: practice play … --transpose "
+        + String(format: "%+.2f", correction))
   }
 }

@@ -98,8 +98,7 @@ struct View: ParsableCommand {
     let beatMap = try library.beatMap(for: song)
     let shown = bars.map(OverviewWindow.bars)
     if shown != nil, beatMap == nil { throw noBeatMap(song) }
-    let end = to.flatMap { $0.seconds.isFinite ? $0.seconds : nil }
-    let window = try (shown ?? .times(from: from?.seconds, to: end))
+    let window = try (shown ?? .times(from: from?.seconds, to: to?.end))
       .frames(of: song, beatMap: beatMap)
     let placed = OverviewSpans(try library.selections(of: song), beatMap: beatMap)
     for (selection, failure) in placed.undrawn {

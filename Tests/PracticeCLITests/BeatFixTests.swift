@@ -78,6 +78,20 @@ import Testing
     #expect(try labels() == (0..<16).map { "\($0 / 4 + 1).\($0 % 4 + 1)" })
   }
 
+  /// The place `play --resume` continues from keeps its music when the bars are renamed,
+  /// and the line says so in those words.
+  @Test func theResumePointKeepsItsMusicAndSaysSo() throws {
+    try prepare()
+    let play = try cli.run(["play", "1", "--bars", "4", "--device", "null"])
+    try #require(play.status == 0, "\(play.stderr)")
+    let double = try cli.run(["beats", "double", "1", "--bars", "1-2"])
+    #expect(double.status == 0, "\(double.stderr)")
+    #expect(
+      double.stderrLines.last
+        == "play --resume continues in the same music, now called bar 6 (was 4)",
+      "\(double.stderr)")
+  }
+
   @Test func aDownbeatRecountsAndUndoTakesEachChangeBack() throws {
     try prepare()
     let original = try beats().map { "\($0.frame) \($0.bar).\($0.beat)" }

@@ -61,14 +61,19 @@ import Testing
     let capo = try cli.run(["chords", "show", path, "--capo", "3"])
     #expect(
       capo.stdout.hasPrefix(
-        "key\tA (detected)\n1\tA . . .\n2\tF#m7 . . .\n3\tB7 . . .\n4\tE . . .\n"), "\(capo.stdout)"
+        "key\tC (detected) — shapes in A with capo 3\n1\tA . . .\n2\tF#m7 . . .\n3\tB7 . . .\n4\tE . . .\n"), "\(capo.stdout)"
     )
     let up = try cli.run(["chords", "show", path, "--transpose", "-2"])
     #expect(
       up.stdout.hasPrefix(
-        "key\tBb (detected)\n1\tBb . . .\n2\tGm7 . . .\n3\tC7 . . .\n4\tF . . .\n"), "\(up.stdout)")
+        "key\tBb — transposed -2 from C (detected)\n1\tBb . . .\n2\tGm7 . . .\n3\tC7 . . .\n4\tF . . .\n"), "\(up.stdout)")
     let key = try cli.run(["chords", "show", path, "--key", "D"])
-    #expect(key.stdout.hasPrefix("key\tD (detected)\n1\tD . . .\n2\tBm7 . . .\n"), "\(key.stdout)")
+    #expect(key.stdout.hasPrefix("key\tD — transposed +2 from C (detected)\n1\tD . . .\n2\tBm7 . . .\n"), "\(key.stdout)")
+    let both = try cli.run(["chords", "show", path, "--key", "D", "--capo", "2"])
+    #expect(
+      both.stdout.hasPrefix(
+        "key\tD — transposed +2 from C (detected); shapes in C with capo 2\n1\tC . . ."),
+      "\(both.stdout)")
     let minor = try cli.run(["chords", "show", path, "--key", "Dm"])
     #expect(minor.status == 64 && minor.stderrLines.count == 1, "\(minor.stderr)")
     let bad = try cli.run(["chords", "show", path, "--capo", "12"])

@@ -119,7 +119,7 @@ import Testing
     let final = try #require(terminal.range(of: "\r\u{1B}[Krendered 'long'"), "\(terminal)")
     let rest = terminal[final.upperBound...]
     #expect(
-      rest.contains(" to '\(out)' (1323000 frames, 0:30.0) in ")
+      rest.contains(" to '\(out)' (0:30.0 long) in ")
         && rest.contains(" s\r\n"), "\(rest)")
     #expect(!rest.contains("\u{1B}["))
   }
@@ -133,7 +133,25 @@ import Testing
     #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\r"))
     let line = result.stderrLines[0]
     #expect(line.hasPrefix("rendered 'short' "), "\(line)")
-    #expect(line.contains("(220500 frames, 0:05.0) in "), "\(line)")
+    #expect(line.contains("(0:05.0 long) in "), "\(line)")
+    #expect(!line.contains("frames"), "\(line)")
     #expect(line.hasSuffix(" s"), "\(line)")
+    #expect(result.stdout == "")
+  }
+
+  /// The exact length in frames is data: on stdout, with `--json` only.
+  @Test func renderJSONGivesTheExactFrames() throws {
+    let song = dir.file("json.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 5), to: song)
+    let out = dir.file("json-out.wav")
+    let result = try cli.run(["render", song, "-o", out, "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    let record = try #require(object as? [String: Any], "\(result.stdout)")
+    #expect(record["frames"] as? Int == 220500)
+    #expect(record["sample_rate"] as? Int == 44100)
+    #expect(record["output"] as? String == out)
+    #expect(record["song_id"] as? Int == 1)
+    #expect(result.stderrLines.count == 1 && result.stderrLines[0].contains("(0:05.0 long)"))
   }
 }

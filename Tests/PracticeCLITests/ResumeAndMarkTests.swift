@@ -160,6 +160,15 @@ import Testing
     ])
     #expect(play.status == 0, "\(play.stderr)")
     #expect(play.stderr.contains("has not been played yet: playing from the start"))
+    // That play ran to its end: resuming it says so and starts from the beginning.
+    for command in [["play", "clicks-120", "--resume"], ["resume"]] {
+      let again = try cli.run(command + ["--device", "null"])
+      #expect(again.status == 0, "\(again.stderr)")
+      #expect(
+        again.stderrLines.first
+          == "the last play of 'clicks-120' had finished: playing from the beginning",
+        "\(again.stderr)")
+    }
   }
 
   /// `g` and `x` at the keyboard mark passes; the log keeps them per pass; `stats` takes the

@@ -35,6 +35,28 @@ import TestSupport
     #expect(gone.stderr == "practice: 'clicks-120' has no selection 'chorus'; it has: intro\n")
   }
 
+  /// `select show` says when a selection was made and changed in local time to the minute,
+  /// as `setlist list` and `log` do, not as the stored UTC stamp.
+  @Test func showSaysTimesInLocalTime() throws {
+    let india = CLI(database: dir.file("lib.sqlite"), environment: ["TZ": "Asia/Kolkata"])
+    _ = try india.run(["add", CLI.fixture("clicks-120.wav")])
+    let before = Date()
+    #expect(try india.run(["select", "add", "1", "verse", "--from", "0", "--to", "1"]).status == 0)
+    let after = Date()
+    let show = try india.run(["select", "show", "1", "verse"]).stdout
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "Asia/Kolkata")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm"
+    let times = Set([before, after].map { formatter.string(from: $0) })
+    #expect(times.contains { show.contains("\ncreated_at \($0)\n") }, "\(show)")
+    #expect(times.contains { show.contains("\nupdated_at \($0)\n") }, "\(show)")
+    #expect(!show.contains("Z\n"), "\(show)")
+    // `show SONG` says when the song was added the same way.
+    let song = try india.run(["show", "1"]).stdout
+    #expect(song.wholeMatch(of: /(?s).*\nadded_at \d{4}-\d\d-\d\d \d\d:\d\d\n.*/) != nil, "\(song)")
+  }
+
   @Test func namesAreUniquePerSongUnlessReplaced() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "solo", "--bars", "5-8"])
@@ -55,11 +77,21 @@ import TestSupport
   @Test func movesHalvesAndDoubles() throws {
     try prepare()
     _ = try cli.run(["select", "add", "1", "a", "--bars", "1-4"])
-    #expect(try cli.run(["select", "halve", "1", "a", "--second"]).status == 0)
+    // Each says what it did, where the selection is now and where it was.
+    let halve = try cli.run(["select", "halve", "1", "a", "--second"])
+    #expect(
+      halve.stderr == "'clicks-120': kept the second half of selection 'a': bars 3-4 "
+        + "(0:04.5–0:08.5) (was bars 1-4 (0:00.5–0:08.5))\n")
     #expect(try span(of: "a") == "span bars 3-4 (0:04.5–0:08.5)")
-    #expect(try cli.run(["select", "double", "1", "a"]).status == 0)
+    let double = try cli.run(["select", "double", "1", "a"])
+    #expect(
+      double.stderr == "'clicks-120': doubled selection 'a' from its start: bars 3-6 "
+        + "(0:04.5–0:12.5) (was bars 3-4 (0:04.5–0:08.5))\n")
     #expect(try span(of: "a") == "span bars 3-6 (0:04.5–0:12.5)")
-    #expect(try cli.run(["select", "move", "1", "a", "--by", "-2"]).status == 0)
+    let move = try cli.run(["select", "move", "1", "a", "--by", "-2"])
+    #expect(
+      move.stderr == "'clicks-120': moved selection 'a' 2 bars earlier: bars 1-4 "
+        + "(0:00.5–0:08.5) (was bars 3-6 (0:04.5–0:12.5))\n")
     #expect(try span(of: "a") == "span bars 1-4 (0:00.5–0:08.5)")
     #expect(try cli.run(["select", "halve", "1", "a"]).status == 0)
     #expect(try span(of: "a") == "span bars 1-2 (0:00.5–0:04.5)")

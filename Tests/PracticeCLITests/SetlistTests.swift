@@ -153,6 +153,11 @@ import TestSupport
       (["setlist", "rm", "gig", "2"], 64, "has no entry 2"),
       (["setlist", "new", "a\nb"], 64, "a line break"),
       (["setlist", "add", "nope", "1"], 66, "no setlist named 'nope'"),
+      (
+        ["setlist", "add", "gig", "1", "--bars", "9-16"], 64,
+        "--bars 9-16: a setlist entry is a whole song or a selection; save the bars with "
+          + "`practice select add 1 NAME --bars 9-16` and add it with --select NAME"
+      ),
     ] {
       let result = try cli.run(arguments)
       #expect(result.status == status, "\(arguments): \(result.stderr)")

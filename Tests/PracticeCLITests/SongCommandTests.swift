@@ -42,6 +42,29 @@ import Testing
     #expect(list.contains("1\ta\t\t0:00.5\t") && list.contains("2\tb\t\t0:00.8\t"), "\(list)")
   }
 
+  /// Adding a file the library holds says so in one line, and a tally of several files
+  /// says how many were there; the database stays as it was.
+  @Test func addOfAFileAlreadyThereSaysSo() throws {
+    let a = try song("Alpha.wav")
+    let b = try song("beta.wav")
+    #expect(try cli.run(["add", a]).stderr == "")
+    let before = try cli.snapshot()
+    let again = try cli.run(["add", a])
+    #expect(again.status == 0 && again.stdout == "1\tAlpha\n")
+    #expect(again.stderr == "song 1 'Alpha' is already in the library; nothing changed\n")
+    #expect(try cli.snapshot() == before)
+    let both = try cli.run(["add", a, b])
+    #expect(both.status == 0 && both.stdout == "1\tAlpha\n2\tbeta\n")
+    #expect(both.stderr == "added 1, 1 already in the library (unchanged)\n")
+    let bad = dir.file("bad.wav")
+    try Data("not audio".utf8).write(to: URL(fileURLWithPath: bad))
+    let refused = try cli.run(["add", a, b, bad])
+    #expect(refused.status == 65)
+    #expect(
+      refused.stderr.hasSuffix("added 0, 2 already in the library, refused 1 file (see above)\n"),
+      "\(refused.stderr)")
+  }
+
   /// `add PATH` of a file rewritten in place with the same size (another take, same
   /// length) and a new modification time reads it again: the new content's fingerprint.
   @Test func addOfASameSizeRewriteTakesTheNewContent() throws {

@@ -170,6 +170,19 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
       text.stderr.contains(String(format: "--transpose %+.2f", -found / 100)), "\(text.stderr)")
   }
 
+  /// A recording within the estimate's uncertainty of A = 440 gets no transposition to
+  /// make: a 2-cent one would be inside the measurement's own error.
+  @Test func tuningWithinItsUncertaintyIsInTune() throws {
+    let path = dir.file("piece2.wav")
+    try Synth.write(ToneSynth.piece(cents: 2), to: path)
+    let text = try cli.run(["tuning", path])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(text.stdout.hasPrefix("A4 = 440."), "\(text.stdout)")
+    #expect(
+      text.stderr == "in tune with A4 = 440 Hz (within the estimate's ±3 ¢): play along as it is\n",
+      "\(text.stderr)")
+  }
+
   @Test func tuningWithoutPitchedContentIsExit65() throws {
     let path = dir.file("noise.wav")
     try Synth.write(BeatSynth.noise(seconds: 4, gain: 0.3), to: path)

@@ -196,6 +196,29 @@ import Testing
     #expect(xml.hasPrefix("<?xml") && xml.contains("<svg") && xml.contains("width=\"600pt\""))
   }
 
+  /// A chord label that does not fit before the next change is shortened, and a change
+  /// with no room even for its root is marked: the lane never shows nothing where the chord
+  /// changes (in the terminal and in the pictures).
+  @Test func everyChordChangeIsMarked() throws {
+    _ = try prepare(selections: false)
+    let lab = dir.file("chords.lab")
+    // 64 columns for 32 s: 2 a second. Gmaj7 (bar 4, column 12) has 3 columns before Am
+    // (bar 5, column 16), which has none before Em (column 17).
+    try "0\t6\tC:maj\n6\t8\tG:maj7\n8\t8.5\tA:min\n8.5\t32\tE:min\n".write(
+      toFile: lab, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["chords", "import", "1", lab]).status == 0)
+    let view = try cli.run(["view", "1", "--width", "64"])
+    #expect(view.status == 0, "\(view.stderr)")
+    let lane = view.stdout.split(separator: "\n").map(String.init)[1]
+    #expect(lane == "C" + String(repeating: " ", count: 11) + "G…  ·Em", "\(lane)")
+    // The picture, narrow enough that Gmaj7 runs into bar 5: Am is still written.
+    let pdf = dir.file("chords.pdf")
+    #expect(try cli.run(["view", "1", "-o", pdf, "--width", "300"]).status == 0)
+    let text = try pdftotext(pdf)
+    #expect(text.contains("Am") || text.contains("A…") || text.contains("·"), "\(text)")
+    #expect(text.contains("Em"), "\(text)")
+  }
+
   func pdftotext(_ path: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")

@@ -25,6 +25,23 @@ import Testing
     #expect(first[0].contentHash.hasPrefix("fnv1a64s:"))
   }
 
+  /// Adding files says which songs were already there unchanged: `add`'s tally.
+  @Test func addingSaysWhatWasAlreadyThere() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let a = try makeSong("a.wav")
+    let b = try makeSong("b.wav", frequency: 330)
+    let first = try library.add(SongScanner.targets([a]), refuse: { _, failure in throw failure })
+    #expect(first.addedCount == 1 && first.alreadyCount == 0)
+    let both = try library.add(SongScanner.targets([a, b]), refuse: { _, failure in throw failure })
+    #expect(both.songs.map(\.title) == ["a", "b"])
+    #expect(both.alreadyCount == 1 && both.addedCount == 1)
+    #expect(both.wasThere(both.songs[0]) && !both.wasThere(both.songs[1]))
+    // A file changed since is read again: not "already there".
+    try Synth.write(Synth.sine(frequency: 440, seconds: 0.8), to: a)
+    let changed = try library.add(SongScanner.targets([a, b]), refuse: { _, failure in throw failure })
+    #expect(!changed.wasThere(changed.songs[0]) && changed.wasThere(changed.songs[1]))
+  }
+
   /// The fingerprint stored by earlier versions must come out the same, or moved songs are
   /// not found again: FNV-1a 64 over the size (8 bytes, little-endian), then the whole file,
   /// or for a file over 768 KiB, 256 KiB at the start, the middle and the end.

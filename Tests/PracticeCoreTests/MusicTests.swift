@@ -98,3 +98,14 @@ import Testing
     }
   }
 }
+
+/// The transposition `tuning` suggests: none inside the estimate's uncertainty.
+@Suite struct ConcertPitchCorrectionTests {
+  @Test func noCorrectionWithinTheUncertainty() {
+    for cents in [0.0, 2, -2, 3, -3] {
+      #expect(ConcertPitch.correction(forCents: cents) == nil, "\(cents)")
+    }
+    #expect(ConcertPitch.correction(forCents: -30) == 0.3)
+    #expect(ConcertPitch.correction(forCents: 3.5) == -0.035)
+  }
+}

@@ -158,7 +158,7 @@ import Testing
       ], source: .imported, detectedKey: MusicalKey(parsing: "Am"))
     let chart = ChordChart(
       track: track, beatMap: map, sampleRate: 100, setKey: nil, capo: 2, transpose: 0)
-    #expect(chart.keyText == "Gm (detected)")
+    #expect(chart.keyText == "Am (detected) — shapes in Gm with capo 2")
     #expect(chart.barRows?.map(\.chords) == ["Gm . C .", "N . . ."])
     #expect(chart.changes.map(\.symbol) == ["Gm", "C", "N"])
     let text = json(chart)
@@ -169,7 +169,7 @@ import Testing
     let unmapped = ChordChart(
       track: track, beatMap: nil, sampleRate: 100, setKey: MusicalKey(parsing: "C"), capo: 0,
       transpose: 2)
-    #expect(unmapped.keyText == "D" && unmapped.barRows == nil)
+    #expect(unmapped.keyText == "D — transposed +2 from C" && unmapped.barRows == nil)
     #expect(!json(unmapped).contains("\"bars\""))
   }
 

@@ -106,7 +106,7 @@ import Testing
   }
 
   /// The chord lane over the ruler (window bars 9-12, 16-24 s on 64 columns: 8 columns a
-  /// second): each chord from the column its start falls in, cut to its root or left out
+  /// second): each chord from the column its start falls in, cut to its root or marked `·`
   /// where it does not fit before the next change; N blank. No lane without chords.
   @Test func theChordLaneIsOverTheRulerWhenTheSongHasChords() throws {
     let rate = Int64(Fixture.rate)
@@ -116,7 +116,7 @@ import Testing
       (s(17 * 16)..<s(17 * 16 + 8), "Cmaj7"),  // columns 8-11: cut to its root
       // N from 17.5 s to 18.0625 s: blank.
       (s(18 * 16 + 1)..<s(18 * 16 + 4), "G"),  // 18.0625 s is column 16.5: column 16
-      (s(18 * 16 + 4)..<s(18 * 16 + 5), "F#m7"),  // less than a column: left out
+      (s(18 * 16 + 4)..<s(18 * 16 + 5), "F#m7"),  // less than a column: marked `·` after G
       (s(23 * 16)..<s(30 * 16), "D"),  // on past the window's end
     ]
     let summary = try Fixture.summary(in: dir)
@@ -127,7 +127,7 @@ import Testing
     let strip = PlayerStrip(content, loop: loop, width: 64, rows: 11, note: "")
     let text = strip.lines.map { $0.map(\.text).joined() }
     #expect(text.count == 11)
-    let lane = "Am      C…      G" + String(repeating: " ", count: 39) + "D"
+    let lane = "Am      C…      G ·" + String(repeating: " ", count: 37) + "D"
     #expect(text[1].trimmingCharacters(in: .whitespaces) == lane, "\(text[1])")
     #expect(strip.lines[1].contains(TextRun("C…", .chord)))
     // The ruler under it as `view` draws it; the envelope a row shorter.

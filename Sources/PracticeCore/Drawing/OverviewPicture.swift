@@ -77,16 +77,15 @@ public enum OverviewPicture {
       canvas.fitted(heading, width: g.width - 2 * left, size: 1.4 * f, bold: true), x: left,
       y: left + 1.3 * f, size: 1.4 * f, colour: PictureColours.ink, bold: true)
 
-    // The chord lane above the ruler: each symbol from where its chord starts, left out
-    // where the one before it has not ended.
-    var free = -Double.infinity
-    for chord in layout.chords where chord.x >= free {
-      let w = canvas.textWidth(chord.symbol, size: 0.95 * f, bold: true)
-      guard chord.x + w <= plotWidth + left * 0.8 else { continue }
+    // The chord lane above the ruler: each symbol from where its chord starts, shortened
+    // where the next change comes before it ends, every change marked (`ChordLabels`).
+    let labels = ChordLabels.fit(layout.chords, right: plotWidth + left * 0.8, gap: 0.6 * f) {
+      canvas.textWidth($0, size: 0.95 * f, bold: true)
+    }
+    for label in labels {
       canvas.text(
-        chord.symbol, x: left + chord.x, y: g.rulerTop - 0.45 * f, size: 0.95 * f,
+        label.text, x: left + label.x, y: g.rulerTop - 0.45 * f, size: 0.95 * f,
         colour: PictureColours.ink, bold: true)
-      free = chord.x + w + 0.6 * f
     }
     // Doubtful bars: the ruler shaded from the bar line to the next.
     for (i, tick) in layout.ticks.enumerated() where tick.doubtful {

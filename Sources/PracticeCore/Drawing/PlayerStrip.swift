@@ -250,7 +250,8 @@ public struct PlayerStrip: Sendable {
   /// The chord lane of `window` across `width` columns: each chord in view from the column
   /// its start falls in (column 0 for one begun before the window), given the columns up to
   /// the one before its end (the next change) or to the right edge; a symbol longer than
-  /// that is cut to its root and `…` (`Cmaj7` as `C…`, never `Cm…`), or left out.
+  /// that is cut to its root and `…` (`Cmaj7` as `C…`, never `Cm…`), then to its root,
+  /// then to `·`: every change is marked (`ChordLabels`).
   public static func chordLane(
     _ chords: [(frames: Range<Int64>, symbol: String)], window: Range<Int64>, width: Int
   ) -> [TextRun] {
@@ -264,11 +265,9 @@ public struct PlayerStrip: Sendable {
       let room =
         chord.frames.upperBound >= window.upperBound
         ? width - first : column(chord.frames.upperBound) - 1 - first
-      guard first < width, room > 0 else { continue }
-      let root = chord.symbol.prefix(1) + chord.symbol.dropFirst().prefix { $0 == "#" || $0 == "b" }
+      guard first < width else { continue }
       let symbol =
-        chord.symbol.count <= room ? chord.symbol : root.count < room ? String(root) + "…" : ""
-      guard !symbol.isEmpty else { continue }
+        ChordLabels.shortenings(of: chord.symbol).first { $0.count <= room } ?? ChordLabels.mark
       cells.put(symbol, at: first, style: .chord)
       nextFree = first + symbol.count + 1
     }

@@ -111,16 +111,15 @@ public struct TextOverview: Sendable {
     return [labels.runs, marks.runs]
   }
 
-  /// The chord lane above the ruler: each chord's symbol from its first column, left out
-  /// where the one before it has not ended (a space between them).
+  /// The chord lane above the ruler: each chord's symbol from its first column, shortened
+  /// where the next change comes before it ends (a space between them), every change marked
+  /// (`ChordLabels`).
   public static func chordLane(_ layout: OverviewLayout, width: Int) -> [TextRun] {
     var cells = Cells(width: width)
-    var nextFree = 0
-    for chord in layout.chords {
-      let column = min(width - 1, Int(chord.x))
-      guard column >= nextFree, column + chord.symbol.count <= width else { continue }
-      cells.put(chord.symbol, at: column, style: .chord)
-      nextFree = column + chord.symbol.count + 1
+    let columns = layout.chords.map { (x: Double(min(width - 1, Int($0.x))), symbol: $0.symbol) }
+    for label in ChordLabels.fit(columns, right: Double(width), gap: 1, width: { Double($0.count) })
+    {
+      cells.put(label.text, at: Int(label.x), style: .chord)
     }
     return cells.runs
   }

@@ -31,9 +31,23 @@ public struct ChordChart: JSONOutput {
   public var shownKey: MusicalKey? { ownKey.map { $0.transposed(by: shift) } }
   private var flats: Bool? { Chord.prefersFlats(key: shownKey) }
 
-  /// `Am (detected)`, `Bb`, or `unknown`.
+  /// The key that sounds: the song's own moved by the transposition.
+  public var playedKey: MusicalKey? { ownKey.map { $0.transposed(by: transpose) } }
+
+  /// The key line as a musician reads it: the key that sounds first, then where it came
+  /// from and the shapes' key under a capo. `Am (detected)`, `Bb`, `Bb — transposed -2
+  /// from C (detected)`, `C (detected) — shapes in A with capo 3`, or `unknown`.
   public var keyText: String {
-    shownKey.map { "\($0)" + (setKey == nil ? " (detected)" : "") } ?? "unknown"
+    guard let own = ownKey, let played = playedKey, let shown = shownKey else { return "unknown" }
+    let origin = setKey == nil ? " (detected)" : ""
+    var text =
+      transpose == 0
+      ? "\(played)\(origin)"
+      : "\(played) — transposed \(String(format: "%+d", transpose)) from \(own)\(origin)"
+    if capo != 0 {
+      text += (transpose == 0 ? " — " : "; ") + "shapes in \(shown) with capo \(capo)"
+    }
+    return text
   }
 
   /// A chord as shown: `Am7`, `N` for no chord.

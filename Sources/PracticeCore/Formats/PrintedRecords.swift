@@ -324,3 +324,28 @@ public struct StopEvent: JSONOutput {
     }
   }
 }
+
+/// What `render --json` prints: the file written and its exact length.
+public struct RenderRecord: JSONOutput {
+  public var songID: Int64?
+  public var output: String
+  public var frames: Int64
+  public var sampleRate: Int
+
+  public init(songID: Int64?, output: String, frames: Int64, sampleRate: Int) {
+    self.songID = songID
+    self.output = output
+    self.frames = frames
+    self.sampleRate = sampleRate
+  }
+
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("song_id", songID)
+      o.field("output", output)
+      o.field("frames", frames)
+      o.field("sample_rate", sampleRate)
+      o.field("seconds", Rounded(Double(frames) / Double(max(sampleRate, 1)), 6))
+    }
+  }
+}

@@ -203,8 +203,21 @@ public final class Library {
     }
   }
 
-  /// Adds the files `SongScanner.targets` found, as `practice add` does, and returns the
-  /// songs in the targets' order. A file the library already holds at that path, with the
+  /// What adding files did: the songs in the targets' order, and which of them the library
+  /// already held unchanged (not read, not written).
+  public struct Added: Sendable {
+    public var songs: [Song]
+    /// Ids of the songs that were already in the library as they are.
+    public var alreadyThere: Set<Int64>
+    /// How many songs were already in the library unchanged.
+    public var alreadyCount: Int { songs.filter { alreadyThere.contains($0.id ?? -1) }.count }
+    /// How many songs were added or read again.
+    public var addedCount: Int { songs.count - alreadyCount }
+    public func wasThere(_ song: Song) -> Bool { alreadyThere.contains(song.id ?? -1) }
+  }
+
+  /// Adds the files `SongScanner.targets` found, as `practice add` does, and says what it
+  /// did (`Added`). A file the library already holds at that path, with the
   /// size and modification time it was scanned with, is taken as it is: not read, not
   /// written, so adding a folder again reads no audio and changes nothing. The others are
   /// scanned and stored in one transaction. `progress` is told before each target is
@@ -218,7 +231,7 @@ public final class Library {
       _, _, _ in
     },
     refuse: (_ target: SongScanner.Target, _ failure: any PracticeFailure) throws -> Void
-  ) throws -> [Song] {
+  ) throws -> Added {
     let paths = targets.map { $0.path.isEmpty ? "" : SongScanner.absolutePath($0.path) }
     let known: [String: Song] = try read { db in
       let byPath = try db.cachedStatement(sql: "SELECT * FROM song WHERE path = ?")
@@ -230,12 +243,14 @@ public final class Library {
     }
     var songs = [Song?](repeating: nil, count: targets.count)
     var scanned: [(index: Int, file: ScannedFile)] = []
+    var alreadyThere: Set<Int64> = []
     for (index, target) in targets.enumerated() {
       progress(index, target)
       if let song = known[paths[index]], let (size, modified) = try? SongScanner.stat(song.path),
         size == song.fileSize, modified == song.modifiedAt
       {
         songs[index] = song
+        if let id = song.id { alreadyThere.insert(id) }
         continue
       }
       do {
@@ -247,8 +262,10 @@ public final class Library {
     }
     for (stored, index) in zip(try add(scanned.map(\.file), now: now), scanned.map(\.index)) {
       songs[index] = stored
+      // A file named twice, or read again, was not there as it is.
+      if let id = stored.id { alreadyThere.remove(id) }
     }
-    return songs.compactMap { $0 }
+    return Added(songs: songs.compactMap { $0 }, alreadyThere: alreadyThere)
   }
 
   /// Gives the song a title and an artist of the player's own (nil: leave it), kept when

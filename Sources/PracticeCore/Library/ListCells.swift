@@ -19,8 +19,7 @@ extension Setlist {
   /// `setlist list`: name, entries, last changed (local time to the minute, as `log` says
   /// a time; the stored UTC stamp if it cannot be read).
   public var listCells: [String] {
-    let changed = ISO8601DateFormatter().date(from: updatedAt).map(formatLocalTime) ?? updatedAt
-    return [name, "\(entries.count)", changed]
+    [name, "\(entries.count)", formatLocalTime(stamp: updatedAt)]
   }
 }
 

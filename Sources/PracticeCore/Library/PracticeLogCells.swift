@@ -67,3 +67,9 @@ public func formatLocalTime(_ date: Date) -> String {
   formatter.dateFormat = "yyyy-MM-dd HH:mm"
   return formatter.string(from: date)
 }
+
+/// A stored UTC stamp (`2026-11-28T14:30:00Z`) as lists show a time: local, to the minute;
+/// the stamp as it is if it cannot be read.
+public func formatLocalTime(stamp: String) -> String {
+  ISO8601DateFormatter().date(from: stamp).map(formatLocalTime) ?? stamp
+}

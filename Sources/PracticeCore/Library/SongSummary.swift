@@ -11,7 +11,8 @@ extension Library {
       ("duration", formatTime(song.duration)), ("frames", "\(song.frames)"),
       ("sample_rate", "\(song.sampleRate)"), ("channels", "\(song.channels)"),
       ("format", song.format), ("content_hash", song.contentHash),
-      ("added_at", song.addedAt), ("updated_at", song.updatedAt),
+      ("added_at", formatLocalTime(stamp: song.addedAt)),
+      ("updated_at", formatLocalTime(stamp: song.updatedAt)),
       ("resume", try resumePoint(of: song).map { resumeSummary($0, of: song) } ?? ""),
     ] + (try detailFields(of: song, details: try details(of: song)))
   }

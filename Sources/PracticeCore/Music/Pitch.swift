@@ -22,6 +22,17 @@ public struct ConcertPitch: Sendable, Equatable, CustomStringConvertible {
 
   /// `440 Hz`, `436.2 Hz`.
   public var description: String { "\(formatHertz(hertz)) Hz" }
+
+  /// Cents a recording's concert-pitch estimate may be off by: what its tests hold it to
+  /// (ConcertPitchTests, TuneTests: within 3 cents of the tuning a piece was made in).
+  public static let estimateUncertainty = 3.0
+
+  /// The transposition in semitones that brings a recording `cents` off A = 440 Hz to it
+  /// (`-cents / 100`); nil when the offset is within the estimate's uncertainty, so
+  /// nothing is worth changing.
+  public static func correction(forCents cents: Double) -> Double? {
+    abs(cents) <= estimateUncertainty ? nil : -cents / 100
+  }
 }
 
 /// An equal-tempered note, numbered as MIDI does (A4 = 69, middle C = C4 = 60).

@@ -16,6 +16,27 @@ public struct Truncation: Sendable, Equatable {
   }
 }
 
+/// Audio that ended before the length its file declares, in seconds, for the one line that
+/// says so: where it ends, the length declared, and by how much it is short.
+public struct ShortAudio: Sendable, Equatable {
+  /// Seconds of audio that decoded.
+  public var ends: Double
+  /// Seconds the file says it holds.
+  public var declared: Double
+
+  public init(_ truncation: Truncation, declaredFrames: Int64, sampleRate: Int) {
+    let rate = Double(max(sampleRate, 1))
+    ends = Double(truncation.frame) / rate
+    declared = Double(declaredFrames) / rate
+  }
+
+  /// Milliseconds missing, rounded.
+  public var shortMilliseconds: Int { Int(((declared - ends) * 1000).rounded()) }
+  /// The two lengths read the same in tenths of a second (`0:03.0` both): only the
+  /// milliseconds missing tell them apart.
+  public var readsTheSame: Bool { formatTime(ends) == formatTime(declared) }
+}
+
 /// Decodes the plan's passes ahead of the render thread and hides the loop seams.
 ///
 /// Runs on its own thread (the only one touching `file` after init), so file I/O and
