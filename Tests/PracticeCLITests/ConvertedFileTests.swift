@@ -107,6 +107,13 @@ import Testing
       arguments: ["-c:a", "libopus", "-bsf:a", "setts=ts=TS+if(eq(mod(N\\,3)\\,1)\\,3\\,0)"],
       packet: 960),
     Case(name: "jitter.mkv", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024),
+    // A start offset (`-output_ts_offset 1`, a stream cut from a longer one): Matroska's
+    // durations and Ogg Opus's granule-based one are end times on the offset timeline, and
+    // were taken for lengths (a second the audio "ended early": exit 65).
+    Case(
+      name: "offset.mka", from: "ogg", arguments: ["-c:a", "libvorbis", "-output_ts_offset", "1"],
+      packet: 2048),
+    Case(name: "offset.opus", from: "ogg", arguments: ["-output_ts_offset", "1"], packet: 960),
     Case(
       name: "video.mp4", from: "ogg",
       arguments: ["-map", "0:v", "-map", "1:a", "-c:v", "mpeg4", "-c:a", "aac", "-shortest"],

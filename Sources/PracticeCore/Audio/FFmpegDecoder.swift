@@ -554,6 +554,13 @@ final class FFmpegDecoder: AudioDecoder {
         let end = av_rescale_q(start + duration, timeBase, rate)
         // The decoded start may lie after the stream's start (priming removed).
         let declared = max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
+        if isOgg {
+          // Ogg states no length: libavformat's comes from the last page's granule position
+          // (for Opus after a start offset, `-output_ts_offset 1`, the end time rather than
+          // the length, a second too long). What decodes near it is the length, and nothing
+          // is declared: a cut Ogg plays what there is, as ffmpeg does.
+          return try measuredEnd(near: declared)
+        }
         guard wma else { return declared }
         // WMA's decoder holds its first packet back and says nothing of it (no skip
         // samples), so its first frame is stamped a packet late and the ASF header's length,
@@ -622,6 +629,9 @@ final class FFmpegDecoder: AudioDecoder {
       stream.pointee.start_time != nopts
       ? av_rescale_q(stream.pointee.start_time, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
       : 0
+    // Both are end times on the stream's timeline: before frame 0 lie a start offset
+    // (`-output_ts_offset 1`) and the priming the decoder removed.
+    let lead = max(0, start) + max(0, origin - start)
     if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
       let value = entry.pointee.value
     {
@@ -631,11 +641,11 @@ final class FFmpegDecoder: AudioDecoder {
         let sec = Double(parts[2])
       {
         let seconds = h * 3600 + m * 60 + sec
-        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - max(0, origin - start))
+        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - lead)
       }
     }
     guard format.pointee.nb_streams == 1 else { return nil }
-    return max(0, estimate - max(0, origin - start))
+    return max(0, estimate - lead)
   }
 
   /// Opens the stream's decoder (`avcodec_open2`), replacing the one there was.
