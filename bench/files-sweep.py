@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Files as musicians bring them, and bad inputs: practice against ffmpeg/ffprobe.
 
-Sources (made once in bench/out/f17-sweep/): a MIDI file (written here, no library) rendered
-by fluidsynth with the GM soundfont `make deps` installs, and a `sox` synth chord with a
-tremolo, each 30 s, stereo 44.1 kHz 16-bit. Each is converted the ways users do (plain
+Sources (made once in bench/out/f17-sweep/, copied to bench/out/f18-sweep/ where everything
+is made now): a MIDI file (written here, no library) rendered by fluidsynth with the GM
+soundfont `make deps` installs, and a `sox` synth chord with a tremolo, each 30 s, stereo
+44.1 kHz 16-bit; and (session 18) the first 30 s of three real records, excerpts of the
+soundtracks in bench/out/real-set. Each is converted the ways users do (plain
 `ffmpeg -i x.wav x.EXT` first, then lame/oggenc/opusenc, sox, bit depths, channel counts,
-rates, tags, cover art, video files, two audio streams, lying extensions, concatenations).
+rates, tags, cover art, video files, two audio streams, lying extensions, concatenations;
+lossy-to-lossy chains, chapters, start offsets, gapless tags, Opus output gain, chained
+Ogg, channel masks).
 
 1. Sweep. For every file: `practice add` + `practice show` (frames, rate, channels) against
    `ffprobe` (the audio stream ffmpeg picks: its rate, channels, duration), and `practice
@@ -21,7 +25,7 @@ rates, tags, cover art, video files, two audio streams, lying extensions, concat
    stderr, wall time (each run limited to 60 s), a trap (signal exit), and whether the
    library's `sqlite3 .dump` changed.
 
-Writes bench/out/f17-sweep/NAME.json and NAME-table.md (the tables of bench/FILES.md; NAME
+Writes bench/out/f18-sweep/NAME.json and NAME-table.md (the tables of bench/FILES.md; NAME
 is `sweep` unless `--name NAME`). $PRACTICE_BIN is the binary under test (default
 .build/release/practice). Arguments: `sweep`, `bad` or both (default); `--only SUBSTRING`
 limits the cases.
@@ -45,7 +49,14 @@ import benchlib as b  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-WORK = os.path.join(b.OUT_DIR, "f17-sweep")
+WORK = os.path.join(b.OUT_DIR, "f18-sweep")
+# Session 17's sources (the fluidsynth render, the sox chord, the cover) are taken as they
+# are, so both sessions' tables are of the same audio.
+EARLIER = os.path.join(b.OUT_DIR, "f17-sweep")
+# Real records: 60 s excerpts of Debian's game soundtracks (bench/beats/real-set.py cuts
+# them from the Ogg files hedgewars-data installs); the first 30 s of each is used here.
+REAL_SET = os.path.join(b.OUT_DIR, "real-set")
+REAL = ("Art", "City", "Freeway")
 SOUNDFONT = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
 SECONDS = 30
 LIMIT = 60  # seconds a run may take before it counts as a hang
@@ -123,6 +134,14 @@ def write_midi(path):
 def make_sources():
     os.makedirs(WORK, exist_ok=True)
     b.ensure_tools("sox", "ffmpeg", "fluidsynth", "lame", "oggenc", "opusenc", "sqlite3")
+    for name in ("midi.wav", "chord.wav", "cover.png", "piece.mid"):
+        if not os.path.exists(os.path.join(WORK, name)) and os.path.exists(
+                os.path.join(EARLIER, name)):
+            shutil.copy(os.path.join(EARLIER, name), os.path.join(WORK, name))
+    for name in REAL:
+        if not os.path.exists(os.path.join(WORK, f"real-{name.lower()}.wav")):
+            sh(f"sox {os.path.join(REAL_SET, name + '.wav')} real-{name.lower()}.wav"
+               f" trim 0 {SECONDS}")
     midi = os.path.join(WORK, "midi.wav")
     if not os.path.exists(midi):
         write_midi(os.path.join(WORK, "piece.mid"))
@@ -151,6 +170,32 @@ def id3_padded(src, dst, padding):
         audio = f.read()
     with open(os.path.join(WORK, dst), "wb") as f:
         f.write(b"ID3\x03\x00\x00" + syncsafe + body + audio)
+
+
+def ogg_crc(data):
+    """Ogg's page checksum: CRC-32, polynomial 0x04C11DB7, not reflected, initial 0."""
+    crc = 0
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7) if crc & 0x80000000 else crc << 1
+            crc &= 0xFFFFFFFF
+    return crc
+
+
+def opus_head_patched(src, dst, output_gain_db):
+    """SRC (Ogg Opus) with its OpusHead's output gain set to OUTPUT_GAIN_DB (Q7.8), the first
+    page's checksum made again: the gain a decoder must apply (RFC 7845 5.1)."""
+    with open(os.path.join(WORK, src), "rb") as f:
+        data = bytearray(f.read())
+    at = data.find(b"OpusHead")
+    data[at + 16: at + 18] = struct.pack("<h", int(round(output_gain_db * 256)))
+    segments = data[26]
+    end = 27 + segments + sum(data[27: 27 + segments])
+    data[22:26] = b"\0\0\0\0"
+    data[22:26] = struct.pack("<I", ogg_crc(bytes(data[:end])))
+    with open(os.path.join(WORK, dst), "wb") as f:
+        f.write(bytes(data))
 
 
 def cases():
@@ -262,6 +307,60 @@ def cases():
         (f"x-{m}-u8-mono-8k.wav", [f"{F} -i {m}.wav -ac 1 -ar 8000 -c:a pcm_u8"
                                    f" x-{m}-u8-mono-8k.wav"]),
     ]
+    # Session 18: real records, converted as people do and through lossy chains, and the
+    # container features the next review brings (chapters, a start offset, gapless tags,
+    # Opus's output gain, chained Ogg, channel masks, AAC in CAF, Matroska's default flag).
+    for r in (f"real-{name.lower()}" for name in REAL):
+        for ext in ("m4a", "mp3", "opus", "ogg"):
+            c.append((f"{r}.{ext}", [f"{F} -i {r}.wav {r}.{ext}"]))
+    r = f"real-{REAL[0].lower()}"
+    c += [
+        (f"{r}-mp3-to.m4a", [f"{F} -i {r}.mp3 {r}-mp3-to.m4a"]),
+        (f"{r}-m4a-to.opus", [f"{F} -i {r}.m4a {r}-m4a-to.opus"]),
+        (f"{r}-opus-to.mp3", [f"{F} -i {r}.opus {r}-opus-to.mp3"]),
+        (f"{r}-ogg-to.m4a-to.mp3", [f"{F} -i {r}.ogg {r}-ogg-to.m4a",
+                                    f"{F} -i {r}-ogg-to.m4a {r}-ogg-to.m4a-to.mp3"]),
+        (f"{r}-48k.m4a", [f"{F} -i {r}.wav -ar 48000 {r}-48k.m4a"]),
+        (f"{r}-48k.mp3", [f"{F} -i {r}.wav -ar 48000 {r}-48k.mp3"]),
+        (f"{r}-mono.m4a", [f"{F} -i {r}.wav -ac 1 {r}-mono.m4a"]),
+        (f"{r}-mono.ogg", [f"{F} -i {r}.wav -ac 1 {r}-mono.ogg"]),
+        (f"{r}-game.ogg", [f"cp /usr/share/games/hedgewars/Data/Music/{REAL[0]}.ogg"
+                           f" {r}-game.ogg"]),
+    ]
+    chapters = (f"printf ';FFMETADATA1\\n[CHAPTER]\\nTIMEBASE=1/1000\\nSTART=0\\nEND=10000"
+                f"\\ntitle=Verse\\n[CHAPTER]\\nTIMEBASE=1/1000\\nSTART=10000\\nEND=30000"
+                f"\\ntitle=Chorus\\n' > chapters.txt")
+    c += [
+        (f"y-{m}-chapters.m4a", [chapters, f"{F} -i {m}.wav -i chapters.txt -map 0 -map_metadata 1"
+                                 f" -map_chapters 1 y-{m}-chapters.m4a"]),
+        (f"y-{m}-chapters.mka", [chapters, f"{F} -i {m}.wav -i chapters.txt -map 0"
+                                 f" -map_chapters 1 y-{m}-chapters.mka"]),
+        (f"y-{m}-chapters.mp3", [chapters, f"{F} -i {m}.wav -i chapters.txt -map 0"
+                                 f" -map_chapters 1 y-{m}-chapters.mp3"]),
+        (f"y-{m}-offset.m4a", [f"{F} -i {m}.wav -output_ts_offset 1 y-{m}-offset.m4a"]),
+        (f"y-{m}-offset.mka", [f"{F} -i {m}.wav -output_ts_offset 1 y-{m}-offset.mka"]),
+        (f"y-{m}-offset.ogg", [f"{F} -i {m}.wav -output_ts_offset 1 y-{m}-offset.ogg"]),
+        (f"y-{m}-offset.opus", [f"{F} -i {m}.wav -output_ts_offset 1 y-{m}-offset.opus"]),
+        (f"y-{m}-offset.mp4", [f"{F} -f lavfi -i testsrc=s=160x120:r=25:d={SECONDS + 2} -i {m}.wav"
+                               f" -c:v libx264 -c:a aac -shortest -output_ts_offset 1"
+                               f" y-{m}-offset.mp4"]),
+        (f"y-{m}-alac.m4a", [f"{F} -i {m}.wav -c:a alac y-{m}-alac.m4a"]),
+        (f"y-{m}-lame-notag.mp3", [f"lame --quiet -t {m}.wav y-{m}-lame-notag.mp3"]),
+        (f"y-{m}-lame-vbr-notag.mp3", [f"lame --quiet -t -V 2 {m}.wav"
+                                       f" y-{m}-lame-vbr-notag.mp3"]),
+        (f"y-{m}-gain.opus", [f"# python: {m}-opusenc.opus with OpusHead output gain -6 dB"]),
+        (f"y-{m}-sox.flac", [f"sox {m}.wav y-{m}-sox.flac"]),
+        (f"y-{m}-quad.wav", [f"{F} -i {m}-6ch.wav -af \"pan=quad|FL=FL|FR=FR|BL=BL|BR=BR\""
+                             f" y-{m}-quad.wav"]),
+        (f"y-{m}-s24-ext.wav", [f"sox {m}.wav -b 24 -t wav y-{m}-s24-ext.wav"]),
+        # (AAC in CAF: FFmpeg 5.1's CAF muxer refuses AAC, and no tool here writes it.)
+        (f"y-{m}-alac.caf", [f"{F} -i {m}.wav -c:a alac y-{m}-alac.caf"]),
+        (f"y-{m}-two-default2.mka", [f"{F} -i chord.wav -i {m}.wav -map 0:a -map 1:a"
+                                     f" -c:a libvorbis -disposition:a:0 0"
+                                     f" -disposition:a:1 default y-{m}-two-default2.mka"]),
+        (f"y-{m}-chained.ogg", [f"cat {m}.ogg chord.ogg > y-{m}-chained.ogg"]),
+        (f"y-{m}-chained.opus", [f"cat {m}.opus chord.opus > y-{m}-chained.opus"]),
+    ]
     return c
 
 
@@ -278,6 +377,10 @@ def make(name, commands):
         return
     if name.endswith("-id3.flac"):
         id3_padded("midi.flac", name, 4000)
+        return
+    if name.endswith("-gain.opus"):
+        make("midi-opusenc.opus", dict(cases())["midi-opusenc.opus"])
+        opus_head_patched("midi-opusenc.opus", name, -6.0)
         return
     for command in commands:
         sh(command)

@@ -107,6 +107,13 @@ import Testing
       arguments: ["-c:a", "libopus", "-bsf:a", "setts=ts=TS+if(eq(mod(N\\,3)\\,1)\\,3\\,0)"],
       packet: 960),
     Case(name: "jitter.mkv", from: "ogg", arguments: ["-c:a", "aac"], packet: 1024),
+    // A start offset (`-output_ts_offset 1`, a stream cut from a longer one): Matroska's
+    // durations and Ogg Opus's granule-based one are end times on the offset timeline, and
+    // were taken for lengths (a second the audio "ended early": exit 65).
+    Case(
+      name: "offset.mka", from: "ogg", arguments: ["-c:a", "libvorbis", "-output_ts_offset", "1"],
+      packet: 2048),
+    Case(name: "offset.opus", from: "ogg", arguments: ["-output_ts_offset", "1"], packet: 960),
     Case(
       name: "video.mp4", from: "ogg",
       arguments: ["-map", "0:v", "-map", "1:a", "-c:v", "mpeg4", "-c:a", "aac", "-shortest"],
@@ -124,6 +131,14 @@ import Testing
     // size does not match and read on.
     Case(
       name: "joined.mp3", from: "ogg", arguments: ["-c:a", "libmp3lame", "-id3v2_version", "0"],
+      packet: 1152, then: .concatenatedWithItself),
+    // The same with each MP3 as plain `ffmpeg -i x.wav x.mp3` writes it, ID3v2 tag first:
+    // the second tag is demuxed as a packet (with the second file's Info frame) that does
+    // not decode, as ffmpeg says ("Header missing"), yet its timestamp slot was counted in
+    // the length (one packet more than decodes: a false "cut short") and in the placing
+    // of every frame after it.
+    Case(
+      name: "tagged-joined.mp3", from: "ogg", arguments: ["-c:a", "libmp3lame"],
       packet: 1152, then: .concatenatedWithItself),
     // A tag written in front of a tag that holds a cover picture: the Xing header is
     // behind both.
@@ -224,8 +239,12 @@ import Testing
   /// A 5.1 file in Ogg Vorbis or Opus (`ffmpeg -i film.mkv film.ogg` keeps the six
   /// channels) comes out as every other surround file does: stereo, left speakers on the
   /// left. Vorbis orders its channels L, C, R, Ls, Rs, LFE; read in WAV's order (L, R, C,
-  /// LFE, Ls, Rs) the centre played on the right and the right on the centre.
-  @Test(arguments: ["surround.ogg", "surround.opus", "surround.m4a"])
+  /// LFE, Ls, Rs) the centre played on the right and the right on the centre. A 5.1 WAV
+  /// (WAVE_FORMAT_EXTENSIBLE with its channel mask, as ffmpeg writes it) or FLAC is mixed
+  /// the same way: libsndfile gave all six channels, and a render wrote six.
+  @Test(arguments: [
+    "surround.ogg", "surround.opus", "surround.m4a", "surround-mask.wav", "surround.flac",
+  ])
   func surroundSoundIsMixedToStereoWithEachSpeakerOnItsSide(name: String) throws {
     // One tone a speaker, in WAV's order: FL, FR, FC, LFE, BL, BR.
     let tones = [300.0, 500.0, 700.0, 60.0, 900.0, 1100.0]
@@ -266,7 +285,9 @@ import Testing
     #expect(try cli.run(["render", path, "-o", whole]).status == 0)
     let (info, all) = try Synth.read(whole)
     let rate = Double(info.sampleRate)
-    for (from, to) in [("1.2345", "2.5"), ("0", "0.4"), ("4.1", "5.5")] {
+    // A joined file: a range in its second half too.
+    let joined = all.count / 2 > Int(8 * rate) ? [("7.2345", "8.5")] : []
+    for (from, to) in [("1.2345", "2.5"), ("0", "0.4"), ("4.1", "5.5")] + joined {
       let out = dir.file("r-\(from)-\(file.name).wav")
       let result = try cli.run(["render", path, "--from", from, "--to", to, "-o", out])
       #expect(result.status == 0, "\(file.name) \(from)-\(to): \(result.stderr)")
@@ -354,6 +375,31 @@ import Testing
       #expect(result.stderr.contains("copy or download it again"), "\(result.stderr)")
     }
     #expect(try cli.run(["list"]).stdout.isEmpty)
+  }
+
+  /// A WMA cut short (a download stopped half-way) states its length in its ASF header;
+  /// libavformat drops that length when the file is not the size the header says and
+  /// guesses one from the bit rate, so the half that is there rendered without a word.
+  /// It renders, and says the rest is missing. (An Ogg or a raw AC-3 stream states no
+  /// length: cut, it renders what there is, as ffmpeg does.)
+  @Test func aWMACutShortSaysSo() throws {
+    let whole = try make(Case(name: "whole.wma", from: "ogg", arguments: [], packet: 2048))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("cut.wma")
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+    let result = try cli.run(["render", cut, "-o", dir.file("cut-wma.wav")])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(
+      result.stderr.contains("warning: '\(cut)': the audio ends at "), "\(result.stderr)")
+    // The header's length: 6 s less a millisecond or two of ASF's rounding.
+    #expect(
+      result.stderr.range(of: "though the file says 0:0(5\\.9|6\\.0);", options: .regularExpression)
+        != nil, "\(result.stderr)")
+    let rendered = try Synth.read(dir.file("cut-wma.wav")).samples.count / 2
+    #expect(rendered > ConvertedFileTests.rate * 2 && rendered < ConvertedFileTests.rate * 4)
+    // The whole file still renders without a word.
+    let plain = try cli.run(["render", whole, "-o", dir.file("whole-wma.wav")])
+    #expect(plain.status == 0 && plain.stderrLines.count == 1, "\(plain.stderr)")
   }
 
   /// `play` of a file cut short plays what decodes to the end, says where the audio ended

@@ -177,6 +177,28 @@ import Testing
     #expect(show.stdout.hasPrefix("1\t0:00.5\t4\t120.0\n2\t0:02.5\t4\t120.0\n"))
   }
 
+  /// A trainer drill that ends before its target (60 % → 100 % in the default 5-point
+  /// steps, 4 passes: 60, 65, 70, 75) renders exactly its passes: bars 2-3 (176,400 source
+  /// frames) at each pass's speed. It was 438 frames short: the speed of the pass after the
+  /// last was taken when the last ended, re-timing the stretcher's tail.
+  @Test func aTrainerDrillThatStopsShortOfItsTargetRendersExactlyItsPasses() throws {
+    _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120", "--start", "0.5"]).status == 0)
+    for (speeds, extra) in [
+      ([0.6, 0.65, 0.7, 0.75], ["--ramp-to", "100%"]),
+      ([0.7, 0.8], ["--ramp-to", "100%", "--step", "10%"]),
+    ] {
+      let out = dir.file("d\(speeds.count).wav")
+      let result = try cli.run(
+        ["render", "1", "--bars", "2-3", "--repeat", "\(speeds.count)", "--speed", "\(speeds[0])"]
+          + extra + ["-o", out])
+      #expect(result.status == 0, "\(result.stderr)")
+      let (_, rendered) = try Synth.read(out)
+      let expected = Int(speeds.reduce(0.0) { $0 + 176_400 / $1 }.rounded())
+      #expect(rendered.count == expected, "\(speeds): \(rendered.count) vs \(expected) frames")
+    }
+  }
+
   @Test func barsNeedABeatMapAndAValidRange() throws {
     _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
     let none = try cli.run(["play", "1", "--bars", "1-2", "--device", "null", "--no-detect"])

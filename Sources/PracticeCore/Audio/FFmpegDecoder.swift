@@ -134,6 +134,12 @@ final class FFmpegDecoder: AudioDecoder {
   /// from there, and after a seek from the granule: the same correction holds for it then.
   private var pageCorrection: [Int64: Int64] = [:]
   private var isOgg = false
+  private var isMP3 = false
+  /// MP3: where each packet that is an ID3v2 tag lay on the packets' timeline, and its
+  /// length (in samples), found when the packets were counted. Such a packet holds no audio
+  /// (see `isTag`) and is not decoded, so a frame after it starts that much earlier than
+  /// its timestamp says, as in a decode from the start.
+  private var tagSlots: [(start: Int64, samples: Int64)] = []
 
   /// Frames before a seek target the decoder is fed, so its overlap and prediction state
   /// is rebuilt before the target: more than AAC's one frame and Opus's 80 ms.
@@ -188,6 +194,7 @@ final class FFmpegDecoder: AudioDecoder {
     codecParameters = parameters
     avDecoder = decoder
     isOgg = format.pointee.iformat.map { String(cString: $0.pointee.name) == "ogg" } ?? false
+    isMP3 = parameters.pointee.codec_id == AV_CODEC_ID_MP3
     try openCodec()
     guard let codec else { throw failure("decode", "out of memory (avcodec_alloc_context3)") }
     sampleRate = Int(codec.pointee.sample_rate)
@@ -400,10 +407,20 @@ final class FFmpegDecoder: AudioDecoder {
           advice: "the file may be truncated or damaged")
       }
       defer { av_packet_unref(packet) }
-      if packet.pointee.stream_index != streamIndex { continue }
+      if packet.pointee.stream_index != streamIndex || isTag(packet) { continue }
       try keepStartSkip(packet)
       return avcodec_send_packet(codec, packet)
     }
+  }
+
+  /// Whether an MP3 stream's packet is an ID3v2 tag ("ID3" first), not audio. libavformat's
+  /// MP3 reader takes a tag only at the start of the file; in MP3s joined with `cat`, each
+  /// with its tag (as `ffmpeg -i x.wav x.mp3` writes them), the second tag comes out as a
+  /// packet (with the Info frame behind it) that the decoder refuses ("Header missing") and
+  /// `ffmpeg -i` decodes to nothing, while its timestamp slot stays on the timeline.
+  private func isTag(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+    guard isMP3, packet.pointee.size >= 3, let data = packet.pointee.data else { return false }
+    return data[0] == 0x49 && data[1] == 0x44 && data[2] == 0x33
   }
 
   /// Notes the priming the container declared on the stream's first packet
@@ -492,6 +509,8 @@ final class FFmpegDecoder: AudioDecoder {
       {
         samples += correction  // Ogg: where the count from the start puts it
       }
+      let stamped = samples
+      for slot in tagSlots where slot.start < stamped { samples -= slot.samples }  // MP3
       if !originKnown {
         origin = samples  // the first frame of the stream: frame 0
         originKnown = true
@@ -517,14 +536,32 @@ final class FFmpegDecoder: AudioDecoder {
   ) throws -> Int64 {
     let rate = AVRational(num: 1, den: Int32(sampleRate))
     let nopts = practice_av_nopts_value()
-    if format.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
-      if stream.pointee.duration != nopts, stream.pointee.duration > 0 {
+    let codecID = codecParameters?.pointee.codec_id
+    let wma = codecID == AV_CODEC_ID_WMAV1 || codecID == AV_CODEC_ID_WMAV2
+    var duration = stream.pointee.duration
+    let guessed = format.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
+    if wma, guessed || duration <= 0,
+      let stated = FFmpegDecoder.asfPlayMilliseconds(path)
+    {
+      // libavformat drops the ASF header's length when the file is not the size the header
+      // states (by 5 % or more: a download or copy cut short) and guesses one from the bit
+      // rate; the header's is still what the file declares, and what decodes is measured.
+      duration = av_rescale_q(stated, AVRational(num: 1, den: 1000), timeBase)
+    }
+    if !guessed || (wma && duration != stream.pointee.duration) {
+      if duration != nopts, duration > 0 {
         let start = stream.pointee.start_time != nopts ? stream.pointee.start_time : 0
-        let end = av_rescale_q(start + stream.pointee.duration, timeBase, rate)
+        let end = av_rescale_q(start + duration, timeBase, rate)
         // The decoded start may lie after the stream's start (priming removed).
         let declared = max(0, end - max(origin, av_rescale_q(start, timeBase, rate)))
-        let codecID = codecParameters?.pointee.codec_id
-        guard codecID == AV_CODEC_ID_WMAV1 || codecID == AV_CODEC_ID_WMAV2 else { return declared }
+        if isOgg {
+          // Ogg states no length: libavformat's comes from the last page's granule position
+          // (for Opus after a start offset, `-output_ts_offset 1`, the end time rather than
+          // the length, a second too long). What decodes near it is the length, and nothing
+          // is declared: a cut Ogg plays what there is, as ffmpeg does.
+          return try measuredEnd(near: declared)
+        }
+        guard wma else { return declared }
         // WMA's decoder holds its first packet back and says nothing of it (no skip
         // samples), so its first frame is stamped a packet late and the ASF header's length,
         // counted from there, ends a packet before what decodes (`ffmpeg -i` decodes it
@@ -545,7 +582,14 @@ final class FFmpegDecoder: AudioDecoder {
     var end: Int64 = origin
     var sum: Int64 = 0
     while av_read_frame(format, packet) >= 0 {
-      if packet.pointee.stream_index == streamIndex {
+      if packet.pointee.stream_index == streamIndex, isTag(packet) {
+        // Not audio: its slot is taken off the timeline (`tagSlots`).
+        if packet.pointee.pts != nopts {
+          tagSlots.append(
+            (av_rescale_q(packet.pointee.pts, timeBase, rate),
+             av_rescale_q(packet.pointee.duration, timeBase, rate)))
+        }
+      } else if packet.pointee.stream_index == streamIndex {
         sum += av_rescale_q(packet.pointee.duration, timeBase, rate)
         if packet.pointee.pts != nopts {
           end = max(
@@ -555,6 +599,7 @@ final class FFmpegDecoder: AudioDecoder {
       av_packet_unref(packet)
     }
     try rewind()
+    end -= tagSlots.reduce(0) { $0 + $1.samples }
     return max(0, end > origin ? end - origin : sum)
   }
 
@@ -584,6 +629,9 @@ final class FFmpegDecoder: AudioDecoder {
       stream.pointee.start_time != nopts
       ? av_rescale_q(stream.pointee.start_time, timeBase, AVRational(num: 1, den: Int32(sampleRate)))
       : 0
+    // Both are end times on the stream's timeline: before frame 0 lie a start offset
+    // (`-output_ts_offset 1`) and the priming the decoder removed.
+    let lead = max(0, start) + max(0, origin - start)
     if let entry = av_dict_get(stream.pointee.metadata, "DURATION", nil, 0),
       let value = entry.pointee.value
     {
@@ -593,11 +641,11 @@ final class FFmpegDecoder: AudioDecoder {
         let sec = Double(parts[2])
       {
         let seconds = h * 3600 + m * 60 + sec
-        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - max(0, origin - start))
+        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - lead)
       }
     }
     guard format.pointee.nb_streams == 1 else { return nil }
-    return max(0, estimate - max(0, origin - start))
+    return max(0, estimate - lead)
   }
 
   /// Opens the stream's decoder (`avcodec_open2`), replacing the one there was.
@@ -631,6 +679,47 @@ final class FFmpegDecoder: AudioDecoder {
       end = position + Int64(pendingEnd - pendingStart)
     }
     return end
+  }
+
+  /// The length an ASF (WMA) file's header states, in milliseconds: its File Properties
+  /// object's play duration (100 ns units) less the preroll, as libavformat takes it when
+  /// it trusts the header; nil without that object or for a broadcast (flag bit 0: no valid
+  /// durations). Read here because libavformat keeps it only when the file is the size the
+  /// header states, and a file cut short is not.
+  static func asfPlayMilliseconds(_ path: String) -> Int64? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let head = try? handle.read(upToCount: 1 << 16).map({ [UInt8]($0) }) else { return nil }
+    // The Header Object's GUID, and the File Properties Object's (ASF 1.2, 3.1 and 3.2).
+    let header: [UInt8] = [
+      0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11,
+      0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C,
+    ]
+    let properties: [UInt8] = [
+      0xA1, 0xDC, 0xAB, 0x8C, 0x47, 0xA9, 0xCF, 0x11,
+      0x8E, 0xE4, 0x00, 0xC0, 0x0C, 0x20, 0x53, 0x65,
+    ]
+    func little(_ at: Int, _ count: Int) -> UInt64? {
+      guard at >= 0, at + count <= head.count else { return nil }
+      return (0..<count).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(head[at + $1]) }
+    }
+    guard head.count >= 30, Array(head[0..<16]) == header else { return nil }
+    var at = 30  // GUID, size (8), object count (4), two reserved bytes
+    while at + 24 <= head.count {
+      guard let size = little(at + 16, 8), size >= 24, size < UInt64(Int.max / 2) else {
+        return nil
+      }
+      if Array(head[at..<(at + 16)]) == properties {
+        // After the GUID and size: file ID (16), file size, creation date, packet count,
+        // play duration, send duration, preroll (ms), flags (4).
+        guard let play = little(at + 64, 8), let preroll = little(at + 80, 8),
+          let flags = little(at + 88, 4), flags & 1 == 0, play / 10_000 > preroll
+        else { return nil }
+        return Int64(play / 10_000) - Int64(preroll)
+      }
+      at += Int(size)
+    }
+    return nil
   }
 
   private static func tag(

@@ -97,10 +97,9 @@ public final class SoundFile {
         format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_MPEG)
         && SoundFile.mpegLengthIsAGuess(reachable)
       let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
-      let surroundOgg =
-        format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) && sndfile.info.channels > 2
+      let surround = sndfile.info.channels > 2
       let noFrames = sndfile.info.frames == 0
-      if mpegGuess || opus || surroundOgg || noFrames,
+      if mpegGuess || opus || surround || noFrames,
         let ffmpeg = try? FFmpegDecoder(path: reachable)
       {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
@@ -110,9 +109,13 @@ public final class SoundFile {
         // `ffmpeg -i song.ogg song.opus` writes them (10 of 12 soundtracks, a failed read
         // each time), so the music after it comes 20 ms early and a player that takes the
         // failed read for the end stops there. FFmpeg decodes every packet.
-        // Ogg Vorbis with more than two channels: libsndfile gives them in Vorbis's order
-        // (L, C, R, Ls, Rs, LFE for 5.1) with no layout, so the centre took the right's place;
-        // FFmpeg knows the layout and mixes it to stereo as it does every other surround file.
+        // More than two channels (5.1 WAV, FLAC, AIFF, Ogg Vorbis): libsndfile gives them all,
+        // in the file's order and with no layout (Vorbis's L, C, R, Ls, Rs, LFE put the centre
+        // in the right's place), so a render wrote six channels and a play sent six to the
+        // device. FFmpeg knows the layout (a WAV's channel mask, FLAC's and Vorbis's fixed
+        // orders; the default one for the count where none is given, as `ffmpeg -ac 2` takes
+        // it) and mixes it to stereo with libswresample's matrix (`FrameConverter`): one
+        // downmix for every surround file, whichever container it came in.
         // No frames by the header: a WAV whose recorder stopped before it wrote the data
         // size (0), or one written to a pipe; FFmpeg reads such a data chunk to the end of
         // the file, as `ffmpeg -i` plays it. A header with truly nothing after it stays

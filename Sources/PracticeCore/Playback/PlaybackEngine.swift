@@ -642,8 +642,10 @@ extension PlaybackEngine {
     if pass == 0 { feedOffset = feedPlan.startOffset } else { feedOffset = 0 }
     feedPassEnd = feedPlan.rangeFrames + feedPlan.gapSourceFrames(afterPass: pass, sampleRate: sampleRate)
     feedClick = firstClick(from: feedOffset)
-    applyPassSpeed()
+    // After the last pass there is no speed to take: the trainer's next step would re-time
+    // the stretcher's tail (`follow`) and change the length the plan says.
     if case .count(let n) = feedPlan.passes, pass >= n { return }
+    applyPassSpeed()
     if !continuing || passCounter == 0 { passCounter += 1 }
     marks.append(
       Mark(
