@@ -136,8 +136,8 @@ import Testing
       layout.rows[0].fields == ["1", "1", "練習曲 | two", "", "Bm", "+2", "50%", "", "count in slow"])
   }
 
-  /// A setlist's name (it may come from another band's file) is put in capitals and then
-  /// escaped, so its controls read as the door writes them everywhere (`\x1b`, not `\X1B`).
+  /// A setlist's name is put in capitals and then escaped, so a control in it (`TextRule`
+  /// keeps them out of names today) reads as the door writes it everywhere (`\x1b`, not `\X1B`).
   @Test func aSetlistsNameIsInCapitalsWithItsControlsEscapedAsEverywhere() {
     let layout = SetlistLayout(name: "gig\u{1B}[2J", rows: [])
     #expect(
