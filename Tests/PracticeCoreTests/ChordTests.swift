@@ -60,6 +60,21 @@ import Testing
     #expect(Chord.prefersFlats(key: MusicalKey(parsing: "E")) == false)
     #expect(Chord.prefersFlats(key: MusicalKey(parsing: "Dm")) == true)
   }
+
+  /// Moved below C a root wraps (A down 10 is B); a minor key is spelled as its relative
+  /// major (Fm as A♭ major: flats); ♯ and ♭ read as # and b; an augmented chord over its
+  /// fifth writes the bass #5.
+  @Test func chordsWrapAreSpelledByTheirKeyAndReadEverySharp() throws {
+    #expect(Chord(root: 9, quality: .maj).transposed(by: -10) == Chord(root: 11, quality: .maj))
+    #expect(Chord(root: 0, quality: .min).transposed(by: -1).pitchClasses == [11, 2, 6])
+    #expect(Chord.prefersFlats(key: MusicalKey(parsing: "Fm")) == true)
+    #expect(Chord.prefersFlats(key: MusicalKey(parsing: "Cm")) == true)
+    #expect(Chord.prefersFlats(key: MusicalKey(parsing: "Em")) == false)
+    #expect(try Chord.parseSymbol("F♯m") == Chord(root: 6, quality: .min))
+    #expect(try Chord.parseSymbol("B♭7") == Chord(root: 10, quality: .dominant7))
+    #expect(try Chord.parseHarte("C:aug/#5") == Chord(root: 0, quality: .aug, bass: 8))
+    #expect(Chord(root: 0, quality: .aug, bass: 8).harte() == "C:aug/#5")
+  }
 }
 
 @Suite struct ChordFileTests {

@@ -368,6 +368,32 @@ import Testing
     #expect(stored.entries == [SetlistEntry(songID: song.id!, selection: "riff")])
   }
 
+  /// `setlist show` and `print`: a song with no key of its own plays in the key its chord
+  /// track found, moved by the entry's transposition (Am up 2 is Bm); the tempo played is
+  /// the song's times the entry's speed (121 BPM at 75 % is 90.75), on paper the nearest
+  /// whole BPM.
+  @Test func aSetlistLaysOutTheDetectedKeyMovedAndTheTempoAtItsSpeed() throws {
+    let (library, songs) = try library()
+    let song = songs[0]
+    let am = try #require(MusicalKey(parsing: "Am"))
+    try library.replaceChordTrack(
+      for: song,
+      with: ChordTrack(
+        spans: [ChordSpan(start: 0, end: song.frames, chord: Chord(root: 9, quality: .min))],
+        source: .detected, detectedKey: am))
+    var change = SongDetailsChange()
+    change.bpm = .some(121)
+    _ = try library.changeDetails(of: song, change)
+    _ = try library.createSetlist(named: "Gig")
+    try library.addEntry(
+      SetlistEntry(songID: try #require(song.id), transpose: 2, speed: 0.75), to: "gig", at: nil)
+    let layout = try library.setlistLayout(named: "gig")
+    #expect(layout.name == "Gig" && layout.rows.count == 1)
+    #expect(layout.rows[0].key == MusicalKey(parsing: "Bm"))
+    #expect(layout.rows[0].tempo == 121 * 0.75)
+    #expect(layout.lines { $0 }.map(\.tempo) == ["91 BPM"])
+  }
+
   @Test func aKeyChangeIsTheNearestTranspositionFromTheSongsKey() throws {
     let (library, songs) = try library()
     let bm = try #require(MusicalKey(parsing: "Bm"))

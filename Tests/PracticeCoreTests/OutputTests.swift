@@ -86,6 +86,9 @@ import Testing
   @Test func nearestNamesAreSuggestedOnlyWhenNearEnough() {
     #expect(Nearest.name(to: "lst", among: ["add", "list", "log"]) { _ in 1 } == "list")
     #expect(Nearest.name(to: "zzzz", among: ["add", "list"]) { _ in 2 } == nil)
+    // One edit from both: the first given wins; two edits within a limit of two is near.
+    #expect(Nearest.name(to: "lot", among: ["log", "lit"]) { _ in 1 } == "log")
+    #expect(Nearest.name(to: "lsit", among: ["list", "add"]) { _ in 2 } == "list")
     #expect(Nearest.editDistance(Array("kitten"), Array("sitting")) == 3)
     #expect(Nearest.editDistance([], Array("abc")) == 3)
   }
@@ -131,6 +134,14 @@ import Testing
     #expect(layout.text { $0.uppercased() }.contains("ONE (SOLO)"))
     #expect(
       layout.rows[0].fields == ["1", "1", "練習曲 | two", "", "Bm", "+2", "50%", "", "count in slow"])
+  }
+
+  /// A setlist's name is put in capitals and then escaped, so a control in it (`TextRule`
+  /// keeps them out of names today) reads as the door writes it everywhere (`\x1b`, not `\X1B`).
+  @Test func aSetlistsNameIsInCapitalsWithItsControlsEscapedAsEverywhere() {
+    let layout = SetlistLayout(name: "gig\u{1B}[2J", rows: [])
+    #expect(
+      layout.text { $0.replacingOccurrences(of: "\u{1B}", with: "\\x1b") } == "GIG\\x1b[2J\n\n")
   }
 
   @Test func setlistShowJSONKeepsEveryKey() throws {
@@ -197,6 +208,38 @@ import Testing
       DisplayWidth.shown("a\u{1}b") { $0.replacingOccurrences(of: "\u{1}", with: "\\x01") } == 6)
   }
 
+  /// A table exactly as wide as the terminal is left whole; a cut column keeps at least
+  /// `narrowest` columns (the line is cut at the edge instead); the highest drop rank goes
+  /// first; wide characters are cut whole, to the last column; a backslash is measured as the
+  /// door shows it, two columns.
+  @Test func aTableAsWideAsTheTerminalIsWholeAndCutsStopAtTheNarrowest() {
+    // 2 + 2 + 10 = 14 columns.
+    let exact = TextTable(
+      columns: [.init("ID", .right), .init("TITLE", cut: .end)], rows: [["1", "Ten chars!"]])
+    #expect(exact.layout(width: 14) { $0 } == ["ID  TITLE", " 1  Ten chars!"])
+    // Two cuttable columns at 14: both stop at 8 (8 + 2 + 8 = 18), and the row is cut at the
+    // edge after 13 columns and the ellipsis.
+    let two = TextTable(
+      columns: [.init("TITLE", cut: .end), .init("PATH", cut: .start)],
+      rows: [["A long title here", "/very/long/path/file.wav"]])
+    #expect(two.layout(width: 14) { $0 } == ["TITLE     PATH", "A long …  …il…"])
+    // 4 + 2 + 2 + 2 + 2 = 12 columns at 10: leaving out Y (rank 2) fits.
+    let ranked = TextTable(
+      columns: [.init("NAME"), .init("X", drop: 1), .init("Y", drop: 2)],
+      rows: [["name", "xx", "yy"]])
+    #expect(ranked.layout(width: 10) { $0 } == ["NAME  X", "name  xx"])
+    // Six characters two columns wide in 7 columns: three and the ellipsis, either end.
+    let wide = String(repeating: "練習曲", count: 2)
+    #expect(DisplayWidth.fit(wide, width: 7, cut: .end) { $0 } == "練習曲…")
+    #expect(DisplayWidth.fit(wide, width: 7, cut: .start) { $0 } == "…練習曲")
+    #expect(DisplayWidth.fit(wide, width: 6, cut: .end) { $0 } == "練習…")
+    let doubled: (String) -> String = { $0.replacingOccurrences(of: "\\", with: "\\\\") }
+    #expect(DisplayWidth.shown("a\\b", escape: doubled) == 4)
+    #expect(
+      TextTable(columns: [.init("P"), .init("Q")], rows: [["a\\b", "q"]]).layout(
+        width: 80, escape: doubled) == ["P     Q", "a\\b  q"])
+  }
+
   /// What moved out of the commands: the developers' knobs, `--since` dates, shell words,
   /// a goal's text and pull's summary line.
   @Test func theCommandsSmallTextsAreComputedInTheCore() throws {
@@ -215,6 +258,8 @@ import Testing
     #expect(ShellWord.quoted("/a/b.wav") == "/a/b.wav")
     #expect(ShellWord.quoted("it's") == "'it'\\''s'")
     #expect(ShellWord.quoted("a\nb") == "$'a\\x0ab'")
+    // Nothing typed is still one word: an empty one.
+    #expect(ShellWord.quoted("") == "''")
     var total = PracticeTotal(
       songID: 1, songTitle: "T", selectionName: nil, plays: 1, passes: 2, seconds: 61,
       fastest: Speed(clamping: 0.8), lastPlayed: now)

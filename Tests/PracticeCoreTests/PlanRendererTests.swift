@@ -57,6 +57,13 @@ import Testing
         song: song, library: library, request: PlayRequest(), output: song.path,
         missingBeatMap: noMap)
     }
+    // The same file named another way (`/./` in it) is the song too.
+    let dot = (song.path as NSString).deletingLastPathComponent + "/./"
+      + (song.path as NSString).lastPathComponent
+    #expect(throws: PlanRenderer.Refusal.outputIsSource) {
+      try PlanRenderer.open(
+        song: song, library: library, request: PlayRequest(), output: dot, missingBeatMap: noMap)
+    }
     #expect(try SoundFile(path: song.path).info.frames == 22050)
   }
 }

@@ -45,6 +45,36 @@ import Testing
     #expect(untimed.moved(loop, edge: .end, by: 1, unit: .bar) == loop.lowerBound..<(loop.upperBound + 8000))
   }
 
+  /// The last pages: two bars from bar 14 end where bar 16 starts (only a page holding the
+  /// last bar runs to the end of the song); a cursor at the very end, timed in 2 s pages,
+  /// shows the last page (30-32 s), never an empty one.
+  @Test func theLastPagesEndWhereTheyShould() throws {
+    let zoom = PlayerZoom(
+      beatMap: try Fixture.beatMap(), totalFrames: total, sampleRate: Fixture.rate,
+      loop: Fixture.bars(9, 10))
+    #expect(zoom.span == .bars(2))
+    #expect(
+      zoom.window(cursor: Fixture.bars(14, 14).lowerBound + 5, loop: Fixture.bars(9, 10))
+        == Fixture.bars(14, 15))
+    #expect(
+      zoom.window(cursor: Fixture.bars(16, 16).lowerBound, loop: Fixture.bars(9, 10))
+        == Fixture.bars(16, 16))
+    let untimed = PlayerZoom(
+      beatMap: nil, totalFrames: total, sampleRate: Fixture.rate, loop: 0..<total)
+    #expect(untimed.spans.first == .seconds(2))
+    let page = Int64(2 * Fixture.rate)
+    #expect(untimed.window(at: 0, cursor: total, loop: 0..<total) == (total - page)..<total)
+  }
+
+  /// A chord's symbol keeps a blank column before the next change: at one frame a column,
+  /// `Am7` over columns 0-2 has room for two (`A…`), `D` from column 3, `Em` from 8 on.
+  @Test func aChordSymbolLeavesAColumnBeforeTheNextChange() {
+    let lane = PlayerStrip.chordLane(
+      [(0..<3, "Am7"), (3..<8, "D"), (8..<100, "Em")], window: 0..<64, width: 64)
+    let text = lane.map(\.text).joined()
+    #expect(text.trimmingCharacters(in: .whitespaces) == "A… D    Em")
+  }
+
   /// While an end of the loop is edited, the window follows that end, not the cursor: a
   /// step of the end past the window's edge pages to it.
   @Test func theWindowFollowsTheEndBeingEdited() throws {

@@ -185,6 +185,43 @@ import Testing
     #expect(try library.practiceTotals(since: nil, now: now).first?.goalReached == true)
   }
 
+  /// `practice today`: the selections whose goal no clean pass has reached, never practised
+  /// first, then the least recently practised; a flubbed pass at the goal's speed has not
+  /// reached it. A play with no time heard (stopped in its count-in) is no day of a streak.
+  @Test func todayListsGoalsNotReachedCleanLeastRecentFirst() throws {
+    let (library, song) = try library()
+    let now = Date()
+    let goal = PracticeGoal.speed(try #require(Speed(parsing: "100%")))
+    for name in ["A", "B", "C", "D", "E"] {
+      let selection = try library.addSelection(
+        to: song, name: name, span: .frames(0..<44100), note: nil, replace: false)
+      if name != "E" { try library.setPractice(SelectionPractice(goal: goal), of: selection) }
+    }
+    func play(_ name: String, daysAgo: Int, seconds: Double, _ marks: [(Double, PassMark)]) throws
+    {
+      let started = now.addingTimeInterval(-Double(daysAgo) * 86400)
+      var entry = PracticeEntry(
+        songID: song.id!, selectionID: nil, selectionName: name, bars: nil, range: 0..<44100,
+        slowest: .normal, fastest: .normal, passes: marks.count, startedAt: started,
+        endedAt: started, duration: seconds, outcome: .completed)
+      entry.passRecords = marks.enumerated().map {
+        PassRecord(pass: $0.offset + 1, speed: Speed(clamping: $0.element.0), mark: $0.element.1)
+      }
+      try library.log(entry)
+    }
+    try play("A", daysAgo: 2, seconds: 10, [(0.8, .clean)])
+    try play("B", daysAgo: 1, seconds: 10, [(0.9, .clean), (1.0, .flubbed)])
+    try play("D", daysAgo: 1, seconds: 10, [(1.0, .clean)])
+    try play("E", daysAgo: 1, seconds: 10, [])
+    try play("E", daysAgo: 0, seconds: 0, [])
+    let agenda = try library.practiceAgenda()
+    #expect(agenda.map(\.selection.name) == ["C", "A", "B"])
+    #expect(agenda.map(\.cleanSpeed) == [nil, Speed(clamping: 0.8), Speed(clamping: 0.9)])
+    let e = try #require(
+      try library.practiceTotals(since: nil, now: now).first { $0.selectionName == "E" })
+    #expect(e.plays == 2 && e.streakDays == 1)
+  }
+
   @Test func streaksCountBackFromTodayOrYesterday() {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -9,6 +9,9 @@ import Testing
     #expect(third.text == "[" + String(repeating: "#", count: 10) + String(repeating: ".", count: 20) + "] 33% song.flac")
     #expect(!third.isDone)
     #expect(ProgressText(fraction: 1, label: "a").text == "[" + String(repeating: "#", count: 30) + "] 100% a")
+    // Nearly done is not done: 99.6 % counts 99 %, and 29.88 thirtieths fill 29.
+    let nearly = ProgressText(fraction: 0.996, label: "a")
+    #expect(nearly.text == "[" + String(repeating: "#", count: 29) + ".] 99% a" && !nearly.isDone)
   }
 
   @Test func itemsAreCounted() {

@@ -18,6 +18,9 @@ import Testing
     }
     #expect(RepositoryIndex.isSafeFileName("Blue_-_The_Band-81391932.practice"))
     #expect(RepositoryIndex.isSafeFileName("Grüße-1.practice"))
+    // At most 120 bytes, `.practice` (9) included.
+    #expect(RepositoryIndex.isSafeFileName(String(repeating: "x", count: 111) + ".practice"))
+    #expect(!RepositoryIndex.isSafeFileName(String(repeating: "x", count: 112) + ".practice"))
     #expect(RepositoryIndex.safeStem("../../etc/passwd", fallback: "s") == "etc_passwd")
     #expect(RepositoryIndex.safeStem("a\u{7}\u{1B}[31m b", fallback: "s") == "a_[31m_b")
     #expect(RepositoryIndex.safeStem("...", fallback: "song") == "song")
@@ -55,6 +58,13 @@ import Testing
     #expect(data.count == 2000)
     #expect(
       try fetcher.get("file://" + path, validators: validators, maxBytes: 4096) == .notModified)
+    // A file exactly at the cap is read.
+    guard case .fetched(let whole, _) = try fetcher.get(path, validators: nil, maxBytes: 2000)
+    else {
+      Issue.record("a file at the cap not fetched")
+      return
+    }
+    #expect(whole.count == 2000)
     #expect(throws: FetchError(.tooLarge(limit: 1000), location: path)) {
       try fetcher.get(path, validators: nil, maxBytes: 1000)
     }
@@ -100,5 +110,56 @@ import Testing
     report = try member.pull(repository, fetcher: HTTPFetcher())
     #expect(report.kept.isEmpty && report.applied.count == 1)
     #expect(try member.storedBeats(for: mine)?[1].frame == 24000)
+  }
+
+  /// A first pull: selections and a setlist a member already had are theirs and kept; a
+  /// chord track a detector made is replaced by the band's. A song that has the title but
+  /// not the length (8 s, the band's is 6 s) is another recording and takes nothing.
+  @Test func whatAMemberMadeIsKeptADetectorsChordsAreNotAndALengthMustMatch() throws {
+    let audio = dir.file("song.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 6, amplitude: 0.3), to: audio)
+    let leader = try Library(path: dir.file("leader.sqlite"))
+    let member = try Library(path: dir.file("member.sqlite"))
+    let song = try #require(try leader.add([SongScanner.scan(audio)]).first)
+    let mine = try #require(try member.add([SongScanner.scan(audio)]).first)
+    func track(_ root: Int, _ source: ChordTrack.Source) -> ChordTrack {
+      ChordTrack(
+        spans: [ChordSpan(start: 0, end: song.frames, chord: Chord(root: root, quality: .maj))],
+        source: source)
+    }
+    try leader.replaceChordTrack(for: song, with: track(0, .imported))
+    _ = try leader.addSelection(
+      to: song, name: "verse", span: .frames(0..<44100), note: nil, replace: false)
+    _ = try leader.createSetlist(named: "Gig")
+    try leader.addEntry(SetlistEntry(songID: try #require(song.id), speed: 0.5), to: "Gig", at: nil)
+    _ = try leader.publish(
+      to: dir.file("repo"), songs: [song], setlists: [try leader.setlist(named: "Gig")])
+
+    try member.replaceChordTrack(for: mine, with: track(9, .detected))
+    _ = try member.addSelection(
+      to: mine, name: "verse", span: .frames(0..<22050), note: nil, replace: false)
+    _ = try member.createSetlist(named: "Gig")
+    try member.addEntry(SetlistEntry(songID: try #require(mine.id)), to: "Gig", at: nil)
+    let repository = try member.addRepository(name: "band", url: dir.file("repo"))
+    let report = try member.pull(repository, fetcher: HTTPFetcher())
+    #expect(report.applied.count == 1)
+    #expect(try member.chordTrack(for: mine)?.spans.map(\.chord) == [Chord(root: 0, quality: .maj)])
+    #expect(try member.selections(of: mine).map(\.span) == [.frames(0..<22050)])
+    #expect(report.kept.map(\.what).sorted() == ["selections", "setlist"])
+    #expect(
+      try member.setlist(named: "Gig").entries == [SetlistEntry(songID: try #require(mine.id))])
+
+    let longer = dir.file("other/song.wav")
+    try FileManager.default.createDirectory(
+      atPath: dir.file("other"), withIntermediateDirectories: true)
+    try Synth.write(Synth.sine(frequency: 440, seconds: 8, amplitude: 0.3), to: longer)
+    let stranger = try Library(path: dir.file("stranger.sqlite"))
+    let theirs = try #require(try stranger.add([SongScanner.scan(longer)]).first)
+    #expect(theirs.title == song.title)
+    let elsewhere = try stranger.addRepository(name: "band", url: dir.file("repo"))
+    let none = try stranger.pull(elsewhere, fetcher: HTTPFetcher())
+    #expect(none.matched == 0 && none.applied.isEmpty)
+    #expect(try stranger.chordTrack(for: theirs) == nil)
+    #expect(try stranger.selections(of: theirs).isEmpty)
   }
 }

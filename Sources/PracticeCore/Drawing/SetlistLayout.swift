@@ -122,7 +122,7 @@ public struct SetlistLayout: Sendable, JSONOutput {
     func pad(_ text: String, _ width: Int) -> String {
       text + String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
     }
-    var out = escape(name).uppercased() + "\n\n"
+    var out = escape(name.uppercased()) + "\n\n"
     for line in lines {
       let cells = [
         pad(line.position, widths[0]), pad(line.title, widths[1]), pad(line.key, widths[2]),
