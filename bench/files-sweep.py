@@ -637,16 +637,23 @@ def bad_one(binary, label, maker, tmp):
                 if os.path.exists(db + suffix):
                     os.chmod(db + suffix, 0o666)
     results = {}
-    for verb, extra in (("add", []), ("render", ["--output", os.path.join(tmp, "o.wav")]),
+    for verb, extra in (("add", []),
+                        ("render", ["--output", os.path.join(tmp, "o.wav"), "--json"]),
                         ("play", ["--device", "null"])):
         before = dump(db)
-        code, _, err, secs = run(prefix + [binary, verb, "--db", db, path, *extra])
+        code, out, err, secs = run(prefix + [binary, verb, "--db", db, path, *extra])
         after = dump(db)
         lines = first_line(err)
         results[verb] = {"code": code, "lines": len(lines),
                          "stderr": lines[:3], "seconds": round(secs, 1),
                          "db_changed": verb != "add" and before != after,
                          "db_changed_add": before != after}
+        if verb == "render":
+            # `render --json`: the frames written, on stdout.
+            try:
+                results[verb]["frames"] = json.loads(out)["frames"]
+            except (ValueError, KeyError, TypeError):
+                results[verb]["frames"] = None
         if verb == "add" and code == 0:
             # Added (a file that plays what it has): later verbs find the song by path.
             pass
@@ -688,12 +695,12 @@ def bad_verdict(entry):
     heard = entry.get("ffmpeg_seconds")
     if heard and heard >= 0.5:
         render = entry["results"]["render"]
-        match = re.search(r"\((\d+) frames,", " ".join(render["stderr"]))
+        frames = render.get("frames")
         warned = render["stderr"] and "it is cut short or damaged" in render["stderr"][-1]
         if render["code"] != 0 and not warned:
             problems.append(f"refused; ffmpeg decodes {heard} s")
-        elif match and int(match.group(1)) / 44100 < heard - 0.5 and render["code"] == 0:
-            problems.append(f"rendered {int(match.group(1)) / 44100:.1f} s without a word;"
+        elif frames is not None and frames / 44100 < heard - 0.5 and render["code"] == 0:
+            problems.append(f"rendered {frames / 44100:.1f} s without a word;"
                             f" ffmpeg decodes {heard} s")
     return "; ".join(problems) or "ok"
 
