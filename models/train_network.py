@@ -34,6 +34,7 @@ import json
 import math
 import os
 import random
+import signal
 import sys
 import time
 
@@ -254,6 +255,10 @@ def main():
     ap.add_argument("--check", default=paths.NETWORK_CHECK)
     ap.add_argument("--save", default=os.path.join(paths.OUT, "beat-network.pt"))
     args = ap.parse_args()
+    # Started in the background (`&` in a script) a program inherits SIGINT ignored, and
+    # Python leaves it so: Ctrl-C or `kill -INT` would do nothing. On it the training stops
+    # and keeps the best weights so far (the KeyboardInterrupt below).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     torch.set_num_threads(1)  # more threads crawl on a shared, busy machine
