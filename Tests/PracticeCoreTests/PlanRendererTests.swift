@@ -42,6 +42,30 @@ import Testing
     }
   }
 
+  /// A count-in is part of what the render writes, and of the total its progress is
+  /// measured against: one bar of 4/4 at 120 BPM (88,200 frames) before a 2 s pass.
+  @Test func theCountInIsCountedInTheFramesTheRenderWrites() throws {
+    let library = try Library(path: dir.file("lib.sqlite"))
+    let path = dir.file("long.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 4), to: path)
+    let song = try library.add([SongScanner.scan(path)])[0]
+    let grid = try #require(
+      try BeatMap.grid(
+        bpm: 120, start: 0, meter: .common, bar1: 1, totalFrames: song.frames,
+        sampleRate: song.sampleRate))
+    try library.replaceBeatMap(for: song, with: grid)
+    var request = PlayRequest(part: .times(from: 0, to: 2))
+    request.settings.countIn = 1
+    let out = dir.file("counted.wav")
+    let renderer = try PlanRenderer.open(
+      song: song, library: library, request: request, output: out, missingBeatMap: noMap)
+    let bar = Int64(4 * 0.5 * 44100)
+    #expect(renderer.totalFrames == bar + 2 * 44100)
+    let report = try renderer.run(waiting: .milliseconds(1)) { _ in }
+    #expect(report.framesWritten == renderer.totalFrames && !report.interrupted)
+    #expect(try SoundFile(path: out).info.frames == renderer.totalFrames)
+  }
+
   @Test func anEndlessPlanAndTheSongItselfAreRefusedAndNothingIsWritten() throws {
     let (library, song) = try setUp()
     var loop = PlayRequest()
