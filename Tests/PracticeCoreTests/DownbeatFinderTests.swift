@@ -14,29 +14,37 @@ import Testing
   /// the network's downbeat on the beats whose index is a multiple of four, and, with
   /// `chordsChangeAt`, a new chord on every fourth beat from that one.
   func features(chordsChangeAt phase: Int?) -> OnsetFeatures {
+    laidOut(
+      Self.beats, accent: { $0 % 2 == 1 ? 10 : 2 }, network: { $0 % 4 == 0 ? 0.8 : 0.1 },
+      chord: { beat in phase.map { (beat - $0 + 4) / 4 } ?? 0 })
+  }
+
+  /// Onset features laid out at `beats` (every `period` frames): each beat's accent and bass
+  /// onset, and the network's downbeat probability, by the beat's index; from each beat to
+  /// the next, the major triad numbered `chord(index)` (each a fourth above the last).
+  func laidOut(
+    _ beats: [Int], accent: (Int) -> Float, network: (Int) -> Float, chord: (Int) -> Int
+  ) -> OnsetFeatures {
     var f = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
-    let frames = Self.beats.last! + Self.period
+    let frames = beats.last! + Self.period
     f.chromaHop = 441
     f.chromaWindow = 2048
-    var accent = [Float](repeating: 0.05, count: frames)
-    var network = [Float](repeating: 0.01, count: frames)
+    var onsets = [Float](repeating: 0.05, count: frames)
+    var downbeat = [Float](repeating: 0.01, count: frames)
     var chroma = [Float](repeating: 0, count: frames * 12)
-    for (i, b) in Self.beats.enumerated() {
-      accent[b] = i % 2 == 1 ? 10 : 2
-      network[b] = i % 4 == 0 ? 0.8 : 0.1
+    for (i, b) in beats.enumerated() {
+      onsets[b] = accent(i)
+      downbeat[b] = network(i)
     }
     for frame in 0..<frames {
-      // Beat k's chord lasts from its frame to the next beat's; the bars of chords start
-      // at beats `phase`, `phase + 4`, ...
-      let beat = max(0, (frame - Self.beats[0]) / Self.period)
-      let bar = phase.map { (beat - $0 + 4) / 4 } ?? 0
-      for pitch in [0, 4, 7] { chroma[frame * 12 + (pitch + 5 * bar) % 12] = 1 }
+      let number = chord(max(0, (frame - beats[0]) / Self.period))
+      for pitch in [0, 4, 7] { chroma[frame * 12 + (pitch + 5 * number) % 12] = 1 }
     }
-    f.flux = accent
-    f.bassFlux = accent
+    f.flux = onsets
+    f.bassFlux = onsets
     f.level = [Float](repeating: 0.3, count: frames)
     f.chroma = chroma
-    f.downbeatActivation = network
+    f.downbeatActivation = downbeat
     return f
   }
 
@@ -70,27 +78,12 @@ import Testing
   /// downbeat on each bar's first beat.
   func bars(of m: Int, beats n: Int) -> (beats: [Int], features: OnsetFeatures) {
     let beats = (0..<n).map { 25 + $0 * Self.period }
-    var f = OnsetFeatures(frameRate: 100, hop: 441, window: 2048)
-    let frames = beats.last! + Self.period
-    f.chromaHop = 441
-    f.chromaWindow = 2048
-    var accent = [Float](repeating: 0.05, count: frames)
-    var network = [Float](repeating: 0.01, count: frames)
-    var chroma = [Float](repeating: 0, count: frames * 12)
-    for (i, b) in beats.enumerated() {
-      accent[b] = i % m == 0 ? 6 : 2
-      network[b] = i % m == 0 ? 0.8 : 0.1
-    }
-    for frame in 0..<frames {
-      let bar = max(0, (frame - beats[0]) / Self.period) / m
-      for pitch in [0, 4, 7] { chroma[frame * 12 + (pitch + 5 * bar) % 12] = 1 }
-    }
-    f.flux = accent
-    f.bassFlux = accent
-    f.level = [Float](repeating: 0.3, count: frames)
-    f.chroma = chroma
-    f.downbeatActivation = network
-    return (beats, f)
+    return (
+      beats,
+      laidOut(
+        beats, accent: { $0 % m == 0 ? 6 : 2 }, network: { $0 % m == 0 ? 0.8 : 0.1 },
+        chord: { $0 / m })
+    )
   }
 
   func placed(_ laid: (beats: [Int], features: OnsetFeatures)) -> DownbeatFinder.Placement {
