@@ -733,30 +733,26 @@ def main():
             previous = json.load(f)
     else:
         previous = {}
+    def each(kind, listed, one, judge):
+        """Runs `one` on every case of `listed` (those naming `only`), each with its verdict."""
+        done = []
+        for name, how in listed:
+            if only and only not in name:
+                continue
+            entry = one(binary, name, how, tmp)
+            entry["verdict"] = judge(entry)
+            b.log(f"{kind}: {name}: {entry['verdict']}")
+            done.append(entry)
+        return done
+
     with b.TempDir() as tmp:
         if "sweep" in parts:
-            rows = []
-            for name, commands in cases():
-                if only and only not in name:
-                    continue
-                row = sweep_one(binary, name, commands, tmp)
-                row["verdict"] = verdict(row)
-                b.log(f"sweep: {name}: {row['verdict']}")
-                rows.append(row)
-            report["sweep"] = rows
+            report["sweep"] = each("sweep", cases(), sweep_one, verdict)
         if "bad" in parts:
             # faststart copy for the moov test
             if not os.path.exists(os.path.join(WORK, "midi-faststart.m4a")):
                 sh(f"{F} -i midi.wav -movflags +faststart midi-faststart.m4a")
-            entries = []
-            for label, maker in bad_cases():
-                if only and only not in label:
-                    continue
-                entry = bad_one(binary, label, maker, tmp)
-                entry["verdict"] = bad_verdict(entry)
-                b.log(f"bad: {label}: {entry['verdict']}")
-                entries.append(entry)
-            report["bad"] = entries
+            report["bad"] = each("bad", bad_cases(), bad_one, bad_verdict)
     for key in ("sweep", "bad"):
         if key not in report and key in previous:
             report[key] = previous[key]
