@@ -52,7 +52,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .target(name: "TestSupport", dependencies: ["PracticeCore"], path: "Tests/TestSupport"),
-    .testTarget(name: "PracticeCoreTests", dependencies: ["PracticeCore", "TestSupport"]),
+    .testTarget(
+      name: "PracticeCoreTests",
+      dependencies: [
+        "PracticeCore", "TestSupport",
+        // Migration tests open SQLite databases of their own.
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "PracticeCLITests", dependencies: ["PracticeCore", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -63,7 +63,9 @@ struct ChordsShow: ParsableCommand {
       without a beat map, one line per chord with its start time. With --capo the chords \
       are the shapes to finger; with --transpose or --key, the chords sounding after the \
       transposition. The key line names the key that sounds, then the shapes' key: \
-      `key D (detected) — shapes in C with capo 2`.
+      `key D (detected) — shapes in C with capo 2`. --json names the keys apart: song_key \
+      (with key_source, set or detected), sounding_key (after --transpose or --key) and \
+      shapes_key (the chords' key under --capo), then capo, transpose, bars and chords.
       """)
 
   @OptionGroup var target: SongInLibrary

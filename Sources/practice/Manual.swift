@@ -41,7 +41,8 @@ enum Manual {
       ExitStatus.code(for: .busy),
       "The library was busy beyond the 5 s timeout (another practice is writing); retry later."
     ),
-    (ExitStatus.interrupted, "Interrupted (Ctrl-C, SIGTERM), after a clean stop."),
+    (128 + SIGINT, "Interrupted (Ctrl-C or SIGINT), after a clean stop."),
+    (ExitStatus.terminated, "Terminated (SIGTERM), after the same clean stop."),
   ]
 
   /// Every variable the program reads.

@@ -195,7 +195,12 @@ struct Practice: ParsableCommand {
 
 /// The exit codes of ../shared/DESIGN.md ("Errors").
 enum ExitStatus {
-  static let interrupted: Int32 = 130
+  /// After a clean stop, 128 + the signal, as a shell reports a process the signal ended:
+  /// 143 for SIGTERM, 130 for SIGINT and for Ctrl-C read as a key.
+  static var interrupted: Int32 {
+    SignalGate.heard.load(ordering: .relaxed) == SIGTERM ? terminated : 128 + SIGINT
+  }
+  static let terminated: Int32 = 128 + SIGTERM
 
   static func code(for category: FailureCategory) -> Int32 {
     switch category {

@@ -98,11 +98,19 @@ func warnIfStale(_ selection: Selection, song: Song, map: BeatMap?) {
 }
 
 /// "selection 'solo' of 'song' (bars 7.3-8.2) no longer fits the beat map (bars 1-6); fix it
-/// with `practice select edit …`".
+/// with `practice select edit …`"; with no map at all, how to make one (new bars could not be
+/// given without one).
 func noLongerFits(_ selection: Selection, _ range: BarRange, song: Song, map: BeatMap?) -> String {
-  "selection '\(selection.name)' of '\(song.title)' (\(range.label)) no longer fits the beat map"
-    + (map.map { " (\($0.barsDescription))" } ?? " (there is none)")
-    + "; fix it with `practice select edit \(song.id ?? 0) '\(selection.name)' --bars …`"
+  let id = song.id ?? 0
+  guard let map else {
+    return "selection '\(selection.name)' of '\(song.title)' (\(range.label)) has no bars to "
+      + "play: the song has no beat map now; make one with `practice beats detect \(id)` "
+      + "(the selection finds its bars again), or give it times with "
+      + "`practice select edit \(id) '\(selection.name)' --from … --to …`"
+  }
+  return "selection '\(selection.name)' of '\(song.title)' (\(range.label)) no longer fits the "
+    + "beat map (\(map.barsDescription)); fix it with "
+    + "`practice select edit \(id) '\(selection.name)' --bars …`"
 }
 
 /// `--db SONG`: the library and a song in it, shared by the commands that act on a song.

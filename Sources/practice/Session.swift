@@ -16,6 +16,9 @@ import Synchronization
 enum SignalGate {
   /// What a signal does now: nil outside a session.
   static let stopper = Mutex<(@Sendable () -> Void)?>(nil)
+  /// The signal that stopped a session (SIGINT or SIGTERM), 0 before one came: the exit
+  /// status says which (`ExitStatus.interrupted`).
+  static let heard = Atomic<Int32>(0)
   nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // main thread, once
 
   /// First thing in `main`, before any thread starts.
@@ -29,6 +32,7 @@ enum SignalGate {
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
         if let stop = stopper.withLock({ $0 }) {
+          heard.store(number, ordering: .relaxed)
           stop()
         } else {
           // Outside a session: end by the signal, as an unhandled one would, with the

@@ -211,7 +211,8 @@ struct SetlistPrint: ParsableCommand {
     abstract: "Write a setlist to read from a music stand: .pdf, .txt or .md.",
     discussion: """
       One song a line: position, title, key, tempo and notes. The key is the one played \
-      (the entry's, else the song's moved by the entry's transpose); the tempo is the song's (set with `practice set --bpm`, else its beat \
+      (the entry's, else the song's moved by the entry's transpose; with no key known, the \
+      transposition itself: -2 st); the tempo is the song's (set with `practice set --bpm`, else its beat \
       map's) times the entry's speed; the notes are the entry's and the song's. A PDF is \
       drawn with cairo in large type on A4 or Letter paper (--paper), as many pages as it \
       takes.

@@ -31,7 +31,7 @@ struct Tune: ParsableCommand {
       11.6 ms at 44.1 kHz) on stdout: {"t":1.253,"hz":82.013,"note":"E2","cents":-8.3,\
       "level":-23.5}: t is seconds of audio since the capture started, level the newest \
       11 ms in dBFS; when nothing is pitched (silence, noise) hz, note and cents are \
-      null. It stops on SIGINT or SIGTERM (exit 130), after --duration or when the reader \
+      null. It stops on SIGINT (exit 130) or SIGTERM (exit 143), after --duration or when the reader \
       of stdout goes away (exit 0), or when the device is lost (exit 69). Pitch is aubio's YIN, refined to within a cent on \
       steady tones from 41 to 1,400 Hz; a new note reads within about 60 ms (85 ms below \
       86 Hz) plus the device's own delay (a 10 ms period).

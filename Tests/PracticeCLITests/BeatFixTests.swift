@@ -228,6 +228,22 @@ import Testing
     #expect(undone.stderrLines.last == warning, "\(undone.stderr)")
   }
 
+  /// `undo` back to no beat map leaves a selection in bars with none to count them in: the
+  /// warning says to make a map (or give times), not to give new bars, which need one.
+  @Test func undoToNoMapSaysHowToGetTheBarsBack() throws {
+    try prepare()
+    #expect(try cli.run(["select", "add", "1", "verse", "--bars", "2-3"]).status == 0)
+    let undone = try cli.run(["beats", "undo", "1"])
+    #expect(undone.status == 0, "\(undone.stderr)")
+    let warning: String =
+      "practice: warning: selection 'verse' of 'clicks-120' (bars 2-3) has no bars to play: "
+      + "the song has no beat map now; make one with `practice beats detect 1` (the selection "
+      + "finds its bars again), or give it times with `practice select edit 1 'verse' --from … "
+      + "--to …`"
+    #expect(undone.stderrLines.last == warning, "\(undone.stderr)")
+    #expect(!undone.stderr.contains("--bars …"), "\(undone.stderr)")
+  }
+
   @Test func theHistoryKeepsTenMapsAndAnImportKeepsTheOneBefore() throws {
     try prepare()
     for k in 1...11 {

@@ -185,13 +185,36 @@ import Testing
     #expect(result.status == 0)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-    #expect(object["key"] as? String == "C major")
+    #expect(object["song_key"] as? String == "C major")
     #expect(object["key_source"] as? String == "detected")
+    #expect(object["sounding_key"] as? String == "C major")
+    #expect(object["shapes_key"] as? String == "C major")
     let bars = try #require(object["bars"] as? [[String: Any]])
     #expect(bars.count == 6)
     #expect(bars[1]["beats"] as? [String] == ["Am7", "Am7", "Am7", "Am7"])
     let chords = try #require(object["chords"] as? [[String: Any]])
     #expect(chords.contains { $0["label"] as? String == "D:7" && $0["symbol"] as? String == "D7" })
+  }
+
+  /// With a capo and a transposition the JSON names each key for what it is, as the key
+  /// line does: the song's, the one that sounds, the shapes'. No bare `key` to misread.
+  @Test func showJSONNamesTheSoundingKeyAndTheShapesKey() throws {
+    let path = try detected()
+    let result = try cli.run(["chords", "show", path, "--key", "D", "--capo", "2", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["song_key"] as? String == "C major", "\(result.stdout)")
+    #expect(object["key_source"] as? String == "detected")
+    #expect(object["sounding_key"] as? String == "D major", "\(result.stdout)")
+    #expect(object["shapes_key"] as? String == "C major", "\(result.stdout)")
+    #expect(object["key"] == nil, "\(result.stdout)")
+    #expect(object["capo"] as? Int == 2 && object["transpose"] as? Int == 2)
+    let capo = try cli.run(["chords", "show", path, "--capo", "3", "--json"]).stdout
+    let capoObject = try #require(
+      try JSONSerialization.jsonObject(with: Data(capo.utf8)) as? [String: Any])
+    #expect(capoObject["sounding_key"] as? String == "C major", "\(capo)")
+    #expect(capoObject["shapes_key"] as? String == "A major", "\(capo)")
   }
 
   @Test func exportLabAndJSONAndImportBack() throws {

@@ -201,6 +201,22 @@ import TestSupport
     #expect(refused.status == 64 && refused.stderr.contains("write a .pdf, .txt or .md file"))
   }
 
+  /// A transposed entry of a song whose key is not known prints its semitones where the key
+  /// would be, on paper as in `setlist show`: a sheet without them is played as recorded.
+  @Test func theStandSheetShowsATranspositionWithoutAKey() throws {
+    try song("One.wav", in: cli)
+    _ = try cli.run(["setlist", "new", "s"])
+    #expect(try cli.run(["setlist", "add", "s", "1", "--transpose", "-2"]).status == 0)
+    #expect(try cli.run(["setlist", "add", "s", "1", "--transpose", "0"]).status == 0)
+    let text = dir.file("s.txt")
+    #expect(try cli.run(["setlist", "print", "s", "-o", text]).status == 0)
+    let sheet = try String(contentsOfFile: text, encoding: .utf8)
+    #expect(sheet == "S\n\n1.   One   -2 st\n2.   One\n", "\(sheet)")
+    let markdown = dir.file("s.md")
+    #expect(try cli.run(["setlist", "print", "s", "-o", markdown]).status == 0)
+    #expect(try String(contentsOfFile: markdown, encoding: .utf8).contains("| 1 | One | -2 st |"))
+  }
+
   /// A title of wide (CJK) characters takes two columns a character in a monospaced font:
   /// the columns after it still line up on the stand sheet.
   @Test func theStandSheetAlignsWideTitles() throws {

@@ -257,4 +257,18 @@ import Testing
     #expect(show.contains("artist W. Shorter\n"))
     #expect(show.contains("album Adam's Apple\n"))
   }
+
+  /// A song never played has no resume line (an empty one read as a place to resume from);
+  /// once played, `resume` says where the next `play --resume` continues.
+  @Test func showHasNoResumeLineBeforeTheFirstPlay() throws {
+    let path = try song("fresh.wav", seconds: 1)
+    #expect(try cli.run(["add", path]).status == 0)
+    let fresh = try cli.run(["show", path])
+    #expect(fresh.status == 0)
+    #expect(!fresh.stdout.contains("resume"), "\(fresh.stdout)")
+    #expect(fresh.stdout.contains("\nupdated_at "), "\(fresh.stdout)")
+    #expect(try cli.run(["play", path, "--device", "null", "--to", "0.3"]).status == 0)
+    let played = try cli.run(["show", path]).stdout
+    #expect(played.contains("\nresume 0:00.0 in 0:00.0–0:00.3 (finished: from its start)"), "\(played)")
+  }
 }

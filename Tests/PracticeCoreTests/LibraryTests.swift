@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -6,6 +7,40 @@ import Testing
 
 @Suite struct LibraryTests {
   let dir = TemporaryDirectory()
+
+  /// The layout a library is checked against is built in memory by the migrations; when
+  /// that fails (a broken migration, SQLite out of memory) opening a library is an error
+  /// that says what to do, not a trap, and the library is left as it was.
+  @Test func aReferenceLayoutThatCannotBeBuiltIsAnErrorNotATrap() throws {
+    let broken: [(identifier: String, body: @Sendable (Database) throws -> Void)] = [
+      ("v1-broken", { db in try db.execute(sql: "CREATE TABLE song (") })
+    ]
+    let failed = Result { () throws(DatabaseError) in try Migrations.referenceColumns(of: broken) }
+    guard case .failure = failed else {
+      Issue.record("a broken migration built a layout")
+      return
+    }
+    let path = dir.file("empty.sqlite")
+    let db = try DatabaseQueue(path: path)
+    var caught: PracticeError?
+    do {
+      try db.writeWithoutTransaction { db in
+        try db.inTransaction(.immediate) {
+          try Migrations.bringUpToDate(db, path: path, reference: { failed })
+          return .commit
+        }
+      }
+    } catch let error as PracticeError {
+      caught = error
+    }
+    #expect(caught?.category == .other)
+    #expect(caught?.message.hasPrefix("cannot check the library '\(path)': ") == true, "\(String(describing: caught))")
+    #expect(caught?.message.hasSuffix("reinstall practice") == true)
+    let tables = try db.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+    }
+    #expect(tables == 0)
+  }
 
   func makeSong(_ name: String, seconds: Double = 0.5, frequency: Double = 440) throws -> String {
     let path = dir.file(name)

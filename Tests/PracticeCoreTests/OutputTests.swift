@@ -175,7 +175,8 @@ import Testing
     let text = json(chart)
     #expect(
       text.hasPrefix(
-        "{\"key\":\"G minor\",\"key_source\":\"detected\",\"capo\":2,\"transpose\":0,\"bars\":[{\"bar\":1,\"start\":0,\"beats\":[\"Gm\",\"Gm\",\"C\",\"C\"]}"
+        "{\"song_key\":\"A minor\",\"key_source\":\"detected\",\"sounding_key\":\"A minor\","
+          + "\"shapes_key\":\"G minor\",\"capo\":2,\"transpose\":0,\"bars\":[{\"bar\":1,\"start\":0,\"beats\":[\"Gm\",\"Gm\",\"C\",\"C\"]}"
       ))
     let unmapped = ChordChart(
       track: track, beatMap: nil, sampleRate: 100, setKey: MusicalKey(parsing: "C"), capo: 0,

@@ -46,14 +46,17 @@ public struct SetlistLayout: Sendable, JSONOutput {
       ]
     }
 
-    /// The line on paper; nil when the song is gone.
+    /// The line on paper; nil when the song is gone. Without a key to move, a transposed
+    /// entry shows its semitones (`-2 st`) where the key would be: left out, the sheet read
+    /// as "play it as recorded".
     public func line(escape: (String) -> String) -> Line? {
       guard let title else { return nil }
       let notes = [entry.note, songNote].compactMap { $0 }.filter { !$0.isEmpty }
+      let moved = entry.transpose.flatMap { $0 == 0 ? nil : Self.signed($0) + " st" }
       return Line(
         position: "\(position).",
         title: escape(title + (entry.selection.map { " (\($0))" } ?? "")),
-        key: key?.description ?? "", tempo: tempo.map { "\(Int($0.rounded())) BPM" } ?? "",
+        key: key?.description ?? moved ?? "", tempo: tempo.map { "\(Int($0.rounded())) BPM" } ?? "",
         notes: escape(notes.joined(separator: "; ")))
     }
 

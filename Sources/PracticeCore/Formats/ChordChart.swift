@@ -72,9 +72,13 @@ public struct ChordChart: JSONOutput {
     let rate = Double(sampleRate)
     func seconds(_ frame: Int64) -> Rounded { Rounded(Double(frame) / rate, 3) }
     out.object { o in
-      o.field("key", shownKey.map(ChordFiles.longName))
+      // The keys by what they are, as the key line names them: the song's own (and where
+      // it came from), the one that sounds, the one the shapes are fingered in.
+      o.field("song_key", ownKey.map(ChordFiles.longName))
       let source: String? = ownKey == nil ? nil : setKey == nil ? "detected" : "set"
       o.field("key_source", source)
+      o.field("sounding_key", playedKey.map(ChordFiles.longName))
+      o.field("shapes_key", shownKey.map(ChordFiles.longName))
       o.field("capo", capo)
       o.field("transpose", transpose)
       if let map = beatMap {

@@ -338,7 +338,11 @@ enum Migrations {
   /// Brings the schema of `db` up to date inside the caller's transaction, after checking
   /// it is practice's: a database with tables practice does not know, or with migrations
   /// from a newer practice, is refused untouched.
-  static func bringUpToDate(_ db: Database, path: String) throws {
+  /// `reference` gives the tables and columns to check against (the migrations' own).
+  static func bringUpToDate(
+    _ db: Database, path: String,
+    reference: () -> Result<[String: [String]], DatabaseError> = { expectedColumns }
+  ) throws {
     let tables = try String.fetchSet(
       db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     if tables.isEmpty {
@@ -392,6 +396,17 @@ enum Migrations {
     let schemaVersion = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
     guard try Int.fetchOne(db, sql: "PRAGMA user_version") != schemaVersion else { return }
     let have = try columns(db)
+    let expectedColumns: [String: [String]]
+    do {
+      expectedColumns = try reference().get()
+    } catch {
+      // Not the library's fault: the layout it is checked against could not be made.
+      throw PracticeError(
+        .other,
+        "cannot check the library '\(path)': practice could not lay out its own tables to "
+          + "compare (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); nothing "
+          + "in the library was changed. Try again; if it keeps happening, reinstall practice")
+    }
     for (table, expected) in expectedColumns.sorted(by: { $0.key < $1.key }) {
       guard let columns = have[table] else { throw damaged("it has no table '\(table)'") }
       if let missing = expected.first(where: { !columns.contains($0) }) {
@@ -417,17 +432,26 @@ enum Migrations {
   }
 
   /// The columns of each table as the migrations make them, from an empty database in
-  /// memory brought up to date once.
-  static let expectedColumns: [String: [String]] = {
+  /// memory brought up to date once; a failure is kept (and thrown by each check), not a trap.
+  static let expectedColumns: Result<[String: [String]], DatabaseError> = Result {
+    () throws(DatabaseError) in try referenceColumns(of: all)
+  }
+
+  /// The columns of each table `migrations` make in an empty database in memory.
+  static func referenceColumns(
+    of migrations: [(identifier: String, body: @Sendable (Database) throws -> Void)]
+  ) throws(DatabaseError) -> [String: [String]] {
     do {
       let reference = try DatabaseQueue()
       return try reference.write { db in
         try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-        for migration in all { try migration.body(db) }
+        for migration in migrations { try migration.body(db) }
         return try columns(db)
       }
+    } catch let error as DatabaseError {
+      throw error
     } catch {
-      fatalError("the migrations fail on an empty database: \(error)")
+      throw DatabaseError(resultCode: .SQLITE_ERROR, message: "\(error)")
     }
-  }()
+  }
 }

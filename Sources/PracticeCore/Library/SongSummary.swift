@@ -3,9 +3,11 @@ import Foundation
 /// What `practice show` prints of a song, one `key value` line a field: what the library
 /// knows of its file, where `play --resume` continues, and its details (`set` prints those).
 extension Library {
-  /// Every field, in the order printed.
+  /// Every field, in the order printed; `resume` only once the song was played (an empty
+  /// one read as "resumes from nowhere").
   public func summary(of song: Song) throws -> [(key: String, value: String)] {
-    [
+    let resume = try resumePoint(of: song).map { [("resume", resumeSummary($0, of: song))] } ?? []
+    return [
       ("id", "\(song.id ?? 0)"), ("title", song.title), ("artist", song.artist ?? ""),
       ("album", song.album ?? ""), ("path", song.path),
       ("duration", formatTime(song.duration)), ("frames", "\(song.frames)"),
@@ -13,8 +15,7 @@ extension Library {
       ("format", song.format), ("content_hash", song.contentHash),
       ("added_at", formatLocalTime(stamp: song.addedAt)),
       ("updated_at", formatLocalTime(stamp: song.updatedAt)),
-      ("resume", try resumePoint(of: song).map { resumeSummary($0, of: song) } ?? ""),
-    ] + (try detailFields(of: song, details: try details(of: song)))
+    ] + resume + (try detailFields(of: song, details: try details(of: song)))
   }
 
   /// `key Am`, `bpm 96` (or `bpm 95.8 (beat map)`), `note …`, `tags gig, jazz`.
