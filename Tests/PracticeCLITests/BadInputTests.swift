@@ -470,6 +470,15 @@ extension BadInputTests {
       ["select", "show", "1", "zz"], status: 66, message: "has no selection 'zz'; it has: a, c, b")
   }
 
+  /// A selection name one slip away is suggested, as a mistyped title is; the list follows.
+  @Test func aMistypedSelectionSuggestsTheNearest() throws {
+    try withBeatsAndSelections()
+    #expect(try cli.run(["select", "add", "1", "Verse", "--bars", "1"]).status == 0)
+    try expectFailure(
+      ["play", "1", "--select", "verze", "--device", "null"], status: 66,
+      message: "has no selection 'verze'; did you mean 'Verse'? it has: ")
+  }
+
   @Test func badBeatCommands() throws {
     try withBeatsAndSelections()
     let before = try cli.run(["beats", "export", "1"]).stdout

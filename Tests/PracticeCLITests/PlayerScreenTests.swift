@@ -279,7 +279,7 @@ import TestSupport
     try tmux.start(["play", song, "--loop", "--device", "pulse"], height: 16)
     _ = try tmux.waitFor { $0.contains("▲") && $0.contains("pass 1/∞") }
     tmux.signalPractice("TERM")
-    #expect(try tmux.waitForExit() == 130)
+    #expect(try tmux.waitForExit() == 143)
     #expect(!tmux.alternateScreen)
     #expect(tmux.terminalRestored)
     #expect(!tmux.screen().contains("▲"))

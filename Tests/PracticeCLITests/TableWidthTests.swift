@@ -57,6 +57,8 @@ import Testing
         for line in printed {
           #expect(line.count <= width, "\(line.count) columns: \(shown)")
         }
+        // Columns are left out whole: none is cut at the edge (`SPE…` over `100…`).
+        #expect(printed.first?.contains("…") == false, "\(shown)")
         let header = printed.first?.split(separator: " ").map(String.init) ?? []
         for key in table.keys {
           #expect(header.contains(key), "\(key) dropped: \(shown)")

@@ -71,15 +71,21 @@ extension Library {
     return ordered
   }
 
-  /// The selection `name` (any case) of `song`; exit 66 listing the names there are.
+  /// The selection `name` (any case) of `song`; exit 66 listing the names there are, the
+  /// nearest first when it is near enough to be a slip (at most a third of it to change).
   public func selection(named name: String, of song: Song) throws -> Selection {
     let all = try selections(of: song)
     if let found = all.first(where: { $0.name.lowercased() == name.lowercased() }) { return found }
     let names = all.map(\.name).joined(separator: ", ")
+    let nearest = Nearest.name(to: name.lowercased(), among: all.map { $0.name.lowercased() }) {
+      max(1, $0.count / 3)
+    }.flatMap { near in all.first { $0.name.lowercased() == near } }
     throw PracticeError(
       .missingInput,
       "'\(song.title)' has no selection '\(name)'"
-        + (all.isEmpty ? "; make one with `practice select add`" : "; it has: \(names)"))
+        + (all.isEmpty
+          ? "; make one with `practice select add`"
+          : "; " + (nearest.map { "did you mean '\($0.name)'? " } ?? "") + "it has: \(names)"))
   }
 
   /// Stores a new selection; an existing name is an error unless `replace`.

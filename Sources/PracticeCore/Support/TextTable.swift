@@ -144,12 +144,13 @@ extension TextTable {
       ], rows: rows)
   }
 
-  /// `log`: started, song, what, passes, speeds, time heard, ending.
+  /// `log`: started, song, what, passes, speeds, time heard, ending. Narrow, the ending, the
+  /// time heard and the passes go before the speed is cut at the edge (`100…`).
   public static func plays(_ rows: [[String]]) -> TextTable {
     TextTable(
       columns: [
         Column("STARTED"), Column("SONG", cut: .end), Column("WHAT", cut: .end),
-        Column("PASSES", .right), Column("SPEED"), Column("HEARD", .right),
+        Column("PASSES", .right, drop: 3), Column("SPEED"), Column("HEARD", .right, drop: 2),
         Column("ENDED", drop: 1),
       ], rows: rows)
   }
