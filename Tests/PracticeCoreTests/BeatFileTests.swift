@@ -143,6 +143,17 @@ import Testing
       ])
   }
 
+  /// A Transcribe! loop that ends exactly where the audio ends is kept (planted bug M217).
+  @Test func aTranscribeLoopMayEndAtTheEndOfTheAudio() throws {
+    let path = CLI.fixture("beats/song.xsc")
+    var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+    let loopLine = try #require(lines.firstIndex { $0.hasPrefix("L,4,") })
+    lines[loopLine] = "L,4,1,0,0,Coda,Blue,,0:00:06.500000,0:00:01.000000"
+    let file = try BeatFiles.parse(
+      Array(lines.joined(separator: "\n").utf8), format: .xsc, path: path, audioDuration: 7.5)
+    #expect(file.loops.last == NamedRange(name: "Coda", start: 6.5, end: 7.5))
+  }
+
   @Test func rejectsBrokenTranscribeDocuments() throws {
     let path = CLI.fixture("beats/song.xsc")
     let good = try String(contentsOfFile: path, encoding: .utf8)

@@ -223,6 +223,32 @@ import Testing
     #expect(info.album == "Practice Tapes")
   }
 
+  /// A FLAC cut about a tenth of a second short (a copy stopped near its end) is measured at
+  /// what decodes, and it ends early: more than a container's 20 ms of rounding is missing
+  /// (planted bug M187).
+  @Test func aFLACCutATenthOfASecondShortEndsEarly() throws {
+    let whole = try encode(["-c:a", "flac", "-frame_size", "1152"], "tenth.flac")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let cut = dir.file("tenth-cut.flac")
+    try bytes.prefix(bytes.count * 98 / 100).write(to: URL(fileURLWithPath: cut))
+    let file = try SoundFile(path: cut)
+    try file.measureLength()
+    let missing = Int64(DecoderTests.seconds) * Int64(DecoderTests.rate) - file.info.frames
+    try #require(missing > 48 * 50 && missing < 48 * 150, "\(missing) frames missing")
+    #expect(file.endsEarly)
+  }
+
+  /// A stored length shorter than what decodes (measured by an older version) is not taken:
+  /// the whole file plays; one within a rounding of the file's is (planted bug M190).
+  @Test func aStoredLengthShorterThanWhatDecodesIsNotTaken() throws {
+    let file = try SoundFile(path: try wav())
+    let full = file.info.frames
+    try file.trustDecodedLength(full - 4800)
+    #expect(file.info.frames == full)
+    try file.trustDecodedLength(full - 100)
+    #expect(file.info.frames == full - 100)
+  }
+
   @Test func surroundIsMixedDownToStereoByTheDocumentedRule() throws {
     // A tone in the centre channel of 5.1 only.
     let tone = Synth.sine(frequency: 440, seconds: 1, sampleRate: DecoderTests.rate, amplitude: 0.5)

@@ -72,6 +72,22 @@ import Testing
   @Test func whereTheChordsChangeTheyPlaceTheBars() {
     #expect(downbeats(features(chordsChangeAt: 2), DownbeatFinder.Settings()) == [2])
     #expect(downbeats(features(chordsChangeAt: 0), DownbeatFinder.Settings()) == [0])
+    // On the second or the fourth beat of the network's bars too (planted bug M195).
+    #expect(downbeats(features(chordsChangeAt: 1), DownbeatFinder.Settings()) == [1])
+    #expect(downbeats(features(chordsChangeAt: 3), DownbeatFinder.Settings()) == [3])
+  }
+
+  /// Bars of four after a pickup of three beats, one bar of two among them: the pickup
+  /// counts back from the first downbeat, and the bar of two is followed (planted bug M196).
+  @Test func aPickupOfThreeBeatsBeforeBarsWithABarOfTwo() throws {
+    let downbeats: Set = [3, 7, 11, 13, 17, 21]
+    let score = (0..<24).map { downbeats.contains($0) ? 60.0 : -1.0 }
+    let positions = try #require(
+      DownbeatFinder.positionsWithOddBars(score: score, beatsPerBar: 4, cost: 30))
+    let pickup = [1, 2, 3]
+    let barOfTwo = [0, 1]
+    let fours = [0, 1, 2, 3, 0, 1, 2, 3]
+    #expect(positions == pickup + fours + barOfTwo + fours + [0, 1, 2])
   }
 
   /// `n` beats every 50 frames in bars of `m`: a new chord, a louder beat and the network's

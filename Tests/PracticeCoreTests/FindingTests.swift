@@ -85,6 +85,16 @@ import Testing
     #expect(unplaced == ["early", "mid", "beta", "zeta", "late", "alpha", "gone"])
   }
 
+  /// Without a map, selections in bars that start in the same bar go by the beat they
+  /// start on before their names (planted bug M210).
+  @Test func unplacedSelectionsInOneBarGoByTheirFirstBeat() {
+    let bars = { (text: String) in SelectionSpan.bars(BarRange(parsing: text)!) }
+    let selections = [
+      selection("a", bars("2.3-3")), selection("b", bars("2.2-3")), selection("c", bars("2-3")),
+    ]
+    #expect(Selection.inSongOrder(selections, beatMap: nil).map(\.name) == ["c", "b", "a"])
+  }
+
   @Test func theLibraryListsSelectionsInSongOrder() throws {
     let library = try Library(path: dir.file("lib.sqlite"))
     let song = try library.resolve(try song("Drill"))

@@ -222,4 +222,26 @@ final class ScriptedSink: AudioSink, @unchecked Sendable {
       #expect(event.sourceFrame == 10000 + event.outputFrame - passStart, "\(event)")
     }
   }
+  /// A play-on jump (a wider loop) taken in the gap after a pass starts the new loop at its
+  /// start: the pass it would play on from is over, and its gap is silence, not the audio
+  /// after the old loop's end (planted bug M164).
+  @Test func aLoopWidenedDuringTheGapStartsAtItsStart() throws {
+    let (path, source) = try countingSource()
+    var drill = plan(0..<10000, passes: .count(2))
+    drill.gap = .bars(count: 1, barFrames: 20000)
+    let wider = plan(0..<30000)
+    // 4336 frames into the gap after the first pass.
+    let (engine, sink) = try engine(path, plan: drill) { engine, written in
+      if written == 14336 { engine.jump(to: wider, kind: .playOn) }
+    }
+    _ = try engine.run()
+    let out = sink.samples
+    // The first pass, then silence up to the jump and through the fade-out ...
+    let heard = 10000 - drill.seamFrames
+    #expect(Array(out[0..<heard]) == Array(source[0..<heard]))
+    #expect(out[10000..<(14336 + fade)].allSatisfy { $0 == 0 })
+    // ... then the wider loop from its start, once: not the audio after the old loop's end.
+    #expect(out.count == 14336 + fade + 30000)
+    #expect(Array(out[(14336 + 2 * fade)...]) == Array(source[fade..<30000]))
+  }
 }

@@ -113,6 +113,8 @@ import Testing
     #expect(at > 0.4 && between < at / 3, "\(row)")
     #expect((row["doubtful_share"] as? Double) == 0, "\(row)")
     #expect((row["tempo_wobble"] as? Double ?? 1) < 0.05, "\(row)")
+    // 110 BPM is log2(110 / 100) octaves over 100 BPM, to a frame's rounding (planted bug M194).
+    #expect(abs((row["tempo_octave"] as? Double ?? 9) - log2(1.1)) < 0.03, "\(row)")
     let p = try #require(row["probability"] as? Double)
     #expect(p < MapDoubtModel.threshold, "\(row)")
   }

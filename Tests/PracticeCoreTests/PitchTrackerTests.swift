@@ -247,5 +247,7 @@ func cents(_ frequency: Double, from truth: Double) -> Double { 1200 * log2(freq
       formatHertz(436.2) == "436.2" && formatHertz(440) == "440" && formatHertz(82.406) == "82.41")
     #expect(
       formatCents(-30.2) == "-30 ¢" && formatCents(15) == "+15 ¢" && formatCents(0.3) == "0 ¢")
+    // Rounded to the nearest cent, not cut toward zero (planted bug M176).
+    #expect(formatCents(-12.6) == "-13 ¢" && formatCents(0.7) == "+1 ¢")
   }
 }

@@ -280,6 +280,26 @@ func render(
     return Synth.quantized16(out)
   }
 
+  /// The gap after a pass is silence, every frame of it, and the next pass starts the range
+  /// again: not the end of the pass before heard again (planted bug M169).
+  @Test func aGapBetweenPassesIsSilence() throws {
+    let (path, samples) = try stereoSource()
+    let result = try render(
+      path,
+      plan: {
+        var plan = PlaybackPlan(
+          range: 20000..<40000, passes: .count(2), volume: .unity, sampleRate: $0.sampleRate)
+        plan.gap = .seconds(0.5)
+        return plan
+      }, to: dir.file("gap.wav"))
+    #expect(result.samples.count == (20000 + 22050 + 20000) * 2)
+    #expect(result.samples[(20000 * 2)..<(42050 * 2)].allSatisfy { $0 == 0 })
+    // Each pass is the range (its ends faded into and out of the gap).
+    let middle = Array(samples[(21000 * 2)..<(39000 * 2)])
+    #expect(Array(result.samples[(1000 * 2)..<(19000 * 2)]) == middle)
+    #expect(Array(result.samples[(43050 * 2)..<(61050 * 2)]) == middle)
+  }
+
   @Test func volumeScalesEverySample() throws {
     let (path, samples) = try stereoSource()
     let result = try render(

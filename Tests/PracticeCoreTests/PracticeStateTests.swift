@@ -256,6 +256,9 @@ import Testing
     #expect(try library.latestResumePoint()?.songID == song.id)
     #expect(point(song, frame: 30000).startFrame(in: 1000..<50000) == 30000)
     #expect(point(song, frame: 30000).startFrame(in: 40000..<50000) == 40000)
+    // A range that ends at or before the frame starts at its start (planted bug M207).
+    #expect(point(song, frame: 30000).startFrame(in: 1000..<20000) == 1000)
+    #expect(point(song, frame: 30000).startFrame(in: 1000..<30000) == 1000)
     var finished = point(song, frame: 49999)
     finished.finished = true
     #expect(finished.startFrame(in: 1000..<50000) == 1000)

@@ -254,4 +254,67 @@ import TestSupport
     let deep = head + "\"songs\":[], \"n\": " + String(repeating: "[", count: 100_000) + "}"
     #expect(message(deep).contains("at most 512 arrays and objects"))
   }
+
+  /// A bar of 64 beats (the most a bar may have) is written as a run and read back; one of
+  /// 65 is refused (planted bug M199).
+  @Test func barsOfUpTo64BeatsRoundTrip() throws {
+    let beats = (1...64).map { Beat(frame: Int64($0) * 1000, bar: 1, beat: $0, source: .grid) }
+    let shared = PracticeFile.SharedBeatMap(beats)
+    #expect(shared.barLengths == [[1, 64]])
+    #expect(try shared.beats().map(\.beat) == Array(1...64))
+    var longer = shared
+    longer.frames.append(65_000)
+    longer.sources = [.init(source: "grid", count: 65)]
+    longer.barLengths = [[1, 65]]
+    #expect(throws: PracticeError.self) { try longer.beats() }
+  }
+
+  /// A selection's settings from a file: a trainer's step of 0 is refused (it would never
+  /// reach its target), 0 passes is a loop (planted bugs M201, M202).
+  @Test func sharedSettingsRefuseAStepOfZeroAndTakeZeroPassesAsALoop() throws {
+    var still = PracticeFile.SharedPractice()
+    still.rampTo = 1
+    still.step = 0
+    guard case .failure(let error) = still.selectionPractice() else {
+      Issue.record("a step of 0 was taken")
+      return
+    }
+    #expect(error.message == "its practice settings have step 0.0")
+    var looped = PracticeFile.SharedPractice()
+    looped.passes = 0
+    #expect(try looped.selectionPractice().get().settings.passes == .endless)
+  }
+
+  /// A file of version 0, which no practice writes, is refused naming its version (planted
+  /// bug M205).
+  @Test func aVersionNoPracticeWritesIsRefused() throws {
+    let text =
+      "{\"format\":\"practice\",\"version\":0,\"exported_at\":\"x\",\"songs\":[],\"setlists\":[]}"
+    do {
+      _ = try PracticeFile.decode(Data(text.utf8), path: "f.practice")
+      Issue.record("a file of version 0 was read")
+    } catch let error as PracticeError {
+      #expect(error.category == .badData)
+      #expect(
+        error.message == "'f.practice' says it is of version 0, which no practice writes; the "
+          + "file is damaged or was edited by hand")
+    }
+  }
+
+  /// A file cut before its version (written last) is a damaged .practice file: the message
+  /// says where it ends, not that it is no .practice file (planted bug M203).
+  @Test func aFileCutBeforeItsVersionSaysWhereItEnds() throws {
+    let whole = try PracticeFile(
+      format: "practice", version: 1, exportedAt: "x", songs: [], setlists: []
+    ).encoded()
+    let text = String(decoding: whole, as: UTF8.self)
+    let version = try #require(text.range(of: "\"version\""))
+    do {
+      _ = try PracticeFile.decode(Data(text[..<version.lowerBound].utf8), path: "f.practice")
+      Issue.record("a cut file was read")
+    } catch let error as PracticeError {
+      #expect(error.message.hasPrefix("'f.practice': at byte "), "\(error.message)")
+      #expect(error.message.hasSuffix("; the file is damaged"), "\(error.message)")
+    }
+  }
 }

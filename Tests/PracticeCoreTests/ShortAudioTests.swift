@@ -12,5 +12,9 @@ import Testing
     let near = ShortAudio(
       Truncation(frame: 132300 - 1147, reason: nil), declaredFrames: 132300, sampleRate: 44100)
     #expect(near.readsTheSame && near.shortMilliseconds == 26)
+    // 26.5 ms (1170 frames) missing reads 27 ms: rounded, not cut (planted bug M173).
+    let half = ShortAudio(
+      Truncation(frame: 132300 - 1170, reason: nil), declaredFrames: 132300, sampleRate: 44100)
+    #expect(half.shortMilliseconds == 27)
   }
 }

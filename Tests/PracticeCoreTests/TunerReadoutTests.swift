@@ -20,4 +20,15 @@ import Testing
     taken = readout.take(TunerReading(time: 1.02, frequency: 220, level: -20))
     #expect(!taken && readout.latest?.time == 1.0, "a reading past the duration is dropped")
   }
+
+  /// A note stays up for less than a quarter second: exactly 0.25 s after it, it is gone
+  /// (planted bug M178).
+  @Test func aNoteIsGoneAQuarterSecondAfterIt() {
+    var readout = TunerReadout(a4: 440, duration: nil)
+    _ = readout.take(TunerReading(time: 0.5, frequency: 440, level: -20))
+    _ = readout.take(TunerReading(time: 0.74, frequency: nil, level: -80))
+    #expect(readout.shown?.note.description == "A4")
+    _ = readout.take(TunerReading(time: 0.75, frequency: nil, level: -80))
+    #expect(readout.shown == nil)
+  }
 }
