@@ -44,6 +44,7 @@ PACKAGES = {
     "lame": "lame",
     "oggenc": "vorbis-tools",
     "opusenc": "opus-tools",
+    "wavpack": "wavpack",
     "sqlite3": "sqlite3",
 }
 

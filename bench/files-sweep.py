@@ -9,7 +9,11 @@ soundtracks in bench/out/real-set. Each is converted the ways users do (plain
 `ffmpeg -i x.wav x.EXT` first, then lame/oggenc/opusenc, sox, bit depths, channel counts,
 rates, tags, cover art, video files, two audio streams, lying extensions, concatenations;
 lossy-to-lossy chains, chapters, start offsets, gapless tags, Opus output gain, chained
-Ogg, channel masks).
+Ogg, channel masks; session 19: pipes' WAV/FLAC/MP3, float WAV, fragmented and DASH MP4,
+M4B, WavPack, TTA, 192 kHz, chains of three and of mixed channels, UTF-8 and escape
+characters in names, a symlink, a read-only folder). A chained Ogg's reference is ffmpeg's
+decode of the files joined, one after another (`CHAINED`); `ffmpeg -i` of the chain is
+measured beside it.
 
 1. Sweep. For every file: `practice add` + `practice show` (frames, rate, channels) against
    `ffprobe` (the audio stream ffmpeg picks: its rate, channels, duration), and `practice
@@ -28,7 +32,8 @@ Ogg, channel masks).
 Writes bench/out/f18-sweep/NAME.json and NAME-table.md (the tables of bench/FILES.md; NAME
 is `sweep` unless `--name NAME`). $PRACTICE_BIN is the binary under test (default
 .build/release/practice). Arguments: `sweep`, `bad` or both (default); `--only SUBSTRING`
-limits the cases.
+limits the cases; with it, the rows run replace theirs in the last run of NAME (the
+others are kept as they were: say so where the tables are used).
 """
 
 import json
@@ -133,7 +138,8 @@ def write_midi(path):
 
 def make_sources():
     os.makedirs(WORK, exist_ok=True)
-    b.ensure_tools("sox", "ffmpeg", "fluidsynth", "lame", "oggenc", "opusenc", "sqlite3")
+    b.ensure_tools("sox", "ffmpeg", "fluidsynth", "lame", "oggenc", "opusenc", "sqlite3",
+                   "wavpack")
     for name in ("midi.wav", "chord.wav", "cover.png", "piece.mid"):
         if not os.path.exists(os.path.join(WORK, name)) and os.path.exists(
                 os.path.join(EARLIER, name)):
@@ -361,7 +367,76 @@ def cases():
         (f"y-{m}-chained.ogg", [f"cat {m}.ogg chord.ogg > y-{m}-chained.ogg"]),
         (f"y-{m}-chained.opus", [f"cat {m}.opus chord.opus > y-{m}-chained.opus"]),
     ]
+    # Session 19: what pipes, downloaders, lossless tools and file managers make: WAV and
+    # FLAC and MP3 written to a pipe (no length in the header), sox's float WAV (extensible),
+    # fragmented and DASH MP4 (yt-dlp), faststart, audiobooks with chapters, WebM as DASH
+    # serves it, WavPack and TTA, 192 kHz, chains of different encodes, and names and
+    # places a file manager makes (UTF-8, an escape character, a symlink, a read-only folder).
+    c += [
+        (f"z-{m}-pipe.wav", [f"{F} -i {m}.wav -f wav - > z-{m}-pipe.wav"]),
+        (f"z-{m}-sox-pipe.wav", [f"sox {m}.wav -t wav - > z-{m}-sox-pipe.wav"]),
+        (f"z-{m}-pipe.flac", [f"{F} -i {m}.wav -f flac - > z-{m}-pipe.flac"]),
+        (f"z-{m}-pipe.mp3", [f"{F} -i {m}.wav -f mp3 - > z-{m}-pipe.mp3"]),
+        (f"z-{m}-sox-f32.wav", [f"sox {m}.wav -e floating-point -b 32 z-{m}-sox-f32.wav"]),
+        (f"z-{m}-frag.m4a", [f"{F} -i {m}.wav -movflags frag_keyframe+empty_moov"
+                             f" z-{m}-frag.m4a"]),
+        (f"z-{m}-dash.m4a", [f"{F} -i {m}.wav -f mp4 -movflags +dash z-{m}-dash.m4a"]),
+        (f"z-{m}-faststart.m4a", [f"{F} -i {m}.wav -movflags +faststart z-{m}-faststart.m4a"]),
+        (f"z-{m}-chapters.m4b", [chapters, f"{F} -i {m}.wav -i chapters.txt -map 0"
+                                 f" -map_chapters 1 z-{m}-chapters.m4b"]),
+        (f"z-{m}-dash.webm", [f"{F} -i {m}.wav -c:a libopus -b:a 128k -f webm -dash 1"
+                              f" z-{m}-dash.webm"]),
+        (f"z-{m}.wv", [f"wavpack -q -y {m}.wav -o z-{m}.wv"]),
+        (f"z-{m}-ffmpeg.wv", [f"{F} -i {m}.wav z-{m}-ffmpeg.wv"]),
+        (f"z-{m}.tta", [f"{F} -i {m}.wav z-{m}.tta"]),
+        (f"z-{m}-192k.wav", [f"{F} -i {m}.wav -ar 192000 z-{m}-192k.wav"]),
+        (f"z-{m}-192k.flac", [f"{F} -i {m}.wav -ar 192000 -c:a flac z-{m}-192k.flac"]),
+        (f"z-{m}-chained-mixed.ogg", [f"{F} -i chord.wav -ac 1 -q:a 8 chord-mono.ogg",
+                                      f"cat {m}-oggenc.ogg chord-mono.ogg"
+                                      f" > z-{m}-chained-mixed.ogg"]),
+        (f"z-{m}-chained3.opus", [f"cat {m}.opus chord.opus {m}-opusenc.opus"
+                                  f" > z-{m}-chained3.opus"]),
+        (f"z-caf\u00e9 \u00f1 \u65e5\u672c.mp3", [f"cp {m}.mp3 'z-caf\u00e9 \u00f1 \u65e5\u672c.mp3'"]),
+        (f"z-esc\x1b[31mred.m4a", [f"cp {m}.m4a $'z-esc\\x1b[31mred.m4a'"]),
+        (f"z-link.flac", [f"ln -sf {m}.flac z-link.flac"]),
+        (f"z-readonly/{m}.ogg", [f"mkdir -p z-readonly && cp {m}.ogg z-readonly/ && chmod 555"
+                                 f" z-readonly"]),
+    ]
     return c
+
+
+# Chained Ogg: the files joined, in order. The reference is ffmpeg's decode of each of them,
+# one after another (each link decoded as the file it was, as the codecs' own players play
+# a chain: oggdec and opusdec give the same frames), since `ffmpeg -i` decodes across a join
+# with the link before's decoder state (128 frames more between Vorbis songs, 100 ms of a
+# mistuned Opus decoder) and ffprobe gives the last link's length; ffmpeg's straight decode
+# of the chain is measured beside it.
+CHAINED = {
+    "y-midi-chained.ogg": ["midi.ogg", "chord.ogg"],
+    "y-midi-chained.opus": ["midi.opus", "chord.opus"],
+    "z-midi-chained-mixed.ogg": ["midi-oggenc.ogg", "chord-mono.ogg"],
+    "z-midi-chained3.opus": ["midi.opus", "chord.opus", "midi-opusenc.opus"],
+}
+
+
+def reference_links(name, channels):
+    """A chained Ogg's links (the files joined) decoded by ffmpeg one after another. A mono
+    link in a stereo chain is heard on both sides at its level, as practice plays a mono
+    file (`ffmpeg -ac 2` would mix it to both sides 3 dB down); a stereo link in a mono
+    chain is the mean of its sides."""
+    parts = []
+    for part in CHAINED[name]:
+        path = os.path.join(WORK, part)
+        own = (probe(path) or {}).get("channels", channels)
+        decoded = pcm(path, min(own, 2))
+        if decoded is None:
+            return None
+        if decoded.shape[1] < channels:
+            decoded = np.repeat(decoded, channels, axis=1)
+        elif decoded.shape[1] > channels:
+            decoded = decoded.mean(axis=1, keepdims=True)
+        parts.append(decoded)
+    return np.concatenate(parts)
 
 
 def make(name, commands):
@@ -464,7 +539,8 @@ def first_line(err):
 def sweep_one(binary, name, commands, tmp):
     make(name, commands)
     path = os.path.join(WORK, name)
-    db = os.path.join(tmp, name + ".sqlite")
+    safe = name.replace("/", "_")
+    db = os.path.join(tmp, safe + ".sqlite")
     row = {"file": name, "commands": commands, "size": os.path.getsize(path)}
     row["probe"] = p = probe(path)
     code, _, err, _ = run([binary, "add", "--db", db, path])
@@ -474,7 +550,7 @@ def sweep_one(binary, name, commands, tmp):
     _, fields = show(binary, db, path)
     row["show"] = {k: fields.get(k) for k in ("frames", "sample_rate", "channels", "duration",
                                              "format")}
-    out = os.path.join(tmp, name + ".render.wav")
+    out = os.path.join(tmp, safe + ".render.wav")
     code, _, err, secs = run([binary, "render", "--db", db, path, "--output", out], timeout=300)
     row["render"] = {"code": code, "stderr": first_line(err), "seconds": round(secs, 1)}
     if code not in (0, 65) or not os.path.exists(out):
@@ -482,6 +558,13 @@ def sweep_one(binary, name, commands, tmp):
     ch = int(fields.get("channels") or 2)
     ours = pcm(out, ch)
     ref = pcm(path, ch)
+    if name in CHAINED:
+        straight = ref
+        ref = reference_links(name, ch)
+        if straight is not None:
+            lag, corr, rms = compare(ours, straight)
+            row["ffmpeg_straight"] = {"frames": len(straight), "lag": lag, "corr": corr,
+                                      "rms_db": rms}
     row["frames"] = {"practice": len(ours), "ffmpeg": len(ref) if ref is not None else None,
                      "shown": int(fields.get("frames") or 0)}
     if ref is not None:
@@ -588,6 +671,40 @@ def bad_cases():
     keep("m4a faststart, cut at 50 %", "faststart-cut50.m4a", copy_of="midi-faststart.m4a",
          cut=0.5)
     keep("chmod 000 (run as nobody)", "noperm.mp3", copy_of="midi.mp3", mode=0o000)
+
+    # Session 19: not audio at all, and headers whose lengths are absurd.
+    def patched(source, edit):
+        with open(os.path.join(WORK, source), "rb") as f:
+            data = bytearray(f.read())
+        edit(data)
+        return bytes(data)
+
+    def moov_huge(data):
+        at = data.find(b"moov")
+        data[at - 4: at] = struct.pack(">I", 0xFFFFFFF0)
+
+    def flac_block_huge(data):
+        # The block after STREAMINFO (its header at 4 + 4 + 34): length 16 MB - 1.
+        data[43:46] = b"\xff\xff\xff"
+
+    def wav_fmt_huge(data):
+        at = data.find(b"fmt ")
+        data[at + 4: at + 8] = struct.pack("<I", 0x7FFFFFF0)
+
+    keep("MIDI file (.mid)", "piece.mid", copy_of="piece.mid")
+    keep("MIDI file named .mp3", "midi-named.mp3", copy_of="piece.mid")
+    keep("PNG named .mp3", "picture.mp3", copy_of="cover.png")
+    keep("PDF named .mp3", "document.mp3",
+         b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+         b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\n"
+         b"trailer << /Root 1 0 R >>\n%%EOF\n")
+    keep("m4a whose moov box claims 4 GB", "huge-moov.m4a",
+         patched("midi-faststart.m4a", moov_huge))
+    keep("FLAC metadata block of 16 MB (file 4x smaller)", "huge-block.flac",
+         patched("midi.flac", flac_block_huge))
+    keep("WAV fmt chunk of 2 GB", "huge-fmt.wav", patched("midi.wav", wav_fmt_huge))
+    keep("ID3v2 tag claiming 256 MB before MP3", "huge-id3.mp3",
+         b"ID3\x03\x00\x00\x7f\x7f\x7f\x7f" + patched("midi.mp3", lambda d: None)[10:])
 
     def special(label, name, how):
         def maker():
@@ -708,7 +825,11 @@ def bad_verdict(entry):
 # --- main -------------------------------------------------------------------------------
 
 def md_cell(text):
-    return str(text).replace("|", "\\|").replace("\n", "\\n")
+    """TEXT for a table cell: pipes escaped, control characters (a newline, an escape) as
+    \\xNN, so a file's name cannot break the table or reach a terminal raw."""
+    text = str(text).replace("|", "\\|")
+    return "".join(f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch
+                   for ch in text)
 
 
 def main():
@@ -756,6 +877,12 @@ def main():
     for key in ("sweep", "bad"):
         if key not in report and key in previous:
             report[key] = previous[key]
+        elif only and key in report and key in previous:
+            # A partial run (--only) replaces its rows in the last full one, in place.
+            label = "file" if key == "sweep" else "case"
+            fresh = {e[label]: e for e in report[key]}
+            merged = [fresh.pop(e[label], e) for e in previous[key]]
+            report[key] = merged + list(fresh.values())
     with open(results_path, "w") as f:
         json.dump(report, f, indent=1)
     write_tables(report, os.path.join(WORK, run_name + "-table.md"))
@@ -785,6 +912,10 @@ def write_tables(report, path):
             show_text = (f"{s.get('sample_rate')} {s.get('channels')} {s.get('duration')}"
                          if s else f"add exit {r['add']['code']}")
             frames = f"{f.get('practice')} / {f.get('ffmpeg')}" if f else "-"
+            if r.get("ffmpeg_straight"):
+                st = r["ffmpeg_straight"]
+                corr_st = f"{st['corr']:.3f}" if st.get("corr") is not None else "-"
+                frames += f" (the files joined; `ffmpeg -i`: {st['frames']}, corr {corr_st})"
             corr = f"{a['corr']:.4f}" if a.get("corr") is not None else "-"
             diff = f"{a['rms_db']:.1f}" if a.get("rms_db") is not None else "-"
             lines.append(f"| {md_cell(r['file'])} | {md_cell(made)} | {probe_text} |"

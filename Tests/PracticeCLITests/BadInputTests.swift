@@ -101,6 +101,28 @@ import Testing
     }
   }
 
+  /// Files that are not sound, as they end up in a music folder or get renamed: a MIDI
+  /// file (notes, not audio), a picture or a PDF named `.mp3`. One line says what the file
+  /// is (and, for MIDI, how to make audio of it), exit 65, nothing stored.
+  @Test func filesThatAreNotSoundSayWhatTheyAre() throws {
+    // A format 0 MIDI file: one track, a note on and off.
+    let midi = Data("MThd".utf8) + Data([0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0])
+      + Data("MTrk".utf8) + Data([0, 0, 0, 12, 0, 0x90, 60, 100, 0x60, 0x80, 60, 0, 0, 0xFF, 0x2F, 0])
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(count: 200)
+    let pdf = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8)
+    for (name, bytes, what) in [
+      ("song.mid", midi, "it is a MIDI file (notes for a synthesizer), not recorded sound; render it to audio first"),
+      ("cover.mp3", png, "it is a PNG image, not recorded sound"),
+      ("chart.mp3", pdf, "it is a PDF document, not recorded sound"),
+    ] {
+      let path = dir.file(name)
+      try bytes.write(to: URL(fileURLWithPath: path))
+      for command in [["add", path], ["render", path, "-o", dir.file("out.wav")]] {
+        try expectFailure(command, status: 65, message: "'\(path)': \(what)")
+      }
+    }
+  }
+
   /// A WAV whose data size is 0 though audio follows (a recorder that stopped before it
   /// wrote the size, a WAV written to a pipe): `ffmpeg -i` plays the audio to the end of
   /// the file, and so does practice.

@@ -128,6 +128,11 @@ final class FFmpegDecoder: AudioDecoder {
   /// samples; so a seek places its first frame by the count, where a decode from the start
   /// has it.
   private var oggPackets: [(pts: Int64, start: Int64)]?
+  /// An Ogg stream's last page (its byte position) and the timestamp of a packet on a page
+  /// before it, found when the packets were counted (see `seekContainer`).
+  private var oggLastPage: (pos: Int64, earlier: Int64)?
+  /// The byte position of the packet of the first frame decoded after a seek.
+  private var landedPage: Int64 = -1
   /// Per Ogg page (by its byte position): the counted start of a packet on it minus its
   /// timestamp in samples. The page's second and later packets are stamped from its granule
   /// however the page is reached; the first, read on from the page before, is stamped on
@@ -149,7 +154,8 @@ final class FFmpegDecoder: AudioDecoder {
 
   private static let quiet: Void = practice_av_log_quiet()
 
-  init(path: String) throws {
+  /// Opens `path` (named in errors), or `url` instead when given (a `subfile` range of it).
+  init(path: String, url: String? = nil) throws {
     if let reason = practice_ffmpeg_load_error() {
       throw FFmpegError(
         category: .badData,
@@ -164,7 +170,7 @@ final class FFmpegDecoder: AudioDecoder {
       title: nil, artist: nil, album: nil)
     // `deinit` frees whatever was built if a step below throws.
     var format: UnsafeMutablePointer<AVFormatContext>?
-    try check(avformat_open_input(&format, path, nil, nil), "open")
+    try check(avformat_open_input(&format, url ?? path, nil, nil), "open")
     self.format = format
     try check(avformat_find_stream_info(format, nil), "read the streams of")
     guard let format else { throw failure("open", "FFmpeg returned no context") }
@@ -353,7 +359,29 @@ final class FFmpegDecoder: AudioDecoder {
       }
       ts = packets[lo].pts
     }
+    try seekAndDecode(frame, ts)
+    // Ogg: the packets of the page a seek lands on are stamped back from its granule
+    // position, which on the last page the end trimming shortens: there they came out
+    // later than a decode from the start has them, by up to the trimmed part (3,072
+    // samples in a 6 s Vorbis: a range in its last half second played earlier audio). A
+    // seek that lands on the last page is made again from the page before, and decodes on.
+    guard frame >= 0, let last = oggLastPage, landedPage == last.pos else { return }
+    try seekAndDecode(frame, last.earlier)
+    if landedPage == last.pos { positionUnknown = true }  // `seek` decodes from the start
+  }
+
+  /// Seeks the container to timestamp `ts` (the start when `frame` is -1), flushes the
+  /// decoder and decodes the first frame there, which sets `position`.
+  private func seekAndDecode(_ frame: Int64, _ ts: Int64) throws {
+    landedPage = -1
     var sought = avformat_seek_file(format, streamIndex, Int64.min, ts, ts, AVSEEK_FLAG_BACKWARD)
+    if sought < 0, frame < 0, let stream = format?.pointee.streams[Int(streamIndex)] {
+      // A demuxer that seeks in its own index only, to an entry at or before the time asked
+      // (TTA, WavPack): its first packet's time, the stream's start.
+      let start = stream.pointee.start_time
+      let first = start != practice_av_nopts_value() ? start : 0
+      sought = avformat_seek_file(format, streamIndex, Int64.min, first, first, 0)
+    }
     if sought < 0, frame < 0 {
       // A raw stream (ADTS AAC, AC-3) seeks only within the index built as it was read,
       // which holds no entry before its first packet: its start is its first byte.
@@ -454,8 +482,10 @@ final class FFmpegDecoder: AudioDecoder {
       avformat_seek_file(format, streamIndex, Int64.min, Int64.min / 4, Int64.min / 4, 0),
       "seek to the start of", category: .io)
     var packets: [(pts: Int64, start: Int64)] = []
+    var pages: [(pos: Int64, pts: Int64)] = []  // each page's first packet
     var next: Int64?
     var complete = true
+    var stoppedEarly = false
     var page: Int64 = -1
     var corrections: [Int64: Int64] = [:]
     while av_read_frame(format, packet) >= 0 {
@@ -463,16 +493,30 @@ final class FFmpegDecoder: AudioDecoder {
       guard packet.pointee.stream_index == streamIndex else { continue }
       guard packet.pointee.pts != nopts, packet.pointee.duration > 0 else {
         complete = false
+        stoppedEarly = true
         break
       }
       let start = next ?? av_rescale_q(packet.pointee.pts, timeBase, rate)
       packets.append((packet.pointee.pts, start))
+      if packet.pointee.pos != page { pages.append((packet.pointee.pos, packet.pointee.pts)) }
       next = start + av_rescale_q(packet.pointee.duration, timeBase, rate)
       if packet.pointee.pos >= 0, packet.pointee.pos == page {
         corrections[page] = start - av_rescale_q(packet.pointee.pts, timeBase, rate)
       }
       page = packet.pointee.pos
     }
+    if !stoppedEarly, pages.count >= 2 {
+      oggLastPage = (pages[pages.count - 1].pos, pages[pages.count - 2].pts)
+    }
+    // Only Opus packets' durations are exact (each packet's TOC says it). libavformat's
+    // Vorbis durations fall short of the pages' granule positions now and then (448 samples
+    // at a time, as libvorbis writes 5.1 and stereo alike: 50,000 short over 30 s), so a
+    // seek by the count landed late (1.1 s) and the length measured near the end came out
+    // short (28.9 s of 30). Vorbis positions come from the timestamps; and an Opus count
+    // that drifts further from them than a muxer's jitter (a few hundred samples) is not used.
+    let opus = codecParameters?.pointee.codec_id == AV_CODEC_ID_OPUS
+    let drift = packets.lazy.map { abs($0.start - av_rescale_q($0.pts, self.timeBase, rate)) }
+    if !opus || drift.contains(where: { $0 > Int64(self.sampleRate / 10) }) { complete = false }
     oggPackets = complete ? packets : []
     pageCorrection = complete ? corrections : [:]
   }
@@ -500,6 +544,7 @@ final class FFmpegDecoder: AudioDecoder {
     } else if needsPosition {
       var pts = frame.pointee.pts
       if pts == practice_av_nopts_value() { pts = frame.pointee.best_effort_timestamp }
+      landedPage = frame.pointee.pkt_pos
       if pts == practice_av_nopts_value(), originKnown { positionUnknown = true }
       var samples =
         pts == practice_av_nopts_value()

@@ -90,6 +90,12 @@ public final class SoundFile {
   private static func openDecoder(_ path: String) throws -> any AudioDecoder {
     // A name that is not UTF-8 is opened through its descriptor (PathBytes).
     let reachable = PathBytes.usable(path)
+    // Ogg streams one after another (`cat a.ogg b.ogg`): libsndfile would play the first
+    // only, and libavformat reads them as one stream whose timestamps start again.
+    let links = OggLinks.ranges(reachable)
+    if links.count > 1, let chain = try? ChainedOggDecoder(path: reachable, ranges: links) {
+      return chain
+    }
     do {
       let sndfile = try SndFileDecoder(path: reachable)
       let format = sndfile.info.format
@@ -131,6 +137,12 @@ public final class SoundFile {
           in: CharacterSet(charactersIn: ". "))
         // At open, a read that fails part-way means the data is not audio FFmpeg can use.
         let category = ffmpegError.category == .io ? .badData : ffmpegError.category
+        if category == .badData, !ffmpegError.notLoaded, let kind = SoundFile.notSound(path) {
+          // Neither library reads it, and its first bytes say what it is: say that.
+          throw SoundFileError(
+            category: .badData, reason: "it is \(kind.what), not recorded sound", path: path,
+            operation: "read audio from", advice: kind.advice)
+        }
         if category == .badData, !ffmpegError.notLoaded, SoundFile.looksLikeMPEGAudio(path) {
           // libsndfile's words for an MPEG stream libmpg123 cannot open ("File does not
           // exist or is not a regular file") are wrong here: the file is there.
@@ -344,6 +356,26 @@ public final class SoundFile {
     // Layer bits 00 are reserved in MPEG audio: that sync is an ADTS (AAC) header.
     return head == Array("ID3".utf8)
       || (head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] & 0x06 != 0)
+  }
+
+  /// What a file that is not sound is, by its first bytes (a MIDI file, a picture, a
+  /// document, an archive), with what to do; nil for anything else.
+  static func notSound(_ path: String) -> (what: String, advice: String)? {
+    guard let handle = FileHandle(forReadingAtPath: PathBytes.usable(path)) else { return nil }
+    defer { try? handle.close() }
+    let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+    func starts(_ magic: [UInt8]) -> Bool { head.count >= magic.count && Array(head.prefix(magic.count)) == magic }
+    let other = "give the path of an audio file (WAV, AIFF, FLAC, Ogg, MP3, M4A, WebM, or a video with sound)"
+    if starts(Array("MThd".utf8)) {
+      return ("a MIDI file (notes for a synthesizer)",
+        "render it to audio first (e.g. `fluidsynth -F song.wav SOUNDFONT.sf2 song.mid`), then add that")
+    }
+    if starts(Array("%PDF".utf8)) { return ("a PDF document", other) }
+    if starts([0x89, 0x50, 0x4E, 0x47]) { return ("a PNG image", other) }
+    if starts([0xFF, 0xD8, 0xFF]) { return ("a JPEG image", other) }
+    if starts(Array("GIF8".utf8)) { return ("a GIF image", other) }
+    if starts([0x50, 0x4B, 0x03, 0x04]) { return ("a ZIP archive", "unpack it, then " + other) }
+    return nil
   }
 
   /// Whether the file starts as an ISO base media file (MP4, M4A, MOV, 3GP): a box whose
