@@ -137,6 +137,19 @@ import Testing
     #expect(try library.isEmpty())
   }
 
+  /// A file in a folder that cannot be read is reported when its name says it is audio
+  /// (every format the decoders open), skipped without a word when it is the folder's
+  /// pictures or notes.
+  @Test func anUnreadableFileInAFolderIsReportedWhenItsNameSaysAudio() {
+    for name in ["a.flac", "a.wv", "a.tta", "a.ape", "a.dsf", "a.amr", "a.m4r", "A.TTA"] {
+      #expect(SongScanner.reportsFailure(of: .init(path: "album/" + name, named: false)), "\(name)")
+    }
+    for name in ["cover.jpg", "notes.txt", "a.cue"] {
+      #expect(!SongScanner.reportsFailure(of: .init(path: "album/" + name, named: false)), "\(name)")
+    }
+    #expect(SongScanner.reportsFailure(of: .init(path: "cover.jpg", named: true)))
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {

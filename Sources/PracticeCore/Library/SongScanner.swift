@@ -90,7 +90,8 @@ public enum SongScanner {
   static let audioExtensions: Set<String> = [
     "wav", "wave", "w64", "rf64", "aif", "aiff", "aifc", "caf", "au", "snd", "flac", "ogg",
     "oga", "opus", "mp3", "mp2", "m4a", "m4b", "mp4", "m4v", "mov", "3gp", "aac", "ac3", "eac3",
-    "mka", "mkv", "webm", "wma", "wmv", "asf", "avi", "flv", "wv", "ape", "mpc", "dts",
+    "mka", "mkv", "webm", "wma", "wmv", "asf", "avi", "flv", "wv", "ape", "mpc", "dts", "tta",
+    "tak", "dsf", "dff", "amr", "spx", "m4r", "mpga",
   ]
 
   /// Extensions of files a music folder holds beside the audio that are never audio
