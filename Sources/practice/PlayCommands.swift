@@ -9,8 +9,10 @@ struct Play: ParsableCommand {
     commandName: "play",
     abstract: "Play a song, or part of it, through an ALSA device.",
     discussion: """
-      Ctrl-C stops cleanly (exit 130). Every play remembers where it stopped (the position \
-      heard, its loop, speed, transpose and volume); --resume continues there.
+      Ctrl-C stops cleanly (exit 130). Every play is logged (`practice log`) and remembers \
+      where it stopped (the position heard, its loop, speed, transpose and volume); --resume \
+      continues there. At the keys, the play ends by saying what it logged, a line for each \
+      part: `logged bars 5-6 'solo': 4 passes (2 clean, 1 flubbed) at 75%, 0:20 heard`.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -167,8 +169,12 @@ func playSong(
 }
 
 /// Says what the library would not take of a play's books (a warning each, not the play);
+/// at the keys, what was logged (the status line and the player screen are gone by then);
 /// with `--progress json`, where it stopped on stderr as a `stopped` object.
 private func keepBooks(_ books: PracticeSession.Books, of session: PracticeSession, progress: ProgressFormat?) {
+  if session.live {
+    for entry in books.logged { Terminal.say("logged " + Terminal.escaped(entry.summary(clock: formatClock))) }
+  }
   for (what, failure) in [
     ("this play was not logged", books.notLogged),
     ("where this play stopped was not remembered", books.notRemembered),

@@ -46,6 +46,12 @@ import Testing
     _ = try tmux.waitFor { (passShown($0) ?? 0) > pass }
     tmux.send("q")
     #expect(try tmux.waitForExit() == 0)
+    // The status line gone, the terminal is told what was logged: a line for each part.
+    let told = tmux.screen()
+    #expect(told.contains(#/logged bars 7-8: \d+ pass(es)? at 100%, 0:\d\d heard/#), "\(told)")
+    #expect(
+      told.contains(#/logged bars 5-6 'solo': \d+ pass(es)? \(1 flubbed\) at 100%, 0:\d\d heard/#),
+      "\(told)")
 
     let rows = try json(cli, ["log", "--json"])
     try #require(rows.count == 2, "\(rows)")

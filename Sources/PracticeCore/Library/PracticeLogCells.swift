@@ -23,6 +23,19 @@ extension PracticeEntry {
     }
   }
 
+  /// What a play logged, in one line for the end of a play at the keys (the player screen
+  /// has closed by then): `bars 5-6 'solo': 3 passes (1 clean, 1 flubbed) at 75%, 0:12 heard`.
+  public func summary(clock: (Double) -> String) -> String {
+    let marks = PassMark.allCases.compactMap { mark -> String? in
+      let count = passRecords.filter { $0.mark == mark }.count
+      return count == 0 ? nil : "\(count) \(mark.rawValue)"
+    }
+    let speeds = (slowest == fastest ? "\(slowest)" : "\(slowest)-\(fastest)") + transposeSuffix
+    return "\(what): \(passes) pass\(passes == 1 ? "" : "es")"
+      + (marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")
+      + " at \(speeds), \(clock(duration)) heard"
+  }
+
   /// "bars 9-16 'solo'", or the times: what a play played.
   public var what: String {
     let what = [bars.map { BarRange.label($0) }, selectionName.map { "'\($0)'" }]

@@ -775,6 +775,9 @@ public final class PracticeSession {
     public var finished: Bool
     public var notLogged: (any Error)?
     public var notRemembered: (any Error)?
+    /// The log rows written, one for each part played (a range or selection changed at the
+    /// keys starts another).
+    public var logged: [PracticeEntry] = []
   }
 
   /// Keeps the books of a play that ended as `outcome` (`report`: the engine's, nil when it
@@ -798,6 +801,7 @@ public final class PracticeSession {
         outcome: outcome, completed: completed, heard: heard, written: written, live: live)
       {
         try library.log(entry)
+        books.logged.append(entry)
       }
     } catch {
       books.notLogged = error
