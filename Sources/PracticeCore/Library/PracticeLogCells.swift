@@ -6,8 +6,7 @@ import Foundation
 extension PracticeEntry {
   /// `log`: started, song, what, passes, speeds (and the transpose), time heard, ending.
   public func logCells(clock: (Double) -> String) -> [String] {
-    let speeds = (slowest == fastest ? "\(slowest)" : "\(slowest)-\(fastest)") + transposeSuffix
-    return [
+    [
       formatLocalTime(startedAt), songTitle, what, "\(passes) pass\(passes == 1 ? "" : "es")",
       speeds, clock(duration), outcome.rawValue,
     ]
@@ -30,7 +29,6 @@ extension PracticeEntry {
       let count = passRecords.filter { $0.mark == mark }.count
       return count == 0 ? nil : "\(count) \(mark.rawValue)"
     }
-    let speeds = (slowest == fastest ? "\(slowest)" : "\(slowest)-\(fastest)") + transposeSuffix
     return "\(what): \(passes) pass\(passes == 1 ? "" : "es")"
       + (marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")
       + " at \(speeds), \(clock(duration)) heard"
@@ -41,6 +39,11 @@ extension PracticeEntry {
     let what = [bars.map { BarRange.label($0) }, selectionName.map { "'\($0)'" }]
       .compactMap { $0 }.joined(separator: " ")
     return what.isEmpty ? formatTimeRange(range, sampleRate: sampleRate) : what
+  }
+
+  /// `80%`, `80%-90%`, `85% +2 st`: the speeds a play went through, and its transpose.
+  public var speeds: String {
+    (slowest == fastest ? "\(slowest)" : "\(slowest)-\(fastest)") + transposeSuffix
   }
 
   /// ` -2 st` after the speed of a transposed play; nothing when it was not (or not known).
