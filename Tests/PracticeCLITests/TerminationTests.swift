@@ -8,28 +8,18 @@ import Testing
   let dir = TemporaryDirectory()
 
   /// Starts an endless `play --loop` on the null device (it runs as fast as it can), waits
-  /// for its first pass on stderr, sends `signal`; the exit status and stderr.
+  /// for its first pass on stderr, sends `signal`; the exit status, stderr and the log.
   func stopped(by signal: Int32) throws -> (status: Int32, stderr: String, log: String) {
     let song = dir.file("tone-\(signal).wav")
     try Synth.write(Synth.sine(frequency: 440, seconds: 1), to: song)
     let cli = CLI(database: dir.file("lib-\(signal).sqlite"))
-    let errPath = dir.file("err-\(signal)")
-    FileManager.default.createFile(atPath: errPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = ["play", song, "--device", "null", "--loop", "--progress", "json"]
-    process.environment = cli.environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle(forWritingAtPath: errPath)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    func stderr() -> String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
-    for _ in 0..<1200 where !stderr().contains(#""event":"pass""#) && process.isRunning {
-      usleep(50_000)
+    let play = try cli.start(["play", song, "--device", "null", "--loop", "--progress", "json"])
+    _ = play.wait(timeout: 60) {
+      play.stderrSoFar.contains(#""event":"pass""#) || !play.process.isRunning
     }
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    return (process.terminationStatus, stderr(), try cli.run(["log"]).stdout)
+    kill(play.process.processIdentifier, signal)
+    let result = play.finish()
+    return (result.status, result.stderr, try cli.run(["log"]).stdout)
   }
 
   @Test func sigtermExits143AfterACleanStop() throws {
