@@ -211,19 +211,25 @@ struct BeatsImport: ParsableCommand {
 struct BeatsExport: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "export",
-    abstract: "Write the song's beat map to stdout; import reads it back exactly.")
+    abstract: "Write the song's beat map, to stdout or FILE with -o; import reads it back exactly.")
 
   @OptionGroup var target: SongInLibrary
   @Option(
     help: ArgumentHelp("times, mirex, audacity, csv or json.", valueName: "format"),
     transform: Parse.exportFormat)
   var format: BeatFileFormat = .json
+  @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE.", valueName: "file")) var output:
+    String?
 
   func run() throws {
     let (_, _, map) = try target.resolveWithMap()
-    Terminal.data(
-      try BeatFiles.export(
-        map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
-        sampleRate: map.sampleRate, format: format))
+    let text = try BeatFiles.export(
+      map.beats.map { (frame: $0.frame, bar: $0.bar, beatInBar: $0.beat) },
+      sampleRate: map.sampleRate, format: format)
+    if let output {
+      try OutputFile.write(Data(text.utf8), to: output)
+    } else {
+      Terminal.data(text)
+    }
   }
 }

@@ -27,6 +27,20 @@ import TestSupport
     }
   }
 
+  @Test func exportWritesToAFileWithDashO() throws {
+    _ = try cli.run(["add", CLI.fixture("demo.wav")])
+    #expect(try cli.run(["beats", "import", "demo", CLI.fixture("demo.beats")]).status == 0)
+    let file = dir.file("map.txt")
+    let written = try cli.run(["beats", "export", "demo", "--format", "mirex", "-o", file])
+    #expect(written.status == 0, "\(written.stderr)")
+    #expect(written.stdout.isEmpty, "the map goes to the file, not to stdout")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == exported("mirex"))
+    let nowhere = try cli.run(
+      ["beats", "export", "demo", "-o", dir.file("no/such/folder/map.json")])
+    #expect(nowhere.status == 73, "\(nowhere.stderr)")
+    #expect(nowhere.stderr.split(separator: "\n").count == 1, "\(nowhere.stderr)")
+  }
+
   @Test func autoDetectsAndPlacesBars() throws {
     _ = try cli.run(["add", CLI.fixture("clicks-120.wav")])
     let times = dir.file("t.txt")
