@@ -58,30 +58,20 @@ import Testing
     }
   }
 
-  /// Runs `practice args…` until its first pass is announced (stderr goes to a file that is
-  /// polled: under load the start can take seconds), then `playing` more seconds, then
-  /// SIGINT; its exit status and stderr.
+  /// Runs `practice args…` until its first pass is announced (stderr is polled: under load
+  /// the start can take seconds), then `playing` more seconds, then SIGINT; its exit status
+  /// and stderr.
   func interrupt(
     _ cli: CLI, _ arguments: [String], after playing: Double
   ) throws -> (status: Int32, stderr: String) {
-    let errPath = dir.file("err-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: errPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = arguments
-    process.environment = cli.environment
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle(forWritingAtPath: errPath)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    func stderr() -> String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
-    for _ in 0..<300 where !stderr().contains(#""event":"pass""#) && process.isRunning {
-      usleep(50_000)
+    let play = try cli.start(arguments)
+    _ = play.wait(timeout: 15) {
+      play.stderrSoFar.contains(#""event":"pass""#) || !play.process.isRunning
     }
     usleep(UInt32(playing * 1_000_000))
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
-    return (process.terminationStatus, stderr())
+    kill(play.process.processIdentifier, SIGINT)
+    let result = play.finish()
+    return (result.status, result.stderr)
   }
 
   /// The `stopped` object of `--progress json`.
