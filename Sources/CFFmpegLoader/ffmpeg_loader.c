@@ -57,6 +57,24 @@ static struct {
   int (*swr_convert)(struct SwrContext *, uint8_t **, int, const uint8_t **, int);
   int (*swr_get_out_samples)(struct SwrContext *, int);
   void *(*av_mallocz)(size_t);
+  /* Encoding and muxing (render -o FILE.m4a). */
+  int (*av_frame_get_buffer)(AVFrame *, int);
+  int (*av_frame_make_writable)(AVFrame *);
+  int (*av_dict_set)(AVDictionary **, const char *, const char *, int);
+  const AVCodec *(*avcodec_find_encoder_by_name)(const char *);
+  int (*avcodec_send_frame)(AVCodecContext *, const AVFrame *);
+  int (*avcodec_receive_packet)(AVCodecContext *, AVPacket *);
+  int (*avcodec_parameters_from_context)(AVCodecParameters *, const AVCodecContext *);
+  void (*av_packet_rescale_ts)(AVPacket *, AVRational, AVRational);
+  int (*avformat_alloc_output_context2)(AVFormatContext **, const AVOutputFormat *, const char *,
+                                        const char *);
+  AVStream *(*avformat_new_stream)(AVFormatContext *, const AVCodec *);
+  int (*avio_open)(AVIOContext **, const char *, int);
+  int (*avio_closep)(AVIOContext **);
+  int (*avformat_write_header)(AVFormatContext *, AVDictionary **);
+  int (*av_interleaved_write_frame)(AVFormatContext *, AVPacket *);
+  int (*av_write_trailer)(AVFormatContext *);
+  void (*avformat_free_context)(AVFormatContext *);
 } real;
 
 /* Two stages: the codec libraries (libavutil, libswresample, libavcodec), enough for the
@@ -133,6 +151,14 @@ static void load(void) {
   RESOLVE(swresample, swr_convert)
   RESOLVE(swresample, swr_get_out_samples)
   RESOLVE(avutil, av_mallocz)
+  RESOLVE(avutil, av_frame_get_buffer)
+  RESOLVE(avutil, av_frame_make_writable)
+  RESOLVE(avutil, av_dict_set)
+  RESOLVE(avcodec, avcodec_find_encoder_by_name)
+  RESOLVE(avcodec, avcodec_send_frame)
+  RESOLVE(avcodec, avcodec_receive_packet)
+  RESOLVE(avcodec, avcodec_parameters_from_context)
+  RESOLVE(avcodec, av_packet_rescale_ts)
 #undef RESOLVE
 }
 
@@ -152,6 +178,14 @@ static void load_format(void) {
   RESOLVE(avformat, avformat_close_input)
   RESOLVE(avformat, av_read_frame)
   RESOLVE(avformat, avformat_seek_file)
+  RESOLVE(avformat, avformat_alloc_output_context2)
+  RESOLVE(avformat, avformat_new_stream)
+  RESOLVE(avformat, avio_open)
+  RESOLVE(avformat, avio_closep)
+  RESOLVE(avformat, avformat_write_header)
+  RESOLVE(avformat, av_interleaved_write_frame)
+  RESOLVE(avformat, av_write_trailer)
+  RESOLVE(avformat, avformat_free_context)
 #undef RESOLVE
 }
 
@@ -276,4 +310,57 @@ int swr_convert(struct SwrContext *s, uint8_t **out, int out_count, const uint8_
 }
 int swr_get_out_samples(struct SwrContext *s, int in_samples) {
   return ready() ? real.swr_get_out_samples(s, in_samples) : NOT_LOADED;
+}
+
+/* Encoding and muxing (render -o FILE.m4a). */
+int av_frame_get_buffer(AVFrame *frame, int align) {
+  return ready() ? real.av_frame_get_buffer(frame, align) : NOT_LOADED;
+}
+int av_frame_make_writable(AVFrame *frame) {
+  return ready() ? real.av_frame_make_writable(frame) : NOT_LOADED;
+}
+int av_dict_set(AVDictionary **pm, const char *key, const char *value, int flags) {
+  return ready() ? real.av_dict_set(pm, key, value, flags) : NOT_LOADED;
+}
+const AVCodec *avcodec_find_encoder_by_name(const char *name) {
+  return ready() ? real.avcodec_find_encoder_by_name(name) : NULL;
+}
+int avcodec_send_frame(AVCodecContext *avctx, const AVFrame *frame) {
+  return ready() ? real.avcodec_send_frame(avctx, frame) : NOT_LOADED;
+}
+int avcodec_receive_packet(AVCodecContext *avctx, AVPacket *avpkt) {
+  return ready() ? real.avcodec_receive_packet(avctx, avpkt) : NOT_LOADED;
+}
+int avcodec_parameters_from_context(AVCodecParameters *par, const AVCodecContext *codec) {
+  return ready() ? real.avcodec_parameters_from_context(par, codec) : NOT_LOADED;
+}
+void av_packet_rescale_ts(AVPacket *pkt, AVRational tb_src, AVRational tb_dst) {
+  if (ready()) real.av_packet_rescale_ts(pkt, tb_src, tb_dst);
+}
+int avformat_alloc_output_context2(AVFormatContext **ctx, const AVOutputFormat *oformat,
+                                   const char *format_name, const char *filename) {
+  if (!format_ready()) return NOT_LOADED;
+  return real.avformat_alloc_output_context2(ctx, oformat, format_name, filename);
+}
+AVStream *avformat_new_stream(AVFormatContext *s, const AVCodec *c) {
+  return format_ready() ? real.avformat_new_stream(s, c) : NULL;
+}
+int avio_open(AVIOContext **s, const char *url, int flags) {
+  return format_ready() ? real.avio_open(s, url, flags) : NOT_LOADED;
+}
+int avio_closep(AVIOContext **s) {
+  if (s == NULL || *s == NULL) return 0;
+  return format_ready() ? real.avio_closep(s) : NOT_LOADED;
+}
+int avformat_write_header(AVFormatContext *s, AVDictionary **options) {
+  return format_ready() ? real.avformat_write_header(s, options) : NOT_LOADED;
+}
+int av_interleaved_write_frame(AVFormatContext *s, AVPacket *pkt) {
+  return format_ready() ? real.av_interleaved_write_frame(s, pkt) : NOT_LOADED;
+}
+int av_write_trailer(AVFormatContext *s) {
+  return format_ready() ? real.av_write_trailer(s) : NOT_LOADED;
+}
+void avformat_free_context(AVFormatContext *s) {
+  if (s && format_ready()) real.avformat_free_context(s);
 }

@@ -96,3 +96,46 @@ int practice_terminal_columns(int fd) {
 }
 
 int practice_open_path(const char *path) { return open(path, O_PATH | O_CLOEXEC); }
+
+static void *idle_thread(void *unused) { return unused; }
+
+int practice_can_start_threads(int count) {
+  pthread_t threads[8];
+  if (count > 8) count = 8;
+  int started = 0, error = 0;
+  for (; started < count; started++) {
+    error = pthread_create(&threads[started], NULL, idle_thread, NULL);
+    if (error != 0) break;
+  }
+  for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+  return error;
+}
+
+static void (*signal_callback)(int);
+static sigset_t waited_signals;
+
+static void *signal_thread(void *unused) {
+  for (;;) {
+    int number;
+    if (sigwait(&waited_signals, &number) == 0) signal_callback(number);
+  }
+  return unused;
+}
+
+int practice_signal_thread(void (*callback)(int)) {
+  sigemptyset(&waited_signals);
+  sigaddset(&waited_signals, SIGINT);
+  sigaddset(&waited_signals, SIGTERM);
+  int error = pthread_sigmask(SIG_BLOCK, &waited_signals, NULL);
+  if (error != 0) return error;
+  signal_callback = callback;
+  pthread_t thread;
+  error = pthread_create(&thread, NULL, signal_thread, NULL);
+  if (error != 0) {
+    pthread_sigmask(SIG_UNBLOCK, &waited_signals, NULL);
+    return error;
+  }
+  pthread_setname_np(thread, "signals");
+  pthread_detach(thread);
+  return 0;
+}

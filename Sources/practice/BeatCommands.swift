@@ -9,7 +9,7 @@ struct Beats: ParsableCommand {
     subcommands: [
       BeatsImport.self, BeatsGrid.self, BeatsExport.self, BeatsShow.self, BeatsShift.self,
       BeatsMeter.self, BeatsDetect.self, BeatsTap.self, BeatsDouble.self, BeatsHalve.self,
-      BeatsDownbeat.self, BeatsUndo.self,
+      BeatsDownbeat.self, BeatsUndo.self, BeatsRedo.self,
     ])
 }
 

@@ -164,27 +164,52 @@ struct BeatsUndo: ParsableCommand {
       Every change to a map (grid, import, detect, tap, shift, meter, double, halve, downbeat, \
       and `practice import` of a .practice file) keeps the map before it, the last \
       \(Library.beatMapHistoryDepth) per song. Undo says which change it took back; selections \
-      renamed by that change get their names back. The map undone is not kept.
+      renamed by that change get their names back. `beats redo` brings the map undone back, \
+      until the next change to the map.
       """)
 
   @OptionGroup var target: SongInLibrary
 
   func run() throws {
     let (library, song) = try target.resolve()
-    let undone = try library.undoBeatMapChange(for: song)
-    let made = "`\(undone.change.summary)` (\(formatLocalClock(undone.madeAt)))"
-    let left =
-      undone.remaining == 0
-      ? "no earlier map kept" : "\(counted(undone.remaining, "earlier map")) kept"
-    if let map = undone.restored {
-      Terminal.say(
-        "'\(song.title)': undid \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"
-      )
-    } else {
-      Terminal.say("'\(song.title)': undid \(made); the song has no beat map again (\(left))")
-    }
-    sayFollowed(undone.followed, upset: undone.selectionsUpset, song: song, map: undone.restored)
+    sayStepped(try library.undoBeatMapChange(for: song), "undid", song: song)
   }
+}
+
+struct BeatsRedo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "redo",
+    abstract: "Bring back the beat map the last `beats undo` took away.",
+    discussion: """
+      Redo takes back undos, newest first, as an editor does; selections follow as they did \
+      for the change. A new change to the map (a fix, grid, import, detect, tap) drops what \
+      was left to redo. With nothing to redo it says so and exits 64, the map as it was.
+      """)
+
+  @OptionGroup var target: SongInLibrary
+
+  func run() throws {
+    let (library, song) = try target.resolve()
+    sayStepped(try library.redoBeatMapChange(for: song), "redid", song: song)
+  }
+}
+
+/// The one-line report of an undo or redo, then the selections that followed.
+private func sayStepped(_ step: BeatMapUndone, _ verb: String, song: Song) {
+  let made = "`\(step.change.summary)` (\(formatLocalClock(step.madeAt)))"
+  var kept = [
+    step.remaining == 0 ? "no earlier map kept" : "\(counted(step.remaining, "earlier map")) kept"
+  ]
+  if step.redoable > 0 { kept.append("\(step.redoable) to redo") }
+  let left = kept.joined(separator: ", ")
+  if let map = step.restored {
+    Terminal.say(
+      "'\(song.title)': \(verb) \(made); \(map.barsDescription) again, \(map.beats.count) beats (\(left))"
+    )
+  } else {
+    Terminal.say("'\(song.title)': \(verb) \(made); the song has no beat map again (\(left))")
+  }
+  sayFollowed(step.followed, upset: step.selectionsUpset, song: song, map: step.restored)
 }
 
 /// One line on stderr per selection (and the resume point) whose bars a change of the map

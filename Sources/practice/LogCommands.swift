@@ -149,6 +149,10 @@ struct Stats: ParsableCommand {
       return
     }
     Table.totals(totals.map { $0.statsCells(clock: formatClock) }).print()
+    if totals.contains(where: \.passesUnheard) {
+      Terminal.say(
+"HEARD 0:00: passes on --device null count toward goals, time does not")
+    }
   }
 }
 
@@ -159,7 +163,9 @@ struct Today: ParsableCommand {
     discussion: """
       One `practice play …` line per selection with a goal (`select set SONG NAME --goal 100%`) \
       whose highest clean pass has not reached it, least recently practised first (never \
-      practised before all). Song paths and selection names are quoted for a POSIX shell; a \
+      practised before all). Before each, a line on stderr says why and how far: \
+      `solo (bars 9-16): best clean 85% (2 passes) of the 100% goal, 1 flubbed; last played \
+      4 days ago`. Song paths and selection names are quoted for a POSIX shell; a \
       name holding control characters is written in $'…' quotes (bash, zsh, ksh).
 
       --save NAME also stores them, in that order, as the setlist NAME (a routine; one of \
@@ -189,11 +195,15 @@ struct Today: ParsableCommand {
         "saved \(items.count == 1 ? "1 drill" : "\(items.count) drills") as setlist '\(save)'")
     }
     let db = self.library.path.map { " --db " + ShellWord.quoted($0) } ?? ""
-    // Written whole: the quoting already shows every control character, and a backslash
-    // in a name is the shell's to read, not to be doubled.
-    Terminal.data(
-      items.map { item in
+    let now = Date()
+    for item in items {
+      // Why it is there on stderr (talk), the command on stdout (data, for a shell to run).
+      Terminal.say(item.reason(now: now))
+      // Written whole: the quoting already shows every control character, and a backslash
+      // in a name is the shell's to read, not to be doubled.
+      Terminal.data(
         "practice play \(ShellWord.quoted(item.song.path)) --select \(ShellWord.quoted(item.selection.name))\(db)\n"
-      }.joined())
+      )
+    }
   }
 }

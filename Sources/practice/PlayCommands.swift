@@ -211,7 +211,8 @@ struct Render: ParsableCommand {
     abstract: "Render what `play` would play into a file, as fast as possible.",
     discussion: """
       The format follows the extension of OUT: .wav, .flac, .aiff (the source's bit depth, \
-      16 or 24), .ogg (Vorbis), .opus or .mp3; same rate and channels as the source. \
+      16 or 24), .ogg (Vorbis), .opus, .mp3 or .m4a (AAC, 256 kb/s stereo, through FFmpeg); \
+      same rate and channels as the source. \
       While it works, a progress bar on stderr when stderr is a terminal; at the end one line \
       on stderr: what was rendered, the output's length and the time it took. With --json, \
       also a JSON object on stdout with the output's exact length in frames.

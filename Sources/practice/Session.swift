@@ -5,52 +5,55 @@ import Foundation
 import PracticeCore
 import Synchronization
 
-/// SIGINT and SIGTERM for the whole process, heard on one libdispatch source each.
+/// SIGINT and SIGTERM for the whole process, heard by one thread of its own (sigwait).
 ///
-/// libdispatch hears a signal through a signalfd, which sees only signals that no thread
-/// takes, so both are blocked in the main thread before any other thread starts (threads
-/// inherit the mask; libdispatch's own workers block them anyway). Installed later, a signal
-/// could go to a thread started earlier and be lost: a `play --loop` went on after an early
-/// Ctrl-C. During a session (`Session.withSignals`) a signal calls its stop; at any other
-/// time it does what it would have done unheard: the process ends by it.
+/// Both are blocked in the main thread before any other thread starts (threads inherit the
+/// mask), so that none is lost to a thread started earlier: a `play --loop` went on after an
+/// early Ctrl-C. The thread is not a libdispatch source: under a low memory limit
+/// libdispatch retries a worker thread it cannot create for ever, and a signal heard only
+/// through it was never heard (`prlimit --as=100M practice list` hung through SIGTERM).
+/// During a session (`Session.withSignals`) a signal calls its stop; at any other time it
+/// does what it would have done unheard: the process ends by it.
 enum SignalGate {
   /// What a signal does now: nil outside a session.
   static let stopper = Mutex<(@Sendable () -> Void)?>(nil)
   /// The signal that stopped a session (SIGINT or SIGTERM), 0 before one came: the exit
   /// status says which (`ExitStatus.interrupted`).
   static let heard = Atomic<Int32>(0)
-  nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // main thread, once
 
-  /// First thing in `main`, before any thread starts.
+  /// First thing in `main`, before any thread starts. Ends the process with one line (exit
+  /// 1) when threads cannot be started (too little memory), where libdispatch would hang.
   static func install() {
-    var blocked = sigset_t()
-    sigemptyset(&blocked)
-    sigaddset(&blocked, SIGINT)
-    sigaddset(&blocked, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &blocked, nil)
-    sources = [SIGINT, SIGTERM].map { number in
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler {
-        if let stop = stopper.withLock({ $0 }) {
-          heard.store(number, ordering: .relaxed)
-          stop()
-        } else {
-          // Outside a session: end by the signal, as an unhandled one would, with the
-          // progress bar (if one is drawn) erased first.
-          ProgressBar.eraseForExit()
-          // Keys being read: the terminal as it was (`KeyReader`), the player screen left.
-          practice_terminal_screen(STDERR_FILENO, 0)
-          practice_terminal_restore()
-          signal(number, SIG_DFL)
-          var one = sigset_t()
-          sigemptyset(&one)
-          sigaddset(&one, number)
-          pthread_sigmask(SIG_UNBLOCK, &one, nil)
-          raise(number)
-        }
-      }
-      source.resume()
-      return source
+    // Three at once: libdispatch's first workers, with some room (one left a 103-109 MB
+    // address space hanging later, in GRDB's queue).
+    var error = practice_can_start_threads(3)
+    if error == 0 { error = practice_signal_thread(heardSignal) }
+    if error != 0 {
+      Terminal.error(
+        "cannot start a thread (\(String(cString: strerror(error)))): too little memory for "
+          + "practice; raise the limit (ulimit -v, prlimit --as) or free memory, then try again")
+      exit(1)
+    }
+  }
+
+  /// On the signal thread.
+  private static let heardSignal: @convention(c) (Int32) -> Void = { number in
+    if let stop = SignalGate.stopper.withLock({ $0 }) {
+      SignalGate.heard.store(number, ordering: .relaxed)
+      stop()
+    } else {
+      // Outside a session: end by the signal, as an unhandled one would, with the
+      // progress bar (if one is drawn) erased first.
+      ProgressBar.eraseForExit()
+      // Keys being read: the terminal as it was (`KeyReader`), the player screen left.
+      practice_terminal_screen(STDERR_FILENO, 0)
+      practice_terminal_restore()
+      signal(number, SIG_DFL)
+      var one = sigset_t()
+      sigemptyset(&one)
+      sigaddset(&one, number)
+      pthread_sigmask(SIG_UNBLOCK, &one, nil)
+      raise(number)
     }
   }
 }

@@ -65,6 +65,12 @@ struct Add: ParsableCommand {
         first.category,
         "added \(added.addedCount)\(there), refused \(refused.count) \(noun) (see above)")
     }
+    for (song, twins) in try library.titleTwins(of: songs, added: added) {
+      let others = twins.map { "song \($0.id ?? 0) (\($0.fileKind))" }.joined(separator: ", ")
+      Terminal.say(
+        "song \(song.id ?? 0) (\(song.fileKind)) has the same title as \(others), '\(song.title)'; "
+          + "a title then names both: tell them apart with `practice set \(song.id ?? 0) --title NEW`")
+    }
     if songs.count == 1, let song = songs.first, added.wasThere(song) {
       Terminal.say(
         "song \(song.id ?? 0) '\(song.title)' is already in the library; nothing changed")

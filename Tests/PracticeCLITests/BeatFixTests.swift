@@ -119,7 +119,7 @@ import Testing
     #expect(undoShift.stderrLines.count == 1)
     #expect(
       undoShift.stderrLines.first?.contains(
-        #/^'clicks-120': undid `beats shift --by 0.010` \(\d{4}-\d\d-\d\d \d\d:\d\d\); bars 0-4 \(0 is the pickup\) again, 16 beats \(2 earlier maps kept\)$/#
+        #/^'clicks-120': undid `beats shift --by 0.010` \(\d{4}-\d\d-\d\d \d\d:\d\d\); bars 0-4 \(0 is the pickup\) again, 16 beats \(2 earlier maps kept, 1 to redo\)$/#
       )
         == true, "\(undoShift.stderr)")
     let undoDown = try cli.run(["beats", "undo", "1"])
@@ -130,7 +130,7 @@ import Testing
     #expect(undoGrid.status == 0)
     #expect(undoGrid.stderrLines.first?.contains("undid `beats grid --bpm 60.0`") == true)
     #expect(
-      undoGrid.stderrLines.first?.hasSuffix("the song has no beat map again (no earlier map kept)")
+      undoGrid.stderrLines.first?.hasSuffix("the song has no beat map again (no earlier map kept, 3 to redo)")
         == true)
     let nothing = try cli.run(["beats", "undo", "1"])
     #expect(nothing.status == 66)
@@ -207,6 +207,49 @@ import Testing
     _ = try cli.run(["beats", "undo", "1"])
     let noMap = try cli.run(["beats", "double", "1"])
     #expect(noMap.status == 66)
+  }
+
+  /// `redo` brings back what `undo` took, newest first, with the one-line report and the
+  /// selections following; with nothing to redo (none undone, or a change since) it exits
+  /// 64 with one line and the map as it was.
+  @Test func redoBringsBackWhatUndoTookUntilTheMapChanges() throws {
+    try prepare()
+    #expect(try cli.run(["select", "add", "1", "solo", "--bars", "3-4"]).status == 0)
+    let none = try cli.run(["beats", "redo", "1"])
+    #expect(none.status == 64, "\(none.stderr)")
+    #expect(
+      none.stderrLines == [
+        "practice: 'clicks-120' has nothing to redo: redo brings back what `beats undo` took, "
+          + "until the map changes again; the map was left as it is"
+      ])
+    #expect(try cli.run(["beats", "double", "1", "--bars", "2-3"]).status == 0)
+    let doubled = try beats().map { "\($0.frame) \($0.bar).\($0.beat)" }
+    #expect(try cli.run(["beats", "halve", "1", "--bars", "1"]).status == 0)
+    let halved = try beats().map { "\($0.frame) \($0.bar).\($0.beat)" }
+    #expect(try cli.run(["beats", "undo", "1"]).status == 0)
+    let undone = try cli.run(["beats", "undo", "1"])
+    #expect(undone.stderrLines.first?.hasSuffix("(1 earlier map kept, 2 to redo)") == true)
+    #expect(undone.stderrLines.last == "selection 'solo' is now bars 3-4 (was 4-6)")
+    let redone = try cli.run(["beats", "redo", "1"])
+    #expect(redone.status == 0, "\(redone.stderr)")
+    #expect(
+      redone.stderrLines.first?.contains(
+        #/^'clicks-120': redid `beats double --bars 2-3` \(\d{4}-\d\d-\d\d \d\d:\d\d\); bars 1-6 again, 24 beats \(2 earlier maps kept, 1 to redo\)$/#
+      ) == true, "\(redone.stderr)")
+    #expect(redone.stderrLines.last == "selection 'solo' is now bars 4-6 (was 3-4)")
+    #expect(try beats().map { "\($0.frame) \($0.bar).\($0.beat)" } == doubled)
+    #expect(try cli.run(["beats", "redo", "1"]).stderr.contains("redid `beats halve --bars 1`"))
+    #expect(try beats().map { "\($0.frame) \($0.bar).\($0.beat)" } == halved)
+    // A new change after an undo drops the redo; the map stays as the change made it.
+    #expect(try cli.run(["beats", "undo", "1"]).status == 0)
+    #expect(try cli.run(["beats", "shift", "1", "--by", "0.01"]).status == 0)
+    let before = try dump()
+    let dropped = try cli.run(["beats", "redo", "1"])
+    #expect(dropped.status == 64 && dropped.stderrLines.count == 1, "\(dropped.stderr)")
+    #expect(try dump() == before)
+    // Undo still goes back through the change and the ones before it.
+    #expect(try cli.run(["beats", "undo", "1"]).stderr.contains("undid `beats shift --by 0.010`"))
+    #expect(try beats().map { "\($0.frame) \($0.bar).\($0.beat)" } == doubled)
   }
 
   /// `undo` of a change that was not a recount warns once of a selection that no longer

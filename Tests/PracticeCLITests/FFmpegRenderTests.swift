@@ -21,6 +21,58 @@ import Testing
     return dir.file(name)
   }
 
+  /// `render -o FILE.m4a` writes AAC in an M4A through libavcodec and libavformat. ffmpeg
+  /// reads it as it reads `ffmpeg -i render.wav -c:a aac -b:a 256k` (codec, rate, channels,
+  /// length after the encoder delay), its content is as near the WAV render as that file's,
+  /// and practice reads it back at that length.
+  @Test func anM4ARenderIsWhatFFmpegMakesOfTheWAVRender() throws {
+    let render = ["render", CLI.fixture("demo.wav"), "--from", "1", "--to", "5.3", "--speed", "90%"]
+    let (wav, m4a, reference) = (dir.file("r.wav"), dir.file("r.m4a"), dir.file("ref.m4a"))
+    #expect(try cli.run(render + ["-o", wav]).status == 0)
+    let written = try cli.run(render + ["-o", m4a])
+    #expect(written.status == 0, "\(written.stderr)")
+    func tool(_ name: String, _ arguments: [String]) throws -> String {
+      let result = try runProgram(
+        "/usr/bin/" + name, ["-v", "error"] + arguments, environment: [:], directory: dir.path,
+        scratch: dir.path)
+      try #require(result.status == 0, "\(name) \(arguments): \(result.stderr)")
+      return result.stdout
+    }
+    _ = try tool("ffmpeg", ["-nostdin", "-i", wav, "-c:a", "aac", "-b:a", "256k", reference])
+    func probe(_ path: String) throws -> String {
+      try tool(
+        "ffprobe",
+        ["-show_entries", "stream=codec_name,sample_rate,channels,duration_ts", "-of", "compact", path])
+    }
+    let probed = try probe(m4a)
+    #expect(try probe(reference) == probed, "\(probed)")
+    #expect(
+      try tool("ffprobe", ["-show_entries", "format_tags=title", "-of", "compact", m4a])
+        == "format|tag:title=demo\n")
+    let (_, source) = try Synth.read(wav)
+    let frames = try #require(
+      probed.firstMatch(of: #/duration_ts=(\d+)/#).flatMap { Int($0.1) })
+    // FFmpeg 5.1's AAC encoder ends the last packet 34 frames early at 44.1 kHz (its own
+    // `ffmpeg -c:a aac` file too): within a sixteenth of an AAC frame of the WAV.
+    #expect(abs(frames - source.count / 2) < 64, "\(frames) vs \(source.count / 2)")
+    #expect(try Synth.read(m4a).samples.count == 2 * frames)
+    // Decoded by ffmpeg: in time with the WAV (the encoder delay taken off), as near to it as
+    // ffmpeg's own encoding.
+    func snr(_ path: String) throws -> Double {
+      let decoded = dir.file((path as NSString).lastPathComponent + ".wav")
+      _ = try tool("ffmpeg", ["-nostdin", "-i", path, "-c:a", "pcm_f32le", decoded])
+      let (_, samples) = try Synth.read(decoded)
+      var (signal, noise) = (0.0, 0.0)
+      for index in 0..<min(source.count, samples.count) {
+        signal += Double(source[index] * source[index])
+        noise += Double((source[index] - samples[index]) * (source[index] - samples[index]))
+      }
+      return 10 * log10(signal / noise)
+    }
+    let (ours, theirs) = (try snr(m4a), try snr(reference))
+    #expect(ours > 18 && ours > theirs - 1, "SNR \(ours) dB, ffmpeg's \(theirs) dB")
+  }
+
   /// AAC without perceptual noise substitution (FFmpeg's encoder adds random noise bands by
   /// default, which no decoder reproduces bit for bit after a seek) and ALAC.
   @Test(arguments: [["-c:a", "aac", "-aac_pns", "0"], ["-c:a", "alac"]])

@@ -514,4 +514,18 @@ import Testing
     #expect(try cli.run(["view", cut]).status == 0)
     #expect(try cli.run(["play", cut, "--device", "null"]).status == 0)
   }
+
+  /// Under an address-space limit too low for libdispatch's threads, `list` ends at once
+  /// with one line and exit 1; it hung, deaf to SIGTERM (issue 46's new user: `prlimit
+  /// --as=100M practice list`). Killed after 30 s, a hang would show as status 137.
+  @Test func tooLittleMemoryEndsWithOneLine() throws {
+    let result = try runProgram(
+      "/usr/bin/timeout",
+      ["-s", "KILL", "30", "/usr/bin/prlimit", "--as=100000000", CLI.binary, "list"],
+      environment: cli.environment, directory: dir.path, scratch: dir.path)
+    #expect(result.status == 1, "\(result.status) \(result.stderr)")
+    #expect(
+      result.stderrLines.count == 1
+        && result.stderr.hasPrefix("practice: cannot start a thread ("), "\(result.stderr)")
+  }
 }

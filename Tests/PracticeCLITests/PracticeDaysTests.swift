@@ -192,11 +192,74 @@ import Testing
         == ["play", odd, "--select", "it's `x`", "--db", dir.file("lib.sqlite")], "\(words)")
     // --save keeps the same drills, in the same order, as a setlist (a routine).
     let saved = try cli.run(["today", "--save", "tonight"])
-    #expect(saved.status == 0 && saved.stderr == "saved 2 drills as setlist 'tonight'\n", "\(saved.stderr)")
+    #expect(
+      saved.status == 0 && saved.stderrLines.first == "saved 2 drills as setlist 'tonight'",
+      "\(saved.stderr)")
     let routine = try cli.run(["setlist", "show", "tonight"]).stdout.split(separator: "\n")
       .map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
     #expect(routine.map { String($0[3]) } == ["it's `x`", "riff"], "\(routine)")
     #expect(try cli.run(["today", "--save", "tonight"]).status == 0)
     #expect(try cli.run(["setlist", "list"]).stdout.split(separator: "\n").count == 1)
+  }
+
+  /// `today` says on stderr, before each command, why the drill is there and how far it is
+  /// from its goal: the best clean pass and how many, the flubbed, when it was last played.
+  @Test func todaySaysWhyAndHowFar() throws {
+    let cli = try library()
+    #expect(try cli.run(["select", "add", song, "riff", "--bars", "2-3"]).status == 0)
+    #expect(try cli.run(["select", "add", song, "fresh", "--from", "1", "--to", "2.5"]).status == 0)
+    #expect(try cli.run(["select", "set", song, "riff", "--goal", "100%"]).status == 0)
+    #expect(try cli.run(["select", "set", song, "fresh", "--goal", "90%"]).status == 0)
+    let played = try cli.run([
+      "play", song, "--select", "riff", "--speed", "85%", "--repeat", "4", "--device", "null",
+    ])
+    #expect(played.status == 0, "\(played.stderr)")
+    // Marks as the keys g and x leave them: passes 1 and 2 clean at 85 %, 3 flubbed, 4 not
+    // marked; the play four days back.
+    let marked = try runProgram(
+      "/usr/bin/python3",
+      [
+        "-c",
+        """
+        import sqlite3, sys, datetime
+        db = sqlite3.connect(sys.argv[1])
+        db.execute("UPDATE practice_pass SET mark = 'clean' WHERE pass <= 2")
+        db.execute("UPDATE practice_pass SET mark = 'flubbed' WHERE pass = 3")
+        then = (datetime.datetime.utcnow() - datetime.timedelta(days=4)).strftime('%Y-%m-%dT%H:%M:%SZ')
+        db.execute("UPDATE practice_log SET started_at = ?, ended_at = ?", (then, then))
+        db.commit()
+        """,
+        cli.database,
+      ],
+      environment: [:], directory: dir.path, scratch: dir.path)
+    try #require(marked.status == 0, "\(marked.stderr)")
+    let today = try cli.run(["today"])
+    #expect(today.status == 0, "\(today.stderr)")
+    #expect(
+      today.stderrLines == [
+        "fresh (0:01.0–0:02.5): no clean pass yet toward the 90% goal; never played",
+        "riff (bars 2-3): best clean 85% (2 passes) of the 100% goal, 1 flubbed; last played 4 days ago",
+      ], "\(today.stderr)")
+    #expect(
+      today.stdout == "practice play \(song) --select fresh\npractice play \(song) --select riff\n")
+  }
+
+  /// `stats` of plays on the null PCM (no audible clock) shows passes with HEARD 0:00 and
+  /// says why under the table, once; a play heard nowhere else has no such line.
+  @Test func statsSaysWhyPassesWereNotHeard() throws {
+    let cli = try library()
+    #expect(try cli.run(["select", "add", song, "riff", "--bars", "2"]).status == 0)
+    #expect(try cli.run(["select", "set", song, "riff", "--goal", "100%"]).status == 0)
+    #expect(try cli.run(["stats"]).stderrLines == ["no plays in the practice log yet"])
+    let played = try cli.run(["play", song, "--select", "riff", "--repeat", "2", "--device", "null"])
+    #expect(played.status == 0, "\(played.stderr)")
+    let stats = try cli.run(["stats"])
+    #expect(stats.status == 0)
+    let row = stats.stdout.split(separator: "\t").map(String.init)
+    #expect(row[3] == "2" && row[4] == "0:00", "\(stats.stdout)")
+    #expect(
+      stats.stderrLines == [
+"HEARD 0:00: passes on --device null count toward goals, time does not"], "\(stats.stderr)")
+    #expect(try cli.run(["stats", "--json"]).stderr.isEmpty)
   }
 }

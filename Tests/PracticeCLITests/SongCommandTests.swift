@@ -212,10 +212,47 @@ import Testing
     let result = try cli.run(["show", "SAME"])
     #expect(result.status == 64)
     #expect(result.stderrLines.count == 1)
-    #expect(result.stderr.contains("matches 2 songs: 1 'Same', 2 'same';"))
+    #expect(result.stderr.contains("matches 2 songs: 1 'Same' (wav), 2 'same' (wav);"))
     // More of the title cannot tell two songs of one title apart: the hint names what can.
-    #expect(result.stderr.hasSuffix("; give the id, or the file's path\n"), "\(result.stderr)")
+    #expect(
+      result.stderr.hasSuffix(
+        "; give the id, or the file's path (`practice set ID --title NEW` tells them apart)\n"),
+      "\(result.stderr)")
     #expect(try cli.snapshot() == snapshot)
+  }
+
+  /// One recording added as m4a and as mp3 (converted the ordinary way): `add` says the
+  /// second has the first's title and how to tell them apart; a title lookup lists both with
+  /// their file kind; a mistyped title suggests both.
+  @Test func aSecondFileOfOneTitleIsNamedAndToldApart() throws {
+    let wav = try song("tune.wav")
+    for (name, extra) in [("tune.m4a", [String]()), ("tune.mp3", ["-b:a", "192k"])] {
+      let made = try runProgram(
+        "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", wav] + extra + [dir.file(name)],
+        environment: [:], directory: dir.path, scratch: dir.path)
+      try #require(made.status == 0, "\(made.stderr)")
+    }
+    let first = try cli.run(["add", dir.file("tune.m4a")])
+    #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+    let second = try cli.run(["add", dir.file("tune.mp3")])
+    #expect(second.status == 0 && second.stdout == "2\ttune\n", "\(second.stderr)")
+    #expect(
+      second.stderrLines == [
+        "song 2 (mp3) has the same title as song 1 (m4a), 'tune'; a title then names both: "
+          + "tell them apart with `practice set 2 --title NEW`"
+      ], "\(second.stderr)")
+    let which = try cli.run(["show", "tune"])
+    #expect(which.status == 64)
+    #expect(which.stderr.contains("matches 2 songs: 1 'tune' (m4a), 2 'tune' (mp3);"), "\(which.stderr)")
+    let typo = try cli.run(["show", "tume"])
+    #expect(typo.status == 66)
+    #expect(
+      typo.stderr.hasSuffix("did you mean 'tune' (id 1, m4a) or 'tune' (id 2, mp3)?\n"),
+      "\(typo.stderr)")
+    // Renamed, each title names one song; adding again says nothing of twins.
+    #expect(try cli.run(["set", "2", "--title", "tune (mp3)"]).status == 0)
+    #expect(try cli.run(["show", "tune"]).status == 0)
+    #expect(try cli.run(["add", dir.file("tune.mp3")]).stderrLines.count == 1)
   }
 
   @Test func unknownIdsAndTitlesAreMissingInput() throws {

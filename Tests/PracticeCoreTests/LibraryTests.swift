@@ -150,8 +150,8 @@ import Testing
     #expect(try library.resolve("intro") == intro)
     #expect(try library.resolve("reprise") == reprise)
     let leaves = try library.resolve(try makeSong("Autumn Leaves.wav", frequency: 330))
-    #expect(try library.nearestTitle(to: "autum leaves") == leaves)
-    #expect(try library.nearestTitle(to: "Autumn Lxxxxx") == nil)  // 5 of 13 characters
+    #expect(try library.nearestTitles(to: "autum leaves") == [leaves])
+    #expect(try library.nearestTitles(to: "Autumn Lxxxxx").isEmpty)  // 5 of 13 characters
   }
 
   @Test func ambiguousTitlesAreAUsageError() throws {

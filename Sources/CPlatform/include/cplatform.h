@@ -32,4 +32,18 @@ int practice_terminal_columns(int fd);
    Returns the descriptor, or -1 with errno set. (Swift's Glibc module lacks O_PATH.) */
 int practice_open_path(const char *path);
 
+/* Starts `count` threads with the default attributes (the stack size libdispatch's own
+   workers get), all alive at once, and joins them. Returns 0, or the error number of the
+   pthread_create that failed (EAGAIN under a low address-space limit). libdispatch retries
+   a thread it cannot create forever (_dispatch_temporary_resource_shortage), so a process
+   that would hang there can say so first. */
+int practice_can_start_threads(int count);
+
+/* Blocks SIGINT and SIGTERM in the calling thread (threads started later inherit the mask)
+   and starts a thread that waits for them (sigwait) and calls `callback` with each. Not a
+   libdispatch source: libdispatch may itself be stuck (retrying a thread it cannot create)
+   when a signal has to end the process. Returns 0, or pthread_create's error number (the
+   signals are then unblocked again). */
+int practice_signal_thread(void (*callback)(int));
+
 #endif

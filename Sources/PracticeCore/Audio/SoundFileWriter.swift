@@ -10,8 +10,10 @@ public struct OutputFormat: Sendable, Equatable {
   public let sampleRates: [Int]?
   /// The encoding's name, for messages.
   public let name: String
+  /// Written by `FFmpegWriter` (AAC in M4A), not libsndfile; `format` is then 0.
+  public let throughFFmpeg: Bool
 
-  public static let extensions = ["wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif"]
+  public static let extensions = ["wav", "flac", "ogg", "oga", "opus", "mp3", "aiff", "aif", "m4a"]
 
   /// The format for `path`'s extension carrying a source of `bitDepth` bits; nil if the
   /// extension is not one `render` writes.
@@ -19,6 +21,7 @@ public struct OutputFormat: Sendable, Equatable {
     let ext = (path as NSString).pathExtension.lowercased()
     let deep = bitDepth > 16
     var rates: [Int]? = nil
+    throughFFmpeg = ext == "m4a"
     switch ext {
     case "wav":
       format = Int32(SF_FORMAT_WAV) | Int32(deep ? SF_FORMAT_PCM_24 : SF_FORMAT_PCM_16)
@@ -40,12 +43,16 @@ public struct OutputFormat: Sendable, Equatable {
       format = Int32(SF_FORMAT_MPEG) | Int32(SF_FORMAT_MPEG_LAYER_III)
       encoding = .float32
       rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+    case "m4a":
+      format = 0
+      encoding = .float32
+      rates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
     default:
       return nil
     }
     sampleRates = rates
     name =
-      ["oga": "Ogg Vorbis", "ogg": "Ogg Vorbis", "opus": "Opus", "aif": "AIFF"][ext]
+      ["oga": "Ogg Vorbis", "ogg": "Ogg Vorbis", "opus": "Opus", "aif": "AIFF", "m4a": "AAC (M4A)"][ext]
       ?? ext.uppercased()
   }
 

@@ -36,18 +36,30 @@ public struct BeatMapStored: Sendable, Equatable {
   public var selectionsUpset: [SelectionUpset] = []
 }
 
-/// What `undoBeatMapChange` brought back.
+/// What `undoBeatMapChange` (or `redoBeatMapChange`) brought back.
 public struct BeatMapUndone: Sendable {
-  /// The change undone, as it was recorded, its kind, and when it was made.
+  /// The change undone (or redone), as it was recorded, its kind, and when it was made.
   public var change: BeatMapChange
   public var madeAt: Date
   /// The map back; nil when the song had none before that change.
   public var restored: BeatMap?
   public var followed: [BarsFollowed]
-  /// Earlier maps still kept.
+  /// Earlier maps still kept (what `undo` can take back).
   public var remaining: Int
+  /// Maps undone still kept (what `redo` can bring back).
+  public var redoable: Int = 0
   /// The selections in bars the map brought back (or none) leaves without their passage.
   public var selectionsUpset: [SelectionUpset] = []
+}
+
+/// Nothing to redo: no undo since the map last changed.
+public struct NothingToRedo: PracticeFailure, Equatable {
+  public var title: String
+  public var category: FailureCategory { .usage }
+  public var description: String {
+    "'\(title)' has nothing to redo: redo brings back what `beats undo` took, until the map "
+      + "changes again; the map was left as it is"
+  }
 }
 
 extension Library {
@@ -56,14 +68,26 @@ extension Library {
 
   /// Keeps the song's current beat map (none: an empty entry) in its history, as replaced by
   /// `change`, dropping the oldest beyond `beatMapHistoryDepth`. Inside the caller's
-  /// transaction, before the map is replaced.
+  /// transaction, before the map is replaced. A new change drops the maps kept for redo.
   static func pushBeatMapHistory(
     songID: Int64, change: BeatMapChange, at timestamp: String, _ db: Database
   ) throws {
     try db.execute(
-      sql:
-        "INSERT INTO beat_map_history (song_id, saved_at, replaced_by, kind) VALUES (?, ?, ?, ?)",
-      arguments: [songID, timestamp, change.summary, change.kind.rawValue])
+      sql: "DELETE FROM beat_map_history WHERE song_id = ? AND redo = 1", arguments: [songID])
+    try keepCurrentBeatMap(songID: songID, change: change, at: timestamp, redo: false, db)
+  }
+
+  /// Copies the song's current beats into a history entry: for undo (`redo` false, kept
+  /// `beatMapHistoryDepth` deep) or for redo.
+  private static func keepCurrentBeatMap(
+    songID: Int64, change: BeatMapChange, at timestamp: String, redo: Bool, _ db: Database
+  ) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO beat_map_history (song_id, saved_at, replaced_by, kind, redo)
+        VALUES (?, ?, ?, ?, ?)
+        """,
+      arguments: [songID, timestamp, change.summary, change.kind.rawValue, redo])
     let mapID = db.lastInsertedRowID
     try db.execute(
       sql: """
@@ -73,10 +97,10 @@ extension Library {
       arguments: [mapID, songID])
     try db.execute(
       sql: """
-        DELETE FROM beat_map_history WHERE song_id = ? AND id NOT IN
-          (SELECT id FROM beat_map_history WHERE song_id = ? ORDER BY id DESC LIMIT ?)
+        DELETE FROM beat_map_history WHERE song_id = ? AND redo = ? AND id NOT IN
+          (SELECT id FROM beat_map_history WHERE song_id = ? AND redo = ? ORDER BY id DESC LIMIT ?)
         """,
-      arguments: [songID, songID, beatMapHistoryDepth])
+      arguments: [songID, redo, songID, redo, beatMapHistoryDepth])
   }
 
   /// How many earlier maps the song has kept.
@@ -84,35 +108,49 @@ extension Library {
     guard let id = song.id else { return 0 }
     return try read { db in
       try Int.fetchOne(
-        db, sql: "SELECT count(*) FROM beat_map_history WHERE song_id = ?", arguments: [id]) ?? 0
+        db, sql: "SELECT count(*) FROM beat_map_history WHERE song_id = ? AND redo = 0",
+        arguments: [id]) ?? 0
     }
   }
 
   /// Brings back the map the song had before its last change, in one transaction, and makes
   /// what is stored in bars follow back (a recount undone renames selections again so that
-  /// they keep their music). The current map is dropped, not kept: undo is not undone.
+  /// they keep their music). The map undone is kept for `redoBeatMapChange` until the map
+  /// changes again.
   public func undoBeatMapChange(for song: Song) throws -> BeatMapUndone {
-    guard let id = song.id else {
-      throw PracticeError(.missingInput, "'\(song.title)' has no earlier beat map to go back to")
-    }
-    let timestamp = Library.timestamp(Date())
+    let nothing = PracticeError(
+      .missingInput,
+      "'\(song.title)' has no earlier beat map to go back to (each change keeps the map before it, "
+        + "\(Library.beatMapHistoryDepth) deep)")
+    return try stepBeatMapHistory(of: song, redo: false, nothing: nothing)
+  }
+
+  /// Brings back the map the last `undoBeatMapChange` took away, keeping the current one for
+  /// undo; selections follow as they did for the change. Throws `NothingToRedo` when the map
+  /// has changed (or nothing was undone) since.
+  public func redoBeatMapChange(for song: Song) throws -> BeatMapUndone {
+    try stepBeatMapHistory(of: song, redo: true, nothing: NothingToRedo(title: song.title))
+  }
+
+  /// Swaps the song's map with the newest undo (or redo) entry: the current map becomes an
+  /// entry on the other side, the entry's map the song's.
+  private func stepBeatMapHistory(
+    of song: Song, redo: Bool, nothing: any PracticeFailure
+  ) throws -> BeatMapUndone {
+    guard let id = song.id else { throw nothing }
     var current: BeatMap?
     var undone = try write { db in
       guard
         let row = try Row.fetchOne(
           db,
           sql: """
-            SELECT id, saved_at, replaced_by, kind FROM beat_map_history WHERE song_id = ?
-            ORDER BY id DESC LIMIT 1
+            SELECT id, saved_at, replaced_by, kind FROM beat_map_history
+            WHERE song_id = ? AND redo = ? ORDER BY id DESC LIMIT 1
             """,
-          arguments: [id])
-      else {
-        throw PracticeError(
-          .missingInput,
-          "'\(song.title)' has no earlier beat map to go back to (each change keeps the map before it, "
-            + "\(Library.beatMapHistoryDepth) deep)")
-      }
+          arguments: [id, redo])
+      else { throw nothing }
       let mapID: Int64 = row["id"]
+      let savedAt: String = row["saved_at"]
       let change = BeatMapChange(
         BeatMapChangeKind(rawValue: row["kind"]) ?? .replaced, row["replaced_by"])
       let beatsNow = try BeatReader(db).beats(of: id)
@@ -136,10 +174,12 @@ extension Library {
         } catch let error as PracticeError {
           throw PracticeError(
             .badData,
-            "the earlier beat map of '\(song.title)' no longer fits its audio (\(error.message)); "
-              + "the map was left as it is")
+            "the \(redo ? "undone" : "earlier") beat map of '\(song.title)' no longer fits its "
+              + "audio (\(error.message)); the map was left as it is")
         }
       }
+      // The map now goes to the other side, under the same change and time.
+      try Library.keepCurrentBeatMap(songID: id, change: change, at: savedAt, redo: !redo, db)
       try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
       try db.execute(
         sql: """
@@ -154,14 +194,17 @@ extension Library {
         ? nil : try? BeatMap(beats: beatsNow, totalFrames: song.frames, sampleRate: song.sampleRate)
       if let restored, let current {
         followed = try Library.follow(
-          songID: id, from: current, to: restored, kind: change.kind, at: timestamp, db)
+          songID: id, from: current, to: restored, kind: change.kind,
+          at: Library.timestamp(Date()), db)
       }
-      let remaining =
+      func count(_ redo: Bool) throws -> Int {
         try Int.fetchOne(
-          db, sql: "SELECT count(*) FROM beat_map_history WHERE song_id = ?", arguments: [id]) ?? 0
+          db, sql: "SELECT count(*) FROM beat_map_history WHERE song_id = ? AND redo = ?",
+          arguments: [id, redo]) ?? 0
+      }
       return BeatMapUndone(
-        change: change, madeAt: Library.date(row["saved_at"]), restored: restored,
-        followed: followed, remaining: remaining)
+        change: change, madeAt: Library.date(savedAt), restored: restored,
+        followed: followed, remaining: try count(false), redoable: try count(true))
     }
     undone.selectionsUpset = try selectionsUpset(
       of: song, by: undone.restored, before: undone.change.kind == .recounted ? nil : current)

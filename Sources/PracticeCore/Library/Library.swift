@@ -148,18 +148,36 @@ public final class Library {
     Library.titleMatches(text, among: try songs())
   }
 
-  /// The song whose title is nearest `text` (fewest characters to change, ignoring case),
-  /// when it is near enough to be a slip: at most a third of the title's characters.
-  public func nearestTitle(to text: String) throws -> Song? {
-    var best: (song: Song, distance: Int)?
+  /// The songs whose title is nearest `text` (fewest characters to change, ignoring case),
+  /// when near enough to be a slip (at most a third of the title's characters): every song
+  /// at that distance, by id, so that two equally near titles are both suggested.
+  public func nearestTitles(to text: String) throws -> [Song] {
+    var best: (songs: [Song], distance: Int)?
     let typed = Array(text.lowercased())
     for song in try songs() {
       let title = Array(song.title.lowercased())
       let distance = Nearest.editDistance(typed, title)
       guard distance <= max(1, title.count / 3) else { continue }
-      if distance < best?.distance ?? .max { best = (song, distance) }
+      if distance < best?.distance ?? .max {
+        best = ([song], distance)
+      } else if distance == best?.distance {
+        best?.songs.append(song)
+      }
     }
-    return best?.song
+    return best?.songs ?? []
+  }
+
+  /// For each song of `songs` not already in the library before, the songs added before it
+  /// (lower ids) with the same title, ignoring case: a title lookup cannot tell them apart.
+  public func titleTwins(of songs: [Song], added: Added) throws -> [(song: Song, twins: [Song])] {
+    let all = try self.songs()
+    return songs.filter { !added.wasThere($0) }.compactMap { song in
+      let twins = all.filter {
+        ($0.id ?? 0) < (song.id ?? 0)
+          && $0.title.compare(song.title, options: [.caseInsensitive]) == .orderedSame
+      }
+      return twins.isEmpty ? nil : (song, twins)
+    }
   }
 
   /// Whole-title matches if there are any, else substring matches.
@@ -334,16 +352,20 @@ public final class Library {
         reference.contains("/")
         || OutputFormat.extensions.contains((reference as NSString).pathExtension.lowercased())
       if looksLikePath { throw AudioPathError.noSuchFile(path: reference) }
+      let nearest = try nearestTitles(to: reference).prefix(3)
       throw PracticeError(
         .missingInput,
         "no song titled '\(reference)' and no such file; "
-          + (try nearestTitle(to: reference).map {
-            "did you mean '\($0.title)' (id \($0.id ?? 0))?"
-          } ?? "`practice list` shows the library"))
+          + (nearest.isEmpty
+            ? "`practice list` shows the library"
+            : "did you mean "
+              + nearest.map { "'\($0.title)' (id \($0.id ?? 0), \($0.fileKind))" }.joined(
+                separator: " or ") + "?"))
     default:
       let shown = 10
       var listed = matches.prefix(shown).map { song in
         "\(song.id ?? 0) '\(song.title)'" + (song.artist.map { " by '\($0)'" } ?? "")
+          + " (\(song.fileKind))"
       }.joined(separator: ", ")
       if matches.count > shown { listed += ", and \(matches.count - shown) more" }
       // More of the title cannot tell apart songs that share one.
@@ -351,7 +373,9 @@ public final class Library {
       throw PracticeError(
         .usage,
         "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or "
-          + (shared ? "the file's path" : "more of the title")
+          + (shared
+            ? "the file's path (`practice set ID --title NEW` tells them apart)"
+            : "more of the title")
       )
     }
   }

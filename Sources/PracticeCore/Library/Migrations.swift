@@ -315,6 +315,12 @@ enum Migrations {
       // NULL for songs pulled before: a hand-made track they have counts as edited here.
       try db.execute(sql: "ALTER TABLE repository_song ADD COLUMN chords_fingerprint TEXT")
     }
+    migrator.registerMigration("v16-beat-map-redo") { db in
+      // 1: a map `beats undo` took away, kept so `beats redo` can bring it back (its
+      // replaced_by and kind are the change undone); a new change to the map drops these.
+      try db.execute(
+        sql: "ALTER TABLE beat_map_history ADD COLUMN redo BOOLEAN NOT NULL DEFAULT 0")
+    }
     return migrator.migrations
   }()
 

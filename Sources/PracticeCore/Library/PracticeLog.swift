@@ -98,6 +98,9 @@ public struct PracticeTotal: Sendable, Equatable {
   public var plays: Int
   public var passes: Int
   public var seconds: Double
+  /// Passes played with no time heard: every play was on a device with no audible clock.
+  /// They count toward the goal; the time does not.
+  public var passesUnheard: Bool { passes > 0 && seconds == 0 }
   /// The highest speed reached in a play of this selection (or song part).
   public var fastest: Speed
   /// The transposes its plays were made at, in semitones, lowest first (0 for plays not
@@ -275,13 +278,19 @@ extension Library {
     }
     var items: [AgendaItem] = []
     for (key, goal) in goals {
-      let clean = (marked[key] ?? []).filter { $0.mark == .clean }.map(\.speed.rate).max()
+      let passes = marked[key] ?? []
+      let cleanRates = passes.filter { $0.mark == .clean }.map(\.speed.rate)
+      let clean = cleanRates.max()
       if let clean, let speed = goal.speed, clean >= speed - 1e-9 { continue }
       guard let song = try song(id: key.songID) else { continue }
       items.append(
         AgendaItem(
           song: song, selection: goal.selection, goal: goal.goal, goalSpeed: goal.speed,
-          cleanSpeed: clean.map(Speed.init(clamping:)), lastPractised: last[key]))
+          cleanSpeed: clean.map(Speed.init(clamping:)), lastPractised: last[key],
+          cleanPasses: cleanRates.count,
+          cleanPassesAtBest: clean.map { best in cleanRates.filter { $0 >= best - 1e-9 }.count }
+            ?? 0,
+          flubbedPasses: passes.count - cleanRates.count))
     }
     return items.sorted { a, b in
       switch (a.lastPractised, b.lastPractised) {
@@ -416,6 +425,48 @@ public struct AgendaItem: Sendable {
   public var cleanSpeed: Speed?
   /// nil: never practised.
   public var lastPractised: Date?
+  /// Passes marked clean (at any speed), those at `cleanSpeed`, and passes marked flubbed.
+  public var cleanPasses = 0
+  public var cleanPassesAtBest = 0
+  public var flubbedPasses = 0
+
+  /// Why the drill is on the list and how far it is from its goal, one line:
+  /// `solo (bars 9-16): best clean 85% (2 passes) of the 100% goal, 1 flubbed; last played 4
+  /// days ago`. Days are local calendar days before `now`.
+  public func reason(now: Date, calendar: Calendar = .current) -> String {
+    let span: String
+    switch selection.span {
+    case .bars(let range): span = range.label
+    case .frames(let range): span = formatTimeRange(range, sampleRate: song.sampleRate)
+    }
+    let goalText = goal.text(reachedAt: goalSpeed)
+    var distance: String
+    if let cleanSpeed {
+      distance =
+        "best clean \(cleanSpeed) (\(cleanPassesAtBest == 1 ? "1 pass" : "\(cleanPassesAtBest) passes")) "
+        + "of the \(goalText) goal"
+    } else if goalSpeed == nil {
+      distance = "goal \(goalText), which needs a beat map to be reached"
+    } else {
+      distance = "no clean pass yet toward the \(goalText) goal"
+    }
+    if flubbedPasses > 0 { distance += ", \(flubbedPasses) flubbed" }
+    let played: String
+    if let lastPractised {
+      let days =
+        calendar.dateComponents(
+          [.day], from: calendar.startOfDay(for: lastPractised), to: calendar.startOfDay(for: now)
+        ).day ?? 0
+      switch days {
+      case ..<1: played = "last played today"
+      case 1: played = "last played yesterday"
+      default: played = "last played \(days) days ago"
+      }
+    } else {
+      played = "never played"
+    }
+    return "\(selection.name) (\(span)): \(distance); \(played)"
+  }
 }
 
 /// Why a tempo goal cannot be a selection's (`Library.checkGoal`); the face words it.

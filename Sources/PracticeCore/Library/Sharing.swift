@@ -265,6 +265,9 @@ extension Library {
         }
         // Only a song with a map (and --replace) has one to compare and delete.
         if !hasMap {
+          // A new map: what `beats undo` took away is not brought back over it.
+          try db.execute(
+            sql: "DELETE FROM beat_map_history WHERE song_id = ? AND redo = 1", arguments: [id])
           maps.append((id, beats))
           report.mapsStored += 1
         } else if try reader.beats(of: id) != beats {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A song in the library: where its file is, what it is, and how to recognise it if moved.
@@ -41,6 +42,13 @@ public struct Song: Codable, Sendable, Equatable, FetchableRecord, MutablePersis
 }
 
 extension Song {
+  /// What tells apart two files of one recording: the file's extension (`m4a`), or its
+  /// format when the name has none.
+  public var fileKind: String {
+    let ext = (path as NSString).pathExtension.lowercased()
+    return ext.isEmpty ? format : ext
+  }
+
   /// Decodes a row by column name, without Codable's per-row overhead
   /// (listing 10,000 songs spent most of its time in the generic decoder).
   public init(row: Row) throws {

@@ -134,13 +134,14 @@ extension DisplayWidth {
 
 /// The columns of each list the CLI prints (their tab-separated order).
 extension TextTable {
-  /// `list`: id, title, artist, duration, path, key, bpm, tags.
+  /// `list`: id, title, artist, duration, path, key, bpm, tags (narrow: the path goes first,
+  /// then the tags).
   public static func songs(_ rows: [[String]]) -> TextTable {
     TextTable(
       columns: [
-        Column("ID", .right), Column("TITLE", cut: .end), Column("ARTIST", cut: .end),
+        Column("SONG ID", .right), Column("TITLE", cut: .end), Column("ARTIST", cut: .end),
         Column("LENGTH", .right), Column("PATH", cut: .start, drop: 1), Column("KEY"),
-        Column("BPM", .right), Column("TAGS", cut: .end),
+        Column("BPM", .right), Column("TAGS", cut: .end, drop: 2),
       ], rows: rows)
   }
 
@@ -183,7 +184,7 @@ extension TextTable {
   public static func selections(_ rows: [[String]]) -> TextTable {
     TextTable(
       columns: [
-        Column("SONG", .right), Column("NAME", cut: .end), Column("SPAN", cut: .end),
+        Column("SONG ID", .right), Column("NAME", cut: .end), Column("SPAN", cut: .end),
         Column("NOTE", cut: .end), Column("TITLE", cut: .end),
       ], rows: rows)
   }
@@ -210,7 +211,7 @@ extension TextTable {
   public static func setlistEntries(_ rows: [[String]]) -> TextTable {
     TextTable(
       columns: [
-        Column("#", .right), Column("SONG", .right), Column("TITLE", cut: .end),
+        Column("#", .right), Column("SONG ID", .right), Column("TITLE", cut: .end),
         Column("SELECTION", cut: .end), Column("KEY"), Column("TRANSPOSE", .right, drop: 1),
         Column("SPEED", .right), Column("REPEAT", .right), Column("NOTE", cut: .end),
       ], rows: rows)
