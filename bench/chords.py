@@ -248,9 +248,10 @@ def degraded(names):
 PEERS_VENV = os.path.join(B.OUT_DIR, "peers-venv")
 
 
-def chordino(names, wav_dir=None):
+def chordino(names, wav_dir=None, set_dir=SET_DIR):
     """Chordino's labels for the pieces (bench/chordino_peer.py in bench/out/peers-venv, made
-    here with pip when missing); None when chord-extractor does not install."""
+    here with pip when missing), scored against set_dir's .lab; None when chord-extractor
+    does not install."""
     python = os.path.join(PEERS_VENV, "bin", "python")
     if not os.path.exists(python):
         import subprocess
@@ -269,7 +270,7 @@ def chordino(names, wav_dir=None):
     for name in names:
         with open(os.path.join(out, name + ".lab")) as f:
             est = read_lab(f.read())
-        with open(os.path.join(SET_DIR, name + ".lab")) as f:
+        with open(os.path.join(set_dir, name + ".lab")) as f:
             ref = read_lab(f.read())
         for vocabulary in sums:
             good, total = overlap_scores(ref, est, vocabulary)
@@ -278,21 +279,24 @@ def chordino(names, wav_dir=None):
     return {v: s[0] / s[1] for v, s in sums.items() if s[1]}
 
 
-def evaluate(binary, env, names, settings="", wav_dir=None):
+def evaluate(binary, env, names, settings="", wav_dir=None, set_dir=SET_DIR):
+    """(the scores summed over names, per-piece scores): the truth is set_dir's .lab and
+    .json, the audio wav_dir's (default set_dir)."""
+    wav_dir = wav_dir or set_dir
     env = dict(env, PRACTICE_CHORD_SETTINGS=settings)
     sums = {"majmin": [0.0, 0.0], "sevenths": [0.0, 0.0], "majmin_inv": [0.0, 0.0]}
     keys = []
     per_piece = {}
     for name in names:
-        wav = os.path.join(wav_dir or SET_DIR, name + ".wav")
+        wav = os.path.join(wav_dir, name + ".wav")
         B.child([binary, "chords", "detect", wav], "chords", env)
         est = read_lab(B.child([binary, "chords", "export", wav, "--format", "lab"], "chords",
                                env, capture=True).stdout)
         got = json.loads(B.child([binary, "chords", "export", wav, "--format", "json"], "chords",
                                  env, capture=True).stdout)["key"]
-        with open(os.path.join(SET_DIR, name + ".lab")) as f:
+        with open(os.path.join(set_dir, name + ".lab")) as f:
             ref = read_lab(f.read())
-        with open(os.path.join(SET_DIR, name + ".json")) as f:
+        with open(os.path.join(set_dir, name + ".json")) as f:
             truth_key = json.load(f)["key"]
         piece = {}
         for vocabulary in sums:
