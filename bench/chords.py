@@ -263,9 +263,9 @@ def chordino(names, wav_dir=None, set_dir=SET_DIR):
                                 (["--no-build-isolation"], ["chord-extractor"])])
         if not ok:
             return None
-    out = os.path.join(B.OUT_DIR, "chordino-" + os.path.basename(wav_dir or SET_DIR))
+    out = os.path.join(B.OUT_DIR, "chordino-" + os.path.basename(wav_dir or set_dir))
     B.child([python, os.path.join(B.BENCH_DIR, "chordino_peer.py"), out]
-            + [os.path.join(wav_dir or SET_DIR, n + ".wav") for n in names], "chordino")
+            + [os.path.join(wav_dir or set_dir, n + ".wav") for n in names], "chordino")
     sums = {"majmin": [0.0, 0.0], "sevenths": [0.0, 0.0], "majmin_inv": [0.0, 0.0]}
     for name in names:
         with open(os.path.join(out, name + ".lab")) as f:
