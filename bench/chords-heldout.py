@@ -64,6 +64,45 @@ def split(names):
     return data
 
 
+# ChordSettings knobs and the values tried either side of the current one, in this order;
+# a value is kept when it raises majmin + sevenths + majmin_inv + key / 2 (bench/chords.py's
+# objective) on the tune half by more than 0.002.
+KNOBS = {
+    "otherPenalty": [0.03, 0.1, 0.15],
+    "changeCost": [0.3, 0.55],
+    "downbeatDiscount": [0.3, 0.7],
+    "bassWeight": [0.25, 0.5],
+    "seventhPenalty": [0.03],
+    "inversionPenalty": [0.08, 0.2],
+}
+
+
+def tune(binary, names, start=""):
+    current = dict(kv.split("=") for kv in start.split(",") if kv)
+
+    def text(d):
+        return ",".join(f"{k}={v}" for k, v in d.items())
+    with B.TempDir() as tmp:
+        env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "lib.sqlite"))
+        chords.prepare(binary, env, names, False, SET_DIR)
+
+        def objective(d):
+            r, _ = chords.evaluate(binary, env, names, text(d), None, SET_DIR)
+            B.log(f"tune: {text(d) or 'defaults'}: {figures(r)}")
+            return r["majmin"] + r["sevenths"] + r["majmin_inv"] + 0.5 * r["key"]
+        best = objective(current)
+        for knob, values in KNOBS.items():
+            for v in values:
+                trial = dict(current, **{knob: str(v)})
+                if trial == current:
+                    continue
+                score = objective(trial)
+                if score > best + 0.002:
+                    best, current = score, trial
+    print(f"chords-heldout: tuned on {len(names)} pieces: {text(current) or 'defaults'} "
+          f"({best:.3f})")
+
+
 def figures(r):
     return f"{r['majmin']:.3f} / {r['sevenths']:.3f} / {r['majmin_inv']:.3f} / {r['key']:.3f}"
 
@@ -74,10 +113,16 @@ def main():
     parser.add_argument("--settings", default="")
     parser.add_argument("--no-delivered", action="store_true")
     parser.add_argument("--no-peers", dest="peers", action="store_false")
+    parser.add_argument("--tune", action="store_true",
+                        help="coordinate descent over KNOBS on the tune half (dry), from "
+                             "--settings; prints the choice")
     args = parser.parse_args()
     binary = B.practice_bin()
     names = make_set()
     halves = split(names)
+    if args.tune:
+        tune(binary, [n for n in halves["tune"] if n in names], args.settings)
+        return
     wanted = ["tune", "test"] if args.half == "both" else [args.half]
     copies = [("dry", None)] + ([] if args.no_delivered else [("delivered", DELIVERED_DIR)])
     rows, per_piece = [], {}
