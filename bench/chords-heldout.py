@@ -21,7 +21,6 @@ Results: bench/out/results/chords-heldout.json (report.py) and chords-heldout-pi
 """
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -48,22 +47,6 @@ def make_set():
         return json.load(f)
 
 
-def split(names):
-    """The halves, drawn once before any result was looked at, never re-drawn."""
-    if os.path.exists(SPLIT):
-        with open(SPLIT) as f:
-            data = json.load(f)
-        if set(data["tune"]) | set(data["test"]) >= set(names):
-            return data
-    ordered = sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
-    data = {"rule": "the pieces in the order of the SHA-256 of their names, alternately to "
-                    "tune and test (drawn before any result was looked at)",
-            "tune": sorted(ordered[0::2]), "test": sorted(ordered[1::2])}
-    with open(SPLIT, "w") as f:
-        json.dump(data, f, indent=1)
-    return data
-
-
 # ChordSettings knobs and the values tried either side of the current one, in this order;
 # a value is kept when it raises majmin + sevenths + majmin_inv + key / 2 (bench/chords.py's
 # objective) on the tune half by more than 0.002.
@@ -78,29 +61,11 @@ KNOBS = {
 
 
 def tune(binary, names, start=""):
-    current = dict(kv.split("=") for kv in start.split(",") if kv)
-
-    def text(d):
-        return ",".join(f"{k}={v}" for k, v in d.items())
     with B.TempDir() as tmp:
         env = dict(os.environ, PRACTICE_DB=os.path.join(tmp, "lib.sqlite"))
         chords.prepare(binary, env, names, False, SET_DIR)
-
-        def objective(d):
-            r, _ = chords.evaluate(binary, env, names, text(d), None, SET_DIR)
-            B.log(f"tune: {text(d) or 'defaults'}: {figures(r)}")
-            return r["majmin"] + r["sevenths"] + r["majmin_inv"] + 0.5 * r["key"]
-        best = objective(current)
-        for knob, values in KNOBS.items():
-            for v in values:
-                trial = dict(current, **{knob: str(v)})
-                if trial == current:
-                    continue
-                score = objective(trial)
-                if score > best + 0.002:
-                    best, current = score, trial
-    print(f"chords-heldout: tuned on {len(names)} pieces: {text(current) or 'defaults'} "
-          f"({best:.3f})")
+        chosen, best = chords.tune(binary, env, names, start, KNOBS, SET_DIR, 0.002)
+    print(f"chords-heldout: tuned on {len(names)} pieces: {chosen or 'defaults'} ({best:.3f})")
 
 
 def figures(r):
@@ -119,7 +84,7 @@ def main():
     args = parser.parse_args()
     binary = B.practice_bin()
     names = make_set()
-    halves = split(names)
+    halves = chords.split(names, SPLIT)  # drawn once, before any result was looked at
     if args.tune:
         tune(binary, [n for n in halves["tune"] if n in names], args.settings)
         return

@@ -196,10 +196,11 @@ def make_set(pieces, seconds):
     return names
 
 
-def split(names):
-    """The halves, fixed before tuning: written once to bench/chords-split.json."""
-    if os.path.exists(SPLIT):
-        with open(SPLIT) as f:
+def split(names, path=SPLIT):
+    """The halves, fixed before tuning: written once to `path` (bench/chords-split.json;
+    bench/chords-heldout.py's own for its set)."""
+    if os.path.exists(path):
+        with open(path) as f:
             data = json.load(f)
         if set(data["tune"]) | set(data["test"]) >= set(names):
             return data
@@ -207,7 +208,7 @@ def split(names):
     data = {"rule": "the pieces in the order of the SHA-256 of their names, alternately to "
                     "tune and test (made before any tuning; never re-made for a set it covers)",
             "tune": sorted(ordered[0::2]), "test": sorted(ordered[1::2])}
-    with open(SPLIT, "w") as f:
+    with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return data
 
@@ -323,27 +324,28 @@ KNOBS = {
 }
 
 
-def tune(binary, env, names, start=""):
-    """Coordinate descent over KNOBS on the tune half; the objective is majmin + sevenths."""
+def tune(binary, env, names, start="", knobs=KNOBS, set_dir=SET_DIR, margin=1e-4):
+    """Coordinate descent over knobs on the tune half of set_dir; a value is kept when it
+    raises the objective by more than margin. Returns (settings, objective)."""
     current = dict(kv.split("=") for kv in start.split(",") if kv)
 
     def text(d):
         return ",".join(f"{k}={v}" for k, v in d.items())
 
     def objective(d):
-        r, _ = evaluate(binary, env, names, text(d))
+        r, _ = evaluate(binary, env, names, text(d), None, set_dir)
         B.log(f"tune: {text(d) or 'defaults'}: majmin {r['majmin']:.3f} sevenths "
               f"{r['sevenths']:.3f} majmin_inv {r['majmin_inv']:.3f} key {r['key']:.3f}")
         return r["majmin"] + r["sevenths"] + r["majmin_inv"] + 0.5 * r["key"]
 
     best = objective(current)
-    for knob, values in KNOBS.items():
+    for knob, values in knobs.items():
         for v in values:
             trial = dict(current, **{knob: str(v)})
             if trial == current:
                 continue
             score = objective(trial)
-            if score > best + 1e-4:
+            if score > best + margin:
                 best, current = score, trial
     return text(current), best
 
