@@ -196,10 +196,11 @@ def make_set(pieces, seconds):
     return names
 
 
-def split(names):
-    """The halves, fixed before tuning: written once to bench/chords-split.json."""
-    if os.path.exists(SPLIT):
-        with open(SPLIT) as f:
+def split(names, path=SPLIT):
+    """The halves, fixed before tuning: written once to `path` (bench/chords-split.json;
+    bench/chords-heldout.py's own for its set)."""
+    if os.path.exists(path):
+        with open(path) as f:
             data = json.load(f)
         if set(data["tune"]) | set(data["test"]) >= set(names):
             return data
@@ -207,7 +208,7 @@ def split(names):
     data = {"rule": "the pieces in the order of the SHA-256 of their names, alternately to "
                     "tune and test (made before any tuning; never re-made for a set it covers)",
             "tune": sorted(ordered[0::2]), "test": sorted(ordered[1::2])}
-    with open(SPLIT, "w") as f:
+    with open(path, "w") as f:
         json.dump(data, f, indent=1)
     return data
 
@@ -248,9 +249,10 @@ def degraded(names):
 PEERS_VENV = os.path.join(B.OUT_DIR, "peers-venv")
 
 
-def chordino(names, wav_dir=None):
+def chordino(names, wav_dir=None, set_dir=SET_DIR):
     """Chordino's labels for the pieces (bench/chordino_peer.py in bench/out/peers-venv, made
-    here with pip when missing); None when chord-extractor does not install."""
+    here with pip when missing), scored against set_dir's .lab; None when chord-extractor
+    does not install."""
     python = os.path.join(PEERS_VENV, "bin", "python")
     if not os.path.exists(python):
         import subprocess
@@ -262,14 +264,14 @@ def chordino(names, wav_dir=None):
                                 (["--no-build-isolation"], ["chord-extractor"])])
         if not ok:
             return None
-    out = os.path.join(B.OUT_DIR, "chordino-" + os.path.basename(wav_dir or SET_DIR))
+    out = os.path.join(B.OUT_DIR, "chordino-" + os.path.basename(wav_dir or set_dir))
     B.child([python, os.path.join(B.BENCH_DIR, "chordino_peer.py"), out]
-            + [os.path.join(wav_dir or SET_DIR, n + ".wav") for n in names], "chordino")
+            + [os.path.join(wav_dir or set_dir, n + ".wav") for n in names], "chordino")
     sums = {"majmin": [0.0, 0.0], "sevenths": [0.0, 0.0], "majmin_inv": [0.0, 0.0]}
     for name in names:
         with open(os.path.join(out, name + ".lab")) as f:
             est = read_lab(f.read())
-        with open(os.path.join(SET_DIR, name + ".lab")) as f:
+        with open(os.path.join(set_dir, name + ".lab")) as f:
             ref = read_lab(f.read())
         for vocabulary in sums:
             good, total = overlap_scores(ref, est, vocabulary)
@@ -278,21 +280,24 @@ def chordino(names, wav_dir=None):
     return {v: s[0] / s[1] for v, s in sums.items() if s[1]}
 
 
-def evaluate(binary, env, names, settings="", wav_dir=None):
+def evaluate(binary, env, names, settings="", wav_dir=None, set_dir=SET_DIR):
+    """(the scores summed over names, per-piece scores): the truth is set_dir's .lab and
+    .json, the audio wav_dir's (default set_dir)."""
+    wav_dir = wav_dir or set_dir
     env = dict(env, PRACTICE_CHORD_SETTINGS=settings)
     sums = {"majmin": [0.0, 0.0], "sevenths": [0.0, 0.0], "majmin_inv": [0.0, 0.0]}
     keys = []
     per_piece = {}
     for name in names:
-        wav = os.path.join(wav_dir or SET_DIR, name + ".wav")
+        wav = os.path.join(wav_dir, name + ".wav")
         B.child([binary, "chords", "detect", wav], "chords", env)
         est = read_lab(B.child([binary, "chords", "export", wav, "--format", "lab"], "chords",
                                env, capture=True).stdout)
         got = json.loads(B.child([binary, "chords", "export", wav, "--format", "json"], "chords",
                                  env, capture=True).stdout)["key"]
-        with open(os.path.join(SET_DIR, name + ".lab")) as f:
+        with open(os.path.join(set_dir, name + ".lab")) as f:
             ref = read_lab(f.read())
-        with open(os.path.join(SET_DIR, name + ".json")) as f:
+        with open(os.path.join(set_dir, name + ".json")) as f:
             truth_key = json.load(f)["key"]
         piece = {}
         for vocabulary in sums:
@@ -319,27 +324,28 @@ KNOBS = {
 }
 
 
-def tune(binary, env, names, start=""):
-    """Coordinate descent over KNOBS on the tune half; the objective is majmin + sevenths."""
+def tune(binary, env, names, start="", knobs=KNOBS, set_dir=SET_DIR, margin=1e-4):
+    """Coordinate descent over knobs on the tune half of set_dir; a value is kept when it
+    raises the objective by more than margin. Returns (settings, objective)."""
     current = dict(kv.split("=") for kv in start.split(",") if kv)
 
     def text(d):
         return ",".join(f"{k}={v}" for k, v in d.items())
 
     def objective(d):
-        r, _ = evaluate(binary, env, names, text(d))
+        r, _ = evaluate(binary, env, names, text(d), None, set_dir)
         B.log(f"tune: {text(d) or 'defaults'}: majmin {r['majmin']:.3f} sevenths "
               f"{r['sevenths']:.3f} majmin_inv {r['majmin_inv']:.3f} key {r['key']:.3f}")
         return r["majmin"] + r["sevenths"] + r["majmin_inv"] + 0.5 * r["key"]
 
     best = objective(current)
-    for knob, values in KNOBS.items():
+    for knob, values in knobs.items():
         for v in values:
             trial = dict(current, **{knob: str(v)})
             if trial == current:
                 continue
             score = objective(trial)
-            if score > best + 1e-4:
+            if score > best + margin:
                 best, current = score, trial
     return text(current), best
 

@@ -25,6 +25,9 @@ COMMANDS = {
     "heldout": Command("models.heldout", VENV_PY,
                        "the held-out set of a second generator (TiMidity++/Freepats, csound "
                        "bank, a sung lead), dry and delivered: bench/out/g-heldout; --check"),
+    "chords-heldout": Command("models.chords_heldout", VENV_PY,
+                              "the held-out chord set (FluidSynth, three GM soundfonts): "
+                              "bench/out/chords-heldout; --delivered"),
     "onsetsynth": Command("models.onsetsynth", VENV_PY,
                           "synthetic music with onsets on known samples (beat-offset)"),
     "train-network": Command("models.train_network", TRAIN_PY,

@@ -172,6 +172,28 @@ import Testing
     #expect(KeyEstimator.key(of: try spans(labels))?.description == key)
   }
 
+  /// A relative minor and major share their chords; where the song starts and ends tells
+  /// them apart. Each chord a bar (1000 frames); `tail`: a short chord after the last one
+  /// (a ringing release heard as another chord).
+  @Test(arguments: [
+    (["A:min", "F:maj", "C:maj", "G:maj"], "A:min", nil, "Am"),
+    (["A:min7", "F:maj7", "C:maj", "G:maj"], "A:min7", nil, "Am"),
+    (["A:min", "F:maj", "C:maj", "G:maj"], "A:min", "E:min", "Am"),
+    (["C:maj", "G:maj", "A:min", "F:maj"], "C:maj", nil, "C"),
+    (["C:maj7", "G:maj", "A:min7", "F:maj7"], "C:maj7", nil, "C"),
+    (["C:maj", "G:maj", "A:min", "F:maj"], "C:maj", "E:min", "C"),
+  ] as [([String], String, String?, String)])
+  func relativeMinorOrMajorFromWhereTheSongRests(
+    loop: [String], last: String, tail: String?, key: String
+  ) throws {
+    var all = try spans(Array(repeating: loop, count: 4).flatMap { $0 } + [last])
+    if let tail {
+      let end = all[all.count - 1].end
+      all.append(ChordSpan(start: end, end: end + 300, chord: try Chord.parseHarte(tail)))
+    }
+    #expect(KeyEstimator.key(of: all)?.description == key)
+  }
+
   @Test func noChordsNoKey() throws {
     #expect(KeyEstimator.key(of: try spans(["N", "N"])) == nil)
   }

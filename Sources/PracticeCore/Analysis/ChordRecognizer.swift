@@ -31,8 +31,10 @@ public struct ChordSettings: Sendable, Equatable {
   public var downbeatDiscount = 0.5
   /// Without a beat map: the cost of a change between two 46 ms frames.
   public var frameChangeCost = 1.5
-  /// Key: weight of the tonic chord's share of the time and of the last chord being it.
+  /// Key: weight of the tonic chord's share of the time, and of the first and the last
+  /// chord (where the music rests) being it.
   public var tonicWeight = 0.3
+  public var firstWeight = 0.2
   public var finalWeight = 0.2
 
   public init() {}
@@ -54,6 +56,7 @@ public struct ChordSettings: Sendable, Equatable {
     case "downbeatDiscount": downbeatDiscount = value
     case "frameChangeCost": frameChangeCost = value
     case "tonicWeight": tonicWeight = value
+    case "firstWeight": firstWeight = value
     case "finalWeight": finalWeight = value
     default: return false
     }
@@ -108,7 +111,8 @@ public struct ChordDetectionError: PracticeFailure, Equatable {
 /// 6. the chord sequence by Viterbi decoding with a cost for every change (less at a
 ///    downbeat): no flicker.
 /// The key is a major or minor key scored by its Temperley profile against the chords'
-/// notes, the tonic chord's share of the time, and whether the last chord is the tonic.
+/// notes, the tonic chord's share of the time, and whether the first and last chords are
+/// the tonic.
 public enum ChordRecognizer {
   /// The shortest file worth analysing (as beat detection).
   static let minimumSeconds = 3.0
@@ -517,7 +521,14 @@ enum Viterbi {
 /// A song's key from its chords: each of the 24 major and minor keys scored by the
 /// correlation of its Temperley (Kostka-Payne) profile with the chords' notes (the bass
 /// counted again), weighted by duration, plus the tonic chord's share of the time and a
-/// bonus when the last chord is the tonic chord.
+/// bonus each when the first and the last chord are the tonic chord.
+///
+/// A profile tells the scale, but a relative major and minor (C major, A minor) share it:
+/// Am-F-C-G and C-G-Am-F are the same chords, even the same changes when looped. What tells
+/// them apart is where the music rests: a song most often starts and ends on its tonic
+/// chord. Both ends count alike; a chord lasting under half the median chord (a ringing
+/// release heard as another chord, a pickup) is not where the music rests, and is passed
+/// over.
 public enum KeyEstimator {
   static let majorProfile = [
     0.748, 0.060, 0.488, 0.082, 0.670, 0.460, 0.096, 0.715, 0.104, 0.366, 0.057, 0.400,
@@ -542,7 +553,7 @@ public enum KeyEstimator {
       total += d
     }
     guard total > 0 else { return nil }
-    let last = spans.last { $0.chord != nil }?.chord
+    let (first, last) = restingChords(spans)
     var best: (score: Double, tonic: Int, minor: Bool)? = nil
     for minor in [false, true] {
       for tonic in 0..<12 {
@@ -556,6 +567,7 @@ public enum KeyEstimator {
           }
         }
         score += settings.tonicWeight * share / total
+        if let first, isTonic(first, tonic: tonic, minor: minor) { score += settings.firstWeight }
         if let last, isTonic(last, tonic: tonic, minor: minor) { score += settings.finalWeight }
         if best == nil || score > best!.score { best = (score, tonic, minor) }
       }
@@ -563,6 +575,16 @@ public enum KeyEstimator {
     guard let best else { return nil }
     let name = (best.minor ? minorNames : majorNames)[best.tonic] + (best.minor ? "m" : "")
     return MusicalKey(parsing: name)
+  }
+
+  /// The first and the last chord that last at least half the median chord's time.
+  static func restingChords(_ spans: [ChordSpan]) -> (first: Chord?, last: Chord?) {
+    let chords = spans.filter { $0.chord != nil }
+    guard !chords.isEmpty else { return (nil, nil) }
+    let lengths = chords.map { $0.end - $0.start }.sorted()
+    let least = lengths[lengths.count / 2] / 2
+    let lasting = chords.filter { $0.end - $0.start >= least }
+    return (lasting.first?.chord, lasting.last?.chord)
   }
 
   /// Whether `chord` is the key's tonic chord (a major or minor family chord on the tonic).
