@@ -140,7 +140,8 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
     #expect(throws: PartFilter.Problem.notABand("400-400")) {
       try PartFilter(writtenEQ: nil, focus: nil, band: "400-400", channel: nil, centreCut: nil)
     }
-    let typed = try PartFilter(writtenEQ: nil, focus: nil, band: nil, channel: .mono, centreCut: "29%")
+    let typed = try PartFilter(
+      writtenEQ: nil, focus: nil, band: nil, channel: .mono, centreCut: "29%")
     #expect(typed.label == "centre cut 29% · mono")
     let mono = PartFilter(channel: .mono).design(sampleRate: 44100, channels: 2).matrix
     #expect([mono.0, mono.1, mono.2, mono.3] == [0.5, 0.5, 0.5, 0.5])

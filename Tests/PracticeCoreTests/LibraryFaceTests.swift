@@ -154,7 +154,8 @@ import Testing
   /// is not walked.
   @Test func aFoldersHiddenFilesAndFoldersAreLeftOut() throws {
     let folder = TemporaryDirectory()
-    try FileManager.default.createDirectory(atPath: folder.file(".trash"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: folder.file(".trash"), withIntermediateDirectories: true)
     for name in ["a.wav", ".a.wav", ".trash/b.wav"] {
       try "x".write(toFile: folder.file(name), atomically: true, encoding: .utf8)
     }

@@ -39,7 +39,9 @@ import Testing
     let rate = 1000
     let frames: [Int64] = [0, 500, 1000, 1600, 2200]
     let map = try BeatMap(
-      beats: frames.enumerated().map { Beat(frame: $1, bar: 1 + $0 / 4, beat: 1 + $0 % 4, source: .grid) },
+      beats: frames.enumerated().map {
+        Beat(frame: $1, bar: 1 + $0 / 4, beat: 1 + $0 % 4, source: .grid)
+      },
       totalFrames: 3000, sampleRate: rate)
     let bpm = try #require(map.medianBPM(in: 0..<3000))
     #expect(abs(bpm - 60 / 0.55) < 1e-9, "\(bpm)")

@@ -68,7 +68,8 @@ import Testing
       #expect(
         throws: PracticeError(
           .cannotCreate,
-          "will not write '\(library + suffix)': it is the library in use ('\(library)'); give a new file name")
+          "will not write '\(library + suffix)': it is the library in use ('\(library)'); "
+            + "give a new file name")
       ) { try OutputFile.checkTarget(library + suffix) }
     }
     let other = dir.file("other.db")
