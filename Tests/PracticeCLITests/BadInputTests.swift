@@ -295,6 +295,12 @@ import Testing
     try expectFailure(
       ["play", song, "--repeat", "2", "--loop"], status: 64, message: "cannot be combined")
     try expectFailure(
+      ["play", song, "--select", "a", "--from", "1", "--device", "null"], status: 64,
+      message: "--select cannot be combined with --bars or --from/--to; use one")
+    try expectFailure(
+      ["play", song, "--select", "a", "--to", "1", "--device", "null"], status: 64,
+      message: "--select cannot be combined with --bars or --from/--to; use one")
+    try expectFailure(
       ["render", song, "--loop", "-o", dir.file("x.wav")], status: 64, message: "cannot --loop")
   }
 

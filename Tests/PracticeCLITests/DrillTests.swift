@@ -75,7 +75,8 @@ import Testing
     let expected = [0.7, 0.7, 0.8, 0.8, 0.9, 0.9].reduce(0.0) { $0 + 88200 / $1 }
     #expect(abs(Double(t.count) - expected) <= 6, "\(t.count) vs \(expected)")
     // Downbeats of each pass land where that pass's speed puts them, after every step too
-    // (the engine steers Rubber Band's ratio around each change).
+    // (the engine steers Rubber Band's ratio around each change), within a millisecond: the
+    // step's overshoot left in the ratio puts the fourth pass's downbeat 1.8 ms late.
     var start = 0.0
     var errors: [Double] = []
     for speed in [0.7, 0.7, 0.8, 0.8, 0.9, 0.9] {
@@ -83,7 +84,7 @@ import Testing
       errors.append(Double(envelopePeak(t, near: at + 100) - at) / 44.1)
       start += 88200 / speed
     }
-    #expect(errors.allSatisfy { abs($0) <= 5 }, "downbeat errors in ms: \(errors)")
+    #expect(errors.allSatisfy { abs($0) <= 1 }, "downbeat errors in ms: \(errors)")
   }
 
   @Test func playAnnouncesEveryPass() throws {

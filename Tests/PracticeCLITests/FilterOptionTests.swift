@@ -53,6 +53,16 @@ import Testing
     #expect(abs(leftChange) <= 1, "hard-left tone: \(leftChange) dB")
   }
 
+  /// `--center-cut` is the same option: bare, it cuts 100 % and the file is the same.
+  @Test func theAmericanSpellingCutsTheSame() throws {
+    let source = try centreAndLeft()
+    #expect(try cli.run(["render", source, "--centre-cut", "-o", dir.file("cut.wav")]).status == 0)
+    let result = try cli.run(["render", source, "--center-cut", "-o", dir.file("us.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("centre cut 100%"), "\(result.stderr)")
+    #expect(try Synth.read(dir.file("us.wav")).samples == Synth.read(dir.file("cut.wav")).samples)
+  }
+
   @Test func aPartialCentreCutAttenuatesTheCentreByItsAmount() throws {
     let source = try centreAndLeft()
     let result = try cli.run(["render", source, "--centre-cut", "50%", "-o", dir.file("half.wav")])

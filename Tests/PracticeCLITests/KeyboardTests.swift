@@ -260,6 +260,10 @@ import TestSupport
     _ = try tmux.waitFor { $0.contains("undid `key * while playing`: bars 1-8 again") }
     tmux.send(")")
     _ = try tmux.waitFor { $0.contains("beats 10 ms later · u undoes") }
+    tmux.send("(")
+    _ = try tmux.waitFor { $0.contains("beats 10 ms earlier · u undoes") }
+    tmux.send("u")
+    _ = try tmux.waitFor { $0.contains("undid `key ( while playing`") }
     tmux.send("q")
     #expect(try tmux.waitForExit() == 0)
     #expect(tmux.terminalRestored)
@@ -273,6 +277,81 @@ import TestSupport
 
   /// `F`, `C`, `L`/`R`/`M` on a stereo song (440 Hz left, 1 kHz right): each shows on the
   /// status line, and what was heard changed with them.
+  /// The keys the other tests do not press step by what the `?` overlay says: shift-→ and
+  /// shift-← a bar, `{` and `}` one point of speed, `_` and `=` ten of volume.
+  @Test func everyStepKeyStepsByItsAmount() throws {
+    let cli = try library()
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("bar 1.") }
+    tmux.send("Space")
+    _ = try tmux.waitFor { $0.contains("paused · bar ") }
+    tmux.send("r")
+    _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    tmux.send("S-Right", "S-Right")
+    _ = try tmux.waitFor { $0.contains("paused · bar 2.1/8") }
+    tmux.send("S-Left")
+    _ = try tmux.waitFor { $0.contains("paused · bar 1.1/8") }
+    tmux.send("{")
+    _ = try tmux.waitFor { $0.contains("· 99% ·") }
+    tmux.send("_")
+    _ = try tmux.waitFor { $0.contains("vol 90%") }
+    tmux.send("=")
+    _ = try tmux.waitFor { $0.contains("vol 100%") }
+    tmux.send("}")
+    _ = try tmux.waitFor { $0.contains("· 100% ·") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(tmux.terminalRestored)
+  }
+
+  /// `0` plays the tenth selection in song order.
+  @Test func zeroPlaysTheTenthSelection() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    for (index, name) in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].enumerated() {
+      let from = String(index)
+      let to = String(index) + ".5"
+      #expect(try cli.run(["select", "add", song, name, "--from", from, "--to", to]).status == 0)
+    }
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("bar 1.") }
+    tmux.send("0")
+    _ = try tmux.waitFor { $0.contains("· 'j' ·") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
+  /// At the name prompt backspace takes the last letter back and Esc cancels: nothing saved.
+  @Test func theNamePromptTakesBackspaceAndEscCancels() throws {
+    let cli = try library()
+    let song = CLI.fixture("clicks-120.wav")
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--bars", "2", "--loop", "--device", "pulse"])
+    _ = try tmux.waitFor { $0.contains("bar 2.") }
+    tmux.send("s")
+    _ = try tmux.waitFor { $0.contains("save loop as:") }
+    tmux.send("-l", "riffx")
+    _ = try tmux.waitFor { $0.contains("save loop as: riffx▏") }
+    tmux.send("BSpace")
+    _ = try tmux.waitFor { $0.contains("save loop as: riff▏") }
+    tmux.send("Escape")
+    _ = try tmux.waitFor { !$0.contains("save loop as") && $0.contains("bar 2.") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(try cli.run(["select", "list", song]).stdout == "")
+  }
+
   @Test func filterKeysShowOnTheStatusLineAndAreHeard() throws {
     let cli = CLI(database: dir.file("lib.sqlite"))
     let left = Synth.sine(frequency: 440, seconds: 8, amplitude: 0.4)

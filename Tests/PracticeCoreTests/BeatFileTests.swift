@@ -108,6 +108,11 @@ import Testing
     #expect(times(file) == [1.40, 1.90, 2.40])
   }
 
+  @Test func xmlCharacterReferencesAreReadInTheirBase() throws {
+    let text = "<metadata><beats><beat>&#49;.5</beat><beat>&#x32;.5</beat></beats></metadata>"
+    #expect(times(try parse(text, .xml)) == [1.5, 2.5])
+  }
+
   @Test func rejectsMalformedXML() {
     let mismatched = "<metadata>\n<beats>\n<beat>1.0</beats>\n</metadata>\n"
     let error = failure(mismatched, .xml)

@@ -115,6 +115,16 @@ import Testing
     #expect(spans[3].end == 220_500)
   }
 
+  /// A chord may start a rounding (under a millisecond) before the one before it ends; the
+  /// audio after the last chord is no chord.
+  @Test func aMillisecondOverlapIsOneTimeAndTheRestIsNoChord() throws {
+    let text = "0\t1.0005\tC:maj\n1.0\t2\tG:maj\n"
+    let spans = try ChordFiles.read(text, path: "x.lab", sampleRate: rate, totalFrames: 3 * 44100)
+    #expect(spans.map { $0.harte() } == ["C:maj", "G:maj", "N"])
+    #expect(spans.map(\.start) == [0, 44122, 88200])
+    #expect(spans.map(\.end) == [44122, 88200, 132300])
+  }
+
   @Test func chordinoCSV() throws {
     let text = """
       "/music/song.wav",0.000000000,"N"
@@ -138,6 +148,8 @@ import Testing
     ("0\t2\tC:maj\n1\t3\tG:maj\n", 2, "before the chord before it ends"),
     ("0\tx\tC:maj\n", 1, "not times"),
     ("0\t1\tC:maj\n20\t21\tG:maj\n", 2, "after the end of the audio"),
+    ("0\t1\tC:maj\n10\t11\tG:maj\n", 2, "after the end of the audio"),
+    ("0\t1\tC:maj\n1\t1\tG:maj\n", 2, "before it starts"),
     ("0.5,C\nabc,G\n", 2, "no time"),
   ])
   func badLinesAreRefusedWithTheirNumber(text: String, line: Int, words: String) {

@@ -134,6 +134,19 @@ final class CaptureSink: AudioSink, @unchecked Sendable {
       PartFilter(channel: .left, centreCut: 1).design(sampleRate: 44100, channels: 1).isIdentity)
   }
 
+  /// `--band` needs its low edge below its high one; `--centre-cut 29%` is labelled 29 %;
+  /// the mono mix is the two channels' mean, as loud as either.
+  @Test func theOptionsAreReadAndLabelledAsTyped() throws {
+    #expect(throws: PartFilter.Problem.notABand("400-400")) {
+      try PartFilter(writtenEQ: nil, focus: nil, band: "400-400", channel: nil, centreCut: nil)
+    }
+    let typed = try PartFilter(
+      writtenEQ: nil, focus: nil, band: nil, channel: .mono, centreCut: "29%")
+    #expect(typed.label == "centre cut 29% · mono")
+    let mono = PartFilter(channel: .mono).design(sampleRate: 44100, channels: 2).matrix
+    #expect([mono.0, mono.1, mono.2, mono.3] == [0.5, 0.5, 0.5, 0.5])
+  }
+
   @Test func anyRateTheDecoderGives() throws {
     // A band reaching past 45 % of a low rate keeps its low side and loses its high one.
     let low = PartFilter(band: 300...6000).design(sampleRate: 8000, channels: 1)

@@ -150,6 +150,18 @@ import Testing
     #expect(SongScanner.reportsFailure(of: .init(path: "cover.jpg", named: true)))
   }
 
+  /// A folder's hidden files (a sync tool's, an editor's) are not songs; a hidden folder
+  /// is not walked.
+  @Test func aFoldersHiddenFilesAndFoldersAreLeftOut() throws {
+    let folder = TemporaryDirectory()
+    try FileManager.default.createDirectory(
+      atPath: folder.file(".trash"), withIntermediateDirectories: true)
+    for name in ["a.wav", ".a.wav", ".trash/b.wav"] {
+      try "x".write(toFile: folder.file(name), atomically: true, encoding: .utf8)
+    }
+    #expect(SongScanner.targets([folder.path]) == [.init(path: folder.file("a.wav"), named: false)])
+  }
+
   /// Four bars of 4/4 at 120 bpm from the start.
   func fourBars(_ song: Song) throws -> BeatMap {
     let beats = (0..<16).map {

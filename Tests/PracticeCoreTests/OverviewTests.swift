@@ -212,6 +212,18 @@ struct Fixture {
       layout.ticks.compactMap(\.label) == ["0:00", "0:05", "0:10", "0:15", "0:20", "0:25", "0:30"])
     let text = TextOverview(try content(map: nil), width: 64, height: 4).plainText
     #expect(text[1].hasPrefix("0:00 ") && text[1].contains("0:05"))
+    // The last label ends in the last column (0:30 at column 60 of 64): it is shown.
+    let labels = ["0:00", "0:05", "0:10", "0:15", "0:20", "0:25", "0:30"]
+    #expect(text[1] == labels.joined(separator: "      "))
+  }
+
+  /// A one-bar selection is four columns: its two-letter name fits between its ends whole.
+  @Test func aNameThatJustFitsIsNotCut() throws {
+    let spans: [OverviewContent.Span] = [.init(name: "ab", frames: Fixture.bars(1, 1), colour: 0)]
+    let text = TextOverview(
+      try content(map: Fixture.beatMap(), selections: spans), width: 64, height: 4
+    ).plainText
+    #expect(text[7] == "├ab┤", "\(text[7])")
   }
 
   @Test func aSelectionReachingOutOfViewIsClipped() throws {

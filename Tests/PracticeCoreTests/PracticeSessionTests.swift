@@ -146,6 +146,28 @@ import Testing
     #expect(session.perform(.toggleClick) == .noBeatMap)
   }
 
+  /// A selection number outside the list (0 and below too, which no key sends) is refused
+  /// with the count, not taken as an index.
+  @Test func aSelectionNumberOutsideTheListIsRefused() throws {
+    let (library, song) = try setUp(seconds: 3)
+    var request = PlayRequest(part: .times(from: 1, to: 2))
+    request.live = true
+    let session = try PracticeSession.open(
+      song: song, library: library, request: request, device: "null", latency: .keys,
+      deviceAdvice: "-"
+    ) { _ in throw PracticeError(.missingInput, "no map") }
+    #expect(session.perform(.select(0)) == .noSelections)
+    for (name, from) in [("a", 0), ("b", 1)] {
+      _ = try library.addSelection(
+        to: song, name: name, span: .frames(Int64(from * 44100)..<Int64(from * 44100 + 22050)),
+        note: nil, replace: false)
+    }
+    for number in [0, -1, 3] {
+      #expect(session.perform(.select(number)) == .onlySelections(2), "\(number)")
+    }
+    #expect(session.plan.range == 44100..<88200)
+  }
+
   /// A device that will not open is the device's error, and nothing is logged.
   @Test func aDeviceThatWillNotOpenLogsNothing() throws {
     let (library, song) = try setUp()

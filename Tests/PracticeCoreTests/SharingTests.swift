@@ -233,6 +233,9 @@ import TestSupport
     #expect(message(head + "\"songs\":[]} x").contains("expected the end of the file, found 'x'"))
     #expect(message(head + "\"songs\":[], \"n\": \"\u{1}\"}").contains("control character"))
     #expect(message(head + "\"songs\":[], \"n\": 1e999}").contains("a number a double can hold"))
+    let twice = message(head + "\"songs\":[], \"songs\":[]}")
+    #expect(
+      twice.contains("expected a key not given before ('songs' repeats), found ':'"), "\(twice)")
     // Cut anywhere, the file says where it ends and what it expected; it never traps.
     let whole = try PracticeFile(
       format: "practice", version: 1, exportedAt: "x",

@@ -47,4 +47,38 @@ import Testing
     let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
     #expect(left == ["out.wav", "victim.wav"])
   }
+
+  /// A write given up leaves nothing behind: no partial file, no target.
+  @Test func anAbandonedWriteLeavesNothing() throws {
+    let file = try OutputFile(path: dir.file("out.txt"))
+    try file.write(Data("half".utf8))
+    file.abandon()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [])
+  }
+
+  /// The library in use (with its -wal and -shm files) and any SQLite database are never
+  /// written over, whatever the name; the file is left as it was.
+  @Test func theLibraryItsSideFilesAndAnyDatabaseAreRefused() throws {
+    let library = dir.file("lib.sqlite")
+    for suffix in ["", "-wal", "-shm"] {
+      try "x".write(toFile: library + suffix, atomically: true, encoding: .utf8)
+    }
+    OutputFile.protect(library: library)
+    for suffix in ["", "-wal", "-shm"] {
+      #expect(
+        throws: PracticeError(
+          .cannotCreate,
+          "will not write '\(library + suffix)': it is the library in use ('\(library)'); "
+            + "give a new file name")
+      ) { try OutputFile.checkTarget(library + suffix) }
+    }
+    let other = dir.file("other.db")
+    let header = Data("SQLite format 3\0".utf8) + Data(repeating: 0, count: 84)
+    try header.write(to: URL(fileURLWithPath: other))
+    #expect(
+      throws: PracticeError(
+        .cannotCreate, "will not write '\(other)': it is an SQLite database; give a new file name")
+    ) { try OutputFile.checkTarget(other) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == header)
+  }
 }

@@ -177,6 +177,24 @@ import TestSupport
     #expect(none.warnings.contains { $0.contains("no downbeat was tapped") })
   }
 
+  @Test func aWholeBarBeforeTheFirstDownbeatIsBarOneAndTiesGoToTheShorterBar() {
+    // Four beats before the first downbeat tapped, in 4/4: bar 1, not a pickup.
+    #expect(labels([4, 8], count: 10) == ["1.1", "1.2", "1.3", "1.4", "2.1", "2.2", "2.3", "2.4", "3.1", "3.2"])
+    // Downbeats 3 and then 4 beats apart: a tie, bars of 3 (the last mark counts on in them).
+    #expect(labels([0, 3, 7], count: 12) == [
+      "1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "2.4", "3.1", "3.2", "3.3", "4.1", "4.2",
+    ])
+  }
+
+  /// The summary's beats a bar leave out the last bar, which the taps may stop inside.
+  @Test func theLastBarCutShortIsNotABarLength() throws {
+    let taps = (0..<10).map { Tap(frame: frame(0.5 + 0.5 * Double($0)), downbeat: $0 % 4 == 0) }
+    let result = try TappedBeats.assemble(taps: taps, snapper: nil, meter: nil, totalFrames: frame(10), sampleRate: rate)
+    #expect(result.barLengths == [4, 4])
+    let summary = result.summary(title: "t")
+    #expect(summary.contains(", 4 beats a bar, 120.0 BPM, "), "\(summary)")
+  }
+
   // MARK: The audible position
 
   @Test func theAudibleClockFollowsTheDeviceDelayAndTheSpeed() {

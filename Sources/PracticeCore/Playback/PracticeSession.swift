@@ -585,7 +585,7 @@ public final class PracticeSession {
   public func select(_ number: Int) -> Reply {
     do {
       let selections = try library.selections(of: song)
-      guard number <= selections.count else {
+      guard number >= 1, number <= selections.count else {
         return selections.isEmpty ? .noSelections : .onlySelections(selections.count)
       }
       let selection = selections[number - 1]
