@@ -138,7 +138,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       throw PracticeError(
         .other,
         "cannot start the playback threads (\(String(cString: strerror(threadError)))): too "
-          + "little memory; raise the limit (ulimit -v, prlimit --as) or free memory")
+          + "little memory; raise the memory limit (ulimit -v) or free memory")
     }
     self.plan = plan
     self.live = live
