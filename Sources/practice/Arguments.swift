@@ -127,7 +127,18 @@ enum Parse {
 
   /// `beats shift --by -0.150`: seconds, less than an hour either way.
   static func offset(_ text: String) throws -> Double {
-    let seconds = try plainDecimal(text)
+    // `20ms` and `0.02s` as a musician writes a nudge, besides plain seconds.
+    let lower = text.lowercased()
+    let seconds: Double
+    if lower.hasSuffix("ms"), let value = parseDecimal(lower.dropLast(2)) {
+      seconds = value / 1000
+    } else if lower.hasSuffix("s"), let value = parseDecimal(lower.dropLast()) {
+      seconds = value
+    } else if let value = parseDecimal(text) {
+      seconds = value
+    } else {
+      throw ValidationError("must be seconds, like 0.02 or -0.15, or milliseconds, like 20ms")
+    }
     return try parsed(
       abs(seconds) < 3600 ? seconds : nil, else: "must be less than an hour (3600 s) either way")
   }

@@ -105,7 +105,7 @@ struct BeatsShift: ParsableCommand {
   @OptionGroup var target: SongInLibrary
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150.", valueName: "seconds"),
+    help: ArgumentHelp("Seconds, e.g. 0.02 or -0.150 (or milliseconds: 20ms).", valueName: "seconds"),
     transform: Parse.offset)
   var by: Double
 

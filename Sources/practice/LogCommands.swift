@@ -151,7 +151,7 @@ struct Stats: ParsableCommand {
     Table.totals(totals.map { $0.statsCells(clock: formatClock) }).print()
     if totals.contains(where: \.passesUnheard) {
       Terminal.say(
-"HEARD 0:00: passes on --device null count toward goals, time does not")
+"HEARD 0:00: marked passes on --device null count toward goals, time does not")
     }
   }
 }
@@ -204,6 +204,11 @@ struct Today: ParsableCommand {
       Terminal.data(
         "practice play \(ShellWord.quoted(item.song.path)) --select \(ShellWord.quoted(item.selection.name))\(db)\n"
       )
+    }
+    // Played, and no pass marked: only a pass marked clean reaches a goal.
+    if items.contains(where: { $0.lastPractised != nil && $0.cleanPasses + $0.flubbedPasses == 0 }) {
+      Terminal.say(
+        "a goal is reached by a pass marked clean: press g while a clean pass plays (x: flubbed)")
     }
   }
 }

@@ -524,7 +524,7 @@ extension BadInputTests {
       message: "is past the end of the audio (0:02.0)")
     try expectFailure(
       ["beats", "shift", "1", "--by", "nan"], status: 64,
-      message: "--by nan: must be a plain decimal")
+      message: "--by nan: must be seconds, like 0.02 or -0.15, or milliseconds, like 20ms")
     try expectFailure(
       ["beats", "shift", "1", "--by", "-0.1"], status: 64,
       message: "moves 1 beat outside the audio")

@@ -209,6 +209,23 @@ import Testing
     #expect(noMap.status == 66)
   }
 
+  /// `shift --by` takes milliseconds as a musician writes a nudge (`20ms`), and seconds
+  /// with or without `s`; anything else says which units it takes.
+  @Test func shiftTakesMilliseconds() throws {
+    try prepare()
+    let start = try frames()
+    let shifted = try cli.run(["beats", "shift", "1", "--by", "20ms"])
+    #expect(shifted.status == 0, "\(shifted.stderr)")
+    #expect(try frames() == start.map { $0 + 882 })
+    #expect(try cli.run(["beats", "shift", "1", "--by", "-0.02s"]).status == 0)
+    #expect(try frames() == start)
+    let bad = try cli.run(["beats", "shift", "1", "--by", "20 ms"])
+    #expect(bad.status == 64)
+    #expect(
+      bad.stderrLines.first
+        == "practice: --by 20 ms: must be seconds, like 0.02 or -0.15, or milliseconds, like 20ms")
+  }
+
   /// `redo` brings back what `undo` took, newest first, with the one-line report and the
   /// selections following; with nothing to redo (none undone, or a change since) it exits
   /// 64 with one line and the map as it was.

@@ -84,7 +84,7 @@ import Testing
       message: "--bpm 1e2: must be a plain decimal")
     try expectFailure(
       ["beats", "shift", "1", "--by", "inf"], status: 64,
-      message: "--by inf: must be a plain decimal")
+      message: "--by inf: must be seconds, like 0.02 or -0.15, or milliseconds, like 20ms")
     try expectFailure(
       ["beats", "detect", "1", "--min-bpm", "nan"], status: 64,
       message: "--min-bpm nan: must be a plain decimal")

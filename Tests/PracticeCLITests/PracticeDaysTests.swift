@@ -259,7 +259,11 @@ import Testing
     #expect(row[3] == "2" && row[4] == "0:00", "\(stats.stdout)")
     #expect(
       stats.stderrLines == [
-"HEARD 0:00: passes on --device null count toward goals, time does not"], "\(stats.stderr)")
+"HEARD 0:00: marked passes on --device null count toward goals, time does not"], "\(stats.stderr)")
     #expect(try cli.run(["stats", "--json"]).stderr.isEmpty)
+    // Played and never marked: `today` says what reaches a goal.
+    #expect(
+      try cli.run(["today"]).stderrLines.last
+        == "a goal is reached by a pass marked clean: press g while a clean pass plays (x: flubbed)")
   }
 }

@@ -216,7 +216,7 @@ import Testing
     // More of the title cannot tell two songs of one title apart: the hint names what can.
     #expect(
       result.stderr.hasSuffix(
-        "; give the id, or the file's path (`practice set ID --title NEW` tells them apart)\n"),
+        "; give the id, or the file's path (a title of its own for one of them tells them apart)\n"),
       "\(result.stderr)")
     #expect(try cli.snapshot() == snapshot)
   }

@@ -33,7 +33,7 @@ import Testing
     #expect(several.category == .usage)
     #expect(
       several.message
-        == "'what' matches 2 songs: \(soWhat.id!) 'So What', \(live.id!) 'So What (live)'; "
+        == "'what' matches 2 songs: \(soWhat.id!) 'So What' (wav), \(live.id!) 'So What (live)' (wav); "
         + "give the id, or more of the title")
     let none = try #require(throws: PracticeError.self) { try library.resolve("Naima") }
     #expect(none.category == .missingInput)
@@ -50,7 +50,8 @@ import Testing
     _ = try library.resolve(try song("Autumn in New York", frequency: 220))
     let error = try #require(throws: PracticeError.self) { try library.resolve("autumn") }
     #expect(
-      error.message.contains("1 'Autumn Leaves' by 'Cannonball Adderley', 2 'Autumn in New York';"))
+      error.message.contains(
+        "1 'Autumn Leaves' by 'Cannonball Adderley' (wav), 2 'Autumn in New York' (wav);"))
   }
 
   /// Bars of two beats, a beat every 1,000 frames from frame 500: bar k starts at

@@ -374,7 +374,7 @@ public final class Library {
         .usage,
         "'\(reference)' matches \(matches.count) songs: \(listed); give the id, or "
           + (shared
-            ? "the file's path (`practice set ID --title NEW` tells them apart)"
+            ? "the file's path (a title of its own for one of them tells them apart)"
             : "more of the title")
       )
     }

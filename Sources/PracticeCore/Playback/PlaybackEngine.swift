@@ -131,6 +131,15 @@ public final class PlaybackEngine: @unchecked Sendable {
   public init(file: SoundFile, plan: PlaybackPlan, sink: any AudioSink, live: Bool = false) throws {
     precondition(sink.channels == file.info.channels, "sink and source channel counts differ")
     precondition(sink.maxBlockFrames >= PlaybackEngine.blockFrames, "sink blocks too small")
+    // Foundation's Thread.start() says nothing when a thread cannot be made (too little
+    // memory): the engine's three would then wait for each other for ever.
+    let threadError = practice_can_start_threads(3)
+    guard threadError == 0 else {
+      throw PracticeError(
+        .other,
+        "cannot start the playback threads (\(String(cString: strerror(threadError)))): too "
+          + "little memory; raise the memory limit (ulimit -v) or free memory")
+    }
     self.plan = plan
     self.live = live
     self.sink = sink
