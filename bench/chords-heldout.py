@@ -17,7 +17,30 @@ detect`, `chords detect`, `chords export`), and is scored by bench/chords.py's o
                                   [--no-delivered] [--no-peers]
   bench/run-all.sh chords-heldout
 Results: bench/out/results/chords-heldout.json (report.py) and chords-heldout-pieces.json
-(per piece, with the key found and the truth).
+(per piece, with the key found and the truth). `--tune` runs the coordinate descent of
+bench/chords.py over KNOBS on the tune half (dry).
+
+Figures, 2026-12-03 (debug builds, beats detect's maps; majmin / sevenths / majmin_inv /
+key; Chordino gives no key):
+
+                      main                        key fix       + otherPenalty 0.15
+  dry, tune half      0.868 / 0.794 / 0.860 / 0.965   key 1.000   0.883 / 0.812 / 0.875 / 1.000
+  dry, test half      0.880 / 0.740 / 0.876 / 0.925   key 0.975   0.899 / 0.756 / 0.896 / 0.975
+  delivered, tune     0.837 / 0.759 / 0.824 / 0.965   key 1.000   0.851 / 0.772 / 0.839 / 1.000
+  delivered, test     0.868 / 0.724 / 0.862 / 0.925   key 0.975   0.903 / 0.758 / 0.898 / 0.975
+  Chordino: dry tune 0.851 / 0.808 / 0.834, dry test 0.863 / 0.795 / 0.844, delivered tune
+  0.818 / 0.768 / 0.786, delivered test 0.848 / 0.763 / 0.829.
+  bench/chords.py --half test --no-speed (the other set's test half): main 0.982 / 0.950 /
+  0.927 / 1.0 (without a beat map key 0.965); key fix: the same chords, key 1.0 and 1.000
+  without a beat map; + otherPenalty 0.15: 0.984 / 0.952 / 0.929 / 1.0.
+
+The key: main keyed the minor pieces that rest on their tonic between the chords of the
+relative major (C minor i-VI-III-VII as Eb major, Ab minor i-VII-VI-VII as Gb major); the
+first chord now counts as the last did, and fleeting chords are passed over (KeyEstimator).
+Still wrong: the ii-V-I in Db (Ebm7-Ab7-Dbmaj7) keyed Ab major (0.5). The chords: the
+worst textures are offbeat stabs (0.45 majmin on the tune half, main; melody louder than
+the short chords) and e-piano (0.79); sus4 on a root-fifth bass and melody passing notes
+were the commonest confusion, hence otherPenalty. Sevenths stay below Chordino's.
 """
 
 import argparse
