@@ -14,6 +14,32 @@ import TestSupport
     return cli
   }
 
+  /// `play` of the clicks looped on the sound server, paused and back at the start (half a
+  /// second before bar 1); the caller stops the server and kills tmux.
+  func pausedAtTheStart(_ cli: CLI) throws -> (server: SoundServer, tmux: Tmux) {
+    let server = try SoundServer(directory: dir.file("sound"))
+    let tmux: Tmux
+    do {
+      tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    } catch {
+      server.stop()
+      throw error
+    }
+    do {
+      try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
+      _ = try tmux.waitFor { $0.contains("bar 1.") }
+      tmux.send("Space")
+      _ = try tmux.waitFor { $0.contains("paused · bar ") }
+      tmux.send("r")
+      _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    } catch {
+      tmux.kill()
+      server.stop()
+      throw error
+    }
+    return (server, tmux)
+  }
+
   @Test func theStatusLineShowsWhereWeAreAndKeysSteerThePlay() throws {
     let cli = try library()
     let server = try SoundServer(directory: dir.file("sound"))
@@ -66,19 +92,13 @@ import TestSupport
   @Test func seeksLoopsAndSelectionsFromKeys() throws {
     let cli = try library()
     #expect(try cli.run(["select", "add", CLI.fixture("clicks-120.wav"), "riff", "--bars", "5"]).status == 0)
-    let server = try SoundServer(directory: dir.file("sound"))
-    defer { server.stop() }
-    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
-    defer { tmux.kill() }
-    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
-    _ = try tmux.waitFor { $0.contains("bar 1.") }
-    // Paused, every step lands where it should however late the keys arrive. `r` goes
-    // back to the start, half a second before the first beat; from there one bar on is
-    // bar 1.
-    tmux.send("Space")
-    _ = try tmux.waitFor { $0.contains("paused · bar ") }
-    tmux.send("r")
-    _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    // Paused, every step lands where it should however late the keys arrive; from the
+    // start, half a second before the first beat, one bar on is bar 1.
+    let (server, tmux) = try pausedAtTheStart(cli)
+    defer {
+      tmux.kill()
+      server.stop()
+    }
     tmux.send(".")
     _ = try tmux.waitFor { $0.contains("paused · bar 1.1/8") }
     tmux.send(".", ".")
@@ -231,16 +251,11 @@ import TestSupport
     let song = CLI.fixture("clicks-120.wav")
     #expect(try cli.run(["select", "add", song, "riff", "--bars", "5"]).status == 0)
     let original = try cli.run(["beats", "export", song]).stdout
-    let server = try SoundServer(directory: dir.file("sound"))
-    defer { server.stop() }
-    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
-    defer { tmux.kill() }
-    try tmux.start(["play", song, "--loop", "--device", "pulse"])
-    _ = try tmux.waitFor { $0.contains("bar 1.") }
-    tmux.send("Space")
-    _ = try tmux.waitFor { $0.contains("paused · bar ") }
-    tmux.send("r")
-    _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    let (server, tmux) = try pausedAtTheStart(cli)
+    defer {
+      tmux.kill()
+      server.stop()
+    }
     tmux.send(".")
     _ = try tmux.waitFor { $0.contains("paused · bar 1.1/8") }
     tmux.send("Right", "Right")
@@ -281,16 +296,11 @@ import TestSupport
   /// shift-← a bar, `{` and `}` one point of speed, `_` and `=` ten of volume.
   @Test func everyStepKeyStepsByItsAmount() throws {
     let cli = try library()
-    let server = try SoundServer(directory: dir.file("sound"))
-    defer { server.stop() }
-    let tmux = try Tmux(dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
-    defer { tmux.kill() }
-    try tmux.start(["play", CLI.fixture("clicks-120.wav"), "--loop", "--device", "pulse"])
-    _ = try tmux.waitFor { $0.contains("bar 1.") }
-    tmux.send("Space")
-    _ = try tmux.waitFor { $0.contains("paused · bar ") }
-    tmux.send("r")
-    _ = try tmux.waitFor { $0.contains("paused · bar -/8") }
+    let (server, tmux) = try pausedAtTheStart(cli)
+    defer {
+      tmux.kill()
+      server.stop()
+    }
     tmux.send("S-Right", "S-Right")
     _ = try tmux.waitFor { $0.contains("paused · bar 2.1/8") }
     tmux.send("S-Left")

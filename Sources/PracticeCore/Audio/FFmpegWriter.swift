@@ -126,8 +126,10 @@ public final class FFmpegWriter: AudioSink {
       let count = min(frames - done, frameSize - filled)
       // Interleaved in, one plane per channel out.
       for channel in 0..<channels {
-        let plane = UnsafeMutableRawPointer(frame.pointee.extended_data[channel]!)
-          .assumingMemoryBound(to: Float.self)
+        guard let data = frame.pointee.extended_data[channel] else {
+          return try check(practice_averror_enomem(), "encode")
+        }
+        let plane = UnsafeMutableRawPointer(data).assumingMemoryBound(to: Float.self)
         for index in 0..<count {
           plane[filled + index] = samples[(done + index) * channels + channel]
         }
