@@ -39,6 +39,7 @@ import TestSupport
       ["beats", "export", "demo", "-o", dir.file("no/such/folder/map.json")])
     #expect(nowhere.status == 73, "\(nowhere.stderr)")
     #expect(nowhere.stderr.split(separator: "\n").count == 1, "\(nowhere.stderr)")
+    #expect(nowhere.stderr.contains("folder exists"), "\(nowhere.stderr)")
   }
 
   @Test func autoDetectsAndPlacesBars() throws {
