@@ -131,6 +131,12 @@ public enum BeatDetector {
   public static let lowConfidence = 0.5
   /// The shortest file worth tracking.
   static let minimumSeconds = 3.0
+  /// The rate every file is heard at (`MonoResampler`): the features, the network's bands
+  /// and the tracker's frames are then the same for one recording whatever rate it was
+  /// converted to. Heard at their own rates, the real set's 59 excerpts converted from
+  /// 44.1 to 22.05 or 48 kHz changed metrical level in 7-8 of them (bench/beats/README.md,
+  /// session 21). 44.1 kHz: the rate of most of what the network was trained on.
+  static let analysisRate = 44_100
 
   /// Reads `path` and detects its beat map. `progress` receives 0-1 as the file is read.
   public static func detect(
@@ -156,21 +162,28 @@ public enum BeatDetector {
       pass = try analyse(file, path: path, channel: 0, bands: bands, progress: { _ in })
     }
     // The network hears its bands now, and they are dropped before the tracker works.
-    prepare(&pass.features, sampleRate: file.info.sampleRate, options: options)
+    prepare(&pass.features, sampleRate: pass.rate, options: options)
     // The map must fit the song as stored: the frames libsndfile reports.
     return try detect(
-      features: pass.features, sampleRate: file.info.sampleRate,
+      features: pass.features, sampleRate: file.info.sampleRate, analysisRate: pass.rate,
       totalFrames: max(pass.frames, file.info.frames), path: path, options: options)
   }
 
-  /// One pass over the file: the features of its channels' mean (or of one channel), and
-  /// the energy of that mix against the channels' own mean energy. `bands`: the beat
-  /// network's input bands too.
+  /// One pass over the file: the features of its channels' mean (or of one channel) at
+  /// `analysisRate` (at the file's own rate where libswresample cannot be loaded, or the
+  /// rate is too low to analyse), that rate, and the energy of that mix against the
+  /// channels' own mean energy. `bands`: the beat network's input bands too.
   private static func analyse(
     _ file: SoundFile, path: String, channel: Int?, bands: Bool, progress: (Double) -> Void
-  ) throws -> (features: OnsetFeatures, frames: Int64, mixEnergy: Double, channelEnergy: Double) {
+  ) throws -> (
+    features: OnsetFeatures, rate: Int, frames: Int64, mixEnergy: Double, channelEnergy: Double
+  ) {
     let info = file.info
-    let analyzer = try OnsetAnalyzer(sampleRate: info.sampleRate, networkBands: bands)
+    let resampler =
+      info.sampleRate == analysisRate || info.sampleRate < OnsetAnalyzer.lowestRate
+      ? nil : MonoResampler(from: info.sampleRate, to: analysisRate)
+    let rate = resampler?.to ?? info.sampleRate
+    let analyzer = try OnsetAnalyzer(sampleRate: rate, networkBands: bands)
     let block = 8192
     let channels = info.channels
     var interleaved = [Float](repeating: 0, count: block * channels)
@@ -196,7 +209,10 @@ public enum BeatDetector {
         mixEnergy += Double(mono[i] * mono[i])
         channelEnergy += Double(squares) / Double(channels)
       }
-      mono.withUnsafeBufferPointer { analyzer.process(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+      mono.withUnsafeBufferPointer {
+        let block = UnsafeBufferPointer(rebasing: $0[0..<n])
+        if let resampler { resampler.process(block, analyzer.process) } else { analyzer.process(block) }
+      }
       read += Int64(n)
       let fraction = info.frames > 0 ? min(1, Double(read) / Double(info.frames)) : 0
       if fraction - lastReport >= 0.01 || (fraction == 1 && lastReport < 1) {
@@ -209,14 +225,23 @@ public enum BeatDetector {
         category: .badData, reason: error, path: path, operation: "decode",
         advice: "the file may be truncated or damaged")
     }
-    return (analyzer.finish(), read, mixEnergy, channelEnergy)
+    resampler?.finish(analyzer.process)
+    return (analyzer.finish(), rate, read, mixEnergy, channelEnergy)
   }
 
-  /// Detects the beat map from features already computed (tests feed synthetic audio).
+  /// Detects the beat map from features already computed (tests feed synthetic audio), heard
+  /// at `analysisRate` (nil: the song's `sampleRate`), for a song of `totalFrames` at
+  /// `sampleRate`.
   public static func detect(
-    features: OnsetFeatures, sampleRate: Int, totalFrames: Int64, path: String,
-    options: BeatDetectionOptions
+    features: OnsetFeatures, sampleRate: Int, analysisRate: Int? = nil, totalFrames: Int64,
+    path: String, options: BeatDetectionOptions
   ) throws -> BeatDetection {
+    let heardRate = analysisRate ?? sampleRate
+    // A sample of the analysis, as a frame of the song.
+    func songFrame(_ sample: Int64) -> Int64 {
+      heardRate == sampleRate
+        ? sample : Int64((Double(sample) * Double(sampleRate) / Double(heardRate)).rounded())
+    }
     let seconds = Double(totalFrames) / Double(sampleRate)
     func failure(_ reason: String, _ advice: String) -> BeatDetectionError {
       BeatDetectionError(path: path, reason: reason, advice: advice)
@@ -228,7 +253,7 @@ public enum BeatDetector {
       )
     }
     var features = features
-    prepare(&features, sampleRate: sampleRate, options: options)
+    prepare(&features, sampleRate: heardRate, options: options)
     let compound = options.meter.map(BeatDetectionOptions.isCompound)
     guard
       let tracked = BeatTracker.track(
@@ -277,11 +302,10 @@ public enum BeatDetector {
     for (i, f) in tracked.frames.enumerated() {
       // Each beat where its attack began; beats that divide the bars the chords change in
       // mark no attack of their own, and keep their frame's centre.
-      let frame =
+      let frame = songFrame(
         tracked.fromHarmony
-        ? Int64(
-          (features.seconds(ofFrame: f, sampleRate: sampleRate) * Double(sampleRate)).rounded())
-        : features.attackStart(ofFrame: f)
+          ? features.centre(ofFrame: f)
+          : features.attackStart(ofFrame: f))
       guard frame < totalFrames, (frames.last ?? -1) < frame else { continue }
       frames.append(frame)
       confidences.append(tracked.confidence[i])
@@ -324,8 +348,8 @@ public enum BeatDetector {
       warning = unclear
     }
     let held = tracked.heldLevel.map { frames -> ClosedRange<Double> in
-      let from = min(seconds, features.seconds(ofFrame: frames.lowerBound, sampleRate: sampleRate))
-      let to = min(seconds, features.seconds(ofFrame: frames.upperBound, sampleRate: sampleRate))
+      let from = min(seconds, features.seconds(ofFrame: frames.lowerBound, sampleRate: heardRate))
+      let to = min(seconds, features.seconds(ofFrame: frames.upperBound, sampleRate: heardRate))
       return from...max(from, to)
     }
     if let words = heldLevel(held) {

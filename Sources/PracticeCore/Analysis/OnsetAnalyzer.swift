@@ -77,9 +77,14 @@ public struct OnsetFeatures: Sendable {
     return max(0, min(available - 1, k)) * 12
   }
 
-  /// The source frame frame `index` is centred on, in seconds.
+  /// The sample analysis frame `index` is centred on.
+  public func centre(ofFrame index: Int) -> Int64 {
+    Int64(max(0, (index + 1) * hop - window / 2))
+  }
+
+  /// The sample frame `index` is centred on, in seconds.
   public func seconds(ofFrame index: Int, sampleRate: Int) -> Double {
-    Double(max(0, (index + 1) * hop - window / 2)) / Double(sampleRate)
+    Double(centre(ofFrame: index)) / Double(sampleRate)
   }
 
   /// The source frame where the onset that analysis frame `index` rose on began.
@@ -97,7 +102,7 @@ public struct OnsetFeatures: Sendable {
   /// nothing above 400 Hz). Without a rise of 3 dB in either (a legato change inside a
   /// sustained texture), the window's centre.
   public func attackStart(ofFrame index: Int) -> Int64 {
-    let centre = Int64(max(0, (index + 1) * hop - window / 2))
+    let centre = self.centre(ofFrame: index)
     let block = max(1, envelopeBlock)
     let blocksPerSecond = frameRate * Double(hop) / Double(block)
     let low = max(0, (index * hop - window) / block)
@@ -188,6 +193,9 @@ public final class OnsetAnalyzer {
   private var blockEnergy: (plain: Float, attack: Float) = (0, 0)
   private var blockFill = 0
 
+  /// The lowest sample rate analysed: below it the onsets have too little bandwidth.
+  static let lowestRate = 8000
+
   /// About 100 frames a second and a window of about 46 ms (the power of two nearest it),
   /// whatever the sample rate: 2048 frames at 44.1 and 48 kHz, so the features, and where
   /// in its window an onset shows, do not change with the rate.
@@ -199,7 +207,7 @@ public final class OnsetAnalyzer {
       throw PracticeError(
         .other, "beat detection needs aubio, which could not be loaded (\(String(cString: reason))); install it with `make deps`")
     }
-    guard sampleRate >= 8000 else {
+    guard sampleRate >= OnsetAnalyzer.lowestRate else {
       throw PracticeError(
         .badData,
         "beat detection needs audio at 8000 Hz or more, and this song is \(sampleRate) Hz; tap the beats (`practice beats tap`) or import them")
