@@ -10,12 +10,7 @@ import Testing
   let dir = TemporaryDirectory()
 
   /// A library holding one song, 4 s of sine.
-  func library() throws -> (Library, Song) {
-    let library = try Library(path: dir.file("lib.sqlite"))
-    let path = dir.file("a.wav")
-    try Synth.write(Synth.sine(frequency: 440, seconds: 4), to: path)
-    return (library, try library.resolve(path))
-  }
+  func library() throws -> (Library, Song) { try dir.libraryWithOneSong() }
 
   /// Four bars of 4/4 at 120 bpm from the start, from `source`.
   func fourBars(_ song: Song, source: BeatSource = .grid, confidence: Double? = nil) throws

@@ -230,4 +230,14 @@ import Testing
       try library.checkGoal(.tempo(96), of: verse, song: song)
     }
   }
+
+  @Test func aRecountByAFixTellsOnlyWhatNoLongerFits() throws {
+    let (library, song, _) = try setUp()
+    // Beat 1.2 made a downbeat: the bars are counted again one beat later and the selections
+    // in bars follow their music, so none of them is told as moved.
+    let fixed = try library.fixBeatMap(
+      of: song, .downbeat(near: 44100, within: 0.25), summary: "beats downbeat --at 1.0")
+    #expect(fixed.after != nil && !fixed.followed.isEmpty)
+    #expect(fixed.selectionsUpset.allSatisfy { $0.why == .noLongerFits })
+  }
 }

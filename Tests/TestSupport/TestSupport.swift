@@ -14,6 +14,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
   deinit { try? FileManager.default.removeItem(atPath: path) }
 
   public func file(_ name: String) -> String { path + "/" + name }
+
+  /// A library `lib.sqlite` here holding one song: `a.wav`, `seconds` of a 440 Hz sine.
+  public func libraryWithOneSong(seconds: Double = 4) throws -> (Library, Song) {
+    let library = try Library(path: file("lib.sqlite"))
+    try Synth.write(Synth.sine(frequency: 440, seconds: seconds), to: file("a.wav"))
+    return (library, try library.resolve(file("a.wav")))
+  }
 }
 
 /// Synthetic audio for tests: generated here, written and read back with PracticeCore.
