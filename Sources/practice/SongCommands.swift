@@ -137,7 +137,7 @@ struct Show: ParsableCommand {
       Terminal.data(SongRecord(song, details: details).jsonText + "\n")
       return
     }
-    Terminal.lines(try library.summary(of: song).map { "\($0.key) \($0.value)" })
+    Terminal.fields(try library.summary(of: song))
   }
 }
 

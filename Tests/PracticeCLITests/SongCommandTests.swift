@@ -219,6 +219,20 @@ import Testing
     #expect(Array(rows[0][5...6]) == ["C", "96"], "\(rows)")
   }
 
+  /// A field with no value is its key alone: no `key value` line of `show`, `set` or
+  /// `select show` ends in a space (`artist ` did).
+  @Test func anEmptyFieldEndsWithItsKey() throws {
+    _ = try cli.run(["add", try song("Bare.wav")])
+    #expect(try cli.run(["select", "add", "bare", "intro", "--from", "0", "--to", "0.2"]).status == 0)
+    for arguments in [["show", "bare"], ["set", "bare", "--tag", "gig"], ["select", "show", "bare", "intro"]] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      let lines = result.stdout.split(separator: "\n")
+      #expect(lines.count >= 4 && lines.allSatisfy { !$0.hasSuffix(" ") }, "\(arguments): \(lines)")
+    }
+    #expect(try cli.run(["show", "bare"]).stdout.contains("\nartist\nalbum\n"))
+  }
+
   @Test func rmRemovesTheEntryButNotTheFile() throws {
     let path = try song("Epsilon.wav")
     _ = try cli.run(["add", path])
