@@ -67,8 +67,8 @@ final class SourceFeeder: @unchecked Sendable {
   /// Set by the feeder thread when it read up to the end of a file that ends early (the
   /// audio stops before the length the file declares); read after the feeder ended.
   private(set) var reachedEarlyEnd = false
-  /// Why the file ends early, when its decoder said (a chain's links left out); with
-  /// `reachedEarlyEnd`.
+  /// Why the file ends early, when its decoder knows (`SoundFile.shortfall`: a chain's
+  /// links left out); with `reachedEarlyEnd`.
   private(set) var endReason: String?
 
   private let file: SoundFile  // feeder thread only after init
@@ -188,7 +188,7 @@ final class SourceFeeder: @unchecked Sendable {
       }
       if plan.range.upperBound >= file.info.frames, file.endsEarly {
         reachedEarlyEnd = true
-        endReason = file.shortfall ?? file.lastError
+        endReason = file.shortfall
       }
       // The gap after the pass: silence through the ring (and the stretcher).
       var gap = Int(plan.gapSourceFrames(afterPass: pass, sampleRate: file.info.sampleRate))
