@@ -16,8 +16,8 @@ import Foundation
 /// A link with another sample rate than the first one's ends the chain: it and the links
 /// after it are not played (no resampling here), and the chain says so: its declared length
 /// counts them (at the chain's rate), and `shortfall` says why they are missing, so a play
-/// that reaches the end warns as for any audio that ends early. A mono link in a stereo chain is heard on
-/// both sides, a stereo link in a mono chain mixed to mono.
+/// that reaches the end warns as for any audio that ends early. A mono link in a stereo
+/// chain is heard on both sides, a stereo link in a mono chain mixed to mono.
 final class ChainedOggDecoder: AudioDecoder {
   let info: SoundFileInfo
   private(set) var lastError: String?
@@ -39,7 +39,9 @@ final class ChainedOggDecoder: AudioDecoder {
     for (index, range) in ranges.enumerated() {
       let link = try FFmpegDecoder(
         path: path, url: "subfile,,start,\(range.lowerBound),end,\(range.upperBound),,:file:\(path)")
-      if let first = links.first, leftOut.reason != nil || link.info.sampleRate != first.info.sampleRate {
+      if let first = links.first,
+        leftOut.reason != nil || link.info.sampleRate != first.info.sampleRate
+      {
         let rate = first.info.sampleRate
         leftOut.frames += link.info.frames * Int64(rate) / Int64(max(1, link.info.sampleRate))
         leftOut.reason =

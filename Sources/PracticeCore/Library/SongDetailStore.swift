@@ -5,7 +5,7 @@ import GRDB
 public struct SongDetails: Sendable, Equatable {
   public var key: MusicalKey?
   /// Beats per minute as set by the musician; nil when not set (the beat map's median
-  /// tempo then stands in, see `Library.tempo(of:)`).
+  /// tempo then stands in, see `Library.keysAndTempi`).
   public var bpm: Double?
   public var note: String?
   /// Sorted, case kept as first typed.
