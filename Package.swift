@@ -31,6 +31,8 @@ let package = Package(
     .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .target(name: "CCurlLoader"),
     .target(name: "CPlatform"),
+    // Rubber Band's allocating calls with std::bad_alloc caught (a C++ shim over its C API).
+    .target(name: "CRubberBandGuard", dependencies: ["CRubberBand"]),
     // The beat network's weights as a generated C array (models/train_network.py).
     .target(name: "CBeatNetwork"),
     // libmpg123 (inside libsndfile) made quiet: see include/mpg123_quiet.h.
@@ -40,7 +42,7 @@ let package = Package(
       name: "PracticeCore",
       dependencies: [
         "CSndFile", "CFFmpeg", "CFFmpegLoader", "CALSA",
-        "CRubberBand", "CAubio", "CAubioLoader",
+        "CRubberBand", "CRubberBandGuard", "CAubio", "CAubioLoader",
         "CCairo", "CCairoLoader", "CCurl", "CCurlLoader", "CPlatform", "CBeatNetwork",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),

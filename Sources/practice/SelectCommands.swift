@@ -220,18 +220,15 @@ struct SelectShow: ParsableCommand {
     let (library, song, selection) = try target.resolve()
     let map = try library.beatMap(for: song)
     warnIfStale(selection, song: song, map: map)
-    let fields = [
+    let practice = try library.practice(of: selection)
+    Terminal.fields([
       ("song", "\(song.id ?? 0)"), ("name", selection.name),
       ("span", describe(selection, song: song, map: map).text), ("note", selection.note ?? ""),
       ("created_at", formatLocalTime(stamp: selection.createdAt)),
       ("updated_at", formatLocalTime(stamp: selection.updatedAt)),
-    ]
-    let practice = try library.practice(of: selection)
-    Terminal.lines(
-      fields.map { "\($0.0) \($0.1)" } + [
-        "settings \(options(of: practice.settings).joined(separator: " "))",
-        "goal \(try practice.goal.map { try library.goalText($0, of: selection) } ?? "")",
-      ])
+      ("settings", options(of: practice.settings).joined(separator: " ")),
+      ("goal", try practice.goal.map { try library.goalText($0, of: selection) } ?? ""),
+    ])
   }
 }
 

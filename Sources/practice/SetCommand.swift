@@ -91,7 +91,6 @@ struct SetDetails: ParsableCommand {
     change.removeTags = untag
     change.clearTags = clearTags
     let details = try library.changeDetails(of: song, change)
-    Terminal.lines(
-      try library.detailFields(of: song, details: details).map { "\($0.key) \($0.value)" })
+    Terminal.fields(try library.detailFields(of: song, details: details))
   }
 }

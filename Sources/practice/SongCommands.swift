@@ -92,8 +92,9 @@ struct List: ParsableCommand {
     abstract:
       "List the library: ID, title, artist, duration, path, key, bpm, tags (a table; tab-separated when piped).",
     discussion: """
-      The bpm column is the tempo set with `practice set`; empty when none was set. Tags are \
-      separated by commas.
+      The key and bpm columns are the ones set with `practice set`, else the key the chords \
+      were found in and the beat map's median tempo (`show` says which); empty when neither \
+      is known. Tags are separated by commas.
       """)
 
   @OptionGroup var library: LibraryOptions
@@ -105,6 +106,7 @@ struct List: ParsableCommand {
     let library = try library.open()
     let songs = try library.songs(tagged: tag)
     let details = try library.allDetails()
+    let known = json ? [:] : try library.keysAndTempi(of: songs.compactMap(\.id))
     if songs.isEmpty {
       Terminal.say(
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
@@ -113,7 +115,9 @@ struct List: ParsableCommand {
     if json {
       Terminal.data(songs.map { SongRecord($0, details: own($0)) }.jsonText + "\n")
     } else {
-      Table.songs(songs.map { $0.listCells(details: own($0)) }).print()
+      Table.songs(
+        songs.map { $0.listCells(details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
+      ).print()
     }
   }
 }
@@ -133,7 +137,7 @@ struct Show: ParsableCommand {
       Terminal.data(SongRecord(song, details: details).jsonText + "\n")
       return
     }
-    Terminal.lines(try library.summary(of: song).map { "\($0.key) \($0.value)" })
+    Terminal.fields(try library.summary(of: song))
   }
 }
 

@@ -33,6 +33,12 @@ enum Terminal {
     write(lines.map { escaped($0) + "\n" }.joined(), to: .standardOutput)
   }
 
+  /// `key value` lines on stdout (`show`), each escaped whole; a field with no value is its
+  /// key alone (no trailing space).
+  static func fields(_ fields: [(key: String, value: String)]) {
+    lines(fields.map { $0.value.isEmpty ? $0.key : "\($0.key) \($0.value)" })
+  }
+
   /// Text the program wrote whole, such as JSON (whose strings are escaped already) or a
   /// beat file: its own tabs and newlines are kept, any other control character escaped.
   static func data(_ text: String) {

@@ -124,6 +124,25 @@ import Testing
     return String(decoding: output, as: UTF8.self)
   }
 
+  /// A song that starts loud on a beat (the demo's pickup at 0:00.0; a piece whose bar 1
+  /// starts on its first sample): that beat is where the file begins, so its onset cannot be
+  /// heard; the map is right, and `beats show` marks no bar doubtful (it was `0.00?`).
+  @Test func aBeatOnTheFirstSampleIsNotDoubtful() throws {
+    var piece = BeatSynth.Piece()
+    piece.leadIn = 0
+    piece.bars = 8
+    let onset = dir.file("onset.wav")
+    try Synth.write(BeatSynth.render(piece).samples, to: onset)
+    let demo = CLI.fixture("demo.wav")
+    #expect(try cli.run(["beats", "detect", demo, onset]).status == 0)
+    for (song, first) in [(demo, "0\t0:00.0\t1\t"), (onset, "1\t0:00.0\t4\t")] {
+      let show = try cli.run(["beats", "show", song])
+      #expect(show.status == 0, "\(show.stderr)")
+      #expect(show.stdout.hasPrefix(first), "\(show.stdout)")
+      #expect(!show.stdout.contains("?") && show.stderr.isEmpty, "\(show.stdout)\(show.stderr)")
+    }
+  }
+
   /// On a terminal each song's progress is one line redrawn in place, rising from 0 % to
   /// 100 %, then wiped for its summary line.
   /// A bar of another length is named in the summary, and `beats show` lists it.

@@ -79,7 +79,9 @@ import Testing
   }
 
   /// The place `play --resume` continues from keeps its music when the bars are renamed,
-  /// and the line says so in those words.
+  /// and the line says so in those words; only when the name it goes by changed: one in a
+  /// selection keeps its name (the selection's line says the rest), and one in times has
+  /// no bars to rename. (Every fix said it, in a selection too.)
   @Test func theResumePointKeepsItsMusicAndSaysSo() throws {
     try prepare()
     let play = try cli.run(["play", "1", "--bars", "4", "--device", "null"])
@@ -90,6 +92,16 @@ import Testing
       double.stderrLines.last
         == "play --resume continues in the same music, now called bar 6 (was 4)",
       "\(double.stderr)")
+    #expect(try cli.run(["select", "add", "1", "solo", "--bars", "6"]).status == 0)
+    let solo = try cli.run(["play", "1", "--select", "solo", "--device", "null"])
+    try #require(solo.status == 0, "\(solo.stderr)")
+    for fix in [["halve", "1", "--bars", "1-4"], ["undo", "1"], ["redo", "1"]] {
+      let fixed = try cli.run(["beats"] + fix)
+      #expect(fixed.status == 0, "\(fix): \(fixed.stderr)")
+      #expect(fixed.stderrLines.count == 2, "\(fix): \(fixed.stderr)")
+      #expect(fixed.stderrLines.last?.hasPrefix("selection 'solo' is now bar") == true, "\(fixed.stderr)")
+    }
+    #expect(try cli.run(["show", "1"]).stdout.contains("in selection 'solo'"))
   }
 
   @Test func aDownbeatRecountsAndUndoTakesEachChangeBack() throws {

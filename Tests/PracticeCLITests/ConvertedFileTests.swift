@@ -452,6 +452,39 @@ import Testing
     }
   }
 
+  /// A chained Ogg file whose second link has another sample rate (44.1 kHz, then 48 kHz):
+  /// the first is played, and the play says in one warning where it stopped and why, as for
+  /// any audio that ends early (exit 65); it ended silently, "rendered … 0:02.0 long". (ffprobe
+  /// reads one 44.1 kHz stream of the last link's length, 3.27 s; `ffmpeg -i` decodes 5 s, the
+  /// 48 kHz link played at 44.1 kHz.)
+  @Test func aChainedOggWhoseNextLinkHasAnotherRateSaysWhereItStopped() throws {
+    let one = try ffmpeg(
+      ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2", "-c:a", "libvorbis"],
+      "rate-one.ogg")
+    let two = try ffmpeg(
+      ["-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=3", "-c:a", "libvorbis"],
+      "rate-two.ogg")
+    let joined = dir.file("rates.ogg")
+    try (try Data(contentsOf: URL(fileURLWithPath: one))
+      + Data(contentsOf: URL(fileURLWithPath: two))).write(to: URL(fileURLWithPath: joined))
+    for (command, done) in [
+      (["render", joined, "-o", dir.file("rates.wav")], "rendered to '\(dir.file("rates.wav"))'"),
+      (["play", joined, "--device", "null"], "played"),
+    ] {
+      let result = try cli.run(command)
+      #expect(result.status == 65, "\(command): \(result.stderr)")
+      let warnings = result.stderrLines.filter { $0.hasPrefix("practice: warning:") }
+      #expect(
+        warnings == [
+          "practice: warning: '\(joined)': the audio ends at 0:02.0 though the file says 0:05.0 "
+            + "(its stream 2 of 2 is at 48000 Hz, not 44100 Hz as the first; it and those after "
+            + "it are not played); it is cut short or damaged: what decodes was \(done), the "
+            + "rest is missing"
+        ], "\(command): \(result.stderr)")
+    }
+    #expect(try Synth.read(dir.file("rates.wav")).samples.count == 2 * 44100)
+  }
+
   /// `ffmpeg -i song.wav song.m4a` writes the index (moov box) after the audio: a copy or
   /// download cut short has the audio and no index, and nothing can be played. The line
   /// says that, not "is it an audio file?".

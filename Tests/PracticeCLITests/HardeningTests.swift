@@ -528,4 +528,60 @@ import Testing
       result.stderrLines.count == 1
         && result.stderr.hasPrefix("practice: cannot start a thread ("), "\(result.stderr)")
   }
+
+  /// Opening ALSA's `null` under a memory limit fails with -ENOENT (a config library could
+  /// not be mapped); it said "No such file or directory; check the name with `aplay -L`".
+  /// It is worded as out of memory, exit 1. Limits from 110 to 140 MB are tried (120-126
+  /// MB in a debug build): none may blame the name, one at least must reach the open.
+  @Test func alsaOutOfMemoryIsNotAMissingDevice() throws {
+    try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
+    var reached: [Int] = []
+    for megabytes in stride(from: 110, through: 140, by: 2) {
+      let result = try runProgram(
+        "/usr/bin/timeout",
+        [
+          "-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(megabytes * 1_000_000)", CLI.binary,
+          "play", "1", "--device", "null", "--to", "0.5",
+        ], environment: cli.environment, directory: dir.path, scratch: dir.path)
+      #expect(!result.stderr.contains("aplay -L"), "\(megabytes) MB: \(result.stderr)")
+      if result.stderr.contains("ALSA ran out of memory") {
+        reached.append(megabytes)
+        #expect(result.status == 1, "\(megabytes) MB: \(result.stderr)")
+        #expect(
+          result.stderrLines.last?.hasSuffix(
+            "too little memory; raise the memory limit (ulimit -v) or free memory") == true)
+      }
+    }
+    #expect(!reached.isEmpty, "no limit from 110 to 140 MB failed in opening the device")
+  }
+
+  /// Rubber Band's `rubberband_new` under a memory limit throws std::bad_alloc through its C
+  /// API; the shim (`practice_rubberband_new`) makes it one line and exit 1 (it aborted:
+  /// "terminate called after throwing an instance of 'std::bad_alloc'", exit 134). Where
+  /// the limit hits Rubber Band moves with the build (137-146 MB for a debug build at
+  /// 80 %), so limits from 120 to 200 MB are tried: none may end in bad_alloc, and one at
+  /// least must reach Rubber Band. (Swift's own allocations can still fail at some limits
+  /// and abort: that is not Rubber Band's, and not tested here.)
+  @Test func rubberBandOutOfMemoryEndsWithOneLine() throws {
+    try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
+    var reached: [Int] = []
+    for megabytes in stride(from: 120, through: 200, by: 2) {
+      let result = try runProgram(
+        "/usr/bin/timeout",
+        [
+          "-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(megabytes * 1_000_000)", CLI.binary,
+          "play", "1", "--device", "null", "--speed", "80%", "--to", "0.5",
+        ], environment: cli.environment, directory: dir.path, scratch: dir.path)
+      #expect(!result.stderr.contains("bad_alloc"), "\(megabytes) MB: \(result.stderr)")
+      if result.stderr.contains("practice: Rubber Band ran out of memory") {
+        reached.append(megabytes)
+        #expect(result.status == 1, "\(megabytes) MB: \(result.stderr)")
+        #expect(
+          result.stderrLines.last
+            == "practice: Rubber Band ran out of memory setting up the time stretcher: too "
+            + "little memory; raise the memory limit (ulimit -v) or free memory")
+      }
+    }
+    #expect(!reached.isEmpty, "no limit from 120 to 200 MB reached Rubber Band")
+  }
 }

@@ -172,3 +172,34 @@ import Testing
     #expect(stats.first?["transposes"] as? [Double] == [-2, 0], "\(stats)")
   }
 }
+
+extension LogTests {
+  /// One recording added as m4a and as mp3 (`add song.m4a song.mp3`): their `log`,
+  /// `log --passes` and `stats` rows say which file was played (`tune (m4a)`); a title no
+  /// other song has stays alone. They read `tune` and `tune` before.
+  @Test func rowsOfTwoFilesOfOneTitleSayWhichFile() throws {
+    try Synth.write(Synth.sine(frequency: 440, seconds: 0.5), to: dir.file("tune.wav"))
+    for name in ["tune.m4a", "tune.mp3"] {
+      let made = try runProgram(
+        "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-i", dir.file("tune.wav"), dir.file(name)],
+        environment: [:], directory: dir.path, scratch: dir.path)
+      try #require(made.status == 0, "\(made.stderr)")
+    }
+    #expect(try cli.run(["add", dir.file("tune.m4a"), dir.file("tune.mp3")]).status == 0)
+    for song in ["1", "2", CLI.fixture("clicks-120.wav")] {
+      let played = try cli.run(["play", song, "--device", "null", "--to", "0.2"])
+      #expect(played.status == 0, "\(played.stderr)")
+    }
+    let column = { (arguments: [String], index: Int) in
+      try cli.run(arguments).stdout.split(separator: "\n").map {
+        $0.components(separatedBy: "\t")[index]
+      }
+    }
+    let songs = ["tune (m4a)", "tune (mp3)", "clicks-120"]
+    #expect(try column(["log"], 1) == songs)
+    #expect(try column(["log", "--passes"], 1) == songs)
+    #expect(try column(["stats"], 0) == ["clicks-120", "tune (m4a)", "tune (mp3)"])
+    // The data keeps the title as it is.
+    #expect(try cli.run(["log", "--json"]).stdout.contains("\"song\":\"tune\""))
+  }
+}

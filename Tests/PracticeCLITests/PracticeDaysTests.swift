@@ -135,7 +135,7 @@ import Testing
     #expect(try cli.run(["select", "set", song, "nope", "--speed", "50%"]).status == 66)
 
     #expect(try cli.run(["select", "set", song, "riff", "--clear"]).status == 0)
-    #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\nsettings \ngoal \n"))
+    #expect(try cli.run(["select", "show", song, "riff"]).stdout.hasSuffix("\nsettings\ngoal\n"))
   }
 
   /// The last pass of a trainer's play counts even when the stretcher's steering put its

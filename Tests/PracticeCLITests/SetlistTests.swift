@@ -57,7 +57,7 @@ import TestSupport
     // Cleared, the tempo falls back to the beat map's.
     try grid("1", in: cli)
     let cleared = try cli.run(["set", "1", "--clear-bpm", "--clear-note", "--untag", "jazz"])
-    #expect(cleared.stdout == "key Am\nbpm 120 (beat map)\nnote \ntags gig\n")
+    #expect(cleared.stdout == "key Am\nbpm 120 (beat map)\nnote\ntags gig\n")
   }
 
   @Test func setRefusesBadValuesAndLeavesTheSong() throws {
@@ -277,7 +277,7 @@ import TestSupport
         try b.run(["select", "list", idB]).stdout.split(separator: "\t").dropFirst()
           == a.run(["select", "list", idA]).stdout.split(separator: "\t").dropFirst())
     }
-    #expect(try b.run(["show", "Alpha"]).stdout.hasSuffix("key Am\nbpm 120\nnote \ntags gig\n"))
+    #expect(try b.run(["show", "Alpha"]).stdout.hasSuffix("key Am\nbpm 120\nnote\ntags gig\n"))
     func practice(_ cli: CLI, _ song: String) throws -> [Substring] {
       try cli.run(["select", "show", song, "solo"]).stdout.split(separator: "\n").filter { line in
         ["span ", "settings ", "goal ", "note "].contains { line.hasPrefix($0) }

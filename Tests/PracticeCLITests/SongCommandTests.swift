@@ -192,6 +192,47 @@ import Testing
     #expect(show.stdout.contains("duration 0:00.5\n"))
   }
 
+  /// `list` shows the key and tempo `show` shows: set with `practice set`, else the key of
+  /// the song's chords and its beat map's median tempo (`show` says where they came from).
+  /// They were empty in `list` unless set.
+  @Test func listShowsTheKeyAndTempoShowShows() throws {
+    _ = try cli.run(["add", CLI.fixture("demo.wav"), try song("Plain.wav")])
+    #expect(try cli.run(["beats", "import", "demo", CLI.fixture("demo.beats")]).status == 0)
+    let lab = dir.file("demo.lab")
+    try "0\t2.5\tA:min\n2.5\t4.5\tD:min\n4.5\t6.5\tE:7\n6.5\t9\tA:min\n"
+      .write(toFile: lab, atomically: true, encoding: .utf8)
+    let imported = try cli.run(["chords", "import", "demo", lab])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let lines = { (arguments: [String]) in
+      try cli.run(arguments).stdout.split(separator: "\n").map(String.init)
+    }
+    let show = try lines(["show", "demo"])
+    #expect(show.contains("key Am (chords)") && show.contains("bpm 120 (beat map)"), "\(show)")
+    var rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
+    #expect(rows.map { Array($0[5...6]) } == [["Am", "120"], ["", ""]], "\(rows)")
+    // Set ones win, in both.
+    #expect(try cli.run(["set", "demo", "--key", "C", "--bpm", "96"]).status == 0)
+    #expect(
+      try lines(["show", "demo"]).filter { $0.hasPrefix("key ") || $0.hasPrefix("bpm ") }
+        == ["key C", "bpm 96"])
+    rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
+    #expect(Array(rows[0][5...6]) == ["C", "96"], "\(rows)")
+  }
+
+  /// A field with no value is its key alone: no `key value` line of `show`, `set` or
+  /// `select show` ends in a space (`artist ` did).
+  @Test func anEmptyFieldEndsWithItsKey() throws {
+    _ = try cli.run(["add", try song("Bare.wav")])
+    #expect(try cli.run(["select", "add", "bare", "intro", "--from", "0", "--to", "0.2"]).status == 0)
+    for arguments in [["show", "bare"], ["set", "bare", "--tag", "gig"], ["select", "show", "bare", "intro"]] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      let lines = result.stdout.split(separator: "\n")
+      #expect(lines.count >= 4 && lines.allSatisfy { !$0.hasSuffix(" ") }, "\(arguments): \(lines)")
+    }
+    #expect(try cli.run(["show", "bare"]).stdout.contains("\nartist\nalbum\n"))
+  }
+
   @Test func rmRemovesTheEntryButNotTheFile() throws {
     let path = try song("Epsilon.wav")
     _ = try cli.run(["add", path])

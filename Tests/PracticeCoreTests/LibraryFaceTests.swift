@@ -341,11 +341,12 @@ import Testing
     change.bpm = .some(96.5)
     change.addTags = ["Gig", "jazz"]
     let details = try library.changeDetails(of: songs[0], change)
-    let cells = songs[0].listCells(details: details)
+    let cells = songs[0].listCells(details: details, known: try library.keyAndTempo(of: songs[0]))
     #expect(cells[0] == "\(songs[0].id!)" && cells[1] == "a" && cells[2] == "")
     #expect(cells[3] == formatTime(songs[0].duration) && cells[4] == songs[0].path)
     #expect(Array(cells[5...]) == ["Am", formatNumber(96.5), details.tags.joined(separator: ",")])
-    let bare = songs[1].listCells(details: SongDetails())
+    let bare = songs[1].listCells(
+      details: SongDetails(), known: try library.keyAndTempo(of: songs[1]))
     #expect(bare[5] == "" && bare[6] == "" && bare[7] == "")
     #expect(try library.songs(tagged: "GIG").map(\.title) == ["a"])
     #expect(try library.songs(tagged: "rock").isEmpty)

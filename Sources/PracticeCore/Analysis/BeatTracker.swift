@@ -337,7 +337,7 @@ enum BeatTracker {
       beats.indices.min { abs(beats[$0] - bars.downbeat) < abs(beats[$1] - bars.downbeat) }
         .map { (meter: bars.meter, downbeat: $0) }
     }
-    var confidences = confidence(beats, novelty: novelty, period: period)
+    var confidences = confidence(beats, novelty: novelty, period: period, hidden: padded)
     // Beats where the level was held on weak evidence (before they move to their attacks).
     let heldDoubtful = beats.map { b in levelDoubtful.contains { $0.contains(b) } }
     for i in beats.indices {
@@ -357,7 +357,7 @@ enum BeatTracker {
     {
       beats = harmonic.frames
       period = harmonic.period
-      confidences = confidence(beats, novelty: novelty, period: period)
+      confidences = confidence(beats, novelty: novelty, period: period, hidden: padded)
       fromHarmony = true
     }
     if !fromHarmony {
@@ -836,15 +836,20 @@ enum BeatTracker {
   }
 
   /// Per beat: how much the onset at the beat stands out within its own beat span,
-  /// times how well its intervals agree with the tempo curve.
-  static func confidence(_ beats: [Int], novelty: [Double], period: [Double]) -> [Double] {
+  /// times how well its intervals agree with the tempo curve. A beat in the file's first
+  /// `hidden` frames (a file that starts loud on a beat) has no onset strength to measure
+  /// (`onsetStrengths` zeroes them: their rise is the file starting), so its intervals alone
+  /// judge it.
+  static func confidence(_ beats: [Int], novelty: [Double], period: [Double], hidden: Int)
+    -> [Double]
+  {
     let n = novelty.count
     return beats.indices.map { i in
       let b = beats[i]
       let p = period[b]
       let near = novelty[max(0, b - 3)...min(n - 1, b + 3)].max() ?? 0
       let span = novelty[max(0, b - Int(p / 2))...min(n - 1, b + Int(p / 2))].max() ?? 0
-      let salience = span > 0 ? near / span : 0
+      let salience = b < hidden ? 1 : span > 0 ? near / span : 0
       var ratios: [Double] = []
       if i > 0 { ratios.append(Double(b - beats[i - 1]) / p) }
       if i + 1 < beats.count { ratios.append(Double(beats[i + 1] - b) / p) }

@@ -35,6 +35,12 @@ enum ALSASetup {
     var handle: OpaquePointer?
     let openResult = snd_pcm_open(&handle, name, stream, 0)
     guard openResult >= 0, let pcm = handle else {
+      if openResult == -ENOMEM || practice_alsa_ran_out_of_memory() != 0 {
+        throw PracticeError(
+          .other,
+          "audio device '\(name)': ALSA ran out of memory while opening it (error \(openResult)): "
+            + "too little memory; raise the memory limit (ulimit -v) or free memory")
+      }
       throw ALSAError(
         code: openResult, device: name, operation: capture ? "opening it for capture" : "opening it",
         advice: openAdvice)

@@ -27,6 +27,12 @@ extension AudioSink {
   public func resume() throws {}
 }
 
+/// A sink that writes a file, which can carry the song's tags.
+public protocol AudioFileSink: AudioSink {
+  /// Title, artist and album tags; call before the first write.
+  func setTags(title: String?, artist: String?, album: String?)
+}
+
 /// The integer or float encoding a sink hands to its library.
 public enum SampleEncoding: Sendable {
   case int16, int32, float32

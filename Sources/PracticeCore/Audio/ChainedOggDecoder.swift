@@ -14,11 +14,16 @@ import Foundation
 /// Each link is read by FFmpeg through its `subfile` protocol (a byte range of the file).
 ///
 /// A link with another sample rate than the first one's ends the chain: it and the links
-/// after it are not played (no resampling here). A mono link in a stereo chain is heard on
-/// both sides, a stereo link in a mono chain mixed to mono.
+/// after it are not played (no resampling here), and the chain says so: its declared length
+/// counts them (at the chain's rate), and `shortfall` says why they are missing, so a play
+/// that reaches the end warns as for any audio that ends early. A mono link in a stereo
+/// chain is heard on both sides, a stereo link in a mono chain mixed to mono.
 final class ChainedOggDecoder: AudioDecoder {
   let info: SoundFileInfo
   private(set) var lastError: String?
+  /// The chain's length with the links left out (another sample rate), at its rate.
+  let declaredFrames: Int64?
+  let shortfall: String?
   /// One decoder per link, and the frame of the chain where each starts.
   private let links: [FFmpegDecoder]
   private let starts: [Int64]
@@ -30,10 +35,21 @@ final class ChainedOggDecoder: AudioDecoder {
   /// Opens each link of `ranges` (byte ranges of `path`, from `OggLinks.ranges`).
   init(path: String, ranges: [Range<Int64>]) throws {
     var links: [FFmpegDecoder] = []
-    for range in ranges {
+    var leftOut: (frames: Int64, reason: String?) = (0, nil)
+    for (index, range) in ranges.enumerated() {
       let link = try FFmpegDecoder(
         path: path, url: "subfile,,start,\(range.lowerBound),end,\(range.upperBound),,:file:\(path)")
-      if let first = links.first, link.info.sampleRate != first.info.sampleRate { break }
+      if let first = links.first,
+        leftOut.reason != nil || link.info.sampleRate != first.info.sampleRate
+      {
+        let rate = first.info.sampleRate
+        leftOut.frames += link.info.frames * Int64(rate) / Int64(max(1, link.info.sampleRate))
+        leftOut.reason =
+          leftOut.reason
+          ?? "its stream \(index + 1) of \(ranges.count) is at \(link.info.sampleRate) Hz, not "
+          + "\(rate) Hz as the first; it and those after it are not played"
+        continue
+      }
       links.append(link)
     }
     guard let first = links.first else {
@@ -49,6 +65,8 @@ final class ChainedOggDecoder: AudioDecoder {
     }
     self.links = links
     self.starts = starts
+    shortfall = leftOut.reason
+    declaredFrames = leftOut.reason == nil ? nil : total + leftOut.frames
     var info = first.info
     info.frames = total
     if links.count > 1 { info.formatName += " (\(links.count) streams chained)" }

@@ -10,7 +10,7 @@ import Foundation
 /// Written to the hidden partial file of an `OutputFile` (reopened by path through
 /// `avio_open`: the MP4 muxer seeks back to write its index) and renamed into place by
 /// `finish()`. Render thread only after `init`, like `SoundFileWriter`.
-public final class FFmpegWriter: AudioSink {
+public final class FFmpegWriter: AudioFileSink {
   public let path: String
   public let sampleRate: Int
   public let channels: Int

@@ -37,10 +37,14 @@ public protocol AudioDecoder: AnyObject {
   /// The length the container declares, when `info.frames` is instead what was found to
   /// decode (FFmpeg measures a Matroska file's end by decoding it); nil when they are one.
   var declaredFrames: Int64? { get }
+  /// Why the audio holds less than declared, when the decoder knows (a chained Ogg file's
+  /// links at another sample rate); nil when it does not.
+  var shortfall: String? { get }
 }
 
 extension AudioDecoder {
   var declaredFrames: Int64? { nil }
+  var shortfall: String? { nil }
 }
 
 /// A sound file open for reading, decoded to interleaved 32-bit floats, whichever library
@@ -172,6 +176,9 @@ public final class SoundFile {
       }
     }
   }
+
+  /// Why the audio ends before the length the file declares, when the decoder knows.
+  public var shortfall: String? { decoder.shortfall }
 
   /// Whether the audio ends before the length the file declares by more than a rounding
   /// (a container's length in milliseconds): the file is cut short or damaged.

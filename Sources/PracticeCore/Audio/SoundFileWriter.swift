@@ -77,7 +77,7 @@ public struct OutputFormat: Sendable, Equatable {
 ///
 /// Writes to a hidden partial file beside the target and renames it into place on
 /// `finish()`, so an interrupted or failed render never leaves a half-written file.
-public final class SoundFileWriter: AudioSink {
+public final class SoundFileWriter: AudioFileSink {
   public let path: String
   public let sampleRate: Int
   public let channels: Int

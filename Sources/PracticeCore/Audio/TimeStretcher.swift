@@ -1,7 +1,9 @@
 import CRubberBand
+import CRubberBandGuard
 import Foundation
 
-/// Rubber Band in real-time mode (`rubberband_new`): interleaved frames in and out,
+/// Rubber Band in real-time mode (`rubberband_new`, through `practice_rubberband_new`, which
+/// turns its std::bad_alloc into an error): interleaved frames in and out,
 /// converted to and from its planar buffers here. One owner: the render thread, after init.
 public final class TimeStretcher {
   public let channels: Int
@@ -31,10 +33,17 @@ public final class TimeStretcher {
     var options = RubberBandOptionProcessRealTime.rawValue | RubberBandOptionThreadingNever.rawValue
       | RubberBandOptionChannelsTogether.rawValue | pitch.rawValue
     options |= (quality == .finer ? RubberBandOptionEngineFiner : RubberBandOptionEngineFaster).rawValue
-    guard let state = rubberband_new(
+    var outOfMemory: Int32 = 0
+    guard let state = practice_rubberband_new(
       UInt32(sampleRate), UInt32(channels), Int32(bitPattern: UInt32(options)), speed.timeRatio,
-      pow(2, semitones / 12))
+      pow(2, semitones / 12), UInt32(maxBlockFrames), &outOfMemory)
     else {
+      if outOfMemory != 0 {
+        throw PracticeError(
+          .other,
+          "Rubber Band ran out of memory setting up the time stretcher: too little memory; "
+            + "raise the memory limit (ulimit -v) or free memory")
+      }
       throw PracticeError(.other, "Rubber Band could not be set up for \(channels) channel(s) at \(sampleRate) Hz")
     }
     // The library ignores flags it does not know; check that the engine asked for is the one running.
@@ -45,7 +54,6 @@ public final class TimeStretcher {
         .usage, "this Rubber Band library (engine \(engine)) has no finer (R3) engine",
         remedy: .fasterStretcher)
     }
-    rubberband_set_max_process_size(state, UInt32(maxBlockFrames))
     self.state = state
     self.channels = channels
     self.maxBlockFrames = maxBlockFrames

@@ -154,9 +154,9 @@ public struct SetlistLayout: Sendable, JSONOutput {
 extension Library {
   /// The setlist `name` (any case) laid out: each entry with its song's title, artist, key
   /// played, tempo played and note. The song fields come in one query (a query per entry
-  /// took 93 ms for 200 entries); a beat map is read only for a song with no tempo set.
+  /// took 93 ms for 200 entries), their key and tempo in one more (`keysAndTempi`).
   public func setlistLayout(named name: String) throws -> SetlistLayout {
-    let (found, rows) = try read { db -> (String, [(SetlistLayout.Row, Double?)]) in
+    let (found, rows) = try read { db -> (String, [SetlistLayout.Row]) in
       guard
         let row = try Row.fetchOne(
           db, sql: "SELECT id, name FROM setlist WHERE name = ?", arguments: [name])
@@ -167,36 +167,29 @@ extension Library {
         db,
         sql: """
           SELECT e.song_id, e.selection_name, e.key, e.transpose, e.speed, e.repeats, e.note,
-            s.title, s.artist, COALESCE(d.key, c.detected_key), d.bpm, d.note
+            s.title, s.artist, d.note
           FROM setlist_entry e LEFT JOIN song s ON s.id = e.song_id
             LEFT JOIN song_detail d ON d.song_id = e.song_id
-            LEFT JOIN chord_track c ON c.song_id = e.song_id
           WHERE e.setlist_id = ? ORDER BY e.position
           """, arguments: [row["id"] as Int64]
       ).enumerated().map { index, row in
-        let entry = SetlistEntry(
-          songID: row[0], selection: row[1],
-          key: (row[2] as String?).flatMap(MusicalKey.init(parsing:)), transpose: row[3],
-          speed: row[4], repeats: row[5], note: row[6])
-        let songKey = (row[9] as String?).flatMap(MusicalKey.init(parsing:))
-        return (
-          SetlistLayout.Row(
-            position: index + 1, entry: entry, title: row[7], artist: row[8],
-            key: entry.keyPlayed(songKey: songKey), tempo: nil, songNote: row[11]),
-          row[10] as Double?
-        )
+        SetlistLayout.Row(
+          position: index + 1,
+          entry: SetlistEntry(
+            songID: row[0], selection: row[1],
+            key: (row[2] as String?).flatMap(MusicalKey.init(parsing:)), transpose: row[3],
+            speed: row[4], repeats: row[5], note: row[6]),
+          title: row[7], artist: row[8], key: nil, tempo: nil, songNote: row[9])
       }
       return (row["name"], rows)
     }
-    var laidOut: [SetlistLayout.Row] = []
-    for (row, bpm) in rows {
+    let known = try keysAndTempi(of: rows.map(\.entry.songID))
+    let laidOut = rows.map { row in
       var row = row
-      var base = bpm
-      if base == nil, row.title != nil, let song = try song(id: row.entry.songID) {
-        base = try beatMap(for: song)?.medianTempo
-      }
-      row.tempo = base.map { $0 * (row.entry.speed ?? 1) }
-      laidOut.append(row)
+      let song = known[row.entry.songID]
+      row.key = row.entry.keyPlayed(songKey: song?.key)
+      row.tempo = song?.bpm.map { $0 * (row.entry.speed ?? 1) }
+      return row
     }
     return SetlistLayout(name: found, rows: laidOut)
   }

@@ -251,12 +251,15 @@ extension Library {
           let renamed = new.barRange(covering: start..<end),
           renamed != range
         {
+          // Named by its bars, the name changes and is reported; one in a selection keeps
+          // its name (the selection's own line says where it went).
+          let namedByBars = label == range.label
           try db.execute(
             sql: "UPDATE resume_point SET bars = ?, label = ? WHERE song_id = ?",
-            arguments: [
-              renamed.description, label == range.label ? renamed.label : label, songID,
-            ])
-          followed.append(BarsFollowed(owner: .resumePoint, old: range, new: renamed))
+            arguments: [renamed.description, namedByBars ? renamed.label : label, songID])
+          if namedByBars {
+            followed.append(BarsFollowed(owner: .resumePoint, old: range, new: renamed))
+          }
         }
       case .moved:
         if let was = try? old.frames(of: range), was == start..<end,

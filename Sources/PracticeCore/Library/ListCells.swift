@@ -4,13 +4,12 @@ import Foundation
 // order (`TextTable.songs`, `.setlists`, `.repositories`).
 
 extension Song {
-  /// `list`: id, title, artist, duration, path, key, bpm (the one set; empty without),
-  /// tags separated by commas.
-  public func listCells(details: SongDetails) -> [String] {
+  /// `list`: id, title, artist, duration, path, key and bpm (`KeyAndTempo`: set, else
+  /// found; empty without), tags separated by commas.
+  public func listCells(details: SongDetails, known: KeyAndTempo) -> [String] {
     [
-      "\(id ?? 0)", title, artist ?? "", formatTime(duration), path,
-      details.key?.description ?? "", details.bpm.map(formatNumber) ?? "",
-      details.tags.joined(separator: ","),
+      "\(id ?? 0)", title, artist ?? "", formatTime(duration), path, known.keyText,
+      known.bpmText, details.tags.joined(separator: ","),
     ]
   }
 }

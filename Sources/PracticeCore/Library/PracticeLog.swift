@@ -19,6 +19,8 @@ public struct PracticeEntry: Sendable, Equatable {
   public var songID: Int64
   /// Filled in when read back (the song's title), for listing.
   public var songTitle: String = ""
+  /// Filled in when read back: the file's kind (`m4a`) when another song has its title.
+  public var songKind: String?
   /// Filled in when read back (the song's rate), to show the range as times.
   public var sampleRate: Int = 0
   public var selectionID: Int64?
@@ -93,6 +95,8 @@ public struct PracticeTotal: Sendable, Equatable {
 
   public var songID: Int64
   public var songTitle: String
+  /// The file's kind (`m4a`) when another song has its title.
+  public var songKind: String?
   /// nil: plays that were not of a selection.
   public var selectionName: String?
   public var plays: Int
@@ -149,6 +153,22 @@ extension Library {
     }
   }
 
+  /// The file kind (`Song.fileKind`) of each song whose title another song has (any case),
+  /// by song id: what tells their rows apart.
+  static func twinKinds(_ db: Database) throws -> [Int64: String] {
+    var kinds: [Int64: String] = [:]
+    for row in try Row.fetchAll(
+      db,
+      sql: """
+        SELECT id, path, format FROM song WHERE title COLLATE NOCASE IN
+          (SELECT title FROM song GROUP BY title COLLATE NOCASE HAVING COUNT(*) > 1)
+        """)
+    {
+      kinds[row["id"]] = Song.fileKind(path: row["path"], format: row["format"])
+    }
+    return kinds
+  }
+
   /// Log rows, oldest first: of `song` (or all songs), started at or after `since`.
   public func practiceLog(of song: Song?, since: Date?, passes: Bool = false) throws
     -> [PracticeEntry]
@@ -179,6 +199,7 @@ extension Library {
               mark: mark.flatMap(PassMark.init(rawValue:))))
         }
       }
+      let twins = try Library.twinKinds(db)
       return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
         var entry = PracticeEntry(
           songID: row["song_id"], selectionID: row["selection_id"],
@@ -190,6 +211,7 @@ extension Library {
           outcome: PlayOutcome(rawValue: row["outcome"]) ?? .failed)
         entry.id = row["id"]
         entry.songTitle = row["title"]
+        entry.songKind = twins[entry.songID]
         entry.sampleRate = row["sample_rate"]
         entry.passRecords = records[row["id"]] ?? []
         entry.played = row["played"]
@@ -223,13 +245,15 @@ extension Library {
         l.selection_name COLLATE NOCASE
       """
     var totals = try read { db in
-      try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+      let twins = try Library.twinKinds(db)
+      return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
         var total = PracticeTotal(
           songID: row["song_id"], songTitle: row["title"], selectionName: row["selection_name"],
           plays: row["plays"], passes: row["passes"], seconds: row["seconds"],
           fastest: Speed(clamping: row["fastest"]), lastPlayed: Library.date(row["last"]))
         total.transposes = ((row["transposes"] as String?) ?? "").split(separator: ",")
           .compactMap { Double($0) }.sorted()
+        total.songKind = twins[total.songID]
         return total
       }
     }

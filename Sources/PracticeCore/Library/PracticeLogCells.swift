@@ -3,11 +3,19 @@ import Foundation
 // The cells of the tables `log`, `log --passes` and `stats` print, in their columns' order
 // (`Table` in the CLI names the columns). `clock` formats time heard (the face's m:ss).
 
+/// A row's song: its title, and the file's kind when another song has the title
+/// (`tune (m4a)`).
+func shownTitle(_ title: String, kind: String?) -> String {
+  title + (kind.map { " (\($0))" } ?? "")
+}
+
 extension PracticeEntry {
+  var shownTitle: String { PracticeCore.shownTitle(songTitle, kind: songKind) }
+
   /// `log`: started, song, what, passes, speeds (and the transpose), time heard, ending.
   public func logCells(clock: (Double) -> String) -> [String] {
     [
-      formatLocalTime(startedAt), songTitle, what, "\(passes) pass\(passes == 1 ? "" : "es")",
+      formatLocalTime(startedAt), shownTitle, what, "\(passes) pass\(passes == 1 ? "" : "es")",
       speeds, clock(duration), outcome.rawValue,
     ]
   }
@@ -16,7 +24,7 @@ extension PracticeEntry {
   public var passCells: [[String]] {
     passRecords.map { record in
       [
-        formatLocalTime(startedAt), songTitle, what, "\(record.pass)",
+        formatLocalTime(startedAt), shownTitle, what, "\(record.pass)",
         "\(record.speed)" + transposeSuffix, record.mark?.rawValue ?? "-",
       ]
     }
@@ -54,12 +62,14 @@ extension PracticeEntry {
 }
 
 extension PracticeTotal {
+  var shownTitle: String { PracticeCore.shownTitle(songTitle, kind: songKind) }
+
   /// `stats`: song, selection, plays, passes, time heard, fastest, last played, clean top
   /// speed, clean passes of the marked, goal, distance to it, days in a row; `-` where
   /// there is nothing to show.
   public func statsCells(clock: (Double) -> String) -> [String] {
     [
-      songTitle, selectionName ?? "-", "\(plays)", "\(passes)", clock(seconds), "\(fastest)",
+      shownTitle, selectionName ?? "-", "\(plays)", "\(passes)", clock(seconds), "\(fastest)",
       formatLocalTime(lastPlayed), cleanSpeed.map { "\($0)" } ?? "-",
       cleanPasses + flubbedPasses == 0
         ? "-" : "\(cleanPasses)/\(cleanPasses + flubbedPasses)",

@@ -44,7 +44,9 @@ public struct Song: Codable, Sendable, Equatable, FetchableRecord, MutablePersis
 extension Song {
   /// What tells apart two files of one recording: the file's extension (`m4a`), or its
   /// format when the name has none.
-  public var fileKind: String {
+  public var fileKind: String { Song.fileKind(path: path, format: format) }
+
+  static func fileKind(path: String, format: String) -> String {
     let ext = (path as NSString).pathExtension.lowercased()
     return ext.isEmpty ? format : ext
   }

@@ -5,7 +5,7 @@ import GRDB
 public struct SongDetails: Sendable, Equatable {
   public var key: MusicalKey?
   /// Beats per minute as set by the musician; nil when not set (the beat map's median
-  /// tempo then stands in, see `Library.tempo(of:)`).
+  /// tempo then stands in, see `Library.keysAndTempi`).
   public var bpm: Double?
   public var note: String?
   /// Sorted, case kept as first typed.
@@ -128,11 +128,85 @@ extension BeatMap {
   /// The median tempo of the map's beats in BPM (nil with fewer than two beats): what a
   /// song's tempo is taken to be when the musician has not set one.
   public var medianTempo: Double? {
-    guard beats.count >= 2 else { return nil }
-    let intervals = zip(beats.dropFirst(), beats).map { Double($0.frame - $1.frame) }.sorted()
+    BeatMap.medianTempo(frames: beats.map(\.frame), sampleRate: sampleRate)
+  }
+
+  /// The median tempo of beats at `frames` (in order), in BPM; nil with fewer than two.
+  static func medianTempo(frames: [Int64], sampleRate: Int) -> Double? {
+    guard frames.count >= 2 else { return nil }
+    let intervals = zip(frames.dropFirst(), frames).map { Double($0 - $1) }.sorted()
     let middle = intervals.count / 2
     let median =
       intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
     return median > 0 ? 60 * Double(sampleRate) / median : nil
+  }
+}
+
+/// A song's key and tempo as every listing shows them (`show`, `list`, a setlist): the
+/// ones set (`practice set`), else the key its chord track found and its beat map's median
+/// tempo, each saying where it came from.
+public struct KeyAndTempo: Sendable, Equatable {
+  public var key: MusicalKey?
+  /// The key is the chord track's, not one set.
+  public var keyFromChords = false
+  public var bpm: Double?
+  /// The tempo is the beat map's median, not one set.
+  public var bpmFromBeatMap = false
+
+  public init(key: MusicalKey? = nil, bpm: Double? = nil) {
+    self.key = key
+    self.bpm = bpm
+  }
+
+  /// `Am`, or empty.
+  public var keyText: String { key?.description ?? "" }
+
+  /// `96` as set; a beat map's to a tenth, `95.8`; or empty.
+  public var bpmText: String {
+    bpm.map { formatNumber(bpmFromBeatMap ? ($0 * 10).rounded() / 10 : $0) } ?? ""
+  }
+}
+
+extension Library {
+  /// The key and tempo of `song` (`KeyAndTempo`).
+  public func keyAndTempo(of song: Song) throws -> KeyAndTempo {
+    guard let id = song.id else { return KeyAndTempo() }
+    return try keysAndTempi(of: [id])[id] ?? KeyAndTempo()
+  }
+
+  /// The key and tempo (`KeyAndTempo`) of each song of `ids` that is in the library: the
+  /// song fields in one query, a beat map's frames read only for a song with no tempo set.
+  public func keysAndTempi(of ids: [Int64]) throws -> [Int64: KeyAndTempo] {
+    let wanted = Set(ids)
+    return try read { db in
+      var known: [Int64: KeyAndTempo] = [:]
+      let one: Int64? = ids.count == 1 ? ids[0] : nil
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT s.id, s.sample_rate, d.key, d.bpm, c.detected_key FROM song s
+            LEFT JOIN song_detail d ON d.song_id = s.id
+            LEFT JOIN chord_track c ON c.song_id = s.id
+          WHERE ?1 IS NULL OR s.id = ?1
+          """, arguments: [one])
+      let parse = { (text: String?) in text.flatMap(MusicalKey.init(parsing:)) }
+      for row in rows where wanted.contains(row[0]) {
+        let id: Int64 = row[0]
+        var entry = KeyAndTempo(key: parse(row[2]), bpm: row[3])
+        if entry.key == nil, let found = parse(row[4]) {
+          entry.key = found
+          entry.keyFromChords = true
+        }
+        if entry.bpm == nil {
+          let frames = try Int64.fetchAll(
+            db.cachedStatement(sql: "SELECT frame FROM beat WHERE song_id = ? ORDER BY frame"),
+            arguments: [id])
+          entry.bpm = BeatMap.medianTempo(frames: frames, sampleRate: row[1])
+          entry.bpmFromBeatMap = entry.bpm != nil
+        }
+        known[id] = entry
+      }
+      return known
+    }
   }
 }

@@ -18,23 +18,18 @@ extension Library {
     ] + resume + (try detailFields(of: song, details: try details(of: song)))
   }
 
-  /// `key Am`, `bpm 96` (or `bpm 95.8 (beat map)`), `note …`, `tags gig, jazz`.
+  /// `key Am` (or `key Am (chords)`), `bpm 96` (or `bpm 95.8 (beat map)`), `note …`,
+  /// `tags gig, jazz`.
   public func detailFields(of song: Song, details: SongDetails) throws
     -> [(key: String, value: String)]
   {
-    [
-      ("key", details.key?.description ?? ""),
-      ("bpm", try tempoText(of: song, details: details)),
+    let known = try keyAndTempo(of: song)
+    return [
+      ("key", known.keyText + (known.keyFromChords ? " (chords)" : "")),
+      ("bpm", known.bpmText + (known.bpmFromBeatMap ? " (beat map)" : "")),
       ("note", details.note ?? ""),
       ("tags", details.tags.joined(separator: ", ")),
     ]
-  }
-
-  /// The tempo as set, else the beat map's median marked as such, else empty.
-  public func tempoText(of song: Song, details: SongDetails) throws -> String {
-    if let bpm = details.bpm { return formatNumber(bpm) }
-    guard let tempo = try beatMap(for: song)?.medianTempo else { return "" }
-    return formatNumber((tempo * 10).rounded() / 10) + " (beat map)"
   }
 
   /// Where a resumed play continues: `0:41.2 (bar 12.3) in bars 9-16, 3 passes left, speed

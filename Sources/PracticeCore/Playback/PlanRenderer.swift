@@ -67,20 +67,15 @@ public final class PlanRenderer {
     guard let format = OutputFormat(path: target, bitDepth: info.bitDepth) else {
       throw Refusal.unknownFormat
     }
-    let sink: any AudioSink
-    if format.throughFFmpeg {
-      let writer = try FFmpegWriter(
+    let sink: any AudioFileSink =
+      format.throughFFmpeg
+      ? try FFmpegWriter(
         path: target, sampleRate: info.sampleRate, channels: info.channels,
         maxBlockFrames: PlaybackEngine.blockFrames)
-      writer.setTags(title: song.title, artist: song.artist, album: song.album)
-      sink = writer
-    } else {
-      let writer = try SoundFileWriter(
+      : try SoundFileWriter(
         path: target, format: format, sampleRate: info.sampleRate, channels: info.channels,
         maxBlockFrames: PlaybackEngine.blockFrames)
-      writer.setTags(title: song.title, artist: song.artist, album: song.album)
-      sink = writer
-    }
+    sink.setTags(title: song.title, artist: song.artist, album: song.album)
     let engine = try PlaybackEngine(file: file, plan: setup.plan, sink: sink)
     return PlanRenderer(song: song, setup: setup, file: file, engine: engine)
   }

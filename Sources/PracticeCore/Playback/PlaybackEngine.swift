@@ -303,7 +303,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       interrupted: interrupted,
       truncation: feeder.truncation
         ?? (feeder.reachedEarlyEnd && !interrupted
-          ? Truncation(frame: feeder.fileFrames, reason: nil) : nil),
+          ? Truncation(frame: feeder.fileFrames, reason: feeder.endReason) : nil),
       underruns: underruns)
   }
 }

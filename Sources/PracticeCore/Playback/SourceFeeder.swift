@@ -67,6 +67,9 @@ final class SourceFeeder: @unchecked Sendable {
   /// Set by the feeder thread when it read up to the end of a file that ends early (the
   /// audio stops before the length the file declares); read after the feeder ended.
   private(set) var reachedEarlyEnd = false
+  /// Why the file ends early, when its decoder knows (`SoundFile.shortfall`: a chain's
+  /// links left out); with `reachedEarlyEnd`.
+  private(set) var endReason: String?
 
   private let file: SoundFile  // feeder thread only after init
   /// The file's length in frames; immutable after init.
@@ -183,7 +186,10 @@ final class SourceFeeder: @unchecked Sendable {
           return .done
         }
       }
-      if plan.range.upperBound >= file.info.frames, file.endsEarly { reachedEarlyEnd = true }
+      if plan.range.upperBound >= file.info.frames, file.endsEarly {
+        reachedEarlyEnd = true
+        endReason = file.shortfall
+      }
       // The gap after the pass: silence through the ring (and the stretcher).
       var gap = Int(plan.gapSourceFrames(afterPass: pass, sampleRate: file.info.sampleRate))
       if gap > 0 { chunk.update(repeating: 0, count: SourceFeeder.chunkFrames * channels) }
