@@ -108,11 +108,16 @@ public enum ChordFiles {
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     let rate = Double(sampleRate)
+    // A time past the end of the audio counts as its end (which a start may not be): no
+    // finite time in the file, however large, overflows a frame count.
+    func frame(_ seconds: Double) -> Int64 {
+      Int64(min(seconds * rate, Double(totalFrames)).rounded())
+    }
     var spans: [ChordSpan] = []
     for (i, mark) in marks.enumerated() {
-      let start = Int64((mark.start * rate).rounded())
+      let start = frame(mark.start)
       let endTime = mark.end ?? (i + 1 < marks.count ? marks[i + 1].start : nil)
-      var end = endTime.map { Int64(($0 * rate).rounded()) } ?? totalFrames
+      var end = endTime.map(frame) ?? totalFrames
       // Times a rounding apart are the same time.
       let previousEnd = spans.last?.end ?? 0
       guard start + Int64(rate / 1000) >= previousEnd else {
