@@ -255,6 +255,18 @@ import Testing
     #expect(BeatFiles.detect(path: path, data: Array(text.utf8)) == format)
   }
 
+  /// Blanks are trimmed in time linear in their number (found while fuzzing, fuzz/README.md:
+  /// a line of one time and 100,000 spaces took 100 s to tell apart, walking characters back).
+  @Test func wideBlanksAreReadInLinearTime() throws {
+    let blanks = String(repeating: " ", count: 100_000)
+    let start = ContinuousClock.now
+    #expect(BeatFiles.detect(path: "a.txt", data: Array("0.5\(blanks)\n".utf8)) == .times)
+    let labels = "0.5\t0.5\t\(blanks)2.1\(blanks)\n"
+    #expect(try parse(labels, .audacity).beats == [BeatMark(time: 0.5, beatInBar: 1, bar: 2)])
+    let took = ContinuousClock.now - start
+    #expect(took < .seconds(10), "\(took)")
+  }
+
   @Test func cannotTellSomeFiles() {
     #expect(BeatFiles.detect(path: "a.wav", data: [0x52, 0x49, 0x46, 0x46, 0, 0, 0]) == nil)
     #expect(BeatFiles.detect(path: "a.txt", data: Array("verse chorus bridge\n".utf8)) == nil)

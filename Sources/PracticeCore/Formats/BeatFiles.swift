@@ -62,7 +62,8 @@ public enum BeatFiles {
       if uncommented.count < line.count {
         content = BeatText.trim(content)
       }
-      while content.last == " " { content = content.dropLast() }
+      let end = content.utf8.lastIndex { $0 != UInt8(ascii: " ") }
+      content = content[..<(end.map { content.utf8.index(after: $0) } ?? content.startIndex)]
       let tabbed = content.contains("\t")
       let fields: [Substring]
       if tabbed {
