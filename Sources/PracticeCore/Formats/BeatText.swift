@@ -167,9 +167,9 @@ enum BeatText {
     case .value(let value): return value
     case .notFinite:
       throw DataFileError(
-        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
+        .beat, path: path, line: line, reason: "\(what) \(quoted(field)) is not a finite number")
     case .invalid:
-      let shown = field.isEmpty ? "is missing" : "'\(field)' is not a number"
+      let shown = field.isEmpty ? "is missing" : "\(quoted(field)) is not a number"
       throw DataFileError(.beat, path: path, line: line, reason: "\(what) \(shown)")
     }
   }
@@ -179,7 +179,7 @@ enum BeatText {
     let value = try number(field, what: what, line: line, path: path)
     guard value.rounded() == value, abs(value) < 1e15 else {
       throw DataFileError(
-        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
+        .beat, path: path, line: line, reason: "\(what) \(quoted(field)) is not a whole number")
     }
     return Int(value)
   }
@@ -200,12 +200,12 @@ enum BeatText {
     func error(_ reason: String) -> DataFileError {
       DataFileError(.beat, path: path, line: line, reason: reason)
     }
-    guard !negative else { throw error("beat label '\(label)' is negative") }
+    guard !negative else { throw error("beat label \(quoted(label)) is negative") }
     guard parts.allSatisfy({ $0.count <= 9 }), let last = parts.last, let beat = Int(last) else {
-      throw error("beat label '\(label)' is too large")
+      throw error("beat label \(quoted(label)) is too large")
     }
     if parts.count == 2 {
-      guard let bar = Int(parts[0]) else { throw error("beat label '\(label)' is too large") }
+      guard let bar = Int(parts[0]) else { throw error("beat label \(quoted(label)) is too large") }
       return (bar, beat)
     }
     return (nil, beat)
