@@ -83,7 +83,8 @@ import TestSupport
     try "0\t1\tC:\(huge)\n".write(toFile: chords, atomically: true, encoding: .utf8)
     let result = try cli.run(["chords", "import", "demo", chords])
     #expect(result.status == 65, "\(result.stderr.prefix(300))")
-    #expect(result.stderrLines.count == 1 && result.stderr.count < 400, "\(result.stderr.prefix(300))")
+    #expect(
+      result.stderrLines.count == 1 && result.stderr.count < 400, "\(result.stderr.prefix(300))")
   }
 
   @Test func aBadBeatFileKeepsTheOldMap() throws {

@@ -83,8 +83,6 @@ enum BeatText {
     _ = body(text[start..<bytes.endIndex])
   }
 
-  static func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
-
   /// Drops spaces and tabs at both ends. On the UTF-8 view: walking a substring's characters
   /// backwards took time quadratic in the blanks (a line of 100,000 spaces took 100 s).
   static func trim(_ text: Substring) -> Substring {

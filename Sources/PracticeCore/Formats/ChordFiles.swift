@@ -90,9 +90,12 @@ public enum ChordFiles {
         }
         guard let start = Double(fields[0]), let end = Double(fields[1]), start.isFinite,
           end.isFinite, start >= 0
-        else { throw fail("\(quoted(fields[0])) and \(quoted(fields[1])) are not times in seconds") }
+        else {
+          throw fail("\(quoted(fields[0])) and \(quoted(fields[1])) are not times in seconds")
+        }
         guard end > start else {
-          throw fail("the chord ends (\(quoted(fields[1]))) before it starts (\(quoted(fields[0])))")
+          throw fail(
+            "the chord ends (\(excerpt(fields[1]))) before it starts (\(excerpt(fields[0])))")
         }
         let label = String(fields[2])
         let chord: Chord?

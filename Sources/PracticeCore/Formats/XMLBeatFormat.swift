@@ -174,7 +174,9 @@ struct XMLScanner {
         let tagLine = line
         advance()
         let element = try name()
-        guard !rootClosed else { throw error("a second root element \(quoted("<" + element + ">"))", line: tagLine) }
+        guard !rootClosed else {
+          throw error("a second root element \(quoted("<" + element + ">"))", line: tagLine)
+        }
         if inBeat(stack) {
           throw error(
             "<beat> holds an element <\(element)>; it should hold only seconds", line: tagLine)
@@ -183,7 +185,9 @@ struct XMLScanner {
         var selfClosing = false
         while true {
           skipSpace()
-          guard pos < bytes.count else { throw error("the document ends inside \(quoted("<" + element + ">"))") }
+          guard pos < bytes.count else {
+            throw error("the document ends inside \(quoted("<" + element + ">"))")
+          }
           if at("/>") {
             advance(2)
             selfClosing = true
