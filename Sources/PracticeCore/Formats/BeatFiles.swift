@@ -75,7 +75,7 @@ public enum BeatFiles {
       } else {
         fields = BeatText.fields(content)
       }
-      guard case .value = BeatText.scanNumber(fields[0]) else { return nil }
+      guard let first = fields.first, case .value = BeatText.scanNumber(first) else { return nil }
       switch fields.count {
       case 1: return .times
       case 2: return ext == "lab" ? .audacity : .mirex

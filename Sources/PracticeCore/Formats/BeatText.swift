@@ -51,8 +51,10 @@ enum BeatText {
   static func firstDataLine(_ text: String) -> Substring? {
     var found: Substring?
     forEachLine(text) {
+      // `#` as a byte, as `uncommented` finds it: not the first character, which a combining
+      // mark after it makes another.
       let content = trim($0)
-      if content.isEmpty || content.hasPrefix("#") { return true }
+      if content.isEmpty || content.utf8.first == UInt8(ascii: "#") { return true }
       found = $0
       return false
     }
