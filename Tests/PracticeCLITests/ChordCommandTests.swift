@@ -284,6 +284,32 @@ import Testing
     #expect(missing.status == 66, "\(missing.stderr)")
   }
 
+  /// A time no recording reaches (found by fuzz/: a finite `1e300` overflowed the frame
+  /// count and trapped): a start past the end is refused naming its line, an end past it
+  /// is cut there, in a `.lab` file and in Chordino's CSV alike.
+  @Test func timesPastAnyFrameCountAreNotATrap() throws {
+    let path = try detected()
+    let before = try cli.run(["chords", "export", path]).stdout
+    for (name, text) in [
+      ("far.lab", "0\t1.5\tC:maj\n1e300\t1e301\tG:maj\n"),
+      ("far.csv", "\"\(path)\",0.0,\"C\"\n,1e300,\"G\"\n"),
+    ] {
+      let file = dir.file(name)
+      try text.write(toFile: file, atomically: true, encoding: .utf8)
+      let result = try cli.run(["chords", "import", path, file])
+      #expect(result.status == 65, "\(result.stderr)")
+      #expect(result.stderrLines.count == 1, "\(result.stderr)")
+      #expect(result.stderr.contains("\(name)' line 2: it starts at "), "\(result.stderr)")
+      #expect(result.stderr.contains("after the end of the audio"), "\(result.stderr)")
+    }
+    #expect(try cli.run(["chords", "export", path]).stdout == before)
+    let long = dir.file("long.lab")
+    try "0\t1e300\tC:maj\n".write(toFile: long, atomically: true, encoding: .utf8)
+    let cut = try cli.run(["chords", "import", path, long])
+    #expect(cut.status == 0, "\(cut.stderr)")
+    #expect(try cli.run(["chords", "export", path]).stdout.hasSuffix("\tC:maj\n"))
+  }
+
   @Test func drumsOnlyIsNWithANote() throws {
     var piece = BeatSynth.Piece()
     piece.chords = false

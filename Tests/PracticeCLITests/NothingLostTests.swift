@@ -394,6 +394,8 @@ import Testing
       (["play", "1", "--click", "--no-click", "--device", "null"], "'--no-click'"),
       (["tone", "C-1", "--device", "null", "--duration", "0.1"], "'C-1' is 8.18 Hz"),
       (["tone", "B9", "--device", "null", "--duration", "0.1"], "'B9' is above G9"),
+      // Found by fuzz/: a letter whose capital is two letters (ß → SS) trapped.
+      (["tone", "ß", "--device", "null", "--duration", "0.1"], "'ß' is not a note"),
       (["tone", "A4", "--duration", "-1", "--device", "null"], "--duration -1.0 is out of range"),
       (["tune", "--device", "null", "--duration", "-1"], "--duration -1.0 is out of range"),
     ] {

@@ -66,6 +66,8 @@ import TestSupport
     let before = try cli.run(["show", "1"]).stdout
     for (arguments, says) in [
       (["--key", "H"], "--key H: not a key"),
+      // Found by fuzz/: a letter whose capital is two letters (ß → SS) trapped.
+      (["--key", "ß"], "--key ß: not a key"),
       (["--bpm", "0"], "--bpm 0: must be 10-400"),
       (["--bpm", "1e3"], "--bpm"),
       (["--tag", "a\tb"], "a tab"),

@@ -62,7 +62,8 @@ public enum BeatFiles {
       if uncommented.count < line.count {
         content = BeatText.trim(content)
       }
-      while content.last == " " { content = content.dropLast() }
+      let end = content.utf8.lastIndex { $0 != UInt8(ascii: " ") }
+      content = content[..<(end.map { content.utf8.index(after: $0) } ?? content.startIndex)]
       let tabbed = content.contains("\t")
       let fields: [Substring]
       if tabbed {
@@ -74,7 +75,7 @@ public enum BeatFiles {
       } else {
         fields = BeatText.fields(content)
       }
-      guard case .value = BeatText.scanNumber(fields[0]) else { return nil }
+      guard let first = fields.first, case .value = BeatText.scanNumber(first) else { return nil }
       switch fields.count {
       case 1: return .times
       case 2: return ext == "lab" ? .audacity : .mirex

@@ -51,8 +51,10 @@ enum BeatText {
   static func firstDataLine(_ text: String) -> Substring? {
     var found: Substring?
     forEachLine(text) {
+      // `#` as a byte, as `uncommented` finds it: not the first character, which a combining
+      // mark after it makes another.
       let content = trim($0)
-      if content.isEmpty || content.hasPrefix("#") { return true }
+      if content.isEmpty || content.utf8.first == UInt8(ascii: "#") { return true }
       found = $0
       return false
     }
@@ -83,14 +85,15 @@ enum BeatText {
     _ = body(text[start..<bytes.endIndex])
   }
 
-  static func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
-
-  /// Drops spaces and tabs at both ends.
+  /// Drops spaces and tabs at both ends. On the UTF-8 view: walking a substring's characters
+  /// backwards took time quadratic in the blanks (a line of 100,000 spaces took 100 s).
   static func trim(_ text: Substring) -> Substring {
-    guard let first = text.firstIndex(where: { !isBlank($0) }),
-      let last = text.lastIndex(where: { !isBlank($0) })
+    let bytes = text.utf8
+    let isBlankByte = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+    guard let first = bytes.firstIndex(where: { !isBlankByte($0) }),
+      let last = bytes.lastIndex(where: { !isBlankByte($0) })
     else { return text[text.endIndex...] }
-    return text[first...last]
+    return text[first..<bytes.index(after: last)]
   }
 
   /// Fields separated by runs of spaces and tabs (split on the UTF-8 view, as `lines`).
@@ -164,9 +167,9 @@ enum BeatText {
     case .value(let value): return value
     case .notFinite:
       throw DataFileError(
-        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a finite number")
+        .beat, path: path, line: line, reason: "\(what) \(quoted(field)) is not a finite number")
     case .invalid:
-      let shown = field.isEmpty ? "is missing" : "'\(field)' is not a number"
+      let shown = field.isEmpty ? "is missing" : "\(quoted(field)) is not a number"
       throw DataFileError(.beat, path: path, line: line, reason: "\(what) \(shown)")
     }
   }
@@ -176,7 +179,7 @@ enum BeatText {
     let value = try number(field, what: what, line: line, path: path)
     guard value.rounded() == value, abs(value) < 1e15 else {
       throw DataFileError(
-        .beat, path: path, line: line, reason: "\(what) '\(field)' is not a whole number")
+        .beat, path: path, line: line, reason: "\(what) \(quoted(field)) is not a whole number")
     }
     return Int(value)
   }
@@ -197,12 +200,12 @@ enum BeatText {
     func error(_ reason: String) -> DataFileError {
       DataFileError(.beat, path: path, line: line, reason: reason)
     }
-    guard !negative else { throw error("beat label '\(label)' is negative") }
+    guard !negative else { throw error("beat label \(quoted(label)) is negative") }
     guard parts.allSatisfy({ $0.count <= 9 }), let last = parts.last, let beat = Int(last) else {
-      throw error("beat label '\(label)' is too large")
+      throw error("beat label \(quoted(label)) is too large")
     }
     if parts.count == 2 {
-      guard let bar = Int(parts[0]) else { throw error("beat label '\(label)' is too large") }
+      guard let bar = Int(parts[0]) else { throw error("beat label \(quoted(label)) is too large") }
       return (bar, beat)
     }
     return (nil, beat)

@@ -90,9 +90,12 @@ public enum ChordFiles {
         }
         guard let start = Double(fields[0]), let end = Double(fields[1]), start.isFinite,
           end.isFinite, start >= 0
-        else { throw fail("'\(fields[0])' and '\(fields[1])' are not times in seconds") }
+        else {
+          throw fail("\(quoted(fields[0])) and \(quoted(fields[1])) are not times in seconds")
+        }
         guard end > start else {
-          throw fail("the chord ends (\(fields[1])) before it starts (\(fields[0]))")
+          throw fail(
+            "the chord ends (\(excerpt(fields[1]))) before it starts (\(excerpt(fields[0])))")
         }
         let label = String(fields[2])
         let chord: Chord?
@@ -108,11 +111,16 @@ public enum ChordFiles {
         advice: "give a .lab file (start<TAB>end<TAB>label) or Chordino's CSV")
     }
     let rate = Double(sampleRate)
+    // A time past the end of the audio counts as its end (which a start may not be): no
+    // finite time in the file, however large, overflows a frame count.
+    func frame(_ seconds: Double) -> Int64 {
+      Int64(min(seconds * rate, Double(totalFrames)).rounded())
+    }
     var spans: [ChordSpan] = []
     for (i, mark) in marks.enumerated() {
-      let start = Int64((mark.start * rate).rounded())
+      let start = frame(mark.start)
       let endTime = mark.end ?? (i + 1 < marks.count ? marks[i + 1].start : nil)
-      var end = endTime.map { Int64(($0 * rate).rounded()) } ?? totalFrames
+      var end = endTime.map(frame) ?? totalFrames
       // Times a rounding apart are the same time.
       let previousEnd = spans.last?.end ?? 0
       guard start + Int64(rate / 1000) >= previousEnd else {

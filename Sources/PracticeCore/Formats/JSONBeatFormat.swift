@@ -115,16 +115,15 @@ enum JSONBeatFormat {
   /// The keys of one object so far: a key given twice is refused (RFC 8259 leaves it
   /// undefined, and a beat with two times is a damaged file).
   private struct KeySet {
-    private var keys: [String] = []
+    private var keys: Set<String> = []
 
     func contains(_ key: String) -> Bool { keys.contains(key) }
 
     mutating func insert(_ key: String, line: Int, _ beats: BeatCollector) throws {
-      guard !keys.contains(key) else {
+      guard keys.insert(key).inserted else {
         throw beats.error(
-          line, "malformed JSON: the key \"\(key)\" appears twice", advice: "fix the JSON")
+          line, "malformed JSON: the key \(quoted(key)) appears twice", advice: "fix the JSON")
       }
-      keys.append(key)
     }
   }
 

@@ -36,13 +36,13 @@ enum TranscribeFormat {
       switch (key, section?.name) {
       case ("SectionStart", let open):
         if let open {
-          throw beats.error(line, "a section starts inside section '\(open)'")
+          throw beats.error(line, "a section starts inside section \(quoted(open))")
         }
         section = (fields.count > 1 ? fields[1] : "", line)
       case ("SectionEnd", let open):
         let name = fields.count > 1 ? fields[1] : ""
         guard open == name else {
-          throw beats.error(line, "'SectionEnd,\(name)' does not match the open section")
+          throw beats.error(line, "\(quoted("SectionEnd," + name)) does not match the open section")
         }
         section = nil
       case ("SoundFileInfo", "Main"):
@@ -72,7 +72,7 @@ enum TranscribeFormat {
         }
         try beats.add(BeatMark(time: time, beatInBar: beatInBar, bar: bar), line: line)
       case (_, "Markers"):
-        throw beats.error(line, "unknown marker kind '\(key)' (expected S, M or B)")
+        throw beats.error(line, "unknown marker kind \(quoted(key)) (expected S, M or B)")
       case ("L", "Loops"):
         if let loop = try self.loop(fields, sampleRate: sampleRate, line: line, beats: beats) {
           loops.append(loop)
@@ -83,7 +83,7 @@ enum TranscribeFormat {
     }
     if let open = section {
       throw beats.error(
-        open.line, "section '\(open.name)' is not closed (the file may be cut short)",
+        open.line, "section \(quoted(open.name)) is not closed (the file may be cut short)",
         advice: "save the document again from Transcribe!")
     }
     return loops
@@ -118,12 +118,12 @@ enum TranscribeFormat {
     let index = fields[1]
     let name = fields[5].trimmingBlanks.isEmpty ? "loop \(index)" : fields[5].trimmingBlanks
     guard start >= 0, length > 0 else {
-      throw beats.error(line, "loop '\(name)' has a negative start or length")
+      throw beats.error(line, "loop \(quoted(name)) has a negative start or length")
     }
     guard end <= beats.audioDuration else {
       throw beats.error(
         line,
-        "loop '\(name)' ends at \(formatSeconds(end)), past the end of the audio "
+        "loop \(quoted(name)) ends at \(formatSeconds(end)), past the end of the audio "
           + "(\(formatSeconds(beats.audioDuration)))",
         advice: "check that the .xsc file belongs to this song")
     }
@@ -135,7 +135,7 @@ enum TranscribeFormat {
     -> Double
   {
     guard let seconds = parseTime(field.trimmingBlanks) else {
-      throw beats.error(line, "\(what) '\(field)' is not a time like 0:01:23.456")
+      throw beats.error(line, "\(what) \(quoted(field)) is not a time like 0:01:23.456")
     }
     return seconds
   }

@@ -16,7 +16,7 @@ enum XMLBeatFormat {
     for (content, line) in found {
       let tokens = content.split(whereSeparator: \.isWhitespace)
       guard tokens.count <= 1 else {
-        throw beats.error(line, "<beat> should hold one time in seconds, not '\(content)'")
+        throw beats.error(line, "<beat> should hold one time in seconds, not \(quoted(content))")
       }
       let time = try BeatText.number(tokens.first ?? "", what: "time", line: line, path: beats.path)
       try beats.add(BeatMark(time: time), line: line)
@@ -117,7 +117,7 @@ struct XMLScanner {
       scalar = UInt32(name.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
     }
     guard let scalar, scalar.value != 0 else {
-      throw error("unknown entity '&\(name);'", line: startLine)
+      throw error("unknown entity \(quoted("&" + name + ";"))", line: startLine)
     }
     out.append(contentsOf: String(Character(scalar)).utf8)
   }
@@ -154,11 +154,11 @@ struct XMLScanner {
         let closing = try name()
         skipSpace()
         guard pos < bytes.count, bytes[pos] == UInt8(ascii: ">") else {
-          throw error("expected '>' after </\(closing)")
+          throw error("expected '>' after \(quoted("</" + closing))")
         }
         advance()
         guard let open = stack.last else {
-          throw error("</\(closing)> closes nothing", line: tagLine)
+          throw error("\(quoted("</" + closing + ">")) closes nothing", line: tagLine)
         }
         guard open.name == closing else {
           throw error(
@@ -174,7 +174,9 @@ struct XMLScanner {
         let tagLine = line
         advance()
         let element = try name()
-        guard !rootClosed else { throw error("a second root element <\(element)>", line: tagLine) }
+        guard !rootClosed else {
+          throw error("a second root element \(quoted("<" + element + ">"))", line: tagLine)
+        }
         if inBeat(stack) {
           throw error(
             "<beat> holds an element <\(element)>; it should hold only seconds", line: tagLine)
@@ -183,7 +185,9 @@ struct XMLScanner {
         var selfClosing = false
         while true {
           skipSpace()
-          guard pos < bytes.count else { throw error("the document ends inside <\(element)>") }
+          guard pos < bytes.count else {
+            throw error("the document ends inside \(quoted("<" + element + ">"))")
+          }
           if at("/>") {
             advance(2)
             selfClosing = true
@@ -195,22 +199,22 @@ struct XMLScanner {
           }
           let attribute = try name()
           skipSpace()
-          guard at("=") else { throw error("attribute '\(attribute)' has no value") }
+          guard at("=") else { throw error("attribute \(quoted(attribute)) has no value") }
           advance()
           skipSpace()
           guard pos < bytes.count,
             bytes[pos] == UInt8(ascii: "\"") || bytes[pos] == UInt8(ascii: "'")
-          else { throw error("attribute '\(attribute)' value is not quoted") }
+          else { throw error("attribute \(quoted(attribute)) value is not quoted") }
           let quote = bytes[pos]
           advance()
           while pos < bytes.count, bytes[pos] != quote {
             guard bytes[pos] != UInt8(ascii: "<") else {
-              throw error("'<' inside attribute '\(attribute)'")
+              throw error("'<' inside attribute \(quoted(attribute))")
             }
             advance()
           }
           guard pos < bytes.count else {
-            throw error("attribute '\(attribute)' value is not closed")
+            throw error("attribute \(quoted(attribute)) value is not closed")
           }
           advance()
         }
@@ -244,7 +248,7 @@ struct XMLScanner {
       }
     }
     if let open = stack.last {
-      throw error("<\(open.name)> is not closed", line: open.line)
+      throw error("\(quoted("<" + open.name + ">")) is not closed", line: open.line)
     }
     guard rootClosed else {
       throw DataFileError(

@@ -127,7 +127,8 @@ public struct Chord: Sendable, Hashable {
       guard let q = Quality(rawValue: shorthand) else {
         throw ChordLabelError(
           label: label,
-          reason: "'\(shorthand)' is not a shorthand this reads (maj, min, 7, maj7, min7, dim, "
+          reason:
+            "\(quoted(shorthand)) is not a shorthand this reads (maj, min, 7, maj7, min7, dim, "
             + "aug, sus2, sus4, dim7, hdim7, minmaj7, maj6, min6, 9, maj9, min9, 5, 1)")
       }
       quality = q
@@ -138,13 +139,14 @@ public struct Chord: Sendable, Hashable {
       rest = rest.dropFirst()
       guard let interval = parseDegree(String(rest)) else {
         throw ChordLabelError(
-          label: label, reason: "'/\(rest)' is not a bass degree such as /3, /b7 or /5")
+          label: label, reason: "\(quoted("/" + rest)) is not a bass degree such as /3, /b7 or /5")
       }
       bass = interval
       rest = rest[rest.endIndex...]
     }
     guard rest.isEmpty else {
-      throw ChordLabelError(label: label, reason: "'\(rest)' after the root is not Harte syntax")
+      throw ChordLabelError(
+        label: label, reason: "\(quoted(rest)) after the root is not Harte syntax")
     }
     return Chord(root: root, quality: quality, bass: bass)
   }
@@ -162,7 +164,8 @@ public struct Chord: Sendable, Hashable {
     if let slash = rest.lastIndex(of: "/") {
       var bassText = rest[rest.index(after: slash)...]
       guard let note = takeNote(&bassText), bassText.isEmpty else {
-        throw ChordLabelError(label: label, reason: "'/\(bassText)' is not a bass note such as /E")
+        throw ChordLabelError(
+          label: label, reason: "\(quoted("/" + bassText)) is not a bass note such as /E")
       }
       bassNote = note
       rest = rest[..<slash]
@@ -176,7 +179,8 @@ public struct Chord: Sendable, Hashable {
       "5": .power,
     ]
     guard let quality = suffixes[String(rest)] else {
-      throw ChordLabelError(label: label, reason: "'\(rest)' is not a chord suffix this reads")
+      throw ChordLabelError(
+        label: label, reason: "\(quoted(rest)) is not a chord suffix this reads")
     }
     return Chord(root: root, quality: quality, bass: bassNote.map { $0 - root } ?? 0)
   }
@@ -250,7 +254,7 @@ public struct Chord: Sendable, Hashable {
 public struct ChordLabelError: Error, Equatable, CustomStringConvertible {
   public let label: String
   public let reason: String
-  public var description: String { "'\(label)' is not a chord label: \(reason)" }
+  public var description: String { "\(quoted(label)) is not a chord label: \(reason)" }
 }
 
 /// One chord of a chord track: from `start` to `end` (source frames), `chord` nil for N.

@@ -14,7 +14,9 @@ public struct MusicalKey: Sendable, Equatable, CustomStringConvertible {
   /// at most two sharps or flats, then nothing (major), `m`/`min`/`minor` or `maj`/`major`.
   public init?(parsing text: String) {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-    guard let first = rest.first, let letter = MusicalKey.letters[Character(first.uppercased())]
+    // An ASCII letter first: another's capital can be two (`ß` → `SS`), no Character.
+    guard let first = rest.first, first.isASCII,
+      let letter = MusicalKey.letters[Character(first.uppercased())]
     else { return nil }
     var spelling = first.uppercased()
     rest = rest.dropFirst()

@@ -62,9 +62,9 @@ public struct Note: Sendable, Equatable, Hashable, CustomStringConvertible {
   /// (`#`, `♯`) or flats (`b`, `♭`), and an octave from -1 to 9. `nil` otherwise.
   public static func parse(_ text: String) -> Note? {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-    guard let first = rest.first, let letter = letters[Character(first.uppercased())] else {
-      return nil
-    }
+    // An ASCII letter first: another's capital can be two (`ß` → `SS`), no Character.
+    guard let first = rest.first, first.isASCII, let letter = letters[Character(first.uppercased())]
+    else { return nil }
     rest = rest.dropFirst()
     var shift = 0
     while let c = rest.first, "#♯b♭".contains(c) {
