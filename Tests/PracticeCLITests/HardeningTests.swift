@@ -529,6 +529,19 @@ import Testing
         && result.stderr.hasPrefix("practice: cannot start a thread ("), "\(result.stderr)")
   }
 
+  /// `arguments` run under each address-space limit (in MB), killed after 30 s.
+  func underLimits(_ limits: StrideThrough<Int>, _ arguments: [String]) throws
+    -> [(megabytes: Int, result: CommandResult)]
+  {
+    try limits.map { megabytes in
+      let result = try runProgram(
+        "/usr/bin/timeout",
+        ["-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(megabytes * 1_000_000)", CLI.binary]
+          + arguments, environment: cli.environment, directory: dir.path, scratch: dir.path)
+      return (megabytes, result)
+    }
+  }
+
   /// Opening ALSA's `null` under a memory limit fails with -ENOENT (a config library could
   /// not be mapped); it said "No such file or directory; check the name with `aplay -L`".
   /// It is worded as out of memory, exit 1. Limits from 110 to 140 MB are tried (120-126
@@ -536,13 +549,9 @@ import Testing
   @Test func alsaOutOfMemoryIsNotAMissingDevice() throws {
     try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
     var reached: [Int] = []
-    for megabytes in stride(from: 110, through: 140, by: 2) {
-      let result = try runProgram(
-        "/usr/bin/timeout",
-        [
-          "-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(megabytes * 1_000_000)", CLI.binary,
-          "play", "1", "--device", "null", "--to", "0.5",
-        ], environment: cli.environment, directory: dir.path, scratch: dir.path)
+    for (megabytes, result) in try underLimits(
+      stride(from: 110, through: 140, by: 2), ["play", "1", "--device", "null", "--to", "0.5"])
+    {
       #expect(!result.stderr.contains("aplay -L"), "\(megabytes) MB: \(result.stderr)")
       if result.stderr.contains("ALSA ran out of memory") {
         reached.append(megabytes)
@@ -565,13 +574,10 @@ import Testing
   @Test func rubberBandOutOfMemoryEndsWithOneLine() throws {
     try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
     var reached: [Int] = []
-    for megabytes in stride(from: 120, through: 200, by: 2) {
-      let result = try runProgram(
-        "/usr/bin/timeout",
-        [
-          "-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(megabytes * 1_000_000)", CLI.binary,
-          "play", "1", "--device", "null", "--speed", "80%", "--to", "0.5",
-        ], environment: cli.environment, directory: dir.path, scratch: dir.path)
+    for (megabytes, result) in try underLimits(
+      stride(from: 120, through: 200, by: 2),
+      ["play", "1", "--device", "null", "--speed", "80%", "--to", "0.5"])
+    {
       #expect(!result.stderr.contains("bad_alloc"), "\(megabytes) MB: \(result.stderr)")
       if result.stderr.contains("practice: Rubber Band ran out of memory") {
         reached.append(megabytes)
