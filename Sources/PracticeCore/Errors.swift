@@ -33,6 +33,10 @@ public struct PracticeError: PracticeFailure, Equatable {
   /// What to do, when it is one of the face's options: the face words it.
   public let remedy: Remedy?
 
+  /// How every failure to get memory ends its line (threads, ALSA, Rubber Band under a
+  /// memory limit).
+  static let tooLittleMemory = "too little memory; raise the memory limit (ulimit -v) or free memory"
+
   public init(_ category: FailureCategory, _ message: String, remedy: Remedy? = nil) {
     self.category = category
     self.message = message

@@ -39,7 +39,7 @@ enum ALSASetup {
         throw PracticeError(
           .other,
           "audio device '\(name)': ALSA ran out of memory while opening it (error \(openResult)): "
-            + "too little memory; raise the memory limit (ulimit -v) or free memory")
+            + PracticeError.tooLittleMemory)
       }
       throw ALSAError(
         code: openResult, device: name, operation: capture ? "opening it for capture" : "opening it",

@@ -41,8 +41,8 @@ public final class TimeStretcher {
       if outOfMemory != 0 {
         throw PracticeError(
           .other,
-          "Rubber Band ran out of memory setting up the time stretcher: too little memory; "
-            + "raise the memory limit (ulimit -v) or free memory")
+          "Rubber Band ran out of memory setting up the time stretcher: "
+            + PracticeError.tooLittleMemory)
       }
       throw PracticeError(.other, "Rubber Band could not be set up for \(channels) channel(s) at \(sampleRate) Hz")
     }

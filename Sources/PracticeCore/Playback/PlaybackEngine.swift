@@ -137,8 +137,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     guard threadError == 0 else {
       throw PracticeError(
         .other,
-        "cannot start the playback threads (\(String(cString: strerror(threadError)))): too "
-          + "little memory; raise the memory limit (ulimit -v) or free memory")
+        "cannot start the playback threads (\(String(cString: strerror(threadError)))): "
+          + PracticeError.tooLittleMemory)
     }
     self.plan = plan
     self.live = live
