@@ -69,6 +69,12 @@ struct Import: ParsableCommand {
           + "before it, both found as song \(duplicate.song.id ?? 0) '\(duplicate.song.title)'; "
           + "only the first was imported (add the other copy and import again for both)")
     }
+    for shortened in report.setlistsShortened {
+      Terminal.warning(
+        "setlist '\(shortened.name)' stored with \(shortened.stored) of its \(shortened.entries) "
+          + "entries: the others' songs are not in the library; add them and import again "
+          + "with --replace for the whole setlist")
+    }
     Terminal.records(report.found.map { ["\($0.song.id ?? 0)", $0.song.title] })
     var parts = ["found \(report.found.count) of \(counted(shared.songs.count, "song"))"]
     parts.append("\(counted(report.mapsStored, "beat map")) stored")
@@ -78,7 +84,7 @@ struct Import: ParsableCommand {
     parts.append("\(counted(report.selectionsStored, "selection")) stored")
     if !report.selectionsKept.isEmpty {
       parts.append(
-        "\(report.selectionsKept.count) kept as they were: "
+        "\(report.selectionsKept.count) kept as they were (--replace stores the file's): "
           + report.selectionsKept.prefix(5).joined(separator: ", "))
     }
     if !report.setlistsStored.isEmpty {
@@ -86,7 +92,8 @@ struct Import: ParsableCommand {
     }
     if !report.setlistsKept.isEmpty {
       parts.append(
-        "setlists kept as they were: " + report.setlistsKept.map { "'\($0)'" }.joined(separator: ", "))
+        "setlists kept as they were (--replace stores the file's): "
+          + report.setlistsKept.map { "'\($0)'" }.joined(separator: ", "))
     }
     Terminal.say(
       "imported \(file): " + parts.joined(separator: "; ")
