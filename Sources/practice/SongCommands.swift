@@ -106,14 +106,16 @@ struct List: ParsableCommand {
     let library = try library.open()
     let songs = try library.songs(tagged: tag)
     let details = try library.allDetails()
-    let known = json ? [:] : try library.keysAndTempi(of: songs.compactMap(\.id))
+    let known = try library.keysAndTempi(of: songs.compactMap(\.id))
     if songs.isEmpty {
       Terminal.say(
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
     }
     let own = { (song: Song) in details[song.id ?? 0] ?? SongDetails() }
     if json {
-      Terminal.data(songs.map { SongRecord($0, details: own($0)) }.jsonText + "\n")
+      Terminal.data(
+        songs.map { SongRecord($0, details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
+          .jsonText + "\n")
     } else {
       Table.songs(
         songs.map { $0.listCells(details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
@@ -134,7 +136,8 @@ struct Show: ParsableCommand {
     let (library, song) = try target.resolve()
     let details = try library.details(of: song)
     if json {
-      Terminal.data(SongRecord(song, details: details).jsonText + "\n")
+      Terminal.data(
+        SongRecord(song, details: details, known: try library.keyAndTempo(of: song)).jsonText + "\n")
       return
     }
     Terminal.fields(try library.summary(of: song))

@@ -171,7 +171,8 @@ import Testing
     #expect(
       Set(object.keys) == [
         "id", "title", "artist", "album", "path", "duration", "frames", "sample_rate", "channels",
-        "format", "content_hash", "added_at", "updated_at", "key", "bpm", "note", "tags",
+        "format", "content_hash", "added_at", "updated_at", "key", "key_source", "bpm",
+        "bpm_source", "note", "tags",
       ])
     #expect(object["artist"] is NSNull)
     #expect(object["frames"] as? Int == 22050)
@@ -210,6 +211,19 @@ import Testing
     #expect(show.contains("key Am (chords)") && show.contains("bpm 120 (beat map)"), "\(show)")
     var rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
     #expect(rows.map { Array($0[5...6]) } == [["Am", "120"], ["", ""]], "\(rows)")
+    // And so does --json, saying where they came from (it had null for both).
+    func known(_ arguments: [String]) throws -> [[String]] {
+      let text = try cli.run(arguments + ["--json"]).stdout
+      let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+      let objects = try (parsed as? [[String: Any]]) ?? [#require(parsed as? [String: Any])]
+      return objects.map { object in
+        ["key", "key_source", "bpm", "bpm_source"].map { "\(object[$0] ?? "absent")" }
+      }
+    }
+    #expect(try known(["show", "demo"]) == [["Am", "chords", "120", "beat map"]])
+    #expect(
+      try known(["list"])
+        == [["Am", "chords", "120", "beat map"], ["<null>", "<null>", "<null>", "<null>"]])
     // Set ones win, in both.
     #expect(try cli.run(["set", "demo", "--key", "C", "--bpm", "96"]).status == 0)
     #expect(
@@ -217,6 +231,7 @@ import Testing
         == ["key C", "bpm 96"])
     rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
     #expect(Array(rows[0][5...6]) == ["C", "96"], "\(rows)")
+    #expect(try known(["show", "demo"]) == [["C", "set", "96", "set"]])
   }
 
   /// A field with no value is its key alone: no `key value` line of `show`, `set` or
