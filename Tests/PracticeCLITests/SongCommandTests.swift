@@ -185,6 +185,24 @@ import Testing
     #expect(try empty.run(["list", "--json"]).stdout == "[]\n")
   }
 
+  /// A title of several words typed without quotes (`practice play city blues`) is told how
+  /// to quote it: the parser's "Unexpected argument 'blues'" alone did not say.
+  @Test func anUnquotedTitleIsToldToQuote() throws {
+    let two = try cli.run(["show", "city", "blues"])
+    #expect(two.status == 64)
+    #expect(
+      two.stderr == "practice: Unexpected argument 'blues'; a title or name with spaces goes in "
+        + "quotes: 'city blues'\n", "\(two.stderr)")
+    let three = try cli.run(["play", "blue", "in", "green", "--device", "null"])
+    #expect(three.status == 64 && three.stderr.contains("quotes: 'blue in green'\n"), "\(three.stderr)")
+    #expect(try cli.run(["setlist", "new", "my", "gig"]).stderr.contains("quotes: 'my gig'\n"))
+    // An option's value, a command's name or two ids before it are not joined.
+    for arguments in [["play", "1", "--speed", "75", "blues"], ["list", "extra"], ["play", "3", "4"]] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 64 && !result.stderr.contains("quotes"), "\(arguments): \(result.stderr)")
+    }
+  }
+
   @Test func showPrintsKeyValueLines() throws {
     _ = try cli.run(["add", try song("Delta.wav")])
     let show = try cli.run(["show", "1"])
