@@ -155,7 +155,17 @@ struct Remove: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    try library.remove(song)
-    Terminal.say("removed song \(song.id ?? 0) '\(song.title)' (the audio file is untouched)")
+    let removed = try library.remove(song)
+    var with: [String] = []
+    if removed.beatMap { with.append("its beat map") }
+    if removed.selections > 0 { with.append(counted(removed.selections, "selection")) }
+    if removed.plays > 0 { with.append(counted(removed.plays, "logged play")) }
+    for (name, entries) in removed.setlistEntries {
+      with.append("\(entries == 1 ? "its entry" : "its \(entries) entries") in setlist '\(name)'")
+    }
+    Terminal.say(
+      "removed song \(song.id ?? 0) '\(song.title)'"
+        + (with.isEmpty ? "" : " with " + with.joined(separator: ", "))
+        + " (the audio file is untouched)")
   }
 }

@@ -278,6 +278,28 @@ import Testing
     #expect(again.status == 66)
   }
 
+  /// `rm` says what went with the song: its beat map, selections, logged plays and setlist
+  /// entries (it said only "removed song 3 'Song'", and a practice history was gone).
+  @Test func rmSaysWhatWentWithTheSong() throws {
+    let path = try song("Zeta.wav", seconds: 4)
+    _ = try cli.run(["add", path])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "a", "--from", "0", "--to", "0.2"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "b", "--from", "0.2", "--to", "0.4"]).status == 0)
+    for _ in 0..<2 {
+      #expect(try cli.run(["play", "1", "--select", "a", "--device", "null"]).status == 0)
+    }
+    _ = try cli.run(["setlist", "new", "gig"])
+    _ = try cli.run(["setlist", "add", "gig", "1"])
+    _ = try cli.run(["setlist", "add", "gig", "1", "--select", "a"])
+    let result = try cli.run(["rm", "1"])
+    #expect(result.status == 0)
+    #expect(
+      result.stderr
+        == "removed song 1 'Zeta' with its beat map, 2 selections, 2 logged plays, its 2 entries "
+        + "in setlist 'gig' (the audio file is untouched)\n", "\(result.stderr)")
+  }
+
   @Test func ambiguousTitlesListTheCandidates() throws {
     try FileManager.default.createDirectory(
       atPath: dir.file("b"), withIntermediateDirectories: true)
@@ -340,7 +362,7 @@ import Testing
   }
 
   @Test func aFileIsAddedOnFirstUse() throws {
-    let path = try song("Zeta.wav")
+    let path = try song("Zeta.wav", seconds: 4)
     let result = try cli.run(["render", path, "-o", dir.file("z.wav")])
     #expect(result.status == 0)
     #expect(try cli.run(["list"]).stdout.hasPrefix("1\tZeta\t"))
