@@ -42,7 +42,8 @@ struct Import: ParsableCommand {
     discussion: """
       Each song is found in this library by content hash, then by title, artist and \
       duration (within 1 s). If any is missing, nothing is imported and the missing ones \
-      are listed (exit 66), unless --partial. A song's own beat map, a selection of the same \
+      are listed (exit 66), unless --partial (a setlist is then stored without the missing \
+      songs' entries, and a warning says so). A song's own beat map, a selection of the same \
       name and a setlist of the same name are kept unless --replace; key, tempo and note \
       are filled in where the song has none; tags are added. Importing the same file \
       again changes nothing.
