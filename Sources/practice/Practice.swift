@@ -71,9 +71,46 @@ struct Practice: ParsableCommand {
       let message = message(for: error).split(whereSeparator: \.isNewline)
         .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         .joined(separator: "; ")
-      Terminal.error(message.isEmpty ? "invalid arguments; see `practice help`" : reworded(message))
+      let arguments = movingGlobalOptions(Array(PathBytes.arguments().dropFirst()))
+      Terminal.error(
+        message.isEmpty
+          ? "invalid arguments; see `practice help`"
+          : reworded(message) + (quotingHint(message, arguments: arguments) ?? ""))
       Foundation.exit(code.rawValue)
     }
+  }
+
+  /// For the parser's "Unexpected argument 'blues'" after `practice play city blues`: the
+  /// words run together as they were meant, `; a title or name with spaces goes in quotes:
+  /// 'city blues'`. Nil when the word before the first unexpected one is an option, its
+  /// value, or a command's name (then there is nothing to join).
+  static func quotingHint(_ message: String, arguments: [String]) -> String? {
+    guard message.hasPrefix("Unexpected argument '") || message.contains(" unexpected arguments: '")
+    else { return nil }
+    let quoted = message.split(separator: "'", omittingEmptySubsequences: false)
+    let unexpected = stride(from: 1, to: quoted.count - 1, by: 2).map { String(quoted[$0]) }
+    guard let first = unexpected.first,
+      let at = arguments.prefix(while: { $0 != "--" }).firstIndex(of: first), at >= 1
+    else { return nil }
+    var command: any ParsableCommand.Type = Practice.self
+    for word in arguments.prefix(at) {
+      guard
+        let next = command.configuration.subcommands.first(where: {
+          $0.configuration.commandName == word
+        })
+      else { break }
+      command = next
+    }
+    let before = arguments[at - 1]
+    let names = Set(
+      [command.configuration.commandName ?? ""]
+        + command.configuration.subcommands.compactMap { $0.configuration.commandName })
+    guard !before.hasPrefix("-"), !names.contains(before),
+      at < 2 || !arguments[at - 2].hasPrefix("-")
+    else { return nil }
+    let words = [before] + unexpected
+    guard words.contains(where: { Int($0) == nil }) else { return nil }  // ids: `play 3 4`
+    return "; a title or name with spaces goes in quotes: '\(words.joined(separator: " "))'"
   }
 
   /// The argument parser's "The value '20%' is invalid for '--speed <speed>': must be …"

@@ -42,7 +42,8 @@ struct Import: ParsableCommand {
     discussion: """
       Each song is found in this library by content hash, then by title, artist and \
       duration (within 1 s). If any is missing, nothing is imported and the missing ones \
-      are listed (exit 66), unless --partial. A song's own beat map, a selection of the same \
+      are listed (exit 66), unless --partial (a setlist is then stored without the missing \
+      songs' entries, and a warning says so). A song's own beat map, a selection of the same \
       name and a setlist of the same name are kept unless --replace; key, tempo and note \
       are filled in where the song has none; tags are added. Importing the same file \
       again changes nothing.
@@ -69,6 +70,12 @@ struct Import: ParsableCommand {
           + "before it, both found as song \(duplicate.song.id ?? 0) '\(duplicate.song.title)'; "
           + "only the first was imported (add the other copy and import again for both)")
     }
+    for shortened in report.setlistsShortened {
+      Terminal.warning(
+        "setlist '\(shortened.name)' stored with \(shortened.stored) of its \(shortened.entries) "
+          + "entries: the others' songs are not in the library; add them and import again "
+          + "with --replace for the whole setlist")
+    }
     Terminal.records(report.found.map { ["\($0.song.id ?? 0)", $0.song.title] })
     var parts = ["found \(report.found.count) of \(counted(shared.songs.count, "song"))"]
     parts.append("\(counted(report.mapsStored, "beat map")) stored")
@@ -78,7 +85,7 @@ struct Import: ParsableCommand {
     parts.append("\(counted(report.selectionsStored, "selection")) stored")
     if !report.selectionsKept.isEmpty {
       parts.append(
-        "\(report.selectionsKept.count) kept as they were: "
+        "\(report.selectionsKept.count) kept as they were (--replace stores the file's): "
           + report.selectionsKept.prefix(5).joined(separator: ", "))
     }
     if !report.setlistsStored.isEmpty {
@@ -86,7 +93,8 @@ struct Import: ParsableCommand {
     }
     if !report.setlistsKept.isEmpty {
       parts.append(
-        "setlists kept as they were: " + report.setlistsKept.map { "'\($0)'" }.joined(separator: ", "))
+        "setlists kept as they were (--replace stores the file's): "
+          + report.setlistsKept.map { "'\($0)'" }.joined(separator: ", "))
     }
     Terminal.say(
       "imported \(file): " + parts.joined(separator: "; ")

@@ -106,14 +106,16 @@ struct List: ParsableCommand {
     let library = try library.open()
     let songs = try library.songs(tagged: tag)
     let details = try library.allDetails()
-    let known = json ? [:] : try library.keysAndTempi(of: songs.compactMap(\.id))
+    let known = try library.keysAndTempi(of: songs.compactMap(\.id))
     if songs.isEmpty {
       Terminal.say(
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
     }
     let own = { (song: Song) in details[song.id ?? 0] ?? SongDetails() }
     if json {
-      Terminal.data(songs.map { SongRecord($0, details: own($0)) }.jsonText + "\n")
+      Terminal.data(
+        songs.map { SongRecord($0, details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
+          .jsonText + "\n")
     } else {
       Table.songs(
         songs.map { $0.listCells(details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
@@ -134,7 +136,8 @@ struct Show: ParsableCommand {
     let (library, song) = try target.resolve()
     let details = try library.details(of: song)
     if json {
-      Terminal.data(SongRecord(song, details: details).jsonText + "\n")
+      Terminal.data(
+        SongRecord(song, details: details, known: try library.keyAndTempo(of: song)).jsonText + "\n")
       return
     }
     Terminal.fields(try library.summary(of: song))
@@ -152,7 +155,17 @@ struct Remove: ParsableCommand {
   func run() throws {
     let library = try library.open()
     let song = try library.resolve(song)
-    try library.remove(song)
-    Terminal.say("removed song \(song.id ?? 0) '\(song.title)' (the audio file is untouched)")
+    let removed = try library.remove(song)
+    var with: [String] = []
+    if removed.beatMap { with.append("its beat map") }
+    if removed.selections > 0 { with.append(counted(removed.selections, "selection")) }
+    if removed.plays > 0 { with.append(counted(removed.plays, "logged play")) }
+    for (name, entries) in removed.setlistEntries {
+      with.append("\(entries == 1 ? "its entry" : "its \(entries) entries") in setlist '\(name)'")
+    }
+    Terminal.say(
+      "removed song \(song.id ?? 0) '\(song.title)'"
+        + (with.isEmpty ? "" : " with " + with.joined(separator: ", "))
+        + " (the audio file is untouched)")
   }
 }

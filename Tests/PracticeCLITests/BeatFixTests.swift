@@ -188,7 +188,9 @@ import Testing
       ),
       (
         ["beats", "downbeat", "1", "--at", "1.0"],
-        "practice: 0:01.0 is 500 ms from the nearest beat, 1.1 at 0.500 s; give the time of a beat, or its bar.beat"
+        // The beat's time as the times typed are written, to the millisecond (a detected
+        // map's beat was `3.844761905 s`).
+        "practice: 0:01.0 is 500 ms from the nearest beat, 1.1 at 0:00.500; give the time of a beat, or its bar.beat"
       ),
       (
         ["beats", "downbeat", "1", "--bar", "2.5"],

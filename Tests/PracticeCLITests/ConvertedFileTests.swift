@@ -82,6 +82,10 @@ import Testing
     case concatenatedWithItself
     /// A tagger's second ID3v2 tag (with padding) before the one ffmpeg wrote.
     case secondID3TagBefore
+    /// The first audio page's packets moved onto the page the Vorbis headers end on, as
+    /// some encoders wrote Ogg Vorbis (a released game soundtrack; ogginfo: "headers not
+    /// correctly framed").
+    case audioOnTheHeaderPage
   }
 
   static let cases: [Case] = [
@@ -106,6 +110,11 @@ import Testing
     // conversion carries into its pages' granule positions (libsndfile dropped a packet
     // there and stopped reading).
     Case(name: "plain.opus", from: "ogg", arguments: [], packet: 960),
+    // Ogg Vorbis with audio on its headers' page: libsndfile started a page later (the first
+    // second of this file, 0.36 s of the soundtrack's).
+    Case(
+      name: "headerpage.ogg", from: "mp3", arguments: ["-c:a", "libvorbis"], packet: 0,
+      then: .audioOnTheHeaderPage),
     Case(
       name: "uneven.opus", from: "ogg",
       arguments: ["-c:a", "libopus", "-bsf:a", "setts=ts=TS+if(eq(mod(N\\,3)\\,1)\\,3\\,0)"],
@@ -182,8 +191,51 @@ import Testing
       let size = (0..<4).map { UInt8((body.count >> (7 * (3 - $0))) & 0x7F) }
       try (Data("ID3".utf8) + Data([3, 0, 0] + size) + body + bytes)
         .write(to: URL(fileURLWithPath: path))
+    case .audioOnTheHeaderPage:
+      try ConvertedFileTests.audioOnTheHeaderPage([UInt8](bytes)).write(to: URL(fileURLWithPath: path))
     }
     return path
+  }
+
+  /// An Ogg Vorbis file as ffmpeg writes it (identification header; comment and setup
+  /// headers; then audio) with its first audio page merged into the headers' page, which
+  /// takes that page's granule position; the pages after are numbered on, checksums anew.
+  static func audioOnTheHeaderPage(_ bytes: [UInt8]) throws -> Data {
+    var pages: [(head: [UInt8], lacing: [UInt8], body: [UInt8])] = []
+    var at = 0
+    while at + 27 <= bytes.count {
+      let count = Int(bytes[at + 26])
+      let lacing = Array(bytes[(at + 27)..<(at + 27 + count)])
+      let size = lacing.reduce(0) { $0 + Int($1) }
+      let start = at + 27 + count
+      pages.append((Array(bytes[at..<(at + 27)]), lacing, Array(bytes[start..<(start + size)])))
+      at = start + size
+    }
+    try #require(pages.count > 3 && pages[1].lacing.count + pages[2].lacing.count <= 255)
+    pages[1].lacing += pages[2].lacing
+    pages[1].body += pages[2].body
+    pages[1].head.replaceSubrange(6..<14, with: pages[2].head[6..<14])
+    pages.remove(at: 2)
+    var out = Data()
+    for (sequence, page) in pages.enumerated() {
+      var head = page.head
+      let number: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: sequence >> (8 * $0)) }
+      head.replaceSubrange(18..<22, with: number)
+      head.replaceSubrange(22..<26, with: [0, 0, 0, 0])
+      head[26] = UInt8(page.lacing.count)
+      let whole: [UInt8] = head + page.lacing + page.body
+      // Ogg's CRC-32: polynomial 0x04C11DB7, no reflection, initial value and final xor 0.
+      var crc: UInt32 = 0
+      for byte in whole {
+        crc ^= UInt32(byte) << 24
+        for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+      }
+      let checksum: [UInt8] = (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * UInt32($0))) }
+      out.append(contentsOf: whole[0..<22])
+      out.append(contentsOf: checksum)
+      out.append(contentsOf: whole[26...])
+    }
+    return out
   }
 
   /// What `ffmpeg -i PATH -f wav` decodes (16-bit, as `render` writes a lossy song).

@@ -40,7 +40,7 @@ import Testing
     let words = line.split(separator: " ").dropFirst().map(String.init)
     let played = try cli.run(words + ["--device", "null"])
     #expect(played.status == 0, "\(played.stderr)")
-    #expect(played.stderr.contains("selection 'riff' (0:02.5–0:04.5), 4 passes, speed 70%"))
+    #expect(played.stderr.contains("selection 'riff' (0:02.5–0:04.5), 4 passes, speed 70% → 100% on"))
     let row = try #require(try json(["log", "--json"]).last)
     #expect(row["passes"] as? Int == 4)
     #expect(row["speed_min"] as? Double == 0.7 && row["speed_max"] as? Double == 1)
@@ -51,7 +51,7 @@ import Testing
       try cli.run(["select", "show", song, "riff"]).stdout.contains(
         "\nsettings --repeat 2 --speed 70% --ramp-to 100% --step 10%\n"))
     let render = try cli.run(["render", song, "--select", "riff", "-o", dir.file("r.wav")])
-    #expect(render.status == 0 && render.stderr.contains("2 passes, speed 70%"), "\(render.stderr)")
+    #expect(render.status == 0 && render.stderr.contains("2 passes, speed 70% → 80% to"), "\(render.stderr)")
     let typed = try cli.run([
       "render", song, "--bars", "2", "--repeat", "2", "--speed", "70%", "--ramp-to", "100%",
       "--step", "10%", "-o", dir.file("t.wav"),
@@ -236,7 +236,7 @@ import Testing
     let drill = try cli.run([
       "render", song, "--bars", "2", "--speed", "80%", "--ramp-to", "100%", "-o", dir.file("b.wav"),
     ])
-    #expect(drill.status == 0 && drill.stderr.contains("5 passes, speed 80%"), "\(drill.stderr)")
+    #expect(drill.status == 0 && drill.stderr.contains("5 passes, speed 80% → 100% to"), "\(drill.stderr)")
     let (_, samples) = try Synth.read(dir.file("b.wav"))
     let expected = [0.8, 0.85, 0.9, 0.95, 1].reduce(0.0) { $0 + 88200 / $1 }
     #expect(abs(Double(samples.count) - expected) <= 10, "\(samples.count) vs \(expected)")

@@ -83,7 +83,7 @@ import Testing
     #expect(first.status == 0, "\(first.stderr)")
     #expect(
       first.stderr.contains(
-        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80%, transpose -2 st, volume 90%, "
+        "selection 'riff' (0:02.5–0:04.5), 2 passes, speed 80% → 90%, transpose -2 st, volume 90%, "
           + "count-in, click on 'null'"
       ),
       "\(first.stderr)")

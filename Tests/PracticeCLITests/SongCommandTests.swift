@@ -171,7 +171,8 @@ import Testing
     #expect(
       Set(object.keys) == [
         "id", "title", "artist", "album", "path", "duration", "frames", "sample_rate", "channels",
-        "format", "content_hash", "added_at", "updated_at", "key", "bpm", "note", "tags",
+        "format", "content_hash", "added_at", "updated_at", "key", "key_source", "bpm",
+        "bpm_source", "note", "tags",
       ])
     #expect(object["artist"] is NSNull)
     #expect(object["frames"] as? Int == 22050)
@@ -182,6 +183,24 @@ import Testing
     #expect(try cli.run(["list", "--json"], in: dir.path).stdout == list.stdout)
     let empty = CLI(database: dir.file("empty.sqlite"))
     #expect(try empty.run(["list", "--json"]).stdout == "[]\n")
+  }
+
+  /// A title of several words typed without quotes (`practice play city blues`) is told how
+  /// to quote it: the parser's "Unexpected argument 'blues'" alone did not say.
+  @Test func anUnquotedTitleIsToldToQuote() throws {
+    let two = try cli.run(["show", "city", "blues"])
+    #expect(two.status == 64)
+    #expect(
+      two.stderr == "practice: Unexpected argument 'blues'; a title or name with spaces goes in "
+        + "quotes: 'city blues'\n", "\(two.stderr)")
+    let three = try cli.run(["play", "blue", "in", "green", "--device", "null"])
+    #expect(three.status == 64 && three.stderr.contains("quotes: 'blue in green'\n"), "\(three.stderr)")
+    #expect(try cli.run(["setlist", "new", "my", "gig"]).stderr.contains("quotes: 'my gig'\n"))
+    // An option's value, a command's name or two ids before it are not joined.
+    for arguments in [["play", "1", "--speed", "75", "blues"], ["list", "extra"], ["play", "3", "4"]] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 64 && !result.stderr.contains("quotes"), "\(arguments): \(result.stderr)")
+    }
   }
 
   @Test func showPrintsKeyValueLines() throws {
@@ -210,6 +229,19 @@ import Testing
     #expect(show.contains("key Am (chords)") && show.contains("bpm 120 (beat map)"), "\(show)")
     var rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
     #expect(rows.map { Array($0[5...6]) } == [["Am", "120"], ["", ""]], "\(rows)")
+    // And so does --json, saying where they came from (it had null for both).
+    func known(_ arguments: [String]) throws -> [[String]] {
+      let text = try cli.run(arguments + ["--json"]).stdout
+      let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+      let objects = try (parsed as? [[String: Any]]) ?? [#require(parsed as? [String: Any])]
+      return objects.map { object in
+        ["key", "key_source", "bpm", "bpm_source"].map { "\(object[$0] ?? "absent")" }
+      }
+    }
+    #expect(try known(["show", "demo"]) == [["Am", "chords", "120", "beat map"]])
+    #expect(
+      try known(["list"])
+        == [["Am", "chords", "120", "beat map"], ["<null>", "<null>", "<null>", "<null>"]])
     // Set ones win, in both.
     #expect(try cli.run(["set", "demo", "--key", "C", "--bpm", "96"]).status == 0)
     #expect(
@@ -217,6 +249,7 @@ import Testing
         == ["key C", "bpm 96"])
     rows = try lines(["list"]).map { $0.components(separatedBy: "\t") }
     #expect(Array(rows[0][5...6]) == ["C", "96"], "\(rows)")
+    #expect(try known(["show", "demo"]) == [["C", "set", "96", "set"]])
   }
 
   /// A field with no value is its key alone: no `key value` line of `show`, `set` or
@@ -243,6 +276,28 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: path))
     let again = try cli.run(["rm", "epsilon"])
     #expect(again.status == 66)
+  }
+
+  /// `rm` says what went with the song: its beat map, selections, logged plays and setlist
+  /// entries (it said only "removed song 3 'Song'", and a practice history was gone).
+  @Test func rmSaysWhatWentWithTheSong() throws {
+    let path = try song("Zeta.wav", seconds: 4)
+    _ = try cli.run(["add", path])
+    #expect(try cli.run(["beats", "grid", "1", "--bpm", "120"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "a", "--from", "0", "--to", "0.2"]).status == 0)
+    #expect(try cli.run(["select", "add", "1", "b", "--from", "0.2", "--to", "0.4"]).status == 0)
+    for _ in 0..<2 {
+      #expect(try cli.run(["play", "1", "--select", "a", "--device", "null"]).status == 0)
+    }
+    _ = try cli.run(["setlist", "new", "gig"])
+    _ = try cli.run(["setlist", "add", "gig", "1"])
+    _ = try cli.run(["setlist", "add", "gig", "1", "--select", "a"])
+    let result = try cli.run(["rm", "1"])
+    #expect(result.status == 0)
+    #expect(
+      result.stderr
+        == "removed song 1 'Zeta' with its beat map, 2 selections, 2 logged plays, its 2 entries "
+        + "in setlist 'gig' (the audio file is untouched)\n", "\(result.stderr)")
   }
 
   @Test func ambiguousTitlesListTheCandidates() throws {
@@ -307,7 +362,7 @@ import Testing
   }
 
   @Test func aFileIsAddedOnFirstUse() throws {
-    let path = try song("Zeta.wav")
+    let path = try song("Zeta.wav", seconds: 4)
     let result = try cli.run(["render", path, "-o", dir.file("z.wav")])
     #expect(result.status == 0)
     #expect(try cli.run(["list"]).stdout.hasPrefix("1\tZeta\t"))

@@ -156,4 +156,45 @@ enum OggLinks {
     guard !starts.isEmpty, starts[0] == 0 else { return [] }
     return starts.indices.map { i in starts[i]..<(i + 1 < starts.count ? starts[i + 1] : size) }
   }
+
+  /// Whether the Vorbis stream that starts the file at `path` has audio on the page where
+  /// its three header packets end (packets after the third, or a granule position). The
+  /// Vorbis spec has the first audio packet begin a page of its own, and ogginfo warns of
+  /// such a file ("headers not correctly framed"), but some encoders wrote it so and FFmpeg
+  /// decodes it whole; libsndfile (as libvorbisfile) skips that page's audio and the
+  /// packet it leaves unfinished: a released game soundtrack lost its first 0.36 s.
+  static func audioOnHeaderPage(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    var offset: UInt64 = 0
+    var serial: ArraySlice<UInt8>?
+    var packets = 0
+    // The headers fit in a few pages; a stream whose headers run on longer is left alone.
+    for _ in 0..<64 {
+      guard (try? handle.seek(toOffset: offset)) != nil,
+        let head = try? handle.read(upToCount: 27 + 255).map({ [UInt8]($0) }), head.count >= 27,
+        head[0] == 0x4F, head[1] == 0x67, head[2] == 0x67, head[3] == 0x53,
+        head.count >= 27 + Int(head[26])
+      else { return false }
+      let table = head[27..<(27 + Int(head[26]))]
+      let body = table.reduce(0) { $0 + Int($1) }
+      defer { offset += UInt64(27 + table.count + body) }
+      if serial == nil {
+        // The first page holds the identification header: "\u{1}vorbis".
+        guard (try? handle.seek(toOffset: UInt64(27 + table.count))) != nil,
+          let start = try? handle.read(upToCount: 7), start == Data([1]) + Data("vorbis".utf8)
+        else { return false }
+        serial = head[14..<18]
+      }
+      guard head[14..<18] == serial else { continue }  // another stream multiplexed in
+      for (index, lacing) in table.enumerated() where lacing < 255 {
+        packets += 1
+        if packets == 3 {
+          let granule = head[6..<14].contains { $0 != 0 }
+          return granule || index < table.count - 1
+        }
+      }
+    }
+    return false
+  }
 }

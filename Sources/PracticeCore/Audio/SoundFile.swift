@@ -109,7 +109,10 @@ public final class SoundFile {
       let opus = format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_OPUS)
       let surround = sndfile.info.channels > 2
       let noFrames = sndfile.info.frames == 0
-      if mpegGuess || opus || surround || noFrames,
+      let vorbisAudioOnHeaderPage =
+        format & Int32(SF_FORMAT_SUBMASK) == Int32(SF_FORMAT_VORBIS)
+        && OggLinks.audioOnHeaderPage(reachable)
+      if mpegGuess || opus || surround || noFrames || vorbisAudioOnHeaderPage,
         let ffmpeg = try? FFmpegDecoder(path: reachable)
       {
         // An MP3 without a Xing, Info or VBRI header: libsndfile's length is a guess from
@@ -130,6 +133,8 @@ public final class SoundFile {
         // size (0), or one written to a pipe; FFmpeg reads such a data chunk to the end of
         // the file, as `ffmpeg -i` plays it. A header with truly nothing after it stays
         // libsndfile's (FFmpeg finds nothing to decode there).
+        // Ogg Vorbis whose first audio shares the page its headers end on: libsndfile starts
+        // after that page (`OggLinks.audioOnHeaderPage`), FFmpeg at the first frame.
         return ffmpeg
       }
       return sndfile

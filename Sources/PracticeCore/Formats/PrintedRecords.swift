@@ -8,10 +8,13 @@ import Foundation
 public struct SongRecord: JSONOutput {
   public var song: Song
   public var details: SongDetails
+  /// The key and tempo the text shows: set, else the chords' key and the beat map's tempo.
+  public var known: KeyAndTempo
 
-  public init(_ song: Song, details: SongDetails) {
+  public init(_ song: Song, details: SongDetails, known: KeyAndTempo) {
     self.song = song
     self.details = details
+    self.known = known
   }
 
   public func write(to out: inout JSONWriter) {
@@ -19,14 +22,16 @@ public struct SongRecord: JSONOutput {
       o.field("added_at", song.addedAt)
       o.field("album", song.album)
       o.field("artist", song.artist)
-      o.field("bpm", details.bpm)
+      o.field("bpm", known.bpm.map { known.bpmFromBeatMap ? ($0 * 100).rounded() / 100 : $0 })
+      o.field("bpm_source", known.bpm == nil ? nil : known.bpmFromBeatMap ? "beat map" : "set")
       o.field("channels", song.channels)
       o.field("content_hash", song.contentHash)
       o.field("duration", song.duration)
       o.field("format", song.format)
       o.field("frames", song.frames)
       o.field("id", song.id ?? 0)
-      o.field("key", details.key?.description)
+      o.field("key", known.key?.description)
+      o.field("key_source", known.key == nil ? nil : known.keyFromChords ? "chords" : "set")
       o.field("note", details.note)
       o.field("path", song.path)
       o.field("sample_rate", song.sampleRate)

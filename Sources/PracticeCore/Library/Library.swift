@@ -297,10 +297,41 @@ public final class Library {
     return named
   }
 
-  /// Removes the song and everything stored for it; never touches the audio file.
-  public func remove(_ song: Song) throws {
-    guard let id = song.id else { return }
-    _ = try write { db in try Song.deleteOne(db, key: id) }
+  /// What removing a song took with it, counted as it went (for the one line `rm` prints).
+  public struct Removed: Sendable {
+    public var beatMap = false
+    public var selections = 0
+    public var plays = 0
+    /// The setlists that named the song, each with how many of its entries did.
+    public var setlistEntries: [(name: String, entries: Int)] = []
+  }
+
+  /// Removes the song and everything stored for it (its beat map, selections, practice log
+  /// and setlist entries go with it); never touches the audio file.
+  @discardableResult
+  public func remove(_ song: Song) throws -> Removed {
+    guard let id = song.id else { return Removed() }
+    return try write { db in
+      var removed = Removed()
+      removed.beatMap =
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM beat WHERE song_id = ?)", arguments: [id])
+        ?? false
+      removed.selections =
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE song_id = ?", arguments: [id])
+        ?? 0
+      removed.plays =
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM practice_log WHERE song_id = ?", arguments: [id])
+        ?? 0
+      removed.setlistEntries = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT s.name, COUNT(*) FROM setlist_entry e JOIN setlist s ON s.id = e.setlist_id
+          WHERE e.song_id = ? GROUP BY s.id ORDER BY s.name
+          """, arguments: [id]
+      ).map { ($0[0], $0[1]) }
+      try Song.deleteOne(db, key: id)
+      return removed
+    }
   }
 
   /// Finds the song a command-line SONG names: an existing file path (added on first

@@ -16,6 +16,9 @@ public struct ImportReport: Sendable {
   /// Selections not stored because one of that name differs (`--replace` stores them).
   public var selectionsKept: [String] = []
   public var setlistsStored: [String] = []
+  /// Setlists stored without the entries whose songs are not in this library (`partial`).
+  public var setlistsShortened: [(name: String, stored: Int, entries: Int)] = []
+  /// Setlists not stored because one of that name differs (`--replace` stores them).
   public var setlistsKept: [String] = []
 
   /// True when importing changed nothing (the same file imported again).
@@ -204,6 +207,9 @@ extension Library {
         }
         try Library.storeSetlist(named: setlist.name, entries: entries, timestamp: timestamp, db)
         report.setlistsStored.append(setlist.name)
+        if entries.count < setlist.entries.count {
+          report.setlistsShortened.append((setlist.name, entries.count, setlist.entries.count))
+        }
       }
       return report
     }
@@ -246,17 +252,18 @@ extension Library {
         try Bool.fetchOne(
           db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM beat WHERE song_id = ?)"),
           arguments: [id]) ?? false
+      var beats = sharedBeats
+      if scale != 1 {
+        for i in beats.indices { beats[i].frame = frame(beats[i].frame) }
+      }
+      // Checked first: removing nothing would still copy the 500 beats the file holds.
+      if beats.contains(where: { $0.frame >= song.frames }) {
+        beats.removeAll { $0.frame >= song.frames }
+      }
       if hasMap && !replace {
-        report.mapsKept += 1
+        // Kept is said only of a map that differs: the same file imported again keeps none.
+        if try reader.beats(of: id) != beats { report.mapsKept += 1 }
       } else {
-        var beats = sharedBeats
-        if scale != 1 {
-          for i in beats.indices { beats[i].frame = frame(beats[i].frame) }
-        }
-        // Checked first: removing nothing would still copy the 500 beats the file holds.
-        if beats.contains(where: { $0.frame >= song.frames }) {
-          beats.removeAll { $0.frame >= song.frames }
-        }
         do {
           _ = try BeatMap(beats: beats, totalFrames: song.frames, sampleRate: song.sampleRate)
         } catch let error as PracticeError {

@@ -370,7 +370,8 @@ public enum BeatMapFix: Sendable, Equatable {
         throw PracticeError(
           .usage,
           "\(formatTime(Double(frame) / rate)) is \(Int((Double(distance) / rate * 1000).rounded())) ms "
-            + "from the nearest beat, \(beat.bar).\(beat.beat) at \(formatSeconds(Double(beat.frame) / rate)) s; "
+            + "from the nearest beat, \(beat.bar).\(beat.beat) at "
+            + "\(formatMilliseconds(Double(beat.frame) / rate)); "
             + "give the time of a beat, or its bar.beat")
       }
       return try map.withDownbeat(atBeat: index)

@@ -50,7 +50,8 @@ public struct PlaybackPlan: Sendable, Equatable {
   }
 
   /// `0:10.0–0:20.0, 2 passes, speed 80%, transpose +2 st, volume 80%, count-in, click`
-  /// (`label` names the range: `bars 9-16 (0:10.0–0:20.0)`): what the plan plays, in words.
+  /// (`label` names the range: `bars 9-16 (0:10.0–0:20.0)`; a trainer's speeds as `70% → 90%`,
+  /// to the last pass's): what the plan plays, in words.
   public func summary(sampleRate rate: Int, label: String? = nil) -> String {
     let times = formatTimeRange(range, sampleRate: rate)
     let count: String
@@ -60,7 +61,12 @@ public struct PlaybackPlan: Sendable, Equatable {
     case .count(let n): count = "\(n) passes"
     }
     let volume = self.volume == .unity ? "" : ", volume \(self.volume)"
-    let speed = self.speed == .normal ? "" : ", speed \(self.speed)"
+    // The trainer's climb, to the speed its last pass reaches (the target when looped).
+    let reached = trainerSpeeds(limit: 10_000).last ?? self.speed
+    let speed =
+      reached != self.speed
+      ? ", speed \(self.speed) → \(reached)"
+      : self.speed == .normal ? "" : ", speed \(self.speed)"
     let transpose =
       self.transpose == 0 ? "" : ", transpose " + String(format: "%+g st", self.transpose)
     let filter = self.filter.label.map { ", " + $0 } ?? ""
