@@ -330,6 +330,7 @@ import Testing
         }, totalFrames: file.info.frames, sampleRate: rate)
       return try ChordRecognizer.detect(file: file, beats: onBeats ? map : nil)
     }
+    let bases = try [true, false].map { try detect(original, onBeats: $0) }
     for rate in [22050, 48000] {
       let path = dir.file("\(rate).wav")
       let ffmpeg = try runProgram(
@@ -337,8 +338,7 @@ import Testing
         ["-v", "error", "-nostdin", "-y", "-i", original, "-ar", "\(rate)", path],
         environment: ProcessInfo.processInfo.environment, directory: dir.path, scratch: dir.path)
       #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
-      for onBeats in [true, false] {
-        let base = try detect(original, onBeats: onBeats)
+      for (onBeats, base) in zip([true, false], bases) {
         let found = try detect(path, onBeats: onBeats)
         let context = "\(rate) Hz, \(onBeats ? "on the beats" : "no beat map")"
         #expect(found.spans.map(\.chord) == base.spans.map(\.chord), "\(context)")
