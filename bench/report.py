@@ -15,7 +15,7 @@ ORDER = ["start-latency", "rss", "cpu-play", "render-throughput", "list-10k", "b
          "bars-10k", "stretch-throughput", "cpu-stretch", "block-times", "key-latency", "beat-detect", "beat-offset",
          "beat-corpus", "beat-heldout", "beat-real",
          "tuner", "cpu-filters", "decode-formats", "add-1000", "view-60min", "sharing-10k",
-         "repo", "chords", "chords-heldout"]
+         "repo", "chords", "chords-heldout", "chords-rates"]
 VERDICT = {True: "**pass**", False: "**FAIL**", None: "info"}
 
 

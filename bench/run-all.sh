@@ -27,7 +27,7 @@ if ! command -v python3 >/dev/null 2>&1; then
   $sudo apt-get install -y python3 || { $sudo apt-get update && $sudo apt-get install -y python3; }
 fi
 
-all=(start-latency rss cpu-play render-throughput list-10k beats-1000 bars-10k stretch-throughput cpu-stretch block-times key-latency beat-detect beat-offset beat-corpus beat-heldout beat-real tuner cpu-filters decode-formats add-1000 view-60min sharing-10k repo chords chords-heldout)
+all=(start-latency rss cpu-play render-throughput list-10k beats-1000 bars-10k stretch-throughput cpu-stretch block-times key-latency beat-detect beat-offset beat-corpus beat-heldout beat-real tuner cpu-filters decode-formats add-1000 view-60min sharing-10k repo chords chords-heldout chords-rates)
 if [ $# -gt 0 ]; then names=("$@"); else names=("${all[@]}"); fi
 # BENCH_RESULTS_DIR: results and logs elsewhere (report.py reads it too), not the shared bench/out/results
 results=${BENCH_RESULTS_DIR:-bench/out/results}

@@ -307,6 +307,53 @@ import Testing
     #expect(found.key?.description == "G")
   }
 
+  /// One recording converted the ordinary way (`ffmpeg -ar`) is heard as one: the same
+  /// chords at the same times (a millisecond apart at most), the same key and tuning, on its
+  /// beat map and without one.
+  @Test func oneRecordingAtThreeRatesGetsOneChordSequence() throws {
+    let steps: [ChordSynth.Step] = [
+      .chord(57, [0, 3, 7]), .chord(65, [0, 4, 7, 11]), .chord(60, [0, 4, 7], bass: 4),
+      .chord(67, [0, 4, 7, 10]), .chord(62, [0, 3, 7, 10]), .chord(64, [0, 4, 7]),
+      .chord(57, [0, 3, 7]),
+    ]
+    let (samples, beats, _) = ChordSynth.render(steps, bpm: 104, cents: -18, drums: true)
+    let original = dir.file("44100.wav")
+    try Synth.write(samples, to: original)
+    func detect(_ path: String, onBeats: Bool) throws -> ChordDetection {
+      let file = try SoundFile(path: path)
+      let rate = file.info.sampleRate
+      let map = try BeatMap(
+        beats: beats.enumerated().map {
+          Beat(
+            frame: Int64((Double($1) * Double(rate) / 44100).rounded()), bar: $0 / 4 + 1,
+            beat: $0 % 4 + 1, source: .imported)
+        }, totalFrames: file.info.frames, sampleRate: rate)
+      return try ChordRecognizer.detect(file: file, beats: onBeats ? map : nil)
+    }
+    let bases = try [true, false].map { try detect(original, onBeats: $0) }
+    for rate in [22050, 48000] {
+      let path = dir.file("\(rate).wav")
+      let ffmpeg = try runProgram(
+        "/usr/bin/ffmpeg",
+        ["-v", "error", "-nostdin", "-y", "-i", original, "-ar", "\(rate)", path],
+        environment: ProcessInfo.processInfo.environment, directory: dir.path, scratch: dir.path)
+      #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
+      for (onBeats, base) in zip([true, false], bases) {
+        let found = try detect(path, onBeats: onBeats)
+        let context = "\(rate) Hz, \(onBeats ? "on the beats" : "no beat map")"
+        #expect(found.spans.map(\.chord) == base.spans.map(\.chord), "\(context)")
+        let apart = zip(found.spans, base.spans).map {
+          abs(Double($0.start) / Double(rate) - Double($1.start) / 44100)
+        }
+        #expect(
+          (apart.max() ?? 1) <= 0.001, "\(context): changes up to \(apart.max() ?? 1) s apart")
+        #expect(found.spans.last?.end == (try SoundFile(path: path).info.frames), "\(context)")
+        #expect(found.key == base.key, "\(context)")
+        #expect(abs(found.tuningCents - base.tuningCents) < 0.5, "\(context)")
+      }
+    }
+  }
+
   @Test func drumsOnlyIsNoChord() throws {
     var piece = BeatSynth.Piece()
     piece.chords = false

@@ -154,34 +154,13 @@ public enum ChordRecognizer {
     }
     try file.seek(to: 0)
     let tuned = cents ?? 0
+    // Heard at one rate whatever rate the file was converted to (as the tuning was): the same
+    // windows and bins for one recording; the segments are in the song's own frames.
+    let input = MonoReader(file: file, rate: BeatDetector.analysisRate)
     let spectrum = try NoteSpectrum(
-      sampleRate: info.sampleRate, a4: ConcertPitch.offset(cents: tuned))
-    let block = 8192
-    let channels = info.channels
-    var interleaved = [Float](repeating: 0, count: block * channels)
-    var mono = [Float](repeating: 0, count: block)
-    var read: Int64 = 0
-    var peak: Float = 0
-    while true {
-      let n = interleaved.withUnsafeMutableBufferPointer {
-        file.read(into: $0.baseAddress!, frames: block)
-      }
-      if n <= 0 { break }
-      for i in 0..<n {
-        var sum: Float = 0
-        for c in 0..<channels { sum += interleaved[i * channels + c] }
-        mono[i] = sum / Float(channels)
-        peak = max(peak, abs(mono[i]))
-      }
-      mono.withUnsafeBufferPointer { spectrum.process(UnsafeBufferPointer(rebasing: $0[0..<n])) }
-      read += Int64(n)
-      if info.frames > 0 { report(1.0 / 3 + 2.0 / 3 * min(1, Double(read) / Double(info.frames))) }
-    }
-    if let error = file.lastError {
-      throw SoundFileError(
-        category: .badData, reason: error, path: path, operation: "decode",
-        advice: "the file may be truncated or damaged")
-    }
+      sampleRate: input.rate, a4: ConcertPitch.offset(cents: tuned))
+    let (read, peak) = try input.read(
+      name: path, progress: { report(1.0 / 3 + 2.0 / 3 * $0) }, spectrum.process)
     guard peak > 1e-4 else {
       throw ChordDetectionError(
         path: path, reason: "the audio is silent", advice: "check the file")
@@ -194,9 +173,11 @@ public enum ChordRecognizer {
         note: "no steady pitched notes heard (drums, noise?): the whole song is N",
         onBeats: beats != nil)
     }
+    // Song frames per sample heard.
+    let scale = Double(info.sampleRate) / Double(input.rate)
     let segments = Segments(
-      beats: beats, totalFrames: total, hop: spectrum.hop,
-      window: spectrum.window, frameCount: frames.count / NoteSpectrum.count)
+      beats: beats, totalFrames: total, hop: Double(spectrum.hop) * scale,
+      window: Double(spectrum.window) * scale, frameCount: frames.count / NoteSpectrum.count)
     return recognise(
       frames: frames, segments: segments, totalFrames: total, tuningCents: tuned,
       settings: settings)
@@ -283,7 +264,8 @@ public enum ChordRecognizer {
 
 /// The spans chords are decided over: the beats of a beat map (and the stretch before the
 /// first), or each spectrum frame. Each lists the frames it averages, weighted by how much
-/// of the middle half of each frame's window lies inside it.
+/// of the middle half of each frame's window lies inside it. Everything is in the song's
+/// frames: the spectrum's `hop` and `window` too, converted from the rate it heard.
 struct Segments {
   struct Segment {
     var start: Int64
@@ -295,7 +277,7 @@ struct Segments {
   let list: [Segment]
   let onBeats: Bool
 
-  init(beats: BeatMap?, totalFrames: Int64, hop: Int, window: Int, frameCount: Int) {
+  init(beats: BeatMap?, totalFrames: Int64, hop: Double, window: Double, frameCount: Int) {
     var bounds: [(start: Int64, downbeat: Bool)] = []
     if let beats, !beats.beats.isEmpty {
       onBeats = true
@@ -303,7 +285,9 @@ struct Segments {
       // may start late and end early (silence is N), and its first and last chords last.
       let frames = beats.beats.map(\.frame).filter { $0 < totalFrames }
       let gaps = zip(frames.dropFirst(), frames).map { $0 - $1 }.sorted()
-      let period = gaps.isEmpty ? Int64(window) : max(Int64(hop), gaps[gaps.count / 2])
+      let period =
+        gaps.isEmpty
+        ? Int64(window.rounded()) : max(Int64(hop.rounded()), gaps[gaps.count / 2])
       var before: [Int64] = []
       var t = (frames.first ?? 0) - period
       while t > 0 {
@@ -325,26 +309,26 @@ struct Segments {
       // Frame k's centre is (k + 1) * hop - window / 2: the boundaries lie half-way.
       var k = 0
       while true {
-        let start = Int64(max(0, (k + 1) * hop - window / 2 - hop / 2))
+        let start = Int64(max(0, (Double(k + 1) * hop - window / 2 - hop / 2).rounded()))
         if k > 0 && start >= totalFrames { break }
         bounds.append((k == 0 ? 0 : start, false))
         k += 1
       }
     }
     var list: [Segment] = []
-    let quarter = Double(window) / 4
+    let quarter = window / 4
     for (i, bound) in bounds.enumerated() {
       let end = i + 1 < bounds.count ? bounds[i + 1].start : totalFrames
       guard end > bound.start else { continue }
       var frames: [(Int, Double)] = []
       // Frames whose middle half overlaps [start, end).
       let first = max(
-        0, Int((Double(bound.start) - quarter + Double(window) / 2) / Double(hop)) - 2)
+        0, Int((Double(bound.start) - quarter + window / 2) / hop) - 2)
       let last = min(
-        frameCount - 1, Int((Double(end) + quarter + Double(window) / 2) / Double(hop)))
+        frameCount - 1, Int((Double(end) + quarter + window / 2) / hop))
       if first <= last {
         for k in first...last {
-          let centre = Double((k + 1) * hop - window / 2)
+          let centre = Double(k + 1) * hop - window / 2
           let overlap =
             min(Double(end), centre + quarter) - max(Double(bound.start), centre - quarter)
           if overlap > 0 { frames.append((k, overlap / (2 * quarter))) }

@@ -17,16 +17,17 @@ public struct ConcertPitchEstimate: Sendable, Equatable {
 
 /// Estimates the concert pitch of a recording from the frequencies of its steady partials.
 ///
-/// Every 93 ms (at 44.1 kHz) an 8192-sample Hann window and the same window 1024 samples
-/// later go through aubio's FFT; each clear spectral peak's frequency is measured from
-/// the phase advance between the two (a phase vocoder: far finer than the 5.4 Hz bins),
-/// and kept only when the bins either side agree on it, as they do for a steady partial
-/// and not for noise. Each peak's distance from the 440 Hz grid, in cents modulo a
-/// semitone, goes into a circular histogram weighted by its magnitude; the estimate is
-/// the weighted circular mean around the histogram's highest point. Fundamentals and
-/// octave partials sit on the grid; the fifth and seventh harmonics, 14 and 31 cents
-/// off, form smaller humps of their own and do not pull the mean. A recording tuned a
-/// whole semitone (or more) away is indistinguishable from one in tune.
+/// The file is heard at 44.1 kHz whatever its rate (`MonoReader`). Every 93 ms an
+/// 8192-sample Hann window and the same window 1024 samples later go through aubio's FFT;
+/// each clear spectral peak's frequency is measured from the phase advance between the two
+/// (a phase vocoder: far finer than the 5.4 Hz bins), and kept only when the bins either
+/// side agree on it, as they do for a steady partial and not for noise. Each peak's
+/// distance from the 440 Hz grid, in cents modulo a semitone, goes into a circular
+/// histogram weighted by its magnitude; the estimate is the weighted circular mean around
+/// the histogram's highest point. Fundamentals and octave partials sit on the grid; the
+/// fifth and seventh harmonics, 14 and 31 cents off, form smaller humps of their own and do
+/// not pull the mean. A recording tuned a whole semitone (or more) away is
+/// indistinguishable from one in tune.
 public enum ConcertPitchEstimator {
   /// Below this share of the weight near the estimate, or with fewer peaks than
   /// `minimumPeaks`, there is no pitched content to speak of.
@@ -53,32 +54,22 @@ public enum ConcertPitchEstimator {
       throw PracticeError(
         .badData, "'\(name)' has a sample rate of \(info.sampleRate) Hz; it needs 8000 Hz or more")
     }
+    // Heard at one rate whatever rate the file was converted to: the same window, bins and
+    // partials for one recording.
+    let input = MonoReader(file: file, rate: BeatDetector.analysisRate)
     var window = 2048
-    while Double(window) < Double(info.sampleRate) * 0.18 { window *= 2 }
-    let analyser = try PeakAnalyser(window: window, sampleRate: info.sampleRate)
+    while Double(window) < Double(input.rate) * 0.18 { window *= 2 }
+    let analyser = try PeakAnalyser(window: window, sampleRate: input.rate)
     var histogram = CentsHistogram()
-    // Mono blocks, analysed every half window.
+    // Mono samples, analysed every half window.
     let hop = window / 2
     let span = window + analyser.offset
     var mono = [Float](repeating: 0, count: span)
     var filled = 0
-    let block = 4096
-    var interleaved = [Float](repeating: 0, count: block * info.channels)
     var pending: [Float] = []
-    pending.reserveCapacity(block + span)
-    var read: Int64 = 0
-    while true {
-      let n = interleaved.withUnsafeMutableBufferPointer {
-        file.read(into: $0.baseAddress!, frames: block)
-      }
-      if n <= 0 { break }
-      read += Int64(n)
-      if info.frames > 0 { progress(min(1, Double(read) / Double(info.frames))) }
-      for frame in 0..<n {
-        var sum: Float = 0
-        for c in 0..<info.channels { sum += interleaved[frame * info.channels + c] }
-        pending.append(sum / Float(info.channels))
-      }
+    pending.reserveCapacity(8192 + span)
+    _ = try input.read(name: name, progress: progress) { samples in
+      pending.append(contentsOf: samples)
       var used = 0
       while pending.count - used >= span - filled {
         let take = span - filled

@@ -48,8 +48,8 @@ final class NoteSpectrum {
     spectrum.feed(samples) { _ in analyse() }
   }
 
-  /// Flushes the window's tail. Frame k is centred on source frame
-  /// `(k + 1) * hop - window / 2`.
+  /// Flushes the window's tail. Frame k is centred on sample `(k + 1) * hop - window / 2`
+  /// of those fed.
   func finish() -> [Float] {
     spectrum.flush { _ in analyse() }
     return frames
