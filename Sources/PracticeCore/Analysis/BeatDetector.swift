@@ -178,55 +178,11 @@ public enum BeatDetector {
   ) throws -> (
     features: OnsetFeatures, rate: Int, frames: Int64, mixEnergy: Double, channelEnergy: Double
   ) {
-    let info = file.info
-    let resampler =
-      info.sampleRate == analysisRate || info.sampleRate < OnsetAnalyzer.lowestRate
-      ? nil : MonoResampler(from: info.sampleRate, to: analysisRate)
-    let rate = resampler?.to ?? info.sampleRate
-    let analyzer = try OnsetAnalyzer(sampleRate: rate, networkBands: bands)
-    let block = 8192
-    let channels = info.channels
-    var interleaved = [Float](repeating: 0, count: block * channels)
-    var mono = [Float](repeating: 0, count: block)
-    var read: Int64 = 0
-    var lastReport = -1.0
-    var mixEnergy = 0.0
-    var channelEnergy = 0.0
-    while true {
-      let n = interleaved.withUnsafeMutableBufferPointer {
-        file.read(into: $0.baseAddress!, frames: block)
-      }
-      if n <= 0 { break }
-      for i in 0..<n {
-        var sum: Float = 0
-        var squares: Float = 0
-        for c in 0..<channels {
-          let x = interleaved[i * channels + c]
-          sum += x
-          squares += x * x
-        }
-        mono[i] = channel.map { interleaved[i * channels + $0] } ?? sum / Float(channels)
-        mixEnergy += Double(mono[i] * mono[i])
-        channelEnergy += Double(squares) / Double(channels)
-      }
-      mono.withUnsafeBufferPointer {
-        let block = UnsafeBufferPointer(rebasing: $0[0..<n])
-        if let resampler { resampler.process(block, analyzer.process) } else { analyzer.process(block) }
-      }
-      read += Int64(n)
-      let fraction = info.frames > 0 ? min(1, Double(read) / Double(info.frames)) : 0
-      if fraction - lastReport >= 0.01 || (fraction == 1 && lastReport < 1) {
-        progress(fraction)
-        lastReport = fraction
-      }
-    }
-    if let error = file.lastError {
-      throw SoundFileError(
-        category: .badData, reason: error, path: path, operation: "decode",
-        advice: "the file may be truncated or damaged")
-    }
-    resampler?.finish(analyzer.process)
-    return (analyzer.finish(), rate, read, mixEnergy, channelEnergy)
+    let input = MonoReader(
+      file: file, rate: analysisRate, channel: channel, lowest: OnsetAnalyzer.lowestRate)
+    let analyzer = try OnsetAnalyzer(sampleRate: input.rate, networkBands: bands)
+    let pass = try input.read(name: path, progress: progress, analyzer.process)
+    return (analyzer.finish(), input.rate, pass.frames, pass.monoEnergy, pass.channelEnergy)
   }
 
   /// Detects the beat map from features already computed (tests feed synthetic audio), heard

@@ -159,9 +159,10 @@ public enum ChordRecognizer {
     let input = MonoReader(file: file, rate: BeatDetector.analysisRate)
     let spectrum = try NoteSpectrum(
       sampleRate: input.rate, a4: ConcertPitch.offset(cents: tuned))
-    let (read, peak) = try input.read(
+    let pass = try input.read(
       name: path, progress: { report(1.0 / 3 + 2.0 / 3 * $0) }, spectrum.process)
-    guard peak > 1e-4 else {
+    let read = pass.frames
+    guard pass.peak > 1e-4 else {
       throw ChordDetectionError(
         path: path, reason: "the audio is silent", advice: "check the file")
     }
