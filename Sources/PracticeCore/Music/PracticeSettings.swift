@@ -211,11 +211,6 @@ extension BeatMap {
   /// with fewer than two beats there.
   public func medianBPM(in frames: Range<Int64>) -> Double? {
     let inside = beats.filter { frames.contains($0.frame) }.map(\.frame)
-    let intervals = zip(inside.dropFirst(), inside).map { Double($0 - $1) }.sorted()
-    guard !intervals.isEmpty else { return nil }
-    let middle = intervals.count / 2
-    let median =
-      intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
-    return 60 * Double(sampleRate) / median
+    return BeatMap.tempo(interval: BeatMap.medianInterval(frames: inside), sampleRate: sampleRate)
   }
 }
