@@ -9,6 +9,11 @@ import Testing
   let dir = TemporaryDirectory()
   var cli: CLI { CLI(database: dir.file("lib.sqlite")) }
 
+  /// The longest run of digits in `line` (a number echoed as `%.3f` of 1e300 has 301).
+  func digitRun(_ line: String) -> Int {
+    line.split(whereSeparator: { !$0.isASCII || !$0.isNumber }).map(\.count).max() ?? 0
+  }
+
   func prepare() throws {
     try #require(try cli.run(["add", CLI.fixture("clicks-120.wav")]).status == 0)
     try #require(try cli.run(["beats", "import", "1", CLI.fixture("clicks-120.beats")]).status == 0)
@@ -42,8 +47,34 @@ import Testing
       .write(toFile: dir.file("tiny.practice"), atomically: true, encoding: .utf8)
     let other = CLI(database: dir.file("other.sqlite"))
     try #require(try other.run(["add", CLI.fixture("clicks-120.wav")]).status == 0)
-    try other.expectRefusal(
+    let refused = try other.expectRefusal(
       ["import", dir.file("tiny.practice")], status: 65, message: "step 1e-300")
+    #expect(digitRun(refused.stderrLines[0]) < 20, "\(refused.stderr)")
+  }
+
+  /// Times in beat and chord files far past any audio: the line says so in a few characters
+  /// (it printed `%.3f` or `%.9f` of 1e300: over 300 digits).
+  @Test func hugeTimesInFilesAreNamedShortly() throws {
+    try prepare()
+    for (name, body, message) in [
+      ("late.txt", "0.5\n1.0\n1e300\n", "time 1e+300 is at or past the end of the audio"),
+      ("early.txt", "0.5\n-1e300\n", "time is negative (-1e+300)"),
+      ("labels.txt", "0.5\t0.5\t1\n1e300\t-1e300\t2\n", "label ends (-1e+300) before it starts (1e+300)"),
+    ] {
+      let file = dir.file(name)
+      try body.write(toFile: file, atomically: true, encoding: .utf8)
+      let format = name == "labels.txt" ? "audacity" : "times"
+      let result = try cli.expectRefusal(
+        ["beats", "import", "1", file, "--format", format], status: 65,
+        message: message)
+      #expect(digitRun(result.stderrLines[0]) < 20, "\(result.stderr)")
+    }
+    let chords = dir.file("late.lab")
+    try "1e300\t1e301\tC:maj\n".write(toFile: chords, atomically: true, encoding: .utf8)
+    let result = try cli.expectRefusal(
+      ["chords", "import", "1", chords], status: 65,
+      message: "it starts at 1e+300 s, after the end of the audio (16.500 s)")
+    #expect(digitRun(result.stderrLines[0]) < 20, "\(result.stderr)")
   }
 
   /// A Matroska track's `DURATION` tag no length can come from (NaN, ±1e300 hours): `add`
