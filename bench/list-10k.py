@@ -39,7 +39,8 @@ def fill(db, count):
     for i in range(count):
         artist = f"Artist {i % 400:03d}" if i % 2 else None
         album = f"Album {i % 900:03d}" if i % 2 else None
-        frames = rng.randrange(44100 * 60, 44100 * 600)
+        # Long enough for BEATS beats 0.5 s apart, which start within the first second.
+        frames = rng.randrange(44100 * (BEATS // 2 + 10), 44100 * 600)
         stamp = f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T12:{i % 60:02d}:00Z"
         rows.append((
             f"/home/musician/Music/{artist or 'Unknown'}/{album or 'Singles'}/"
