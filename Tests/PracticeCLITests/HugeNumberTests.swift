@@ -16,7 +16,8 @@ import Testing
 
   func prepare() throws {
     try #require(try cli.run(["add", CLI.fixture("clicks-120.wav")]).status == 0)
-    try #require(try cli.run(["beats", "import", "1", CLI.fixture("clicks-120.beats")]).status == 0)
+    try #require(
+      try cli.run(["beats", "import", "1", CLI.fixture("clicks-120.beats")]).status == 0)
     try #require(try cli.run(["select", "add", "1", "verse", "--bars", "1-2"]).status == 0)
   }
 
@@ -35,11 +36,15 @@ import Testing
         usageHint: true)
     }
     // A tenth of a point is a step.
-    let smallest = try cli.run(["select", "set", "1", "verse", "--ramp-to", "100%", "--step", "0.1%"])
+    let smallest = try cli.run([
+      "select", "set", "1", "verse", "--ramp-to", "100%", "--step", "0.1%",
+    ])
     #expect(smallest.status == 0, "\(smallest.stderr)")
     // The same step in a .practice file: bad data, nothing stored.
     try #require(
-      try cli.run(["select", "set", "1", "verse", "--speed", "50%", "--ramp-to", "100%", "--step", "5%"]).status == 0)
+      try cli.run([
+        "select", "set", "1", "verse", "--speed", "50%", "--ramp-to", "100%", "--step", "5%",
+      ]).status == 0)
     try #require(try cli.run(["export", "--all", "-o", dir.file("all.practice")]).status == 0)
     let text = try String(contentsOfFile: dir.file("all.practice"), encoding: .utf8)
     try #require(text.contains("\"step\":0.05"))
@@ -59,7 +64,10 @@ import Testing
     for (name, body, message) in [
       ("late.txt", "0.5\n1.0\n1e300\n", "time 1e+300 is at or past the end of the audio"),
       ("early.txt", "0.5\n-1e300\n", "time is negative (-1e+300)"),
-      ("labels.txt", "0.5\t0.5\t1\n1e300\t-1e300\t2\n", "label ends (-1e+300) before it starts (1e+300)"),
+      (
+        "labels.txt", "0.5\t0.5\t1\n1e300\t-1e300\t2\n",
+        "label ends (-1e+300) before it starts (1e+300)"
+      ),
     ] {
       let file = dir.file(name)
       try body.write(toFile: file, atomically: true, encoding: .utf8)
@@ -82,7 +90,9 @@ import Testing
   @Test func aDurationTagNoLengthComesFromIsPassedOver() throws {
     let made = try runProgram(
       "/usr/bin/ffmpeg",
-      ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "flac", "one.mka"],
+      [
+        "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "flac", "one.mka",
+      ],
       environment: [:], directory: dir.path, scratch: dir.path)
     try #require(made.status == 0, "\(made.stderr)")
     let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("one.mka")))

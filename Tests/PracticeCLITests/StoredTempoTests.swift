@@ -54,13 +54,16 @@ import Testing
       let result = try cli.run(arguments)
       try #require(result.status == 0, "\(arguments): \(result.stderr)")
       let (stored, median) = try storedAndMedian()
-      #expect(stored != nil && stored == median, "step \(step) \(arguments): \(String(describing: stored)) \(String(describing: median))")
+      #expect(
+        stored != nil && stored == median,
+        "step \(step) \(arguments): \(String(describing: stored)) \(String(describing: median))")
       if let stored { seen.insert(stored) }
       // `show` gives the tempo of what is stored.
       let shown = try cli.run(["show", "1"]).stdout.split(separator: "\n")
         .first { $0.hasPrefix("bpm ") }
       let bpm = median.map { formatNumber((60 * 44100 / $0 * 10).rounded() / 10) }
-      #expect(shown == bpm.map { "bpm \($0) (beat map)" }, "step \(step): \(String(describing: shown))")
+      #expect(
+        shown == bpm.map { "bpm \($0) (beat map)" }, "step \(step): \(String(describing: shown))")
     }
     #expect(seen.count >= 5, "the steps changed the interval: \(seen.sorted())")
     // Back to no map at all: nothing stored, no tempo shown.
@@ -80,7 +83,8 @@ import Testing
     try #require(try cli.run(["add", CLI.fixture("clicks-120.wav")]).status == 0)
     try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
     try #require(try cli.run(["add", CLI.fixture("chord.wav")]).status == 0)
-    try #require(try cli.run(["beats", "import", "1", CLI.fixture("clicks-120.beats")]).status == 0)
+    try #require(
+      try cli.run(["beats", "import", "1", CLI.fixture("clicks-120.beats")]).status == 0)
     try #require(try cli.run(["beats", "double", "1", "--from", "0", "--to", "12"]).status == 0)
     try #require(try cli.run(["beats", "import", "2", CLI.fixture("demo.beats")]).status == 0)
     try #require(try cli.run(["set", "2", "--bpm", "100"]).status == 0)

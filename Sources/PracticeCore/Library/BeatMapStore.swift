@@ -257,9 +257,8 @@ final class BeatInserter {
     if let statement = intervalStatement {
       try check(sqlite3_reset(statement))
     } else {
-      try check(
-        sqlite3_prepare_v2(
-          connection, "UPDATE song SET beat_interval = ? WHERE id = ?", -1, &intervalStatement, nil))
+      let sql = "UPDATE song SET beat_interval = ? WHERE id = ?"
+      try check(sqlite3_prepare_v2(connection, sql, -1, &intervalStatement, nil))
     }
     if let interval {
       sqlite3_bind_double(intervalStatement, 1, interval)

@@ -128,7 +128,8 @@ extension BeatMap {
   /// The median tempo of the map's beats in BPM (nil with fewer than two beats): what a
   /// song's tempo is taken to be when the musician has not set one.
   public var medianTempo: Double? {
-    BeatMap.tempo(interval: BeatMap.medianInterval(frames: beats.map(\.frame)), sampleRate: sampleRate)
+    BeatMap.tempo(
+      interval: BeatMap.medianInterval(frames: beats.map(\.frame)), sampleRate: sampleRate)
   }
 
   /// The median interval between consecutive beats at `frames` (in order), in frames; nil
