@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""Issue 2, target 5: `practice list` with 10,000 songs in the library.
+"""Issue 2, target 5: `practice list` with 10,000 songs in the library, each with a beat map.
 
 The binary creates the library (`practice add` of one short WAV, so the schema is its
-own); then 9,999 more rows go straight into table `song` with Python's sqlite3.
-hyperfine times `practice list` and `practice list --json`, output to /dev/null.
+own); then 9,999 more rows go straight into table `song` with Python's sqlite3, each with
+a 500-beat map made by SQLite itself (as bench/bars-10k.py makes them), and the library is
+made one that practice before schema v17 left (its column `song.beat_interval` and that
+migration's record taken out), so that the first `practice list` fills each map's median
+beat interval from its beats, as an upgrade does (timed once). `list` shows each map's
+tempo. hyperfine times `practice list` and `practice list --json`, output to /dev/null,
+and a peer in the same run: the sqlite3 shell printing every row of table `song`.
+With $PRACTICE_BIN_BEFORE (a practice of schema v16, which read every beat of every map
+for `list`), the same library before the upgrade is listed by it in the same run too.
 """
 
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +24,8 @@ sys.dont_write_bytecode = True
 import benchlib as b  # noqa: E402
 
 SONGS = 10_000
+BEATS = 500  # per song but the seed (1 s long)
+METER = 4
 RUNS = 30
 WARMUP = 3
 TARGET_MS = 100.0
@@ -29,7 +39,8 @@ def fill(db, count):
     for i in range(count):
         artist = f"Artist {i % 400:03d}" if i % 2 else None
         album = f"Album {i % 900:03d}" if i % 2 else None
-        frames = rng.randrange(44100 * 60, 44100 * 600)
+        # Long enough for BEATS beats 0.5 s apart, which start within the first second.
+        frames = rng.randrange(44100 * (BEATS // 2 + 10), 44100 * 600)
         stamp = f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T12:{i % 60:02d}:00Z"
         rows.append((
             f"/home/musician/Music/{artist or 'Unknown'}/{album or 'Singles'}/"
@@ -42,48 +53,99 @@ def fill(db, count):
         "INSERT INTO song (path, content_hash, file_size, modified_at, frames, sample_rate,"
         " channels, format, duration, title, artist, album, added_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    # Beats 0.5 s apart (22,050 frames) from an offset under 1 s, each moved by up to 200
+    # frames, bars of METER, for every song but the seed (as bench/bars-10k.py).
+    con.execute(
+        f"""WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < {BEATS - 1})
+        INSERT INTO beat (song_id, frame, bar, beat, source)
+        SELECT s.id, (s.id * 7919) % 44100 + k.n * 22050 + (k.n * 7919 + s.id) % 200,
+               k.n / {METER} + 1, k.n % {METER} + 1,
+               CASE s.id % 3 WHEN 0 THEN 'imported' WHEN 1 THEN 'grid' ELSE 'detected' END
+        FROM song AS s, k
+        WHERE s.id != (SELECT min(id) FROM song)
+        ORDER BY s.id, k.n""")
+    # The library as a practice before schema v17 left it: the first command upgrades it.
+    columns = [r[1] for r in con.execute("PRAGMA table_info(song)")]
+    if "beat_interval" in columns:
+        con.execute("ALTER TABLE song DROP COLUMN beat_interval")
+        con.execute("DELETE FROM grdb_migrations WHERE identifier = 'v17-beat-interval'")
     con.commit()
     total = con.execute("SELECT count(*) FROM song").fetchone()[0]
+    beats = con.execute("SELECT count(*) FROM beat").fetchone()[0]
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
-    return total
+    return total, beats
+
+
+def tempi(listed):
+    """The BPM column of `list`'s tab-separated records (the seventh field), how many set."""
+    return sum(1 for line in listed.splitlines() if line.split(b"\t")[6])
 
 
 def main():
     binary = b.practice_bin()
+    before = os.environ.get("PRACTICE_BIN_BEFORE")
     seed = b.input_file("list-seed.wav", 1)
     with b.TempDir() as tmp:
         empty = os.path.join(tmp, "empty.sqlite")
         b.practice(binary, "list", db=empty, stdout=subprocess.DEVNULL)
         db = os.path.join(tmp, "library.sqlite")
         b.practice(binary, "add", seed, db=db, stdout=subprocess.DEVNULL)
-        total = fill(db, SONGS - 1)
-        lines = b.practice(binary, "list", db=db, stdout=subprocess.PIPE).stdout.count(b"\n")
-        if total != SONGS or lines != SONGS:
-            sys.exit(f"list-10k: expected {SONGS} songs, library has {total}, list printed {lines}")
-        names = ["list", "list --json", "list (empty library)"]
-        results = b.hyperfine(
-            [f"{binary} list --db {db}", f"{binary} list --json --db {db}",
-             f"{binary} list --db {empty}"],
-            runs=RUNS, warmup=WARMUP, names=names)
+        total, beats = fill(db, SONGS - 1)
+        old = os.path.join(tmp, "library-v16.sqlite")
+        shutil.copyfile(db, old)
+        # The upgrade: the first command fills every map's median beat interval.
+        upgrade = b.child([binary, "list", "--db", db], "list (upgrade)", capture=True)
+        listed = b.practice(binary, "list", db=db, stdout=subprocess.PIPE).stdout
+        lines = listed.count(b"\n")
+        if total != SONGS or beats != (SONGS - 1) * BEATS or lines != SONGS:
+            sys.exit(f"list-10k: expected {SONGS} songs and {(SONGS - 1) * BEATS} beats, the "
+                     f"library has {total} and {beats}, list printed {lines} lines")
+        if tempi(listed) != SONGS - 1 or upgrade.stdout != listed.decode():
+            sys.exit(f"list-10k: {tempi(listed)} songs listed with a tempo (expected "
+                     f"{SONGS - 1}), the upgrading list printed the same: {upgrade.stdout == listed.decode()}")
+        commands = [f"{binary} list --db {db}", f"{binary} list --json --db {db}",
+                    f"{binary} list --db {empty}", f"sqlite3 -readonly {db} 'SELECT * FROM song'"]
+        names = ["list", "list --json", "list (empty library)", "peer"]
+        if before:
+            was = b.practice(before, "list", db=old, stdout=subprocess.PIPE).stdout
+            if was != listed:
+                sys.exit("list-10k: the binary before and this one list the library differently")
+            commands.append(f"{before} list --db {old}")
+            names.append("before")
+        results = b.hyperfine(commands, runs=RUNS, warmup=WARMUP, names=names)
         size = os.path.getsize(db)
 
+    med = {name: result["median"] * 1000 for name, result in zip(names, results)}
     rows = []
-    for name, result in zip(names, results):
-        med, mean, sd = (result[k] * 1000 for k in ("median", "mean", "stddev"))
+    for name, result in list(zip(names, results))[:3]:
+        median, mean, sd = (result[k] * 1000 for k in ("median", "mean", "stddev"))
         measured = "empty" not in name
         command = name.replace(" (empty library)", "")
         rows.append(b.row(
-            f"`practice {command}`" + (f", {SONGS:,} songs" if measured else ", empty library")
-            + ": median (mean ± σ)",
-            f"{med:.1f} ms ({mean:.1f} ± {sd:.1f} ms)",
-            f"≤ {TARGET_MS:.0f} ms" if measured else "", (med <= TARGET_MS) if measured else None))
+            f"`practice {command}`" + (f", {SONGS:,} songs with beat maps" if measured
+                                       else ", empty library") + ": median (mean ± σ)",
+            f"{median:.1f} ms ({mean:.1f} ± {sd:.1f} ms)",
+            f"≤ {TARGET_MS:.0f} ms" if measured else "", (median <= TARGET_MS) if measured else None))
+    rows.append(b.row("peer: `sqlite3 -readonly LIBRARY 'SELECT * FROM song'`: median; "
+                      "`list` / peer", f"{med['peer']:.1f} ms; {med['list'] / med['peer']:.2f}"))
+    if before:
+        rows.append(b.row(
+            "`practice list` before schema v17 (every beat read), same library: median; "
+            "`list` / peer; before / now",
+            f"{med['before']:.1f} ms; {med['before'] / med['peer']:.2f}; "
+            f"{med['before'] / med['list']:.1f}×"))
+    rows.append(b.row(f"upgrade to schema v17 ({SONGS - 1:,} maps' beat intervals filled): "
+                      "first `list`, wall (CPU)",
+                      f"{upgrade.wall * 1000:.0f} ms ({upgrade.cpu * 1000:.0f} ms)"))
     b.write_results(
         "list-10k", "5. `practice list` with 10,000 songs", rows,
         notes=[f"Library of {SONGS:,} songs ({size / 1e6:.1f} MB), made by `practice add` of one "
-               "file plus rows inserted with Python's sqlite3; output to /dev/null.",
-               f"hyperfine -N, {WARMUP} warm-ups, {RUNS} runs; pass/fail on the median."])
-
+               f"file plus rows inserted with Python's sqlite3, {SONGS - 1:,} of them with a "
+               f"{BEATS}-beat map ({beats / 1e6:.1f} M beats) made by SQLite; left as schema v16 "
+               "left it and upgraded by the first `list`; output to /dev/null.",
+               f"hyperfine -N, {WARMUP} warm-ups, {RUNS} runs, the peer (and the binary before, "
+               "when given as $PRACTICE_BIN_BEFORE) in the same run; pass/fail on the median."])
 
 if __name__ == "__main__":
     main()

@@ -107,7 +107,8 @@ struct SettingsOptions: ParsableArguments {
     help: ArgumentHelp(
       "Speed trainer step: 5% or 0.05 (default 5% towards --ramp-to).", valueName: "points"),
     transform: parsed(
-      by: PracticeSettings.parseStep, "not a speed step; write 5% or 0.05 (negative ramps down)"))
+      by: PracticeSettings.parseStep,
+      "not a speed step; write 0.1% to 175% or 0.001 to 1.75 (negative ramps down)"))
   var step: Double?
 
   @Option(

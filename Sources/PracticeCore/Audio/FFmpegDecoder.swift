@@ -682,11 +682,13 @@ final class FFmpegDecoder: AudioDecoder {
     {
       // "HH:MM:SS.nnnnnnnnn"
       let parts = String(cString: value).split(separator: ":")
+      // A tag no length can come from (`nan:00:00`, `1e300:00:00`) is passed over.
       if parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]),
-        let sec = Double(parts[2])
+        let sec = Double(parts[2]),
+        let frames = Int64(nearest: (h * 3600 + m * 60 + sec) * Double(sampleRate)),
+        (-Int64.max / 2...Int64.max / 2).contains(frames)
       {
-        let seconds = h * 3600 + m * 60 + sec
-        return max(0, Int64((seconds * Double(sampleRate)).rounded()) - lead)
+        return max(0, frames - lead)
       }
     }
     guard format.pointee.nb_streams == 1 else { return nil }

@@ -126,15 +126,15 @@ public enum ChordFiles {
       guard start + Int64(rate / 1000) >= previousEnd else {
         throw DataFileError(
           .chord, path: path, line: mark.line,
-          reason: String(format: "it starts at %.3f s, before the chord before it ends", mark.start)
+          reason: "it starts at \(formatSeconds(mark.start)) s, before the chord before it ends"
         )
       }
       guard start < totalFrames else {
         throw DataFileError(
           .chord, path: path, line: mark.line,
-          reason: String(
-            format: "it starts at %.3f s, after the end of the audio (%.3f s)", mark.start,
-            Double(totalFrames) / rate),
+          reason:
+            "it starts at \(formatSeconds(mark.start)) s, after the end of the audio "
+            + "(\(formatSeconds(Double(totalFrames) / rate)) s)",
           advice: "check that the file is for this song")
       }
       end = min(end, totalFrames)

@@ -283,7 +283,7 @@ extension PracticeFile.SharedPractice {
     for (name, value) in [("speed", speed), ("ramp_to", rampTo)] {
       if let value, !Speed.allowed.contains(value) { return bad("\(name) \(value)") }
     }
-    if let step, step == 0 || abs(step) > 1.75 { return bad("step \(step)") }
+    if let step, !PracticeSettings.allowsStep(step) { return bad("step \(step)") }
     if let every, !(1...9999).contains(every) { return bad("every \(every)") }
     if let countIn, !PracticeSettings.countInRange.contains(countIn) {
       return bad("count_in \(countIn)")

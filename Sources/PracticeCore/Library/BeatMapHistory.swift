@@ -181,12 +181,7 @@ extension Library {
       // The map now goes to the other side, under the same change and time.
       try Library.keepCurrentBeatMap(songID: id, change: change, at: savedAt, redo: !redo, db)
       try db.execute(sql: "DELETE FROM beat WHERE song_id = ?", arguments: [id])
-      try db.execute(
-        sql: """
-          INSERT INTO beat (song_id, frame, bar, beat, source, confidence)
-          SELECT ?, frame, bar, beat, source, confidence FROM beat_map_history_beat WHERE map_id = ?
-          """,
-        arguments: [id, mapID])
+      try BeatInserter(db).insert(beats, song: id)
       try db.execute(sql: "DELETE FROM beat_map_history WHERE id = ?", arguments: [mapID])
       var followed: [BarsFollowed] = []
       current =

@@ -169,12 +169,16 @@ extension Library {
 }
 
 /// Inserts beats with multi-row statements, each size prepared once and reused: an import of
-/// 10,000 maps spent more time parsing a 200-row INSERT per song than running it.
+/// 10,000 maps spent more time parsing a 200-row INSERT per song than running it. Every
+/// writer of table `beat` stores a song's map through `insert`, which keeps the song's
+/// median beat interval (`song.beat_interval`) with its beats.
 final class BeatInserter {
   private let connection: OpaquePointer
   private static let batch = 200
   /// Prepared statements by row count; owned, finalized in deinit.
   private var statements: [Int: OpaquePointer] = [:]
+  /// `UPDATE song SET beat_interval`, prepared on first use; owned, finalized in deinit.
+  private var intervalStatement: OpaquePointer?
   /// The sources as C strings, bound without a copy; owned, freed in deinit.
   private let sources: [BeatSource: UnsafeMutablePointer<CChar>]
 
@@ -190,6 +194,7 @@ final class BeatInserter {
 
   deinit {
     for statement in statements.values { sqlite3_finalize(statement) }
+    sqlite3_finalize(intervalStatement)
     for text in sources.values { free(text) }
   }
 
@@ -219,7 +224,11 @@ final class BeatInserter {
     return statement
   }
 
+  /// Stores `beats` (in order) as the song's map, whose old rows are gone already: the
+  /// rows, and the song's median beat interval (`BeatMap.medianInterval`; NULL with fewer
+  /// than two beats, so an empty `beats` leaves the song without a map).
   func insert(_ beats: [Beat], song id: Int64) throws {
+    try storeInterval(BeatMap.medianInterval(frames: beats.map(\.frame)), song: id)
     var start = 0
     while start < beats.count {
       let rows = min(BeatInserter.batch, beats.count - start)
@@ -241,6 +250,23 @@ final class BeatInserter {
       try check(sqlite3_step(statement), SQLITE_DONE)
       start += rows
     }
+  }
+
+  /// Sets `song.beat_interval`: what `list` shows a map's tempo from without its beats.
+  func storeInterval(_ interval: Double?, song id: Int64) throws {
+    if let statement = intervalStatement {
+      try check(sqlite3_reset(statement))
+    } else {
+      let sql = "UPDATE song SET beat_interval = ? WHERE id = ?"
+      try check(sqlite3_prepare_v2(connection, sql, -1, &intervalStatement, nil))
+    }
+    if let interval {
+      sqlite3_bind_double(intervalStatement, 1, interval)
+    } else {
+      sqlite3_bind_null(intervalStatement, 1)
+    }
+    sqlite3_bind_int64(intervalStatement, 2, id)
+    try check(sqlite3_step(intervalStatement), SQLITE_DONE)
   }
 }
 

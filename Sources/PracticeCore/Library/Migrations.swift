@@ -321,6 +321,20 @@ enum Migrations {
       try db.execute(
         sql: "ALTER TABLE beat_map_history ADD COLUMN redo BOOLEAN NOT NULL DEFAULT 0")
     }
+    migrator.registerMigration("v17-beat-interval") { db in
+      // The median interval between a song's beats in frames (NULL: fewer than two beats),
+      // stored with its map (`BeatInserter`) and filled here from the beats of each map:
+      // `list` shows a map's tempo from it instead of reading every beat of every map.
+      try db.execute(sql: "ALTER TABLE song ADD COLUMN beat_interval DOUBLE")
+      let inserter = try BeatInserter(db)
+      let frames = try db.makeStatement(
+        sql: "SELECT frame FROM beat WHERE song_id = ? ORDER BY frame")
+      for song in try Int64.fetchAll(db, sql: "SELECT DISTINCT song_id FROM beat") {
+        let interval = BeatMap.medianInterval(
+          frames: try Int64.fetchAll(frames, arguments: [song]))
+        try inserter.storeInterval(interval, song: song)
+      }
+    }
     return migrator.migrations
   }()
 

@@ -128,17 +128,25 @@ extension BeatMap {
   /// The median tempo of the map's beats in BPM (nil with fewer than two beats): what a
   /// song's tempo is taken to be when the musician has not set one.
   public var medianTempo: Double? {
-    BeatMap.medianTempo(frames: beats.map(\.frame), sampleRate: sampleRate)
+    BeatMap.tempo(
+      interval: BeatMap.medianInterval(frames: beats.map(\.frame)), sampleRate: sampleRate)
   }
 
-  /// The median tempo of beats at `frames` (in order), in BPM; nil with fewer than two.
-  static func medianTempo(frames: [Int64], sampleRate: Int) -> Double? {
+  /// The median interval between consecutive beats at `frames` (in order), in frames; nil
+  /// with fewer than two. Every writer of a song's beats stores it beside them
+  /// (`song.beat_interval`, `BeatInserter`), so that a listing reads one number a song.
+  static func medianInterval(frames: [Int64]) -> Double? {
     guard frames.count >= 2 else { return nil }
     let intervals = zip(frames.dropFirst(), frames).map { Double($0 - $1) }.sorted()
     let middle = intervals.count / 2
-    let median =
-      intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
-    return median > 0 ? 60 * Double(sampleRate) / median : nil
+    return intervals.count % 2 == 1
+      ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
+  }
+
+  /// The tempo in BPM of beats `interval` frames apart at `sampleRate`; nil without one.
+  static func tempo(interval: Double?, sampleRate: Int) -> Double? {
+    guard let interval, interval > 0 else { return nil }
+    return 60 * Double(sampleRate) / interval
   }
 }
 
@@ -174,8 +182,8 @@ extension Library {
     return try keysAndTempi(of: [id])[id] ?? KeyAndTempo()
   }
 
-  /// The key and tempo (`KeyAndTempo`) of each song of `ids` that is in the library: the
-  /// song fields in one query, a beat map's frames read only for a song with no tempo set.
+  /// The key and tempo (`KeyAndTempo`) of each song of `ids` that is in the library, in
+  /// one query: a beat map's tempo from the median beat interval stored with it.
   public func keysAndTempi(of ids: [Int64]) throws -> [Int64: KeyAndTempo] {
     let wanted = Set(ids)
     return try read { db in
@@ -184,7 +192,7 @@ extension Library {
       let rows = try Row.fetchAll(
         db,
         sql: """
-          SELECT s.id, s.sample_rate, d.key, d.bpm, c.detected_key FROM song s
+          SELECT s.id, s.sample_rate, d.key, d.bpm, c.detected_key, s.beat_interval FROM song s
             LEFT JOIN song_detail d ON d.song_id = s.id
             LEFT JOIN chord_track c ON c.song_id = s.id
           WHERE ?1 IS NULL OR s.id = ?1
@@ -198,10 +206,7 @@ extension Library {
           entry.keyFromChords = true
         }
         if entry.bpm == nil {
-          let frames = try Int64.fetchAll(
-            db.cachedStatement(sql: "SELECT frame FROM beat WHERE song_id = ? ORDER BY frame"),
-            arguments: [id])
-          entry.bpm = BeatMap.medianTempo(frames: frames, sampleRate: row[1])
+          entry.bpm = BeatMap.tempo(interval: row[5], sampleRate: row[1])
           entry.bpmFromBeatMap = entry.bpm != nil
         }
         known[id] = entry

@@ -61,8 +61,10 @@ public struct PracticeSettings: Sendable, Equatable {
   public var drillPasses: Int? {
     guard let rampTo, let step = rampStep else { return nil }
     let distance = abs(rampTo.rate - (speed ?? .normal).rate)
-    let steps = Int((distance / abs(step) - 1e-9).rounded(.up))
-    return min(9999, (max(0, steps) + 1) * (every ?? 1))
+    // At most 9999 passes: counted in Double, so that no step (one stored before steps were
+    // bounded) makes a count past Int's range.
+    let steps = max(0, min(9999, (distance / abs(step) - 1e-9).rounded(.up)))
+    return min(9999, (Int(steps) + 1) * (every ?? 1))
   }
 
   /// The step the trainer takes without one given: five points towards the target.
@@ -104,13 +106,18 @@ public struct PracticeSettings: Sendable, Equatable {
     return (seconds, nil)
   }
 
-  /// `5%` or `0.05` → a rate step; nil if malformed, zero or beyond ±175 points.
+  /// `5%` or `0.05` → a rate step; nil if malformed or not `allowsStep`.
   public static func parseStep(_ text: String) -> Double? {
     let percent = text.hasSuffix("%")
-    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)), value != 0,
-      abs(value) <= (percent ? 175 : 1.75)
-    else { return nil }
-    return percent ? value / 100 : value
+    guard let value = parseDecimal(percent ? text.dropLast() : Substring(text)) else { return nil }
+    let step = percent ? value / 100 : value
+    return allowsStep(step) ? step : nil
+  }
+
+  /// A step of a tenth of a point to 175 points, either way: a smaller one is shown as
+  /// `0%` and would take more passes than a drill plays.
+  public static func allowsStep(_ step: Double) -> Bool {
+    (0.001...1.75).contains((abs(step) * 1e6).rounded() / 1e6)
   }
 
   /// A step as points: `5%`, `-2.5%`.
@@ -211,11 +218,6 @@ extension BeatMap {
   /// with fewer than two beats there.
   public func medianBPM(in frames: Range<Int64>) -> Double? {
     let inside = beats.filter { frames.contains($0.frame) }.map(\.frame)
-    let intervals = zip(inside.dropFirst(), inside).map { Double($0 - $1) }.sorted()
-    guard !intervals.isEmpty else { return nil }
-    let middle = intervals.count / 2
-    let median =
-      intervals.count % 2 == 1 ? intervals[middle] : (intervals[middle - 1] + intervals[middle]) / 2
-    return 60 * Double(sampleRate) / median
+    return BeatMap.tempo(interval: BeatMap.medianInterval(frames: inside), sampleRate: sampleRate)
   }
 }

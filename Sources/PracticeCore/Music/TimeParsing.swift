@@ -44,9 +44,10 @@ public func formatTime(_ seconds: Double) -> String {
 }
 
 /// Seconds for messages and for commands to paste: at least 3 decimals, more when they
-/// matter (`4.500`, `4.5001`); `parseTime` reads them back.
+/// matter (`4.500`, `4.5001`); `parseTime` reads them back. A number past any time (a file
+/// can hold 1e300) keeps Swift's shortest form, `1e+300`, not 300 digits.
 public func formatSeconds(_ value: Double) -> String {
-  guard value.isFinite else { return "\(value)" }
+  guard value.isFinite, abs(value) < 1e9 else { return "\(value)" }
   var text = String(format: "%.9f", value)
   while text.hasSuffix("0"), let dot = text.firstIndex(of: "."),
     text.distance(from: dot, to: text.endIndex) > 4
