@@ -58,17 +58,23 @@ def previous_sections(path):
             sections.append(current)
         elif current is not None:
             current.append(line)
-    kept = {}
+    kept, by_hand, last = {}, {}, None
     for section in sections:
+        if section[0] == "## Summary" or section[0].endswith(": ERROR"):
+            continue
+        while section and not section[-1].strip():
+            section.pop()
         found = re.search(r"Script `bench/([\w-]+)\.py`", "\n".join(section[:4]))
-        if not found or section[0].endswith(": ERROR"):
+        if not found or found.group(1) not in ORDER:
+            # A section no benchmark of ORDER writes (a measurement run by hand, such as
+            # `bench/beats/run rates`): kept after the section it followed.
+            by_hand.setdefault(last, []).append(section + [""])
             continue
         title = section[0][3:]
         rows = [line for line in lines if line.startswith(f"| {cell(title)} | ")]
-        while section and not section[-1].strip():
-            section.pop()
         kept[found.group(1)] = (title, rows, section + [""])
-    return kept
+        last = found.group(1)
+    return kept, by_hand
 
 
 def main():
@@ -99,7 +105,7 @@ def main():
            f"| binary | `{os.path.relpath(binary, b.REPO_DIR)}`"
            + (f", built {built}" if built else "") + " |", ""]
 
-    previous = previous_sections(os.path.join(b.BENCH_DIR, "RESULTS.md"))
+    previous, by_hand = previous_sections(os.path.join(b.BENCH_DIR, "RESULTS.md"))
     results, missing, carried = {}, [], {}
     for name in ORDER:
         path = os.path.join(b.RESULTS_DIR, name + ".json")
@@ -145,30 +151,37 @@ def main():
         out += ["Did not run to the end: " + ", ".join(n for n, _ in missing)
                 + " (see the ERROR sections below).", ""]
 
+    for section in by_hand.get(None, []):
+        out += section
     for name in ORDER:
         if name in carried:
             out += carried[name][2]
-            continue
-        if name not in results:
-            continue
-        data = results[name]
-        measured = binary_note(data.get("binary"))
-        out += [f"## {data['title']}", "",
-                f"Script `bench/{name}.py`, measured {data['written']} "
-                f"({data['seconds']} s){measured}.", "",
-                "| measure | figure | target | result |", "| --- | --- | --- | --- |"]
-        for r in data["rows"]:
-            out.append(f"| {cell(r['metric'])} | {cell(r['value'])} | {cell(r['target'])} | "
-                       f"{VERDICT[r['pass']]} |")
-        out.append("")
-        out += [f"- {note}" for note in data["notes"]]
-        out.append("")
+        elif name in results:
+            out += section_of(results[name], name)
+        for section in by_hand.get(name, []):
+            out += section
 
     for name, status in missing:
         code = f"exit status {status[0]}" if status else "not run"
         out += [f"## {name}: ERROR", "",
                 f"`bench/{name}.py` did not finish ({code}); see `bench/out/logs/{name}.log`.", ""]
     print("\n".join(out).rstrip() + "\n", end="")
+
+
+def section_of(data, name):
+    """The lines of one benchmark's section, from its results."""
+    measured = binary_note(data.get("binary"))
+    out = [f"## {data['title']}", "",
+           f"Script `bench/{name}.py`, measured {data['written']} "
+           f"({data['seconds']} s){measured}.", "",
+           "| measure | figure | target | result |", "| --- | --- | --- | --- |"]
+    for r in data["rows"]:
+        out.append(f"| {cell(r['metric'])} | {cell(r['value'])} | {cell(r['target'])} | "
+                   f"{VERDICT[r['pass']]} |")
+    out.append("")
+    out += [f"- {note}" for note in data["notes"]]
+    out.append("")
+    return out
 
 
 if __name__ == "__main__":
