@@ -229,6 +229,14 @@ import Testing
       columns: [.init("NAME"), .init("X", drop: 1), .init("Y", drop: 2)],
       rows: [["name", "xx", "yy"]])
     #expect(ranked.layout(width: 10) { $0 } == ["NAME  X", "name  xx"])
+    // Columns empty in every row go before a title is cut (`list` of songs with no key,
+    // tempo or tags at 80 columns), and only then; a short row's missing cell is empty.
+    let sparse = TextTable(
+      columns: [.init("TITLE", cut: .end), .init("KEY"), .init("BPM", .right), .init("TAGS")],
+      rows: [["A title of twenty ch", "", ""], ["Short", "", "", ""]])
+    #expect(sparse.layout(width: 20) { $0 } == ["TITLE", "A title of twenty ch", "Short"])
+    #expect(
+      sparse.layout(width: 40) { $0 } == ["TITLE                 KEY  BPM  TAGS", "A title of twenty ch", "Short"])
     // Six characters two columns wide in 7 columns: three and the ellipsis, either end.
     let wide = String(repeating: "練習曲", count: 2)
     #expect(DisplayWidth.fit(wide, width: 7, cut: .end) { $0 } == "練習曲…")

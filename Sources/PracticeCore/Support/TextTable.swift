@@ -41,26 +41,41 @@ public struct TextTable: Sendable {
 
   /// The table's lines for a terminal `width` columns wide: the header, then one line per
   /// row, with no trailing spaces, never wider than `width` (a line that wraps breaks the
-  /// columns): the widest cuttable columns are cut first, then columns are left out by
-  /// their drop rank, and a line still too wide is cut at the edge. Cells stay raw (the
-  /// door escapes each line); they are measured and cut as the door will show them. Rows
-  /// shorter than the header leave their last cells empty.
+  /// columns): columns empty in every row are left out first, then the widest cuttable
+  /// columns are cut, then columns are left out by their drop rank, and a line still too
+  /// wide is cut at the edge. Cells stay raw (the door escapes each line); they are measured
+  /// and cut as the door will show them. Rows shorter than the header leave their last
+  /// cells empty.
   public func layout(width: Int, escape: (String) -> String) -> [String] {
     var table = self
+    // A column with nothing in it is only its header: before a title is cut, it goes.
+    if table.fitted(width: .max, escape: escape).contains(where: {
+      DisplayWidth.shown($0, escape: escape) > width
+    }) {
+      for column in table.columns.indices.reversed()
+      where table.rows.allSatisfy({ column >= $0.count || $0[column].isEmpty }) {
+        table.remove(column)
+      }
+    }
     var lines = table.fitted(width: width, escape: escape)
     while lines.contains(where: { DisplayWidth.shown($0, escape: escape) > width }),
       let rank = table.columns.map(\.drop).max(), rank > 0,
       let column = table.columns.lastIndex(where: { $0.drop == rank })
     {
-      table.columns.remove(at: column)
-      table.rows = table.rows.map { row in
-        var row = row
-        if column < row.count { row.remove(at: column) }
-        return row
-      }
+      table.remove(column)
       lines = table.fitted(width: width, escape: escape)
     }
     return lines.map { DisplayWidth.fit($0, width: width, cut: .end, escape: escape) }
+  }
+
+  /// Leaves out a column, its header and its cells.
+  private mutating func remove(_ column: Int) {
+    columns.remove(at: column)
+    rows = rows.map { row in
+      var row = row
+      if column < row.count { row.remove(at: column) }
+      return row
+    }
   }
 
   /// The lines with the cuttable columns narrowed towards `width`.
