@@ -14,7 +14,6 @@ for `list`), the same library before the upgrade is listed by it in the same run
 """
 
 import os
-import random
 import shutil
 import sqlite3
 import subprocess
@@ -33,37 +32,8 @@ TARGET_MS = 100.0
 
 def fill(db, count):
     """Adds `count` plausible songs (about half with artist and album)."""
-    rng = random.Random(2)
     con = sqlite3.connect(db)
-    rows = []
-    for i in range(count):
-        artist = f"Artist {i % 400:03d}" if i % 2 else None
-        album = f"Album {i % 900:03d}" if i % 2 else None
-        # Long enough for BEATS beats 0.5 s apart, which start within the first second.
-        frames = rng.randrange(44100 * (BEATS // 2 + 10), 44100 * 600)
-        stamp = f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T12:{i % 60:02d}:00Z"
-        rows.append((
-            f"/home/musician/Music/{artist or 'Unknown'}/{album or 'Singles'}/"
-            f"{i:05d} Practice piece number {i}.flac",
-            f"fnv1a64s:{rng.getrandbits(64):016x}", rng.randrange(5_000_000, 90_000_000),
-            1_700_000_000.0 + i, frames, 44100, 2,
-            "FLAC (Free Lossless Audio Codec), Signed 16 bit PCM", frames / 44100,
-            f"Practice piece number {i} – étude", artist, album, stamp, stamp))
-    con.executemany(
-        "INSERT INTO song (path, content_hash, file_size, modified_at, frames, sample_rate,"
-        " channels, format, duration, title, artist, album, added_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    # Beats 0.5 s apart (22,050 frames) from an offset under 1 s, each moved by up to 200
-    # frames, bars of METER, for every song but the seed (as bench/bars-10k.py).
-    con.execute(
-        f"""WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < {BEATS - 1})
-        INSERT INTO beat (song_id, frame, bar, beat, source)
-        SELECT s.id, (s.id * 7919) % 44100 + k.n * 22050 + (k.n * 7919 + s.id) % 200,
-               k.n / {METER} + 1, k.n % {METER} + 1,
-               CASE s.id % 3 WHEN 0 THEN 'imported' WHEN 1 THEN 'grid' ELSE 'detected' END
-        FROM song AS s, k
-        WHERE s.id != (SELECT min(id) FROM song)
-        ORDER BY s.id, k.n""")
+    b.fill_library(con, count, seed=2, beats=BEATS, meter=METER)
     # The library as a practice before schema v17 left it: the first command upgrades it.
     columns = [r[1] for r in con.execute("PRAGMA table_info(song)")]
     if "beat_interval" in columns:
