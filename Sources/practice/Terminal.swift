@@ -120,6 +120,8 @@ enum Terminal {
   /// `\x1b` in a title. Text the program wrote whole (`keepingLayout`: JSON, beat files)
   /// keeps its backslashes, which are its own escapes.
   static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
+    // Printable ASCII without a backslash, most of what is printed, is checked byte by byte.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) { return text }
     guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) })
     else { return text }
     var result = String.UnicodeScalarView()

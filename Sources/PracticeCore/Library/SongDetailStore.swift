@@ -189,7 +189,7 @@ extension Library {
     return try read { db in
       var known: [Int64: KeyAndTempo] = [:]
       let one: Int64? = ids.count == 1 ? ids[0] : nil
-      let rows = try Row.fetchAll(
+      let rows = try Row.fetchCursor(
         db,
         sql: """
           SELECT s.id, s.sample_rate, d.key, d.bpm, c.detected_key, s.beat_interval FROM song s
@@ -198,7 +198,8 @@ extension Library {
           WHERE ?1 IS NULL OR s.id = ?1
           """, arguments: [one])
       let parse = { (text: String?) in text.flatMap(MusicalKey.init(parsing:)) }
-      for row in rows where wanted.contains(row[0]) {
+      while let row = try rows.next() {
+        guard wanted.contains(row[0]) else { continue }
         let id: Int64 = row[0]
         var entry = KeyAndTempo(key: parse(row[2]), bpm: row[3])
         if entry.key == nil, let found = parse(row[4]) {
