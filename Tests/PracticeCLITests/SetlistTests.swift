@@ -34,6 +34,23 @@ import TestSupport
     #expect(result.status == 0, "\(result.stderr)")
   }
 
+  /// Setlist 'gig' of `entries` (each `setlist add` arguments after the name) in `cli`,
+  /// exported to gig.practice; its path.
+  func exportedGig(_ entries: [[String]]) throws -> String {
+    _ = try cli.run(["setlist", "new", "gig"])
+    for entry in entries { _ = try cli.run(["setlist", "add", "gig"] + entry) }
+    let file = dir.file("gig.practice")
+    #expect(try cli.run(["export", "--setlist", "gig", "-o", file]).status == 0)
+    return file
+  }
+
+  /// A second library, other.sqlite, holding copies of `songs` (in folder b).
+  func receiver(with songs: [String]) throws -> CLI {
+    let b = CLI(database: dir.file("other.sqlite"))
+    for name in songs { try song(name, in: b, copyTo: dir.file("b")) }
+    return b
+  }
+
   // MARK: Song details
 
   @Test func setStoresKeyTempoNoteAndTags() throws {
@@ -310,8 +327,7 @@ import TestSupport
       let refused = try cli.run(["export", "--all", "-o", target])
       #expect(refused.status == 73 && refused.stderr.contains("give a new file name"), "\(refused.stderr)")
     }
-    let b = CLI(database: dir.file("other.sqlite"))
-    try song("Alpha.wav", in: b, copyTo: dir.file("b"))
+    let b = try receiver(with: ["Alpha.wav"])
     let before = try b.run(["beats", "show", "1"])
     let refused = try b.run(["import", file])
     #expect(refused.status == 66)
@@ -333,13 +349,8 @@ import TestSupport
     try song("Beta.wav", in: cli)
     try grid("1", in: cli)
     try grid("2", in: cli)
-    _ = try cli.run(["setlist", "new", "gig"])
-    _ = try cli.run(["setlist", "add", "gig", "1"])
-    _ = try cli.run(["setlist", "add", "gig", "2", "--speed", "80%"])
-    let file = dir.file("gig.practice")
-    #expect(try cli.run(["export", "--setlist", "gig", "-o", file]).status == 0)
-    let b = CLI(database: dir.file("other.sqlite"))
-    try song("Alpha.wav", in: b, copyTo: dir.file("b"))
+    let file = try exportedGig([["1"], ["2", "--speed", "80%"]])
+    let b = try receiver(with: ["Alpha.wav"])
     let partial = try b.run(["import", file, "--partial"])
     #expect(partial.status == 0, "\(partial.stderr)")
     #expect(
@@ -368,12 +379,8 @@ import TestSupport
     try song("Alpha.wav", in: cli)
     try grid("1", in: cli)
     #expect(try cli.run(["select", "add", "1", "solo", "--bars", "5-8"]).status == 0)
-    _ = try cli.run(["setlist", "new", "gig"])
-    _ = try cli.run(["setlist", "add", "gig", "1", "--speed", "75%"])
-    let file = dir.file("gig.practice")
-    #expect(try cli.run(["export", "--setlist", "gig", "-o", file]).status == 0)
-    let b = CLI(database: dir.file("other.sqlite"))
-    try song("Alpha.wav", in: b, copyTo: dir.file("b"))
+    let file = try exportedGig([["1", "--speed", "75%"]])
+    let b = try receiver(with: ["Alpha.wav"])
     #expect(try b.run(["beats", "grid", "1", "--bpm", "90", "--start", "0.25"]).status == 0)
     #expect(try b.run(["select", "add", "1", "solo", "--bars", "1-2"]).status == 0)
     _ = try b.run(["setlist", "new", "gig"])
