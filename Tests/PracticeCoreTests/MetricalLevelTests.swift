@@ -99,11 +99,81 @@ import Testing
     #expect(held(weak: 0.1).0 == nil)
   }
 
+  @Test func threeAgainstTwoIsAStretchOnlyWhereItLastsAndStandsApartFromTheSong() {
+    func stretches(_ interval: @escaping (Int) -> Double) -> [MetricalLevel.Stretch] {
+      MetricalLevel.threeAgainstTwoStretches(beats(to: 9000, interval: interval), frameRate: Self.rate)
+    }
+    #expect(stretches { _ in 60 }.isEmpty)
+    // A step change by 1.25, or a duple switch (`hold`'s), is not three against two.
+    #expect(stretches { $0 < 4500 ? 60 : 48 }.isEmpty)
+    #expect(stretches { (3000..<6000).contains($0) ? 120 : 60 }.isEmpty)
+    // Eight seconds at 2/3 of the tempo: shorter than a window.
+    #expect(stretches { (3000..<3800).contains($0) ? 90 : 60 }.isEmpty)
+    // 30 to 60 s at 2/3 of the tempo, slid to over 5 s and back (a blues at 100 BPM read
+    // at 67 from the middle): one stretch, slower, widened over both slides.
+    let slide = { (f: Int) -> Double in
+      switch f {
+      case 2500..<3000: return 60 + 30 * Double(f - 2500) / 500
+      case 3000..<6000: return 90
+      case 6000..<6500: return 90 - 30 * Double(f - 6000) / 500
+      default: return 60
+      }
+    }
+    let found = stretches(slide)
+    #expect(found.count == 1)
+    guard let stretch = found.first else { return }
+    let slid = beats(to: 9000, interval: slide)
+    #expect(!stretch.faster)
+    #expect(slid[stretch.beats.lowerBound] <= 3000 && slid[stretch.beats.upperBound] >= 6000,
+            "\(slid[stretch.beats.lowerBound])...\(slid[stretch.beats.upperBound])")
+    #expect(slid[stretch.beats.lowerBound] >= 2000 && slid[stretch.beats.upperBound] <= 7000)
+  }
+
+  /// A minute at 100 BPM (every 60 frames) read between 20 and 40 s at 2/3 of the tempo
+  /// (every 90 frames), where the song's beats sound at `song` and the reading's at
+  /// `reading` (both where they meet); held by `BeatTracker`'s own dynamic programming and
+  /// heard by its own onset support.
+  func heldThreeAgainstTwo(song: Double, reading: Double) -> MetricalLevel.Held? {
+    let n = 6000
+    let inside = 2000..<4000
+    var novelty = [Double](repeating: 0, count: n)
+    for b in beats(to: n, interval: { _ in 60 }) { novelty[b] = inside.contains(b) ? song : 1 }
+    let free = beats(to: n) { inside.contains($0) ? 90 : 60 }
+    for b in free where inside.contains(b) { novelty[b] = max(novelty[b], reading) }
+    let period = (0..<n).map { inside.contains($0) ? 90.0 : 60 }
+    let bass = [Double](repeating: 0, count: n)
+    return MetricalLevel.holdThreeAgainstTwo(
+      .init(beats: free, period: period), frameRate: Self.rate,
+      hearing: {
+        BeatTracker.support(
+          at: $0, halfway: false, novelty: novelty, bass: bass, frameRate: Self.rate
+        ).onset
+      },
+      decode: { near in
+        MetricalLevel.Reading(
+          beats: BeatTracker.dynamicProgramming(novelty, period: near, end: n - 1),
+          period: near)
+      })
+  }
+
+  @Test func threeAgainstTwoIsHeldAtTheSongsTempoUnlessItsOwnBeatsAreHeardFarMore() throws {
+    // The song's beats heard three times the reading's own: held at the song's tempo.
+    let held = try #require(heldThreeAgainstTwo(song: 1, reading: 0.3))
+    let inStretch = held.reading.beats.filter { (2100..<3900).contains($0) }
+    #expect(zip(inStretch, inStretch.dropFirst()).allSatisfy { $1 - $0 == 60 }, "\(inStretch)")
+    #expect(held.doubtful.isEmpty)
+    // Heard alike: held, and doubtful.
+    let weak = try #require(heldThreeAgainstTwo(song: 0.8, reading: 1))
+    #expect(weak.doubtful.count == 1)
+    // The reading's own beats heard ten times the song's: the music is at 2/3 there.
+    #expect(heldThreeAgainstTwo(song: 0.1, reading: 1) == nil)
+  }
+
   @Test func aHeldLevelIsWarnedOfWithItsTimes() {
     #expect(BeatDetector.heldLevel([]) == nil)
     #expect(
-      BeatDetector.heldLevel([20...40.5, 75...90])
-        == "the beat may be twice or half as fast at 0:20.0-0:40.5, 1:15.0-1:30.0; the map "
+      BeatDetector.heldLevel([75...90, 20...40.5, 30...35, 80...95])
+        == "the beat may be twice, half or 2/3 as fast at 0:20.0-0:40.5, 1:15.0-1:35.0; the map "
         + "keeps the song's tempo there, its bars marked ? in `beats show`: check them by ear")
   }
 }

@@ -28,8 +28,9 @@ track and as counts:
              madmom agrees);
   switches   level switches inside the excerpt, practice's and madmom's (`level_switches`:
              the median beat interval of the 10 s after a beat against that of the 10 s
-             before it, 1.7 to 2.4 times or its inverse; issue 41's target: none in a
-             steady song);
+             before it, 1.7 to 2.4 times or its inverse, and stretches of 10 s or more at
+             3/2 or 2/3 of the excerpt's median tempo; issue 41's target: none in a steady
+             song);
   warned     practice's unclear-beat warning (`practice: warning:` on detect's stderr),
              against the maps that are wrong by madmom and the onsets (`wrong`): how many
              wrong maps were warned, and how many warned maps were right (beat F ≥ 0.8).
@@ -146,14 +147,75 @@ def skipped_ratio(envelope, beats):
     return float(at((beats[1:] + beats[:-1]) / 2).mean() / max(1e-9, at(beats).mean()))
 
 
-def level_switches(beats, hold=10.0, low=1.7, high=2.4):
-    """Where the metrical level jumps and stays: the times at which the median beat
-    interval of the `hold` seconds after a beat is `low` to `high` times that of the `hold`
-    seconds before it, or its inverse (twice or half the tempo, as against a ritardando to
-    0.6 of the tempo, 1.67). Each is placed, among the beats of its run, where the ratio of
-    the mean intervals is furthest from 1 (the medians' ratio is flat around a sharp switch);
-    after one, the next is looked for `hold` seconds on. Returns (time, ratio of the tempo
-    after over before) pairs. MetricalLevel.switches in the detector counts the same way."""
+# A stretch whose tempo is within this ratio of 3/2 or 2/3 of the song's tempo (its median
+# beat interval) for at least `hold` seconds is at another level (MetricalLevel.threeAgainstTwo).
+THREE_AGAINST_TWO = 1.06
+
+
+def three_against_two(beats, hold=10.0):
+    """The (first, last) beat indices of each run of beats whose tempo (the median interval
+    of the `hold` seconds around each) is within THREE_AGAINST_TWO of 3/2 or 2/3 of the
+    song's, lasting at least `hold` seconds (MetricalLevel.threeAgainstTwoStretches)."""
+    beats = np.asarray(beats)
+    if len(beats) < 8:
+        return []
+    song = float(np.median(np.diff(beats)))
+    labels = []
+    for t in beats:
+        near = beats[(beats >= t - hold / 2) & (beats <= t + hold / 2)]
+        if len(near) < 5:
+            labels.append(0)
+            continue
+        r = song / float(np.median(np.diff(near)))
+        lim = np.log(THREE_AGAINST_TWO)
+        labels.append(1 if abs(np.log(r / 1.5)) < lim else -1 if abs(np.log(r * 1.5)) < lim else 0)
+    found, i = [], 0
+    while i < len(beats):
+        if labels[i] == 0:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(beats) and labels[j + 1] == labels[i]:
+            j += 1
+        if beats[j] - beats[i] >= hold:
+            found.append((i, j))
+        i = j + 1
+    return found
+
+
+def level_switches(beats, hold=10.0):
+    """Where the metrical level changes and stays (MetricalLevel.switches): the duple
+    switches (`duple_switches`) and the edges of the three-against-two stretches
+    (`three_against_two`) more than `hold` seconds from any of those. Returns (time, ratio
+    of the tempo after over before) pairs, in order."""
+    beats = np.asarray(beats)
+    duple = duple_switches(beats, hold)
+    found = list(duple)
+    if len(beats) < 8:
+        return found
+    song = float(np.median(np.diff(beats)))
+    for i, j in three_against_two(beats, hold):
+        if any(beats[i] - hold <= t <= beats[j] + hold for t, _ in duple):
+            continue
+        r = song / float(np.median(np.diff(beats[i:j + 1])))
+        found.append((float(beats[i]), r))
+        if j + 1 < len(beats):
+            found.append((float(beats[j + 1]), 1 / r))
+    return sorted(found)
+
+
+def duple_switches(beats, hold=10.0, low=1.7, high=2.4):
+    """Where the metrical level jumps by twice or half and stays: the times at which the
+    median beat interval of the `hold` seconds after a beat is `low` to `high` times that of
+    the `hold` seconds before it, or its inverse (twice or half the tempo, as against a
+    ritardando to 0.6 of the tempo, 1.67). Each is placed, among the beats of its run, where
+    the ratio of the mean intervals is furthest from 1 (the medians' ratio is flat around a
+    sharp switch); after one, the next is looked for `hold` seconds on. Returns (time, ratio
+    of the tempo after over before) pairs."""
+
+    def is_switch(r):
+        return low <= max(r, 1 / r) <= high
+
     beats = np.asarray(beats)
     if len(beats) < 8:
         return []
@@ -176,11 +238,11 @@ def level_switches(beats, hold=10.0, low=1.7, high=2.4):
                     float(np.mean(before) / np.mean(after)))
 
         r, m = ratio(i)
-        if low <= max(r, 1 / r) <= high:
+        if is_switch(r):
             best, k = (i, r, m), i + 1
             while k < len(beats) - 1 and beats[-1] - beats[k] >= hold:
                 rk, mk = ratio(k)
-                if not low <= max(rk, 1 / rk) <= high:
+                if not is_switch(rk):
                     break
                 if abs(np.log2(mk)) > abs(np.log2(best[2])):
                     best = (k, rk, mk)

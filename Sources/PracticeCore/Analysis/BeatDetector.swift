@@ -318,11 +318,21 @@ public enum BeatDetector {
   }
 
   /// The warning for stretches where the beat was heard at another metrical level on weak
-  /// evidence and the song's level was kept (`MetricalLevel.hold`), or nil when none was.
+  /// evidence and the song's level was kept (`MetricalLevel.hold`, `holdThreeAgainstTwo`),
+  /// or nil when none was.
   static func heldLevel(_ spans: [ClosedRange<Double>]) -> String? {
     guard !spans.isEmpty else { return nil }
-    let times = spans.map { "\(formatTime($0.lowerBound))-\(formatTime($0.upperBound))" }
-    return "the beat may be twice or half as fast at "
+    // Overlapping spans (a duple stretch and a stretch three against two) as one.
+    var merged: [ClosedRange<Double>] = []
+    for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+      if let last = merged.last, span.lowerBound <= last.upperBound {
+        merged[merged.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
+      } else {
+        merged.append(span)
+      }
+    }
+    let times = merged.map { "\(formatTime($0.lowerBound))-\(formatTime($0.upperBound))" }
+    return "the beat may be twice, half or 2/3 as fast at "
       + times.joined(separator: ", ")
       + "; the map keeps the song's tempo there, its bars marked ? in `beats show`: check "
       + "them by ear"

@@ -272,10 +272,18 @@ enum BeatTracker {
         (beats, period) = (held.reading.beats, held.reading.period)
         levelDoubtful = held.doubtful
       }
+      // And through stretches three against two to the song's tempo.
+      if let held = MetricalLevel.holdThreeAgainstTwo(
+        .init(beats: beats, period: period), frameRate: fr, hearing: hearing, decode: decode)
+      {
+        (beats, period) = (held.reading.beats, held.reading.period)
+        levelDoubtful += held.doubtful
+      }
       // The song's level, questioned on every song that keeps one level (`LevelChoice`);
       // dotted quarters asked for keep theirs.
       if settings.compound != true, levelDoubtful.isEmpty,
-        MetricalLevel.switches(beats, frameRate: fr).isEmpty
+        MetricalLevel.switches(beats, frameRate: fr).isEmpty,
+        MetricalLevel.threeAgainstTwoStretches(beats, frameRate: fr).isEmpty
       {
         let heardBoth = { (frames: [Int]) -> LevelChoice.Heard in
           let s = support(

@@ -15,6 +15,12 @@ enum MetricalLevel {
   /// against a ritardando to 0.6 of the tempo (1.67) or a step change of tempo (1.25, the
   /// development corpus's).
   static let duple: ClosedRange<Double> = 1.7...2.4
+  /// A stretch of at least a `window` whose tempo is within this ratio of 3/2 or 2/3 of the
+  /// song's own tempo is at another level: three beats in the time of two (a shuffle's
+  /// dotted beat against its straight one, 70 → 47 BPM in a blues). It slides there and
+  /// back over several seconds, too slowly for `switches`' two neighbouring windows to see
+  /// a jump, so it is measured against the song's tempo, its median beat interval.
+  static let threeAgainstTwo = 1.06
   /// Strong evidence, over a stretch where the readings differ by a level: the faster
   /// reading's beats that the slower one lacks are heard at least this much against the
   /// beats both share (for the faster level), or at most `1 - strong` (for the slower).
@@ -254,6 +260,155 @@ enum MetricalLevel {
     spliced = tidy
     return Held(
       reading: Reading(beats: spliced, period: period), doubtful: doubtful, switched: switched)
+  }
+
+  static func median(_ x: [Double]) -> Double {
+    guard !x.isEmpty else { return 0 }
+    let s = x.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+  }
+
+  /// A stretch of beats three against two to the song's tempo: its beats (indices into the
+  /// reading's) from where the tempo leaves the song's to where it comes back, and whether
+  /// it is faster (three beats in the time of the song's two) or slower.
+  struct Stretch: Equatable {
+    var beats: ClosedRange<Int>
+    var faster: Bool
+  }
+
+  /// The stretches of `beats` whose tempo (the median interval of the `window` around each
+  /// beat) is within `threeAgainstTwo` of 3/2 or 2/3 of the song's for at least a `window`,
+  /// each widened over the slide to it and back: to the nearest beats either side whose
+  /// tempo is within `threeAgainstTwo` of the song's. None within a `window` of a duple
+  /// switch (`switches`), which `hold` judges.
+  static func threeAgainstTwoStretches(_ beats: [Int], frameRate fr: Double) -> [Stretch] {
+    guard beats.count >= 8 else { return [] }
+    let half = window / 2 * fr
+    let song = median(zip(beats.dropFirst(), beats).map { Double($0 - $1) })
+    guard song > 0 else { return [] }
+    let near = log(threeAgainstTwo)
+    // Each beat's tempo over the song's (nil: too few beats around it).
+    var lo = 0
+    var hi = 0
+    let tempo = beats.indices.map { i -> Double? in
+      let t = Double(beats[i])
+      while Double(beats[lo]) < t - half { lo += 1 }
+      while hi + 1 < beats.count, Double(beats[hi + 1]) <= t + half { hi += 1 }
+      guard hi - lo >= 4 else { return nil }
+      return song / median((lo..<hi).map { Double(beats[$0 + 1] - beats[$0]) })
+    }
+    func label(_ i: Int) -> Int {
+      guard let r = tempo[i] else { return 0 }
+      return abs(log(r / 1.5)) < near ? 1 : abs(log(r * 1.5)) < near ? -1 : 0
+    }
+    func atSong(_ i: Int) -> Bool { tempo[i].map { abs(log($0)) < near } ?? false }
+    let span = window * fr
+    let duple = switches(beats, frameRate: fr).map { Double(beats[$0.index]) }
+    var found: [Stretch] = []
+    var i = 0
+    while i < beats.count {
+      let kind = label(i)
+      guard kind != 0 else {
+        i += 1
+        continue
+      }
+      var j = i
+      while j + 1 < beats.count, label(j + 1) == kind { j += 1 }
+      if Double(beats[j] - beats[i]) >= span {
+        var (first, last) = (i, j)
+        while first > 0, !atSong(first - 1) { first -= 1 }
+        while last + 1 < beats.count, !atSong(last + 1) { last += 1 }
+        let (start, end) = (Double(beats[first]), Double(beats[last]))
+        if !duple.contains(where: { $0 >= start - span && $0 <= end + span }),
+          found.last.map({ $0.beats.upperBound < first }) ?? true
+        {
+          found.append(Stretch(beats: first...last, faster: kind == 1))
+        }
+        j = max(j, last)
+      }
+      i = j + 1
+    }
+    return found
+  }
+
+  /// `free` held at the song's tempo over its stretches three against two to it
+  /// (`threeAgainstTwoStretches`), or nil when it has none (or every one has strong
+  /// evidence, or the held decoding fails). `decode` reads the beat again near a period
+  /// curve: `free`'s, and over each stretch the line from the song's beat interval before
+  /// it (the median of the `window` before) to the one after it. Over each stretch, the beats of each reading that the other lacks are heard
+  /// against each other (`hearing`): free's at least `strong / (1 - strong)` times as much
+  /// as the song's keeps free's beats there; at most the inverse, the song's; between the
+  /// two, the song's, doubtful.
+  static func holdThreeAgainstTwo(
+    _ free: Reading, frameRate fr: Double, hearing: ([Int]) -> Double,
+    decode: ([Double]) -> Reading?
+  ) -> Held? {
+    let stretches = threeAgainstTwoStretches(free.beats, frameRate: fr)
+    let n = free.period.count
+    guard !stretches.isEmpty, n > 0 else { return nil }
+    let beats = free.beats
+    // A stretch's frames: from the beat before it to the beat after it, at the song's tempo.
+    func frames(_ stretch: Stretch) -> ClosedRange<Int> {
+      let lo = min(n - 1, beats[max(0, stretch.beats.lowerBound - 1)])
+      return lo...max(lo, min(n - 1, beats[min(beats.count - 1, stretch.beats.upperBound + 1)]))
+    }
+    // The song's tempo either side of a stretch: the median interval of the `window` of
+    // beats before it (or after it); at the song's start or end, the other side's; with
+    // neither, the song's.
+    let span = window * fr
+    let song = median(zip(beats.dropFirst(), beats).map { Double($0 - $1) })
+    func tempo(_ k: ClosedRange<Int>) -> Double? {
+      let local = k.count >= 4 ? median(k.dropFirst().map { Double(beats[$0] - beats[$0 - 1]) }) : 0
+      return local > 0 ? local : nil
+    }
+    var near = free.period
+    for stretch in stretches {
+      let range = frames(stretch)
+      let (first, last) = (stretch.beats.lowerBound, stretch.beats.upperBound)
+      let from = beats.firstIndex { Double($0) >= Double(beats[first]) - span } ?? first
+      let to = beats.lastIndex { Double($0) <= Double(beats[last]) + span } ?? last
+      let before = tempo(from...first)
+      let after = tempo(last...to)
+      let (a, b) = (before ?? after ?? song, after ?? before ?? song)
+      let length = Double(max(1, range.count - 1))
+      for f in range { near[f] = a + (b - a) * Double(f - range.lowerBound) / length }
+    }
+    guard let held = decode(near), held.beats.count >= 2 else { return nil }
+    let tolerance = Int((sameBeat * fr).rounded())
+    func own(_ a: [Int], against b: [Int]) -> [Int] {
+      a.filter { x in !b.contains { abs($0 - x) <= tolerance } }
+    }
+    var doubtful: [ClosedRange<Int>] = []
+    var replaced: [ClosedRange<Int>] = []
+    for stretch in stretches {
+      let range = frames(stretch)
+      let (mine, songs) = (
+        beats.filter { range.contains($0) }, held.beats.filter { range.contains($0) }
+      )
+      let (ownFree, ownSong) = (own(mine, against: songs), own(songs, against: mine))
+      let base = ownSong.isEmpty ? 0 : hearing(ownSong)
+      guard !ownFree.isEmpty, base > 0 else {
+        replaced.append(range)
+        doubtful.append(range)
+        continue
+      }
+      let heard = hearing(ownFree) / base
+      if heard >= strong / (1 - strong) { continue }
+      replaced.append(range)
+      if heard > (1 - strong) / strong { doubtful.append(range) }
+    }
+    guard !replaced.isEmpty else { return nil }
+    // Free's beats and period outside the stretches replaced, the held reading's inside.
+    func inside(_ f: Int) -> Bool { replaced.contains { $0.contains(f) } }
+    var spliced = (beats.filter { !inside($0) } + held.beats.filter(inside)).sorted()
+    var period = free.period
+    for range in replaced { for f in range { period[f] = held.period[f] } }
+    var tidy: [Int] = []
+    for b in spliced where tidy.last.map({ Double(b - $0) >= 0.5 * period[b] }) ?? true {
+      tidy.append(b)
+    }
+    spliced = tidy
+    return Held(reading: Reading(beats: spliced, period: period), doubtful: doubtful, switched: [])
   }
 }
 
