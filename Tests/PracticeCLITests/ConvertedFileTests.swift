@@ -637,6 +637,20 @@ import Testing
     #expect(plays.compactMap { $0["song_id"] as? Int }.sorted() == [1, 1, 2])
   }
 
+  /// Runs `statement` on the library with Python's sqlite3, as an older practice left it.
+  func update(_ statement: String) throws {
+    let sql = Process()
+    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    sql.arguments = [
+      "-c",
+      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()",
+      cli.database, statement,
+    ]
+    try sql.run()
+    sql.waitUntilExit()
+    #expect(sql.terminationStatus == 0)
+  }
+
   /// A length stored shorter than what decodes (by a version that trusted a guess, or by
   /// another decoder) is not taken at play: the song plays whole, without a warning.
   @Test func aStoredLengthThatAudioDecodesPastIsNotTaken() throws {
@@ -645,17 +659,7 @@ import Testing
     let whole = dir.file("stale-whole.wav")
     #expect(try cli.run(["render", path, "-o", whole]).status == 0)
     let frames = try Synth.read(whole).samples.count / 2
-    let sql = Process()
-    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    sql.arguments = [
-      "-c",
-      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
-        + "c.execute('UPDATE song SET frames = frames / 2, duration = duration / 2'); c.commit()",
-      cli.database,
-    ]
-    try sql.run()
-    sql.waitUntilExit()
-    #expect(sql.terminationStatus == 0)
+    try update("UPDATE song SET frames = frames / 2, duration = duration / 2")
     let out = dir.file("stale-again.wav")
     let result = try cli.run(["render", path, "-o", out])
     #expect(result.status == 0, "\(result.stderr)")
@@ -685,17 +689,7 @@ import Testing
       #expect(now.status == 0 && now.stderr.isEmpty, "\(command): \(now.stderr)")
     }
     // As a library made before stored it: libsndfile's 220440 frames of the 264600.
-    let sql = Process()
-    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    sql.arguments = [
-      "-c",
-      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
-        + "c.execute('UPDATE song SET frames = frames - 44160'); c.commit()",
-      cli.database,
-    ]
-    try sql.run()
-    sql.waitUntilExit()
-    #expect(sql.terminationStatus == 0)
+    try update("UPDATE song SET frames = frames - 44160")
     for command in commands {
       let old = try cli.run(command)
       #expect(old.status == 0, "\(command): \(old.stderr)")
