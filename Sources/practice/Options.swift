@@ -306,9 +306,10 @@ func words(for note: PlayNote, song: Song) -> String {
   case .monoHasNoChannels:
     return "'\(song.title)' is mono: --channel and --centre-cut have nothing to do"
   case .loopPlaysPasses(let count):
+    let instead = count == 1 ? "once" : "its drill (\(count) passes)"
     return "'\(song.title)': the entry loops until n moves on, and no keys are read (stdin "
-      + "is not a terminal, or --no-keys): it plays \(count == 1 ? "once" : "its drill (\(count) passes)") "
-      + "instead; to loop it here, give the entry passes (`setlist add … --repeat N`)"
+      + "is not a terminal, or --no-keys): it plays \(instead) instead; to loop it here, "
+      + "give the entry passes (`setlist add … --repeat N`)"
   }
 }
 
