@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -98,6 +100,13 @@ int practice_terminal_columns(int fd) {
 int practice_open_path(const char *path) { return open(path, O_PATH | O_CLOEXEC); }
 
 static void *idle_thread(void *unused) { return unused; }
+
+int practice_can_allocate(size_t bytes) {
+  void *memory = malloc(bytes);
+  if (memory == NULL) return ENOMEM;
+  free(memory);
+  return 0;
+}
 
 int practice_can_start_threads(int count) {
   pthread_t threads[8];

@@ -83,6 +83,7 @@ struct BeatsShow: ParsableCommand {
 
   func run() throws {
     let (library, song, map) = try target.resolveWithMap()
+    warnIfMeasuredLate(song)
     // With a chord track, each bar's chords (`chords show`'s column).
     let (bars, chords) = try library.barLines(of: song, map: map)
     let doubtful = bars.filter(\.doubtful).count

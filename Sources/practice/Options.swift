@@ -305,6 +305,11 @@ func words(for note: PlayNote, song: Song) -> String {
   switch note {
   case .monoHasNoChannels:
     return "'\(song.title)' is mono: --channel and --centre-cut have nothing to do"
+  case .loopPlaysPasses(let count):
+    let instead = count == 1 ? "once" : "its drill (\(count) passes)"
+    return "'\(song.title)': the entry loops until n moves on, and no keys are read (stdin "
+      + "is not a terminal, or --no-keys): it plays \(instead) instead; to loop it here, "
+      + "give the entry passes (`setlist add … --repeat N`)"
   }
 }
 

@@ -14,11 +14,13 @@ struct SetlistPlay: ParsableCommand {
       selection, transpose, speed and repeats as the setlist says, the selection's own \
       settings (`select set`) for the rest. At a terminal, n plays the next entry and p the \
       previous one (in a pause: the one just played, again); q or Esc stops the setlist; \
-      the other keys are those of `play`. Ctrl-C stops the setlist (exit 130; the entry \
-      playing is logged as interrupted). An entry that cannot be played (its file is \
-      missing, it needs a beat map the song lacks, its selection is gone) costs one warning \
-      line and is skipped; the others play, and the setlist ends with the exit status of \
-      the first that failed (66 missing input, 65 bad data, 64 unusable entry). An entry \
+      the other keys are those of `play`. With no keys read (stdin not a terminal, or \
+      --no-keys), an entry whose selection loops plays as it would without the loop (once, \
+      or its drill up to the target), saying so in one line. Ctrl-C stops the setlist \
+      (exit 130; the entry playing is logged as interrupted). An entry that cannot be \
+      played (its file is missing, it needs a beat map the song lacks, its selection is \
+      gone) costs one warning line and is skipped; the others play, and the setlist ends \
+      with the exit status of the first that failed (66 missing input, 65 bad data, 64 unusable entry). An entry \
       whose audio ends early (a file cut short) plays to where it ends, with one warning \
       line, and counts as failed with 65, as `play` does.
       """)
@@ -87,7 +89,7 @@ struct SetlistPlay: ParsableCommand {
         Session.endedEarly.store(false, ordering: .relaxed)
         // Never a beat map detected in the middle of a setlist.
         let ending = try playSong(
-          song, library: library, request: runner.request(for: entry), detect: false,
+          song, library: library, request: runner.request(for: entry, keys: keys), detect: false,
           output: output, heading: heading,
           extraKey: keys
             ? { key in

@@ -135,6 +135,7 @@ struct Show: ParsableCommand {
   func run() throws {
     let (library, song) = try target.resolve()
     let details = try library.details(of: song)
+    warnIfMeasuredLate(song)
     if json {
       Terminal.data(
         SongRecord(song, details: details, known: try library.keyAndTempo(of: song)).jsonText + "\n")
@@ -168,4 +169,18 @@ struct Remove: ParsableCommand {
         + (with.isEmpty ? "" : " with " + with.joined(separator: ", "))
         + " (the audio file is untouched)")
   }
+}
+
+/// A song measured before practice read the audio on its Ogg file's headers' page: one
+/// line saying its stored times sit early and how to set them right (`show`, `beats show`).
+func warnIfMeasuredLate(_ song: Song) {
+  guard let missed = SoundFile.framesMissedAtStart(path: song.path, storedFrames: song.frames)
+  else { return }
+  let seconds = String(format: "%.2f", Double(missed) / Double(song.sampleRate))
+  let id = song.id.map(String.init) ?? "SONG"
+  Terminal.warning(
+    "'\(song.title)' was measured by a practice that skipped the first \(seconds) s of this Ogg "
+      + "file (audio on its headers' page): its beat map, chords and selections in times sit "
+      + "\(seconds) s early; `practice add` it again after `touch`, then `practice beats shift "
+      + "\(id) --by \(seconds)` and `practice chords detect \(id) --replace`")
 }

@@ -5,7 +5,7 @@ import PracticeCore
 /// `--a4`: concert pitch in Hz, 400-480 (shared by `tune` and `tone`).
 struct ConcertPitchOption: ParsableArguments {
   @Option(
-    name: .customLong("a4"),
+    name: .customLong("a4"), parsing: .unconditional,
     help: ArgumentHelp("Concert pitch: the frequency of A4 in Hz, 400 to 480.", valueName: "hz"),
     transform: plainDecimal)
   var hertz: Double = 440
@@ -145,7 +145,10 @@ struct Tone: ParsableCommand {
       --device, else $PRACTICE_DEVICE, else 'default', at 44.1 kHz.
       """)
 
+  // Every word no option takes is a note: `-440` or `-1e300hz` is a frequency to refuse
+  // (the parser read it as short flags: `-1e300hz` held `-h` and showed the help).
   @Argument(
+    parsing: .allUnrecognized,
     help: ArgumentHelp("Notes or frequencies: A4, F#3, Bb2, 440, 440Hz.", valueName: "note"))
   var notes: [String]
   @OptionGroup var a4: ConcertPitchOption

@@ -268,6 +268,33 @@ import Testing
     #expect(lab.contains("\tG:maj/3\n") && lab.contains("0.5\t2.9\tC:maj\n"), "\(lab)")
   }
 
+  /// A slash chord's bass is named as the interval it is: D/F# (the third of D), in a key
+  /// written with flats as well (it was D/Gb in Dm), and so when `--transpose` moves it.
+  @Test func slashChordsAreSpelledAsMusiciansReadThem() throws {
+    let path = try song()
+    #expect(
+      try cli.run(["beats", "import", path, path + ".beats", "--format", "mirex"]).status == 0)
+    let bars = try String(contentsOfFile: path + ".beats", encoding: .utf8)
+      .split(separator: "\n").enumerated().filter { $0.offset % 4 == 0 }
+      .map { String($0.element.split(separator: "\t")[0]) }
+    let labels = ["D:maj/3", "A:maj/3", "Bb:maj/3", "E:maj/3", "Eb:maj/3", "G:maj/3"]
+    let lab = dir.file("slash.lab")
+    try zip(bars, labels).enumerated().map { index, pair in
+      let end = index + 1 < bars.count ? bars[index + 1] : "60.0"
+      return "\(pair.0)\t\(end)\t\(pair.1)\n"
+    }.joined().write(toFile: lab, atomically: true, encoding: .utf8)
+    let imported = try cli.run(["chords", "import", path, lab])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    #expect(try cli.run(["set", path, "--key", "Dm"]).status == 0)
+    let show = try cli.run(["chords", "show", path])
+    #expect(show.status == 0, "\(show.stderr)")
+    #expect(
+      show.stdout == "key\tDm\n1\tD/F# . . .\n2\tA/C# . . .\n3\tBb/D . . .\n4\tE/G# . . .\n"
+        + "5\tEb/G . . .\n6\tG/B . . .\n", "\(show.stdout)")
+    let up = try cli.run(["chords", "show", path, "--transpose", "2"])
+    #expect(up.stdout.contains("\n1\tE/G# . . .\n2\tB/D# . . .\n3\tC/E . . .\n"), "\(up.stdout)")
+  }
+
   @Test func badChordFilesExit65AndChangeNothing() throws {
     let path = try detected()
     let before = try cli.run(["chords", "export", path]).stdout

@@ -637,6 +637,20 @@ import Testing
     #expect(plays.compactMap { $0["song_id"] as? Int }.sorted() == [1, 1, 2])
   }
 
+  /// Runs `statement` on the library with Python's sqlite3, as an older practice left it.
+  func update(_ statement: String) throws {
+    let sql = Process()
+    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    sql.arguments = [
+      "-c",
+      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()",
+      cli.database, statement,
+    ]
+    try sql.run()
+    sql.waitUntilExit()
+    #expect(sql.terminationStatus == 0)
+  }
+
   /// A length stored shorter than what decodes (by a version that trusted a guess, or by
   /// another decoder) is not taken at play: the song plays whole, without a warning.
   @Test func aStoredLengthThatAudioDecodesPastIsNotTaken() throws {
@@ -645,22 +659,48 @@ import Testing
     let whole = dir.file("stale-whole.wav")
     #expect(try cli.run(["render", path, "-o", whole]).status == 0)
     let frames = try Synth.read(whole).samples.count / 2
-    let sql = Process()
-    sql.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    sql.arguments = [
-      "-c",
-      "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
-        + "c.execute('UPDATE song SET frames = frames / 2, duration = duration / 2'); c.commit()",
-      cli.database,
-    ]
-    try sql.run()
-    sql.waitUntilExit()
-    #expect(sql.terminationStatus == 0)
+    try update("UPDATE song SET frames = frames / 2, duration = duration / 2")
     let out = dir.file("stale-again.wav")
     let result = try cli.run(["render", path, "-o", out])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!result.stderr.contains("warning"), "\(result.stderr)")
     #expect(try Synth.read(out).samples.count / 2 == frames)
+  }
+
+  /// A library made before practice read the audio on an Ogg Vorbis file's headers' page
+  /// (session 22) kept the length libsndfile decoded, a page short at the start, and its
+  /// beats were placed on that decode: they sit that much early. `show` and `beats show`
+  /// say so in one line with the seconds and what to do; a song measured as it decodes now
+  /// gets no line.
+  @Test func aSongMeasuredBeforeTheHeaderPageWasReadIsWarnedOf() throws {
+    let path = try make(
+      Case(
+        name: "old.ogg", from: "mp3", arguments: ["-c:a", "libvorbis"], packet: 0,
+        then: .audioOnTheHeaderPage))
+    #expect(try cli.run(["add", path]).status == 0)
+    // Beats that lay in the shorter decode (libsndfile's 5 s).
+    let beats = dir.file("old.beats")
+    try (1...9).map { "\(Double($0) / 2)\n" }.joined().write(
+      toFile: beats, atomically: true, encoding: .utf8)
+    #expect(try cli.run(["beats", "import", path, beats]).status == 0)
+    let commands = [["show", path], ["show", path, "--json"], ["beats", "show", path]]
+    for command in commands {
+      let now = try cli.run(command)
+      #expect(now.status == 0 && now.stderr.isEmpty, "\(command): \(now.stderr)")
+    }
+    // As a library made before stored it: libsndfile's 220440 frames of the 264600.
+    try update("UPDATE song SET frames = frames - 44160")
+    for command in commands {
+      let old = try cli.run(command)
+      #expect(old.status == 0, "\(command): \(old.stderr)")
+      #expect(
+        old.stderrLines == [
+          "practice: warning: 'old' was measured by a practice that skipped the first 1.00 s of "
+            + "this Ogg file (audio on its headers' page): its beat map, chords and selections in "
+            + "times sit 1.00 s early; `practice add` it again after `touch`, then `practice "
+            + "beats shift 1 --by 1.00` and `practice chords detect 1 --replace`"
+        ], "\(command): \(old.stderr)")
+    }
   }
 
   /// The same file cut at several points and with the same seeded mutations: bytes flipped,

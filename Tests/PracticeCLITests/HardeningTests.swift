@@ -564,6 +564,44 @@ import Testing
     #expect(!reached.isEmpty, "no limit from 110 to 140 MB failed in opening the device")
   }
 
+  /// The playback engine made its buffers with Swift's `allocate`, which ends the process
+  /// when memory runs out: in a band about 0.4 MB wide just above the limits where the
+  /// playback threads cannot start (136.0-136.35 MB for a debug build), `play` aborted
+  /// ("Fatal error: failed to allocate 262144 bytes", status 134). The lowest limit that
+  /// plays is found by halving (to 50 kB), and the 2 MB below it are tried in 50 kB steps:
+  /// each one plays, or ends with the too-little-memory line and exit 1.
+  @Test func playbackBuffersUnderAMemoryLimitEndWithOneLine() throws {
+    try #require(try cli.run(["add", CLI.fixture("demo.wav")]).status == 0)
+    let play = ["play", "1", "--device", "null", "--to", "0.5"]
+    func run(_ kilobytes: Int) throws -> CommandResult {
+      try runProgram(
+        "/usr/bin/timeout",
+        ["-s", "KILL", "30", "/usr/bin/prlimit", "--as=\(kilobytes * 1000)", CLI.binary] + play,
+        environment: cli.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 },
+        directory: dir.path, scratch: dir.path)
+    }
+    var (low, high) = (60_000, 400_000)
+    try #require(try run(high).status == 0)
+    while high - low > 50 {
+      let middle = (low + high) / 2
+      if try run(middle).status == 0 { high = middle } else { low = middle }
+    }
+    var buffers = 0
+    for kilobytes in stride(from: high - 2000, to: high, by: 50) {
+      let result = try run(kilobytes)
+      #expect(!result.stderr.contains("Fatal error"), "\(kilobytes) kB: \(result.stderr)")
+      #expect(result.status == 0 || result.status == 1, "\(kilobytes) kB: \(result.status)")
+      if result.status == 1 {
+        #expect(
+          result.stderrLines.last?.hasSuffix(
+            "too little memory; raise the memory limit (ulimit -v) or free memory") == true,
+          "\(kilobytes) kB: \(result.stderr)")
+      }
+      if result.stderr.contains("cannot make the playback buffers") { buffers += 1 }
+    }
+    #expect(buffers > 0, "no limit below \(high) kB failed in making the playback buffers")
+  }
+
   /// Rubber Band's `rubberband_new` under a memory limit throws std::bad_alloc through its C
   /// API; the shim (`practice_rubberband_new`) makes it one line and exit 1 (it aborted:
   /// "terminate called after throwing an instance of 'std::bad_alloc'", exit 134). Where

@@ -110,6 +110,45 @@ import TestSupport
     #expect(try plays().count == 2)
   }
 
+  /// A selection kept with `--loop` plays until a key moves on; with no keys read
+  /// (`setlist play gig </dev/null`, a script) it never did, and only a signal, which
+  /// stops the whole setlist, ended it. It plays as it would without the loop (once; a
+  /// drill up to its target), one line says so, and the setlist goes on. A hang is killed
+  /// after 60 s (status 137).
+  @Test func aLoopedEntryWithoutKeysPlaysOnceAndTheSetlistGoesOn() throws {
+    try gig([])
+    for arguments in [
+      ["select", "set", CLI.fixture("clicks-120.wav"), "riff", "--loop"],
+      ["select", "add", CLI.fixture("clicks-120.wav"), "lick", "--bars", "4"],
+      ["select", "set", CLI.fixture("clicks-120.wav"), "lick", "--loop", "--speed", "80%",
+        "--ramp-to", "100%", "--step", "10%"],
+      ["setlist", "add", "gig", "1", "--select", "riff"],
+      ["setlist", "add", "gig", "1", "--select", "lick"], ["setlist", "add", "gig", "2"],
+    ] {
+      let result = try cli.run(arguments)
+      try #require(result.status == 0, "\(arguments): \(result.stderr)")
+    }
+    let result = try runProgram(
+      "/usr/bin/timeout",
+      ["-s", "KILL", "60", CLI.binary, "setlist", "play", "gig", "--device", "null"],
+      environment: cli.environment, directory: dir.path, scratch: dir.path)
+    #expect(result.status == 0, "\(result.status) \(result.stderr)")
+    let warnings = result.stderrLines.filter { $0.hasPrefix("practice: warning: ") }
+    #expect(
+      warnings == [
+        "practice: warning: 'clicks-120': the entry loops until n moves on, and no keys are read "
+          + "(stdin is not a terminal, or --no-keys): it plays once instead; to loop it here, "
+          + "give the entry passes (`setlist add … --repeat N`)",
+        "practice: warning: 'clicks-120': the entry loops until n moves on, and no keys are read "
+          + "(stdin is not a terminal, or --no-keys): it plays its drill (3 passes) instead; "
+          + "to loop it here, give the entry passes (`setlist add … --repeat N`)",
+      ], "\(result.stderr)")
+    #expect(result.stderrLines.last == "setlist 'gig': played 3 entries")
+    let log = try plays()
+    #expect(log.map { $0["passes"] as? Int } == [1, 3, 1], "\(log)")
+    #expect(log.allSatisfy { $0["outcome"] as? String == "completed" })
+  }
+
   @Test func anEntryThatCannotPlayIsSkippedWithOneLine() throws {
     let gone = dir.file("gone.wav")
     try FileManager.default.copyItem(atPath: CLI.fixture("chord.wav"), toPath: gone)

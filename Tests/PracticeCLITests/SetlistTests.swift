@@ -218,6 +218,15 @@ import TestSupport
     #expect(words.hasPrefix("friday 1. Two | Three 60 BPM count in slow 2. One Bm 96 BPM capo 2"), "\(words)")
     let refused = try cli.run(["setlist", "print", "friday", "-o", dir.file("gig.doc")])
     #expect(refused.status == 64 && refused.stderr.contains("write a .pdf, .txt or .md file"))
+    // Markdown's own characters in a title or a note show as typed (`*5*` was italics,
+    // a backtick began code): each is escaped with a backslash.
+    #expect(try cli.run(["set", "2", "--title", "Take *5* _live_ `[demo]` <b>"]).status == 0)
+    #expect(try cli.run(["set", "1", "--note", "capo 2 \\ drop D"]).status == 0)
+    #expect(try cli.run(["setlist", "print", "friday", "-o", markdown]).status == 0)
+    let escaped = try String(contentsOfFile: markdown, encoding: .utf8)
+    #expect(
+      escaped.contains("| 1 | Take \\*5\\* \\_live\\_ \\`\\[demo\\]\\` \\<b\\> |  | 60 BPM |")
+        && escaped.contains("| 2 | One | Bm | 96 BPM | capo 2 \\\\\\\\ drop D |"), "\(escaped)")
   }
 
   /// A transposed entry of a song whose key is not known prints its semitones where the key

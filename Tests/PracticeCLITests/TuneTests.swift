@@ -121,6 +121,26 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
       #expect(result.stderr.contains("practice") || result.stderr.contains("Error"), "\(arguments)")
       #expect(result.stdout.isEmpty)
     }
+    // Numbers out of any range, negative or not numbers at all, as notes and as options:
+    // one line naming what was typed, exit 64. `tone -1e300hz` printed the help and exited
+    // 0 (the parser read it as short flags, `-h` among them); `tone -440` and `--a4 -0`
+    // said a value was missing.
+    for (arguments, typed) in [
+      (["tone", "-1e300hz"], "'-1e300hz'"), (["tone", "-440"], "'-440'"), (["tone", "-0"], "'-0'"),
+      (["tone", "1e300hz"], "'1e300hz'"), (["tone", "nan"], "'nan'"), (["tone", "inf"], "'inf'"),
+      (["tone", "A4", "-1e300hz"], "'-1e300hz'"), (["tone", "A4", "--a4", "-0"], "--a4 -0"),
+      (["tone", "A4", "--a4", "1e300"], "--a4 1e300"), (["tone", "A4", "--duration", "nan"], "nan"),
+      (["tone", "A4", "--duration", "-1e300"], "-1e300"), (["tune", "--a4", "-0"], "--a4 -0"),
+      (["tune", "--a4", "inf"], "--a4 inf"), (["tune", "--duration", "1e300"], "1e300"),
+      (["tune", "--duration", "-0"], "--duration -0"),
+    ] {
+      let result = try cli.run(arguments)
+      #expect(result.status == 64, "\(arguments): \(result.status) \(result.stdout)")
+      #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+      #expect(
+        result.stderrLines.count == 1 && result.stderr.contains(typed),
+        "\(arguments): \(result.stderr)")
+    }
     let a4 = try cli.run(["tune", "--a4", "500"])
     #expect(a4.stderr.contains("400 to 480 Hz"), "\(a4.stderr)")
     #expect(try cli.snapshot() == before)

@@ -55,10 +55,30 @@ import Testing
     #expect(am7.transposed(by: -2).symbol() == "Gm7")
     let ce = try #require(try Chord.parseHarte("C:maj/3"))
     #expect(ce.transposed(by: 1).symbol(flats: true) == "Db/F")
-    #expect(ce.transposed(by: 1).symbol(flats: false) == "C#/F")
+    #expect(ce.transposed(by: 1).symbol(flats: false) == "C#/E#")
     #expect(Chord.prefersFlats(key: MusicalKey(parsing: "F")) == true)
     #expect(Chord.prefersFlats(key: MusicalKey(parsing: "E")) == false)
     #expect(Chord.prefersFlats(key: MusicalKey(parsing: "Dm")) == true)
+  }
+
+  /// A slash chord's bass is spelled as its interval above the root, whichever way the key
+  /// spells its notes: the major third of D is F#, never Gb; the flat seventh of C is Bb.
+  @Test func slashChordBassIsSpelledAsItsInterval() throws {
+    let plain = ["D/F#", "A/C#", "C/E", "F/A", "G/B", "Bb/D", "Eb/G", "E/G#", "C7/Bb", "Am/C",
+      "Bdim/F", "F#m/A", "Ab/C", "D7/C", "Gsus4/C", "B/D#"]
+    for text in plain {
+      let chord = try #require(try Chord.parseSymbol(text))
+      #expect(chord.symbol() == text, "\(text)")
+    }
+    // In a flat key (Dm, F) and a sharp one (E, A) the bass follows the root as spelled.
+    let d = try #require(try Chord.parseSymbol("D/F#"))
+    #expect(d.symbol(flats: true) == "D/F#")
+    #expect(try #require(try Chord.parseSymbol("A/C#")).symbol(flats: true) == "A/C#")
+    #expect(try #require(try Chord.parseSymbol("E/G#")).symbol(flats: true) == "E/G#")
+    #expect(try #require(try Chord.parseSymbol("Bb/D")).symbol(flats: false) == "A#/D")
+    #expect(try #require(try Chord.parseSymbol("Db/F")).symbol(flats: true) == "Db/F")
+    #expect(try #require(try Chord.parseSymbol("Gb/Bb")).symbol(flats: true) == "Gb/Bb")
+    #expect(try #require(try Chord.parseSymbol("F#/A#")).symbol(flats: false) == "F#/A#")
   }
 
   /// Moved below C a root wraps (A down 10 is B); a minor key is spelled as its relative

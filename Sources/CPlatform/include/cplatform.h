@@ -1,6 +1,8 @@
 #ifndef PRACTICE_CPLATFORM_H
 #define PRACTICE_CPLATFORM_H
 
+#include <stddef.h>
+
 /* Names the calling thread (pthread_setname_np, a GNU extension Swift's Glibc module
    does not expose), so `top -H` and profilers can tell the feeder and render threads
    apart. Names longer than 15 bytes are cut. */
@@ -38,6 +40,11 @@ int practice_open_path(const char *path);
    a thread it cannot create forever (_dispatch_temporary_resource_shortage), so a process
    that would hang there can say so first. */
 int practice_can_start_threads(int count);
+
+/* Whether `bytes` can be allocated now: mallocs and frees them. Returns 0, or ENOMEM.
+   Swift's allocate(capacity:) and its arrays end the process when malloc fails, so a
+   process about to make its buffers under a low address-space limit can say so first. */
+int practice_can_allocate(size_t bytes);
 
 /* Blocks SIGINT and SIGTERM in the calling thread (threads started later inherit the mask)
    and starts a thread that waits for them (sigwait) and calls `callback` with each. Not a

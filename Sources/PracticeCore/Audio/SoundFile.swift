@@ -69,6 +69,18 @@ public final class SoundFile {
   private var decoder: any AudioDecoder
 
   /// Opens `path`, checking first for the common ways a path is not an audio file.
+  /// Frames a library made before practice read the audio on an Ogg Vorbis file's headers'
+  /// page (libsndfile skipped it: 0.36 s of a released soundtrack) does not know of: what
+  /// the file at `path` decodes now beyond `storedFrames`, the length stored then. Its
+  /// beat map, chords and selections in times sit that much early. nil for any other file,
+  /// or one measured as it decodes now.
+  public static func framesMissedAtStart(path: String, storedFrames: Int64) -> Int64? {
+    guard OggLinks.audioOnHeaderPage(PathBytes.usable(path)),
+      let file = try? SoundFile(path: path), file.info.frames > storedFrames
+    else { return nil }
+    return file.info.frames - storedFrames
+  }
+
   public init(path: String) throws {
     try SoundFile.checkReadable(path)
     self.path = path

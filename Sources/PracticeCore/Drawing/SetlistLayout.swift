@@ -136,9 +136,18 @@ public struct SetlistLayout: Sendable, JSONOutput {
     return out
   }
 
-  /// A heading and a table: #, title, key, tempo, notes.
+  /// A heading and a table: #, title, key, tempo, notes. Markdown's own characters in a
+  /// title or note (`*`, `_`, a backtick, brackets, `<`, `|`, a backslash) are escaped, so
+  /// `Take *5*` shows as typed, not in italics.
   public func markdown(escape: (String) -> String) -> String {
-    func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    func cell(_ text: String) -> String {
+      var out = ""
+      for character in text {
+        if "\\`*_[]<>|".contains(character) { out.append("\\") }
+        out.append(character)
+      }
+      return out
+    }
     var out =
       "# \(cell(escape(name)))\n\n| # | Title | Key | Tempo | Notes |\n|---|---|---|---|---|\n"
     for line in lines(escape: escape) {

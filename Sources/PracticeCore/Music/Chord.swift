@@ -100,10 +100,15 @@ public struct Chord: Sendable, Hashable {
     return bass == 0 ? name : name + "/" + Chord.degree(bass, quality: quality)
   }
 
-  /// What a chart shows: `Am7`, `C/E`, `F#m`, `Bbmaj7`; `flats` as `noteName`.
+  /// What a chart shows: `Am7`, `C/E`, `F#m`, `Bbmaj7`, `D/F#`; the root named as
+  /// `noteName` names it, the bass spelled as its interval above that root (the third of
+  /// D is F#, the third of Bb is D, the flat seventh of C is Bb).
   public func symbol(flats: Bool? = nil) -> String {
-    let name = Chord.noteName(root, flats: flats) + quality.suffix
-    return bass == 0 ? name : name + "/" + Chord.noteName(bassPitchClass, flats: flats)
+    let rootName = Chord.noteName(root, flats: flats)
+    let name = rootName + quality.suffix
+    guard bass != 0 else { return name }
+    return name + "/" + Chord.spell(degree: Chord.degree(bass, quality: quality), above: rootName,
+      pitchClass: bassPitchClass, flats: flats)
   }
 
   /// Parses a Harte label with a shorthand (`C:maj`, `Db:min7/b3`, `A`, which is `A:maj`),
@@ -200,6 +205,24 @@ public struct Chord: Sendable, Hashable {
     case .some(false): return sharpNames[pc]
     case .none: return plainNames[pc]
     }
+  }
+
+  /// The note a Harte `degree` (`3`, `b7`, `#5`) above the note `rootName` is: its letter
+  /// counted from the root's letter, its sharp or flat from `pitchClass`; `noteName`'s
+  /// choice where that would take a double sharp or flat.
+  static func spell(degree: String, above rootName: String, pitchClass: Int, flats: Bool?)
+    -> String
+  {
+    let letters: [Character] = ["C", "D", "E", "F", "G", "A", "B"]
+    let naturals = [0, 2, 4, 5, 7, 9, 11]
+    guard let rootLetter = rootName.first, let rootIndex = letters.firstIndex(of: rootLetter),
+      let number = Int(degree.filter(\.isNumber))
+    else { return noteName(pitchClass, flats: flats) }
+    let index = (rootIndex + number - 1) % 7
+    var shift = ((pitchClass - naturals[index]) % 12 + 12) % 12
+    if shift > 6 { shift -= 12 }
+    guard abs(shift) <= 1 else { return noteName(pitchClass, flats: flats) }
+    return String(letters[index]) + (shift == 1 ? "#" : shift == -1 ? "b" : "")
   }
 
   /// Whether a key's signature has flats (F, Bb… major; D, G… minor); nil without a key.

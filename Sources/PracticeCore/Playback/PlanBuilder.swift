@@ -25,6 +25,10 @@ public struct PlayRequest: Sendable {
   public var live = false
   /// Where the last play stopped, to continue there (`--resume`).
   public var resume: ResumePoint?
+  /// Whether a loop may play until it is stopped. False where nothing can end it but a
+  /// signal that ends more than the play (a setlist's entry with no keys read): a loop
+  /// then plays as it would without the loop, once, or a drill up to its target.
+  public var loopsUntilStopped = true
 
   public init(part: Part = .times(from: nil, to: nil), settings: PracticeSettings = .none) {
     self.part = part
@@ -56,6 +60,9 @@ public struct PlaySetup: Sendable {
 public enum PlayNote: Sendable, Equatable {
   /// A channel or a centre cut was asked of a mono song: played as it is.
   case monoHasNoChannels
+  /// A loop that nothing could stop (`PlayRequest.loopsUntilStopped` false) plays this
+  /// many passes instead.
+  case loopPlaysPasses(Int)
 }
 
 /// Turns a `PlayRequest` into a `PlaybackPlan` for one song, layering the settings: the
@@ -166,9 +173,15 @@ public struct PlanBuilder {
     // Passes: given, else where a resumed play left off, else the selection's, else a
     // drill's way up to its target, else once.
     let resumedPasses = resumedLoop.map { $0.passesLeft.map { Passes.count($0) } ?? .endless }
-    let passes: Passes =
+    var notes: [PlayNote] = []
+    var passes: Passes =
       given.passes ?? resumedPasses ?? settings.passes
       ?? settings.drillPasses.map { .count($0) } ?? .count(1)
+    if passes == .endless, !request.loopsUntilStopped {
+      let count = settings.drillPasses ?? 1
+      passes = .count(count)
+      notes.append(.loopPlaysPasses(count))
+    }
     var plan = PlaybackPlan(
       range: range, passes: passes, volume: settings.volume ?? .unity, sampleRate: info.sampleRate)
     if let resume { plan.startOffset = resume.startFrame(in: range) - range.lowerBound }
@@ -197,7 +210,6 @@ public struct PlanBuilder {
     plan.transpose = settings.transpose ?? 0
     plan.quality = request.quality
     plan.filter = request.filter
-    var notes: [PlayNote] = []
     if info.channels < 2 && (plan.filter.channel != .both || plan.filter.centreCut > 0) {
       notes.append(.monoHasNoChannels)
       plan.filter.channel = .both

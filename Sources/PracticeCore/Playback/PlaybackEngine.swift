@@ -33,6 +33,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Frames per block the render thread hands to the sink; the same for every sink so
   /// that output never depends on where it goes.
   public static let blockFrames = 1024
+  /// Bytes of memory asked for before the engine makes its buffers: more than twice what
+  /// they take, so that what a play allocates once it runs fits too.
+  static let roomNeeded = 1 << 20
   /// The fade around a pause, a jump or a switch into the stretcher.
   public static let fadeMilliseconds = 5.0
 
@@ -139,6 +142,14 @@ public final class PlaybackEngine: @unchecked Sendable {
         .other,
         "cannot start the playback threads (\(String(cString: strerror(threadError)))): "
           + PracticeError.tooLittleMemory)
+    }
+    // Swift ends the process when an allocation fails: the buffers made below (the read-ahead
+    // ring, blocks, filters and queues, about 0.4 MB in stereo) trapped in a 0.4 MB band of
+    // address-space limits (136.0-136.35 MB for a debug build). Room for them and what a
+    // play makes once it runs is asked for first.
+    guard practice_can_allocate(PlaybackEngine.roomNeeded) == 0 else {
+      throw PracticeError(
+        .other, "cannot make the playback buffers: " + PracticeError.tooLittleMemory)
     }
     self.plan = plan
     self.live = live

@@ -43,10 +43,13 @@ public struct SetlistRunner: Sendable {
   public var position: Int { index + 1 }
 
   /// What an entry asks: its selection (or the whole song), transpose, speed and repeats,
-  /// and the setlist's count-in; the selection's own settings fill in the rest.
-  public func request(for entry: SetlistEntry) -> PlayRequest {
+  /// and the setlist's count-in; the selection's own settings fill in the rest. Without
+  /// `keys` to move on from it, an entry's loop plays as it would without the loop (a
+  /// signal would stop the whole setlist, not the entry).
+  public func request(for entry: SetlistEntry, keys: Bool = true) -> PlayRequest {
     var request = PlayRequest(
       part: entry.selection.map { .selection($0) } ?? .times(from: nil, to: nil))
+    request.loopsUntilStopped = keys
     request.settings.transpose = entry.transpose.map(Double.init)
     request.settings.speed = entry.speed.map(Speed.init(clamping:))
     request.settings.passes = entry.repeats.map { .count($0) }
