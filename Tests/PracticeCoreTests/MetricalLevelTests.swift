@@ -109,6 +109,10 @@ import Testing
     #expect(stretches { (3000..<6000).contains($0) ? 120 : 60 }.isEmpty)
     // Eight seconds at 2/3 of the tempo: shorter than a window.
     #expect(stretches { (3000..<3800).contains($0) ? 90 : 60 }.isEmpty)
+    // From 60 s to the end at 2/3 of the tempo, or up to 30 s: the music may change tempo
+    // there; only a stretch with the song's tempo on both sides is a misreading.
+    #expect(stretches { $0 >= 6000 ? 90 : 60 }.isEmpty)
+    #expect(stretches { $0 < 3000 ? 40 : 60 }.isEmpty)
     // 30 to 60 s at 2/3 of the tempo, slid to over 5 s and back (a blues at 100 BPM read
     // at 67 from the middle): one stretch, slower, widened over both slides.
     let slide = { (f: Int) -> Double in

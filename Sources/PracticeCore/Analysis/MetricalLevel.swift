@@ -279,8 +279,9 @@ enum MetricalLevel {
   /// The stretches of `beats` whose tempo (the median interval of the `window` around each
   /// beat) is within `threeAgainstTwo` of 3/2 or 2/3 of the song's for at least a `window`,
   /// each widened over the slide to it and back: to the nearest beats either side whose
-  /// tempo is within `threeAgainstTwo` of the song's. None within a `window` of a duple
-  /// switch (`switches`), which `hold` judges.
+  /// tempo is within `threeAgainstTwo` of the song's. Only stretches with the song's tempo
+  /// on both sides (a steady song), and none within a `window` of a duple switch
+  /// (`switches`), which `hold` judges.
   static func threeAgainstTwoStretches(_ beats: [Int], frameRate fr: Double) -> [Stretch] {
     guard beats.count >= 8 else { return [] }
     let half = window / 2 * fr
@@ -319,7 +320,10 @@ enum MetricalLevel {
         while first > 0, !atSong(first - 1) { first -= 1 }
         while last + 1 < beats.count, !atSong(last + 1) { last += 1 }
         let (start, end) = (Double(beats[first]), Double(beats[last]))
-        if !duple.contains(where: { $0 >= start - span && $0 <= end + span }),
+        // The song's tempo on both sides: a steady song, read at another level in between
+        // (at the start or the end it may be the music that changes tempo).
+        if first > 0, last + 1 < beats.count,
+          !duple.contains(where: { $0 >= start - span && $0 <= end + span }),
           found.last.map({ $0.beats.upperBound < first }) ?? true
         {
           found.append(Stretch(beats: first...last, faster: kind == 1))
@@ -353,8 +357,8 @@ enum MetricalLevel {
       return lo...max(lo, min(n - 1, beats[min(beats.count - 1, stretch.beats.upperBound + 1)]))
     }
     // The song's tempo either side of a stretch: the median interval of the `window` of
-    // beats before it (or after it); at the song's start or end, the other side's; with
-    // neither, the song's.
+    // beats before it and of the `window` after it (with too few beats, the other side's,
+    // or the song's).
     let span = window * fr
     let song = median(zip(beats.dropFirst(), beats).map { Double($0 - $1) })
     func tempo(_ k: ClosedRange<Int>) -> Double? {
