@@ -88,7 +88,7 @@ struct BeatsShow: ParsableCommand {
     let (bars, chords) = try library.barLines(of: song, map: map)
     let doubtful = bars.filter(\.doubtful).count
     if json {
-      Terminal.data(bars.jsonText + "\n")
+      Terminal.json(bars)
     } else {
       Table.bars(bars, chords: chords).print()
     }

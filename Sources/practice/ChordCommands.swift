@@ -99,7 +99,7 @@ struct ChordsShow: ParsableCommand {
       track: track, beatMap: try library.beatMap(for: song), sampleRate: song.sampleRate,
       setKey: try library.details(of: song).key, capo: capo, transpose: semitones ?? transpose)
     if json {
-      Terminal.data(chart.jsonText + "\n")
+      Terminal.json(chart)
       return
     }
     let piped = isatty(STDOUT_FILENO) != 1

@@ -58,7 +58,7 @@ struct LogCommand: ParsableCommand {
       return
     }
     if json {
-      Terminal.data(entries.jsonText + "\n")
+      Terminal.json(entries)
       return
     }
     Table.plays(entries.map { $0.logCells(clock: formatClock) }).print()
@@ -69,7 +69,7 @@ extension LogCommand {
   /// `log --passes`: every pass of the plays, tab-separated or as JSON.
   private func listPasses(_ entries: [PracticeEntry]) {
     if json {
-      Terminal.data(PassLine.all(entries).jsonText + "\n")
+      Terminal.json(PassLine.all(entries))
       return
     }
     Table.passes(entries.flatMap(\.passCells)).print()
@@ -145,7 +145,7 @@ struct Stats: ParsableCommand {
     let totals = try library.practiceTotals(of: song, since: since?.date)
     if totals.isEmpty { Terminal.say(filter.noPlays(of: song)) }
     if json {
-      Terminal.data(totals.jsonText + "\n")
+      Terminal.json(totals)
       return
     }
     Table.totals(totals.map { $0.statsCells(clock: formatClock) }).print()

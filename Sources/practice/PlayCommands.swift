@@ -274,10 +274,9 @@ struct Render: ParsableCommand {
       "rendered \(describe(plan, of: song, rate: rate, label: renderer.setup.label)) to '\(output)' "
         + "(\(formatTime(seconds)) long) in \(formatTaken(took))")
     if json {
-      Terminal.data(
+      Terminal.json(
         RenderRecord(
-          songID: song.id, output: output, frames: report.framesWritten, sampleRate: rate
-        ).jsonText + "\n")
+          songID: song.id, output: output, frames: report.framesWritten, sampleRate: rate))
     }
   }
 }

@@ -207,7 +207,7 @@ struct SelectList: ParsableCommand {
     }
     for (record, map) in placed { warnIfStale(record.selection, song: record.song, map: map) }
     let records = placed.map(\.record)
-    if json { Terminal.data(records.jsonText + "\n") } else { Table.selections(records).print() }
+    if json { Terminal.json(records) } else { Table.selections(records).print() }
   }
 }
 

@@ -171,7 +171,7 @@ struct SetlistShow: ParsableCommand {
   func run() throws {
     let layout = try setlist.library.open().setlistLayout(named: setlist.name)
     if json {
-      Terminal.data(layout.jsonText + "\n")
+      Terminal.json(layout)
     } else {
       Table.setlistEntries(layout.rows.map(\.fields)).print()
     }

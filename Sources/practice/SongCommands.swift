@@ -113,9 +113,8 @@ struct List: ParsableCommand {
     }
     let own = { (song: Song) in details[song.id ?? 0] ?? SongDetails() }
     if json {
-      Terminal.data(
-        songs.map { SongRecord($0, details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
-          .jsonText + "\n")
+      Terminal.json(
+        songs.map { SongRecord($0, details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) })
     } else {
       Table.songs(
         songs.map { $0.listCells(details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
@@ -137,8 +136,8 @@ struct Show: ParsableCommand {
     let details = try library.details(of: song)
     warnIfMeasuredLate(song)
     if json {
-      Terminal.data(
-        SongRecord(song, details: details, known: try library.keyAndTempo(of: song)).jsonText + "\n")
+      Terminal.json(
+        SongRecord(song, details: details, known: try library.keyAndTempo(of: song)))
       return
     }
     Terminal.fields(try library.summary(of: song))

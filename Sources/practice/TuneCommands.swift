@@ -252,7 +252,7 @@ struct Tuning: ParsableCommand {
     let file = try song.openAudio()
     let estimate = try ConcertPitchEstimator.estimate(file: file, name: song.path)
     if json {
-      Terminal.data(ConcertPitchLine(a4: estimate.a4, cents: estimate.cents).jsonText + "\n")
+      Terminal.json(ConcertPitchLine(a4: estimate.a4, cents: estimate.cents))
     } else {
       Terminal.data(
         "A4 = \(String(format: "%.1f", estimate.a4)) Hz (\(formatCents(estimate.cents)))\n")

@@ -122,6 +122,30 @@ import TestSupport
     #expect(try cli.run(["beats", "export", "demo", "--format", "xsc"]).status == 64)
     #expect(try exported() == before)
   }
+
+  /// A json beat file with a key given twice (a beat's time, the list of beats) is refused
+  /// with the line of the second, and the map is kept.
+  @Test func aJSONKeyGivenTwiceIsRefusedWithItsLine() throws {
+    _ = try cli.run(["add", CLI.fixture("demo.wav")])
+    _ = try cli.run(["beats", "import", "demo", CLI.fixture("demo.beats")])
+    let before = try exported()
+    let cases: [(String, String, String)] = [
+      ("{\"sample_rate\":8000,\"beats\":[\n{\"time\":0.5},\n{\"time\":1.0,\"time\":1.5}]}", "line 3", "time"),
+      ("{\"beats\":[{\"time\":0.5}],\n\"beats\":[{\"time\":1.0}]}", "line 2", "beats"),
+    ]
+    for (text, line, key) in cases {
+      let file = dir.file("twice.json")
+      try text.write(toFile: file, atomically: true, encoding: .utf8)
+      let result = try cli.run(["beats", "import", "demo", file, "--format", "json"])
+      #expect(result.status == 65, "\(result.stderr)")
+      #expect(
+        result.stderrLines == [
+          "practice: beat file '\(file)' \(line): malformed JSON: expected a key not given "
+            + "before ('\(key)' repeats), found ':'; fix the JSON"
+        ], "\(result.stderr)")
+      #expect(try exported() == before)
+    }
+  }
 }
 
 @Suite struct TranscribeImportTests {

@@ -109,6 +109,22 @@ import Testing
     }
   }
 
+  /// Characters whose UTF-8 sits next to the controls' (no-break space U+00A0, U+2029,
+  /// U+202F, U+2065, U+206A, a curly quote, a letter of plane 16) are text: `list`, `list
+  /// --json` and `show`, which check what they print byte by byte, print them as they are.
+  @Test func neighboursOfTheControlsArePrintedAsTheyAre() throws {
+    let title = "A\u{A0}B\u{2029}C\u{202F}D\u{2065}E\u{206A}F\u{2019}\u{E9}\u{10FFFD}"
+    let set = try cli.run(["set", "1", "--title", title])
+    #expect(set.status == 0, "\(set.stderr)")
+    let list = try cli.run(["list"])
+    #expect(list.stdout.hasPrefix("1\t\(title)\t"), "\(list.stdout)")
+    let json = try cli.run(["list", "--json"])
+    #expect(json.stdout.contains("\"title\":\"\(title)\""), "\(json.stdout)")
+    #expect(json.stdout.hasSuffix("]\n"))
+    let show = try cli.run(["show", "1"])
+    #expect(show.stdout.contains("title \(title)\n"), "\(show.stdout)")
+  }
+
   @Test func tagsAndFileNamesAreEscapedEverywhere() throws {
     let song = dir.file("tab\there\nname\u{1B}[31m\u{2067}.flac")
     try Synth.write(

@@ -24,6 +24,25 @@ import Testing
       TextRule.problem("a\u{2069}")?.hasPrefix("holds a bidirectional control (U+2069)") == true)
   }
 
+  /// The byte form of the rule (`controlBytes`, what `list --json` and the terminal door
+  /// scan megabytes with) agrees with `isControl` on every scalar, each alone and between
+  /// other text, and says how many bytes the control takes.
+  @Test func theRuleReadOffUTF8BytesAgreesOnEveryScalar() {
+    for value in UInt32(0)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      let text = "a" + String(Character(scalar)) + "b"
+      let expected = TextRule.isControl(scalar) ? String(scalar).utf8.count : 0
+      let found = Array(text.utf8).withUnsafeBufferPointer { TextRule.controlBytes($0, at: 1) }
+      if found != expected {
+        Issue.record("U+\(String(value, radix: 16)): \(found) bytes, expected \(expected)")
+      }
+    }
+    // A character cut off at the end of the bytes is not taken for a control.
+    for cut: [UInt8] in [[0xC2], [0xE2, 0x80]] {
+      #expect(cut.withUnsafeBufferPointer { TextRule.controlBytes($0, at: 0) } == 0)
+    }
+  }
+
   /// At most 4,096 bytes: a name of exactly that many is fine; cleaning a longer one keeps
   /// as many whole characters as fit in 4,096 bytes.
   @Test func namesAreAtMostTheirBytesAndCleaningCutsToThem() {

@@ -70,48 +70,54 @@ public struct JSONWriter {
     bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
   }
 
+  /// `text` as a JSON string. Runs of bytes that need no escape are copied whole (a byte
+  /// at a time, 5 MB of `list --json` took a tenth of its time here).
   public mutating func string(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
-    var utf8 = text.utf8.makeIterator()
-    while let byte = utf8.next() {
-      switch byte {
-      case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-      case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-      case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
-      case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
-      case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
-      case 0x08: bytes.append(contentsOf: [92, UInt8(ascii: "b")])
-      case 0x0C: bytes.append(contentsOf: [92, UInt8(ascii: "f")])
-      case 0..<0x20: unicodeEscape(byte)
-      case 0x7F where escapesTerminalControls: unicodeEscape(byte)
-      case 0xC2 where escapesTerminalControls:
-        // U+0080–U+009F, the C1 controls, are 0xC2 0x80–0x9F in UTF-8.
-        guard let next = utf8.next() else {
-          bytes.append(byte)
-          break
+    var text = text
+    text.withUTF8 { utf8 in
+      var copied = 0  // bytes of utf8 written already
+      var index = 0
+      while index < utf8.count {
+        let length: Int  // bytes of the character escaped at `index`, 0 when it is kept
+        switch utf8[index] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0..<0x20: length = 1
+        case 0x7F, 0xC2, 0xE2:
+          // DEL, the C1 controls and the bidirectional controls (`TextRule.controlBytes`).
+          length = escapesTerminalControls ? TextRule.controlBytes(utf8, at: index) : 0
+        default: length = 0
         }
-        if (0x80...0x9F).contains(next) {
-          unicodeEscape(next)
-        } else {
-          bytes.append(contentsOf: [byte, next])
+        guard length > 0 else {
+          index += 1
+          continue
         }
-      case 0xE2 where escapesTerminalControls:
-        // The bidirectional controls U+202A–U+202E and U+2066–U+2069 are 0xE2 0x80 0xAA–0xAE
-        // and 0xE2 0x81 0xA6–0xA9 (a String's UTF-8 is whole: two bytes follow 0xE2).
-        let second = utf8.next() ?? 0
-        let third = utf8.next() ?? 0
-        if (second == 0x80 && (0xAA...0xAE).contains(third))
-          || (second == 0x81 && (0xA6...0xA9).contains(third))
-        {
-          let value = 0x2000 + (Int(second & 0x3F) << 6) + Int(third & 0x3F)
-          bytes.append(contentsOf: Array("\\u\(String(value, radix: 16))".utf8))
-        } else {
-          bytes.append(contentsOf: [byte, second, third])
-        }
-      default: bytes.append(byte)
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied..<index]))
+        escape(UnsafeBufferPointer(rebasing: utf8[index..<(index + length)]))
+        index += length
+        copied = index
       }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied...]))
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// The JSON escape of one character (its UTF-8 bytes): as JSONEncoder writes it for a
+  /// quote, a backslash and C0, `\u00XX` for DEL and C1, `\u20XX` for a bidirectional control.
+  private mutating func escape(_ character: UnsafeBufferPointer<UInt8>) {
+    switch (character.count, character[0]) {
+    case (1, UInt8(ascii: "\"")): bytes.append(contentsOf: [92, 34])
+    case (1, UInt8(ascii: "\\")): bytes.append(contentsOf: [92, 92])
+    case (1, 0x0A): bytes.append(contentsOf: [92, UInt8(ascii: "n")])
+    case (1, 0x0D): bytes.append(contentsOf: [92, UInt8(ascii: "r")])
+    case (1, 0x09): bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+    case (1, 0x08): bytes.append(contentsOf: [92, UInt8(ascii: "b")])
+    case (1, 0x0C): bytes.append(contentsOf: [92, UInt8(ascii: "f")])
+    case (1, let byte): unicodeEscape(byte)
+    case (2, _): unicodeEscape(character[1])  // U+0080–U+009F: 0xC2, then the code point
+    default:
+      let value = 0x2000 + (Int(character[1] & 0x3F) << 6) + Int(character[2] & 0x3F)
+      bytes.append(contentsOf: Array("\\u\(String(value, radix: 16))".utf8))
+    }
   }
 
   /// `\u00XX`, lowercase hex, for a code point below U+0100.

@@ -19,6 +19,26 @@ public enum TextRule {
     }
   }
 
+  /// How many bytes the character at `index` of the whole UTF-8 text `utf8` takes when it
+  /// is one `isControl` takes (1 for C0 and DEL, 2 for C1, 3 for a bidirectional control),
+  /// else 0: the same rule read off the bytes, for loops over megabytes of output (`list
+  /// --json`) that decoding scalar by scalar made slow.
+  public static func controlBytes(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+    switch utf8[index] {
+    case 0x00..<0x20, 0x7F: return 1
+    case 0xC2:
+      // U+0080–U+009F are 0xC2 0x80–0x9F.
+      return index + 1 < utf8.count && (0x80...0x9F).contains(utf8[index + 1]) ? 2 : 0
+    case 0xE2:
+      // U+202A–U+202E are 0xE2 0x80 0xAA–0xAE, U+2066–U+2069 are 0xE2 0x81 0xA6–0xA9.
+      guard index + 2 < utf8.count else { return 0 }
+      let (second, third) = (utf8[index + 1], utf8[index + 2])
+      return (second == 0x80 && (0xAA...0xAE).contains(third))
+        || (second == 0x81 && (0xA6...0xA9).contains(third)) ? 3 : 0
+    default: return 0
+    }
+  }
+
   /// What is wrong with `text` as a name or note, or nil.
   public static func problem(_ text: String) -> String? {
     if text.utf8.count > maximumBytes {
