@@ -212,8 +212,11 @@ struct Practice: ParsableCommand {
   /// A single-dash word that is not a number (`-dash.wav`) would be read as a cluster of
   /// short flags (and `-h` in it shows the help); it is refused before parsing, with the
   /// way to name such a file. Everything after `--` is a name.
+  ///
+  /// A number with an `h` in it (`-2h`) that no option takes as its value would show the
+  /// help and exit 0, so it is refused too (`-440hz` is a frequency, left to its command).
   static func refuseDashNames(_ arguments: [String]) throws {
-    for argument in arguments {
+    for (index, argument) in arguments.enumerated() {
       if argument == "--" { return }
       guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
         !argument.contains(where: \.isWhitespace)
@@ -221,7 +224,18 @@ struct Practice: ParsableCommand {
         continue
       }
       let second = argument[argument.index(after: argument.startIndex)]
-      if second.isNumber || second == "." { continue }  // -6dB, -1, -.5: values
+      if second.isNumber || second == "." {  // -6dB, -1, -.5: values
+        let previous = index > 0 ? arguments[index - 1] : ""
+        let anOptionsValue = previous.hasPrefix("--") && !previous.contains("=")
+        let lower = argument.lowercased()
+        if !anOptionsValue, lower.replacingOccurrences(of: "hz", with: "").contains("h") {
+          throw PracticeError(
+            .usage,
+            "'\(argument)' is neither a number practice reads nor an option (a negative "
+              + "number is written like -2, -0.5 or -20ms); see the command's --help")
+        }
+        continue
+      }
       throw PracticeError(
         .usage,
         "'\(argument)' is not an option; to name a file that starts with '-', write "

@@ -401,6 +401,18 @@ import Testing
       ["--db", "elsewhere.sqlite", "beats", "detect", "x.wav", "--metre=3/4"], status: 64,
       message: "'--metre' is not an option of 'practice beats detect'; did you mean '--meter'?")
   }
+
+  /// A number with an `h` where no option takes it (the parser read `-2h` as `-2 -h` and
+  /// showed the help, exit 0); given to an option it is that option's to refuse.
+  @Test func aNumberWithAnHIsNoRequestForHelp() throws {
+    for command in [["select", "halve", "1", "-2h"], ["setlist", "rm", "gig", "-1h"]] {
+      let result = try expectFailure(
+        command, status: 64, message: "is neither a number practice reads nor an option")
+      #expect(result.stdout.isEmpty, "\(command)")
+    }
+    try expectFailure(
+      ["beats", "shift", "1", "--by", "-2h"], status: 64, message: "--by -2h: must be seconds")
+  }
 }
 
 @Suite struct BusyLibraryTests {
