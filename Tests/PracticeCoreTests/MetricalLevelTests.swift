@@ -20,6 +20,25 @@ import Testing
     return out
   }
 
+  /// How `BeatTracker` hears beats in `novelty`: its own onset support.
+  func heard(_ novelty: [Double]) -> ([Int]) -> Double {
+    let bass = [Double](repeating: 0, count: novelty.count)
+    return {
+      BeatTracker.support(
+        at: $0, halfway: false, novelty: novelty, bass: bass, frameRate: Self.rate
+      ).onset
+    }
+  }
+
+  /// How `BeatTracker` reads the beat again near a period curve: its own dynamic programming.
+  func decoded(_ novelty: [Double]) -> ([Double]) -> MetricalLevel.Reading? {
+    { near in
+      MetricalLevel.Reading(
+        beats: BeatTracker.dynamicProgramming(novelty, period: near, end: novelty.count - 1),
+        period: near)
+    }
+  }
+
   @Test func aSteadyTempoOrARitardandoIsNoSwitch() {
     #expect(MetricalLevel.switches(beats(to: 6000) { _ in 50 }, frameRate: Self.rate).isEmpty)
     // A ritardando to 0.6 of the tempo over the minute: the windows differ by less than 1.7.
@@ -59,19 +78,9 @@ import Testing
     }
     let free = beats(to: n) { (2000..<4000).contains($0) ? 100 : 50 }
     let period = (0..<n).map { (2000..<4000).contains($0) ? 100.0 : 50 }
-    let bass = [Double](repeating: 0, count: n)
     let result = MetricalLevel.hold(
       .init(beats: free, period: period), frameRate: Self.rate,
-      hearing: {
-        BeatTracker.support(
-          at: $0, halfway: false, novelty: novelty, bass: bass, frameRate: Self.rate
-        ).onset
-      },
-      decode: { near in
-        MetricalLevel.Reading(
-          beats: BeatTracker.dynamicProgramming(novelty, period: near, end: n - 1),
-          period: near)
-      })
+      hearing: heard(novelty), decode: decoded(novelty))
     return (result, novelty)
   }
 
@@ -145,19 +154,9 @@ import Testing
     let free = beats(to: n) { inside.contains($0) ? 90 : 60 }
     for b in free where inside.contains(b) { novelty[b] = max(novelty[b], reading) }
     let period = (0..<n).map { inside.contains($0) ? 90.0 : 60 }
-    let bass = [Double](repeating: 0, count: n)
     return MetricalLevel.holdThreeAgainstTwo(
       .init(beats: free, period: period), frameRate: Self.rate,
-      hearing: {
-        BeatTracker.support(
-          at: $0, halfway: false, novelty: novelty, bass: bass, frameRate: Self.rate
-        ).onset
-      },
-      decode: { near in
-        MetricalLevel.Reading(
-          beats: BeatTracker.dynamicProgramming(novelty, period: near, end: n - 1),
-          period: near)
-      })
+      hearing: heard(novelty), decode: decoded(novelty))
   }
 
   @Test func threeAgainstTwoIsHeldAtTheSongsTempoUnlessItsOwnBeatsAreHeardFarMore() throws {

@@ -64,10 +64,6 @@ enum MetricalLevel {
   static func switches(_ beats: [Int], frameRate fr: Double) -> [Switch] {
     guard beats.count >= 8 else { return [] }
     let span = window * fr
-    func median(_ x: [Double]) -> Double {
-      let s = x.sorted()
-      return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
-    }
     // The tempo after beat k over the tempo before it, by the median intervals and by the
     // means.
     func ratio(_ k: Int) -> (median: Double, mean: Double) {
@@ -249,19 +245,27 @@ enum MetricalLevel {
       return Held(reading: held, doubtful: doubtful, switched: [])
     }
     // The held reading, with free's beats and period where a switch was kept.
-    func kept(_ f: Int) -> Bool { switched.contains { $0.contains(f) } }
-    var spliced = (held.beats.filter { !kept($0) } + beats.filter(kept)).sorted()
-    var period = held.period
-    for range in switched { for f in range { period[f] = free.period[f] } }
+    return Held(
+      reading: splice(held, with: free, over: switched), doubtful: doubtful, switched: switched)
+  }
+
+  /// `base` with `other`'s beats and period over `ranges` (frames); a beat closer than half
+  /// a period to the one before it (at a seam) is dropped.
+  static func splice(_ base: Reading, with other: Reading, over ranges: [ClosedRange<Int>])
+    -> Reading
+  {
+    func inside(_ f: Int) -> Bool { ranges.contains { $0.contains(f) } }
+    let spliced = (base.beats.filter { !inside($0) } + other.beats.filter(inside)).sorted()
+    var period = base.period
+    for range in ranges { for f in range { period[f] = other.period[f] } }
     var tidy: [Int] = []
     for b in spliced where tidy.last.map({ Double(b - $0) >= 0.5 * period[b] }) ?? true {
       tidy.append(b)
     }
-    spliced = tidy
-    return Held(
-      reading: Reading(beats: spliced, period: period), doubtful: doubtful, switched: switched)
+    return Reading(beats: tidy, period: period)
   }
 
+  /// The median of `x` (of an even count, the mean of the middle two); 0 when empty.
   static func median(_ x: [Double]) -> Double {
     guard !x.isEmpty else { return 0 }
     let s = x.sorted()
@@ -339,8 +343,9 @@ enum MetricalLevel {
   /// (`threeAgainstTwoStretches`), or nil when it has none (or every one has strong
   /// evidence, or the held decoding fails). `decode` reads the beat again near a period
   /// curve: `free`'s, and over each stretch the line from the song's beat interval before
-  /// it (the median of the `window` before) to the one after it. Over each stretch, the beats of each reading that the other lacks are heard
-  /// against each other (`hearing`): free's at least `strong / (1 - strong)` times as much
+  /// it (the median of the `window` before) to the one after it. Over each stretch, the
+  /// beats of each reading that the other lacks are heard against each other (`hearing`):
+  /// free's at least `strong / (1 - strong)` times as much
   /// as the song's keeps free's beats there; at most the inverse, the song's; between the
   /// two, the song's, doubtful.
   static func holdThreeAgainstTwo(
@@ -403,16 +408,8 @@ enum MetricalLevel {
     }
     guard !replaced.isEmpty else { return nil }
     // Free's beats and period outside the stretches replaced, the held reading's inside.
-    func inside(_ f: Int) -> Bool { replaced.contains { $0.contains(f) } }
-    var spliced = (beats.filter { !inside($0) } + held.beats.filter(inside)).sorted()
-    var period = free.period
-    for range in replaced { for f in range { period[f] = held.period[f] } }
-    var tidy: [Int] = []
-    for b in spliced where tidy.last.map({ Double(b - $0) >= 0.5 * period[b] }) ?? true {
-      tidy.append(b)
-    }
-    spliced = tidy
-    return Held(reading: Reading(beats: spliced, period: period), doubtful: doubtful, switched: [])
+    return Held(
+      reading: splice(free, with: held, over: replaced), doubtful: doubtful, switched: [])
   }
 }
 
