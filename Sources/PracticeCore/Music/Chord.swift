@@ -213,8 +213,7 @@ public struct Chord: Sendable, Hashable {
   static func spell(degree: String, above rootName: String, pitchClass: Int, flats: Bool?)
     -> String
   {
-    let letters: [Character] = ["C", "D", "E", "F", "G", "A", "B"]
-    let naturals = [0, 2, 4, 5, 7, 9, 11]
+    let (letters, naturals) = (NoteLetter.letters, NoteLetter.naturals)
     guard let rootLetter = rootName.first, let rootIndex = letters.firstIndex(of: rootLetter),
       let number = Int(degree.filter(\.isNumber))
     else { return noteName(pitchClass, flats: flats) }
@@ -236,8 +235,7 @@ public struct Chord: Sendable, Hashable {
 
   /// Reads a note letter and its sharps and flats off the front of `text`.
   private static func takeNote(_ text: inout Substring) -> Int? {
-    let letters: [Character: Int] = ["C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11]
-    guard let first = text.first, let letter = letters[first] else { return nil }
+    guard let first = text.first, let letter = NoteLetter.pitchClass[first] else { return nil }
     text = text.dropFirst()
     var shift = 0
     while let c = text.first, "#♯b♭".contains(c) {

@@ -6,9 +6,6 @@ public struct MusicalKey: Sendable, Equatable, CustomStringConvertible {
   /// The tonic as it was written (`Bb`, `A#`), so that a key reads back as typed.
   public let spelling: String
 
-  private static let letters: [Character: Int] = [
-    "C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11,
-  ]
 
   /// Parses `Am`, `A minor`, `Amin`, `C`, `C major`, `Cmaj`, `F#m`, `Bb`, `E♭m`: a letter,
   /// at most two sharps or flats, then nothing (major), `m`/`min`/`minor` or `maj`/`major`.
@@ -16,7 +13,7 @@ public struct MusicalKey: Sendable, Equatable, CustomStringConvertible {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces))
     // An ASCII letter first: another's capital can be two (`ß` → `SS`), no Character.
     guard let first = rest.first, first.isASCII,
-      let letter = MusicalKey.letters[Character(first.uppercased())]
+      let letter = NoteLetter.pitchClass[Character(first.uppercased())]
     else { return nil }
     var spelling = first.uppercased()
     rest = rest.dropFirst()

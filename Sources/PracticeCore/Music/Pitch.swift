@@ -42,9 +42,6 @@ public struct Note: Sendable, Equatable, Hashable, CustomStringConvertible {
   public init(midi: Int) { self.midi = midi }
 
   private static let names = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"]
-  private static let letters: [Character: Int] = [
-    "C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11,
-  ]
 
   /// The octave in scientific pitch notation (C4 is middle C; B3 is just below it).
   public var octave: Int { Int((Double(midi) / 12).rounded(.down)) - 1 }
@@ -63,7 +60,8 @@ public struct Note: Sendable, Equatable, Hashable, CustomStringConvertible {
   public static func parse(_ text: String) -> Note? {
     var rest = Substring(text.trimmingCharacters(in: .whitespaces))
     // An ASCII letter first: another's capital can be two (`ß` → `SS`), no Character.
-    guard let first = rest.first, first.isASCII, let letter = letters[Character(first.uppercased())]
+    guard let first = rest.first, first.isASCII,
+      let letter = NoteLetter.pitchClass[Character(first.uppercased())]
     else { return nil }
     rest = rest.dropFirst()
     var shift = 0
