@@ -10,12 +10,7 @@ import Testing
 @Suite struct ResumePointFollowTests {
   let dir = TemporaryDirectory()
 
-  func setUp() throws -> (Library, Song) {
-    let library = try Library(path: dir.file("lib.sqlite"))
-    let path = dir.file("song.wav")
-    try Synth.write(Synth.sine(frequency: 440, seconds: 20), to: path)
-    return (library, try library.add([SongScanner.scan(path)])[0])
-  }
+  func setUp() throws -> (Library, Song) { try dir.libraryWithOneSong(seconds: 20) }
 
   /// 120 BPM at 44.1 kHz from 0.5 s, `count` beats in 4/4.
   func grid(_ song: Song, count: Int) throws -> BeatMap {
