@@ -47,10 +47,13 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
+    // The terminal face: raw mode and keys, the player screen, status lines, progress bars,
+    // tables, and the one door to stdout and stderr (no argument parsing).
+    .target(name: "PracticeTerminal", dependencies: ["PracticeCore", "CPlatform"]),
     .executableTarget(
       name: "practice",
       dependencies: [
-        "PracticeCore", "CMpg123Quiet",
+        "PracticeCore", "PracticeTerminal", "CMpg123Quiet",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .target(name: "TestSupport", dependencies: ["PracticeCore"], path: "Tests/TestSupport"),

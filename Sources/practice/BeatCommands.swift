@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 struct Beats: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 struct BeatsDetect: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// `--bars A-B` or `--from T --to T`: the part of the map a fix applies to (the whole map
 /// when none is given).

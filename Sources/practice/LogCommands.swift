@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// `--db [SONG] [--since WHEN]`: the plays `log` and `stats` read.
 struct LogFilter: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// The parts of practice(1) that the argument parser's `generate-manual` cannot make from
 /// the command definitions: the player's keys, the exit status, the environment, the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// `--db`, shared by every command that touches the library.
 struct LibraryOptions: ParsableArguments {
@@ -344,6 +345,8 @@ extension StretchQuality: ExpressibleByArgument {}
 extension PartFilter.Focus: ExpressibleByArgument {}
 
 extension PartFilter.Channel: ExpressibleByArgument {}
+
+extension ProgressFormat: ExpressibleByArgument {}
 
 /// Reads a whole-number option; a value outside `range` is refused with `rule` (the parser's
 /// message names the option and the value typed: `--count-in 17: out of range; use 0 to 16

@@ -1,7 +1,7 @@
-import CPlatform
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 import Synchronization
 
 struct Play: ParsableCommand {
@@ -141,7 +141,7 @@ func playSong(
     if session.live {
       let screen =
         status && !output.noScreen
-        ? try playerScreen(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
+        ? try PlayerScreen.of(song, library: library, beatMap: setup.beatMap, loop: plan.range) : nil
       let steering = LiveSession(session: session, keys: keys, status: status, screen: screen)
       steering.heading = heading
       steering.extraKey = extraKey
@@ -189,20 +189,6 @@ private func keepBooks(_ books: PracticeSession.Books, of session: PracticeSessi
       frame: point.frame, time: Double(point.frame) / Double(session.sampleRate),
       bar: beat?.bar, beat: beat?.beat, finished: books.finished
     ).jsonText)
-}
-
-/// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
-/// waveform summary is computed first if the library has none yet.
-private func playerScreen(_ song: Song, library: Library, beatMap: BeatMap?, loop: Range<Int64>)
-  throws -> PlayerScreen?
-{
-  guard Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows else { return nil }
-  if try library.storedWaveformSummary(for: song) == nil {
-    Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
-  }
-  let (content, chords) = try library.playerContent(of: song, beatMap: beatMap)
-  return PlayerScreen(
-    content: content.escaped { Terminal.escaped($0) }, loop: loop, chords: chords)
 }
 
 struct Render: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 @main
 struct Practice: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 struct Select: ParsableCommand {
   static let configuration = CommandConfiguration(

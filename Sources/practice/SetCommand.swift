@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// Refuses typed text (a tag, a note, a name) that is not one line of plain text (exit
 /// 64), and blank text unless `blankAllowed` (a selection's name and note, as before).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// `practice setlist play`: the entries in order (`SetlistRunner`), each through `playSong`
 /// (the engine, log, resume points, keys and status line of `play`) with the request the
@@ -135,46 +136,10 @@ struct SetlistPlay: ParsableCommand {
     }
   }
 
-  /// The pause between entries (`seconds`; nil: until a key or, when stdin is not a
-  /// terminal, a line). At a terminal, n ends it, p goes back, q stops; Ctrl-C stops the
-  /// setlist (exit 130).
+  /// The pause between entries (`SetlistPause`); Ctrl-C stops the setlist (exit 130).
   private func between(seconds: Double?, keys: Bool, next: String) throws -> SetlistRunner.Move? {
-    let status = isatty(STDERR_FILENO) == 1
-    let until = seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) }
-    let what = seconds.map { "pause \(String(format: "%g", $0)) s" } ?? "waiting for a key"
-    if !status { Terminal.say("\(what) before \(next)") }
-    var line = StatusLine()
-    defer { if status { line.clear() } }
-    let stop = StopFlag()
-    let move: SetlistRunner.Move? = try KeyReader.withKeys(keys) { reader in
-      Session.withSignals(stop: { stop.set() }) { signalled in
-        while !signalled() {
-          if let until, monotonicNanoseconds() >= until { return nil }
-          if status && line.due() {
-            let left = until.map { " \(Int((Double($0 &- monotonicNanoseconds()) / 1e9).rounded(.up))) s" }
-            line.show(
-              "\(what)\(left.map { ":" + $0 } ?? "") · next \(next) · "
-                + (keys ? "n go · p back · q stop" : "Ctrl-C stops"))
-          }
-          for key in KeyReader.keys(reader, waiting: 50, idle: seconds == nil ? 0 : 20) {
-            switch key {
-            case .char("p"): return .previous
-            case .char("q"), .escape: return .quit
-            case .interrupt:
-              stop.set()
-              return .quit
-            default: if seconds == nil || key == .char("n") { return .next }
-            }
-          }
-          // Not a terminal and no time: a line (or the end of the input) goes on.
-          if reader == nil, seconds == nil, KeyReader.readLine(waitingMilliseconds: 50) {
-            return .next
-          }
-        }
-        return .quit
-      }
-    }
-    if stop.isSet { throw ExitCode(ExitStatus.interrupted) }
+    let (move, interrupted) = try SetlistPause.wait(seconds: seconds, keys: keys, next: next)
+    if interrupted { throw ExitCode(ExitStatus.interrupted) }
     return move
   }
 }

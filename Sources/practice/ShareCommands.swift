@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 struct Export: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -101,9 +102,6 @@ struct Import: ParsableCommand {
         + (report.changedNothing ? " (nothing changed)" : ""))
   }
 }
-
-/// `1 song`, `3 songs`.
-func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 /// How a command that shares songs (`export`, `repo publish`) names what it does.
 protocol ShareVerb {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 /// `--a4`: concert pitch in Hz, 400-480 (shared by `tune` and `tone`).
 struct ConcertPitchOption: ParsableArguments {
@@ -69,65 +70,9 @@ struct Tune: ParsableCommand {
     Terminal.say(
       "listening on '\(name)' at \(tuner.device.sampleRate) Hz, A4 = \(formatHertz(a4.hertz)) Hz"
         + (keys ? "; q stops" : ""))
-    var line = StatusLine()
-    defer { if status { line.clear() } }
-    let stop = StopFlag()
-    var interrupted = false
-    var readout = TunerReadout(a4: a4.hertz, duration: duration)
-    try KeyReader.withKeys(keys) { reader in
-      try Session.withSignals(stop: { stop.set() }) { signalled in
-        try tuner.start()
-        while !stop.isSet {
-          for key in KeyReader.keys(reader, waiting: 20, idle: 10) {
-            switch key {
-            case .char("q"), .escape: stop.set()
-            case .interrupt:
-              interrupted = true
-              stop.set()
-            default: break
-            }
-          }
-          try tuner.poll { reading in
-            // Past the duration, or a reader that went away (`| head`): over, like `q`.
-            guard readout.take(reading),
-              !json || Tune.write(TunerLine(reading, a4: readout.a4).jsonText + "\n")
-            else {
-              stop.set()
-              return false
-            }
-            return !stop.isSet
-          }
-          if status, line.due() { line.show(readout.statusText) }
-          if readout.isOver { stop.set() }
-        }
-        if signalled() { interrupted = true }
-      }
-    }
-    tuner.stop()
-    let lost = tuner.lostAudio
-    if lost.overruns > 0 || lost.droppedFrames > 0 {
-      Terminal.warning(
-        "\(counted(lost.overruns, "overrun")), \(counted(lost.droppedFrames, "frame")) dropped: the capture fell behind and some audio was lost"
-      )
-    }
+    let interrupted = try TunerScreen.listen(
+      tuner, a4: a4.hertz, duration: duration, json: json, keys: keys, status: status)
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
-  }
-
-  /// Writes `text` to stdout; false once the reader has gone (EPIPE; SIGPIPE is ignored
-  /// while the tuner runs, so the terminal can be put back).
-  static func write(_ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return Glibc.write(STDOUT_FILENO, base + done, buffer.count - done)
-      }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return false }
-      done += n
-    }
-    return true
   }
 }
 
@@ -195,37 +140,7 @@ struct Tone: ParsableCommand {
     let labels = zip(notes, frequencies).map { toneLabel($0, hertz: $1) }
     let how = seconds.map { "\(formatHertz($0)) s each" } ?? "space next, ← back, q stops"
     Terminal.say("playing \(labels.joined(separator: ", ")) on '\(name)' (\(how))")
-    var line = StatusLine()
-    defer { if status { line.clear() } }
-    var interrupted = false
-    try KeyReader.withKeys(keys) { reader in
-      try Session.withSignals(stop: { player.stop() }) { signalled in
-        player.start()
-        while !player.waitForEnd(timeout: .milliseconds(0)) {
-          for key in KeyReader.keys(reader, waiting: 50, idle: 50) {
-            switch key {
-            case .char(" "), .enter, .right, .char("n"): player.next()
-            case .left, .backspace, .char("p"): player.previous()
-            case .char("q"), .escape: player.stop()
-            case .interrupt:
-              interrupted = true
-              player.stop()
-            default: break
-            }
-          }
-          if status, line.due() {
-            let index = player.current.load(ordering: .relaxed)
-            line.show("\(labels[index])  (\(index + 1)/\(labels.count))")
-          }
-        }
-        if signalled() { interrupted = true }
-        try player.wait()
-      }
-    }
-    let underruns = player.underruns
-    if underruns > 0 {
-      Terminal.warning("\(counted(underruns, "underrun")): the audio device ran dry and recovered")
-    }
+    let interrupted = try TunerScreen.play(player, labels: labels, keys: keys, status: status)
     if interrupted { throw ExitCode(ExitStatus.interrupted) }
   }
 }

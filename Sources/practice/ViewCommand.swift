@@ -1,7 +1,7 @@
 import ArgumentParser
-import CPlatform
 import Foundation
 import PracticeCore
+import PracticeTerminal
 
 struct View: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -123,39 +123,6 @@ struct View: ParsableCommand {
       Terminal.say("wrote \(output)")
       return
     }
-    let toTerminal = isatty(STDOUT_FILENO) == 1
-    let columns = width ?? (toTerminal ? Int(practice_terminal_columns(STDOUT_FILENO)) : 80)
-    // Names are escaped before the layout, so that the columns they take are the ones
-    // printed; the door escapes again, which changes nothing.
-    let overview = TextOverview(
-      content.escaped { Terminal.escaped($0) },
-      width: min(View.columnRange.upperBound, max(View.columnRange.lowerBound, columns)),
-      height: height ?? 4)
-    let environment = ProcessInfo.processInfo.environment
-    let colour =
-      toTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
-    let styles: ((TextStyle) -> String?)? = colour ? { View.sgr($0) } : nil
-    Terminal.drawing(overview.lines, colour: styles)
-  }
-
-  /// The SGR parameters of each style at a colour terminal.
-  static func sgr(_ style: TextStyle) -> String? {
-    switch style {
-    case .plain: return nil
-    case .title: return "1"
-    case .barNumber: return "1"
-    case .tick: return "2"
-    case .doubtful: return "1;33"
-    case .rms: return "36"
-    case .peak: return "2;36"
-    case .time: return "2"
-    case .chord: return "1;35"
-    case .loop: return "1;32"
-    case .editing: return "1;7;32"
-    case .cursor: return "1;97"
-    case .selection(let index):
-      let colours = ["33", "35", "31", "32", "93", "34"]
-      return colours[index % colours.count]
-    }
+    OverviewText.print(content, width: width, widths: View.columnRange, height: height ?? 4)
   }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import CPlatform
 import Dispatch
 import Foundation
@@ -14,16 +13,16 @@ import Synchronization
 /// through it was never heard (`prlimit --as=100M practice list` hung through SIGTERM).
 /// During a session (`Session.withSignals`) a signal calls its stop; at any other time it
 /// does what it would have done unheard: the process ends by it.
-enum SignalGate {
+public enum SignalGate {
   /// What a signal does now: nil outside a session.
   static let stopper = Mutex<(@Sendable () -> Void)?>(nil)
   /// The signal that stopped a session (SIGINT or SIGTERM), 0 before one came: the exit
   /// status says which (`ExitStatus.interrupted`).
-  static let heard = Atomic<Int32>(0)
+  public static let heard = Atomic<Int32>(0)
 
   /// First thing in `main`, before any thread starts. Ends the process with one line (exit
   /// 1) when threads cannot be started (too little memory), where libdispatch would hang.
-  static func install() {
+  public static func install() {
     // Three at once: libdispatch's first workers, with some room (one left a 103-109 MB
     // address space hanging later, in GRDB's queue).
     var error = practice_can_start_threads(3)
@@ -59,10 +58,10 @@ enum SignalGate {
 }
 
 /// Runs an engine to its end with Ctrl-C (and SIGTERM) turned into a clean stop.
-enum Session {
+public enum Session {
   /// Runs `body` with SIGINT and SIGTERM turned into `engine.stop()`; `body` is told
   /// whether a signal came.
-  static func withSignals<T>(
+  public static func withSignals<T>(
     _ engine: PlaybackEngine, _ body: (_ signalled: () -> Bool) throws -> T
   ) rethrows -> T {
     try withSignals(stop: { engine.stop() }, body)
@@ -70,7 +69,7 @@ enum Session {
 
   /// Runs `body` with SIGINT and SIGTERM turned into a call of `stop` (on another thread);
   /// `body` is told whether a signal came.
-  static func withSignals<T>(
+  public static func withSignals<T>(
     stop: @escaping @Sendable () -> Void, _ body: (_ signalled: () -> Bool) throws -> T
   ) rethrows -> T {
     let signalled = Atomic<Bool>(false)
@@ -86,11 +85,11 @@ enum Session {
 
   /// Set when a play or render warned that its audio ended early: the command then ends
   /// with exit 65 (bad data) once the rest of its work is done.
-  static let endedEarly = Atomic<Bool>(false)
+  public static let endedEarly = Atomic<Bool>(false)
 
   /// The trace lines and the warnings a finished play or render owes the user.
   /// `done` says what became of the audio that decoded ("played", "rendered").
-  static func report(
+  public static func report(
     _ report: PlaybackReport, engine: PlaybackEngine, song: Song, file: SoundFile,
     done: String = "played"
   ) {
@@ -126,15 +125,15 @@ enum Session {
   }
 }
 
-/// `--progress`: how passes are announced on stderr.
-enum ProgressFormat: String, ExpressibleByArgument, CaseIterable {
+/// `--progress`: how passes are announced on stderr (read from the command line by the CLI).
+public enum ProgressFormat: String, CaseIterable, Sendable {
   case text, json
 }
 
 /// A pass as it starts, for stderr: `pass 3/8 bars 9-16 speed 80%` (`label` names the
 /// range), or with `--progress json` an object with the keys event, pass, passes, speed,
 /// bar, beat, time.
-func announcement(of start: PracticeSession.PassStart, label: String, format: ProgressFormat)
+public func announcement(of start: PracticeSession.PassStart, label: String, format: ProgressFormat)
   -> String
 {
   switch format {

@@ -13,7 +13,7 @@ import PracticeCore
 /// or rewrite the status line; the whole picture is drawn again only when what it shows
 /// changed: the window (paging, zoom), the loop or what is edited, the selections, the
 /// terminal's size, the help.
-final class PlayerScreen {
+public final class PlayerScreen {
   /// Fewer rows and `play` shows the status line alone.
   static let minimumRows = PlayerStrip.minimumRows + 1
   /// The shortest time between two frames: 30 a second.
@@ -47,6 +47,20 @@ final class PlayerScreen {
   private var selectionsVersion = 0
   private var help: (lines: [String], until: UInt64)?
 
+  /// The player screen for `song`, when stderr is a terminal tall enough for it; the song's
+  /// waveform summary is computed first if the library has none yet.
+  public static func of(_ song: Song, library: Library, beatMap: BeatMap?, loop: Range<Int64>)
+    throws -> PlayerScreen?
+  {
+    guard Int(practice_terminal_rows(STDERR_FILENO)) >= PlayerScreen.minimumRows else { return nil }
+    if try library.storedWaveformSummary(for: song) == nil {
+      Terminal.say("reading '\(song.title)' once for its waveform (kept in the library)")
+    }
+    let (content, chords) = try library.playerContent(of: song, beatMap: beatMap)
+    return PlayerScreen(
+      content: content.escaped { Terminal.escaped($0) }, loop: loop, chords: chords)
+  }
+
   /// A screen for a song, or nil when stderr is not a terminal of at least `minimumRows`.
   init?(
     content: OverviewContent, loop: Range<Int64>, chords: (track: ChordTrack, key: MusicalKey?)?
@@ -59,8 +73,7 @@ final class PlayerScreen {
     zoom = PlayerZoom(
       beatMap: content.beatMap, totalFrames: content.summary.frames,
       sampleRate: content.summary.sampleRate, loop: loop)
-    let environment = ProcessInfo.processInfo.environment
-    colour = (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    colour = OverviewText.colourAllowed
   }
 
   /// The selections of `song` as the screen draws them (placed as `view` places them,
@@ -222,7 +235,7 @@ final class PlayerScreen {
     }
   }
 
-  private func sgr(_ style: TextStyle) -> String? { colour ? View.sgr(style) : nil }
+  private func sgr(_ style: TextStyle) -> String? { colour ? OverviewText.sgr(style) : nil }
 
   /// Runs of text, each in its SGR (or none).
   private func render(_ runs: [(String, String?)]) -> String {

@@ -3,7 +3,7 @@ import Foundation
 import PracticeCore
 
 /// A key from the terminal.
-enum Key: Equatable {
+public enum Key: Equatable, Sendable {
   case char(Character)
   case left, right, shiftLeft, shiftRight, up, down
   case enter, backspace, escape, interrupt, tab
@@ -77,17 +77,17 @@ enum KeyParser {
 /// thrown error, or the clean stop a signal makes during a session. A signal that ends the
 /// process outside a session (`SignalGate`) and a crash (cplatform's fatal-signal handlers)
 /// put it back too. Main thread only.
-final class KeyReader {
+public final class KeyReader {
   private var pendingBytes: [UInt8] = []
   /// When the keys last read arrived (CLOCK_MONOTONIC ns): a tap is placed there.
-  private(set) var arrived: UInt64 = 0
+  public private(set) var arrived: UInt64 = 0
 
   private init() {}
 
   /// Runs `body` with a reader of stdin's keys in raw mode when `enabled` (else nil); the
   /// terminal is restored however `body` ends. When stdin will not switch to raw mode:
   /// `refusal`'s category and words, with the system's reason.
-  static func withKeys<T>(
+  public static func withKeys<T>(
     _ enabled: Bool, refusal: (FailureCategory, String) = (.other, "cannot read keys"),
     _ body: (KeyReader?) throws -> T
   ) throws -> T {
@@ -103,7 +103,7 @@ final class KeyReader {
 
   /// Waits up to `waitingMilliseconds` for keys and returns those that came (an escape
   /// sequence cut in two is kept for the next call).
-  func read(waitingMilliseconds: Int32) -> [Key] {
+  public func read(waitingMilliseconds: Int32) -> [Key] {
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return [] }
     arrived = monotonicNanoseconds()
@@ -127,7 +127,7 @@ final class KeyReader {
   /// The keys of a loop that listens while it works (the player, `tune`, `tone`, the pause
   /// between setlist entries): those `reader` gets within `waiting` milliseconds, or,
   /// without a reader (stdin not a terminal), none after `idle` milliseconds.
-  static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
+  public static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
     guard let reader else {
       if idle > 0 { usleep(UInt32(idle) * 1000) }
       return []
@@ -137,7 +137,7 @@ final class KeyReader {
 
   /// Stdin not a terminal: waits up to `waitingMilliseconds` for a line (or the end of the
   /// input) and reads it; true when one came.
-  static func readLine(waitingMilliseconds: Int32) -> Bool {
+  public static func readLine(waitingMilliseconds: Int32) -> Bool {
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return false }
     var byte: UInt8 = 0
@@ -148,7 +148,7 @@ final class KeyReader {
 
 /// What a key of the player does: a command for the practice session, or one of the face's
 /// own (the name prompt, the keys overlay, the screen's zoom, stopping).
-enum PlayerAction: Equatable {
+enum PlayerAction: Equatable, Sendable {
   case session(PracticeSession.Command)
   /// `s`: the status line asks for the selection's name.
   case namePrompt
@@ -160,10 +160,10 @@ enum PlayerAction: Equatable {
 
 /// One row of the player's keys: the keys and what each does, with the words of the `?`
 /// overlay (`short`) and of practice(1) (`name`, `help`).
-struct KeyBinding {
+struct KeyBinding: Sendable {
   /// When the keys are read: always, while the loop's ends are edited (taking the arrows
   /// first), or with the player screen.
-  enum Mode { case always, editing, screen }
+  enum Mode: Sendable { case always, editing, screen }
 
   let name: String
   let help: String
@@ -175,7 +175,7 @@ struct KeyBinding {
 
 /// The player's keys: the one table the key handling (`LiveSession`), the `?` overlay and
 /// the man page's KEYS section read.
-enum PlayerKeys {
+public enum PlayerKeys {
   static let table: [KeyBinding] = [
     // Editing the loop (`e`): the arrows and tab move its ends, before their usual meaning.
     KeyBinding(
@@ -354,7 +354,7 @@ enum PlayerKeys {
   }
 
   /// The rows practice(1) lists (the edit keys are told under `e`).
-  static var manual: [(key: String, action: String)] {
+  public static var manual: [(key: String, action: String)] {
     table.filter { $0.mode != .editing }.map { ($0.name, $0.help) }
   }
 }

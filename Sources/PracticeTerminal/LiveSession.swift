@@ -9,7 +9,7 @@ import PracticeCore
 /// Runs on the main thread: polls stdin, takes the engine's position events, redraws at
 /// most ten times a second. Every change goes to the engine as a command or a jump; the
 /// session keeps what it asked for (speed, pitch, volume, loop) as the truth to show.
-final class LiveSession {
+public final class LiveSession {
   /// The practice session the keys steer.
   let session: PracticeSession
   private var engine: PlaybackEngine { session.engine }
@@ -29,11 +29,11 @@ final class LiveSession {
   /// The status line's text for the screen, renewed when `line` says a redraw is due.
   private var screenStatus = ""
   /// Shown before the status line (`2/7 'Autumn Leaves' — solo` in a setlist).
-  var heading: String?
+  public var heading: String?
   /// Keys a caller adds (`n`/`p` in a setlist): called first; true ends the play as stopped.
-  var extraKey: ((Key) -> Bool)?
+  public var extraKey: ((Key) -> Bool)?
 
-  init(session: PracticeSession, keys: Bool, status: Bool, screen: PlayerScreen? = nil) {
+  public init(session: PracticeSession, keys: Bool, status: Bool, screen: PlayerScreen? = nil) {
     self.session = session
     self.screen = screen
     self.keys = keys
@@ -41,7 +41,7 @@ final class LiveSession {
   }
 
   /// Plays to the end, `q`, Ctrl-C or SIGTERM; the terminal is restored however it ends.
-  func run() throws -> (report: PlaybackReport, ending: PlayOutcome) {
+  public func run() throws -> (report: PlaybackReport, ending: PlayOutcome) {
     let report = try KeyReader.withKeys(keys) { reader in
       screen?.enter()
       defer {

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// What it shows is the core's `ProgressText`; the label (a file name) goes out escaped, like
 /// everything through `Terminal`.
-final class ProgressBar: Sendable {
+public final class ProgressBar: Sendable {
   private struct State {
     var line = StatusLine()
     /// Set once the process is ending by a signal: nothing is drawn after the erase.
@@ -22,23 +22,23 @@ final class ProgressBar: Sendable {
   private static let current = Mutex<ProgressBar?>(nil)
 
   /// A bar, or nil when stderr is not a terminal (then there is nothing to draw).
-  init?() {
+  public init?() {
     guard isatty(STDERR_FILENO) == 1 else { return nil }
   }
 
   /// `fraction` (0–1) done, as a percentage.
-  func show(_ fraction: Double, _ label: String) {
+  public func show(_ fraction: Double, _ label: String) {
     draw(ProgressText(fraction: fraction, label: label))
   }
 
   /// `done` of `total` items done, counted.
-  func show(done: Int, of total: Int, _ label: String) {
+  public func show(done: Int, of total: Int, _ label: String) {
     draw(ProgressText(done: done, of: total, label: label))
   }
 
   /// Erases the bar (if it was drawn), so what follows starts on a clean line; a later
   /// `show` draws it again.
-  func clear() {
+  public func clear() {
     state.withLock { $0.line.clear() }
     ProgressBar.current.withLock { if $0 === self { $0 = nil } }
   }

@@ -2,11 +2,11 @@ import Foundation
 import PracticeCore
 
 /// The lists the CLI prints (`TextTable` in the core lays them out).
-typealias Table = TextTable
+public typealias Table = TextTable
 
 extension TextTable {
   /// Prints the rows: as a table when stdout is a terminal, else as tab-separated records.
-  func print() {
+  public func print() {
     if isatty(STDOUT_FILENO) == 1 {
       Terminal.lines(layout(width: Table.terminalWidth()) { Terminal.escaped($0) })
     } else {

@@ -10,38 +10,38 @@ import PracticeCore
 ///
 /// Stdout is data, stderr is talk: lists and reports go to stdout; errors, warnings,
 /// progress and status lines to stderr.
-enum Terminal {
+public enum Terminal {
   /// `practice: MESSAGE` on stderr.
-  static func error(_ message: String) { say("practice: \(message)") }
+  public static func error(_ message: String) { say("practice: \(message)") }
 
   /// `practice: warning: MESSAGE` on stderr.
-  static func warning(_ message: String) { say("practice: warning: \(message)") }
+  public static func warning(_ message: String) { say("practice: warning: \(message)") }
 
   /// One line on stderr; a tab or newline in it is escaped like any control character.
-  static func say(_ line: String) { write(escaped(line) + "\n", to: .standardError) }
+  public static func say(_ line: String) { write(escaped(line) + "\n", to: .standardError) }
 
   /// Tab-separated records on stdout, one a line, every field escaped (so a tab or a
   /// newline in a title cannot split a record).
-  static func records(_ rows: [[String]]) {
+  public static func records(_ rows: [[String]]) {
     write(
       rows.map { $0.map { escaped($0) }.joined(separator: "\t") + "\n" }.joined(),
       to: .standardOutput)
   }
 
   /// Lines on stdout (`key value` reports), each escaped whole.
-  static func lines(_ lines: [String]) {
+  public static func lines(_ lines: [String]) {
     write(lines.map { escaped($0) + "\n" }.joined(), to: .standardOutput)
   }
 
   /// `key value` lines on stdout (`show`), each escaped whole; a field with no value is its
   /// key alone (no trailing space).
-  static func fields(_ fields: [(key: String, value: String)]) {
+  public static func fields(_ fields: [(key: String, value: String)]) {
     lines(fields.map { $0.value.isEmpty ? $0.key : "\($0.key) \($0.value)" })
   }
 
   /// Text the program wrote whole, such as JSON (whose strings are escaped already) or a
   /// beat file: its own tabs and newlines are kept, any other control character escaped.
-  static func data(_ text: String) {
+  public static func data(_ text: String) {
     write(escaped(text, keepingLayout: true), to: .standardOutput)
   }
 
@@ -49,7 +49,7 @@ enum Terminal {
   /// characters escaped by the writer (`JSONWriter(escapesTerminalControls:)`) and its bytes
   /// checked at the door like any data, then written as they are: no copy as a String (5 MB
   /// for `list --json` of 10,000 songs).
-  static func json(_ value: some JSONOutput) {
+  public static func json(_ value: some JSONOutput) {
     var out = JSONWriter(escapesTerminalControls: true)
     value.write(to: &out)
     out.newline()
@@ -137,7 +137,7 @@ enum Terminal {
   /// shown is unambiguous: `\x1b` always stands for an ESC, never for the four characters
   /// `\x1b` in a title. Text the program wrote whole (`keepingLayout`: JSON, beat files)
   /// keeps its backslashes, which are its own escapes.
-  static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
+  public static func escaped(_ text: String, keepingLayout: Bool = false) -> String {
     guard mayNeedEscape(text, keepingLayout: keepingLayout) else { return text }
     guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) })
     else { return text }
@@ -197,4 +197,9 @@ enum Terminal {
   private static func write(_ text: String, to handle: FileHandle) {
     handle.write(Data(text.utf8))
   }
+}
+
+/// `1 song`, `3 songs`.
+public func counted(_ count: Int, _ noun: String) -> String {
+  "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
