@@ -64,6 +64,7 @@ let package = Package(
         // Migration tests open SQLite databases of their own.
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
+    .testTarget(name: "PracticeTerminalTests", dependencies: ["PracticeTerminal", "PracticeCore"]),
     .testTarget(name: "PracticeCLITests", dependencies: ["PracticeCore", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -8,10 +8,15 @@ extension TextTable {
   /// Prints the rows: as a table when stdout is a terminal, else as tab-separated records.
   public func print() {
     if isatty(STDOUT_FILENO) == 1 {
-      Terminal.lines(layout(width: Table.terminalWidth()) { Terminal.escaped($0) })
+      Terminal.lines(lines(width: Table.terminalWidth()))
     } else {
       Terminal.records(rows)
     }
+  }
+
+  /// The lines for a terminal `width` columns wide, each measured as the door shows it.
+  func lines(width: Int) -> [String] {
+    layout(width: width) { Terminal.escaped($0) }
   }
 
   /// The terminal's width in columns (stdout's, else `$COLUMNS`, else 80).
