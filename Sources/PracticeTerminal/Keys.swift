@@ -77,17 +77,17 @@ enum KeyParser {
 /// thrown error, or the clean stop a signal makes during a session. A signal that ends the
 /// process outside a session (`SignalGate`) and a crash (cplatform's fatal-signal handlers)
 /// put it back too. Main thread only.
-public final class KeyReader {
+final class KeyReader {
   private var pendingBytes: [UInt8] = []
   /// When the keys last read arrived (CLOCK_MONOTONIC ns): a tap is placed there.
-  public private(set) var arrived: UInt64 = 0
+  private(set) var arrived: UInt64 = 0
 
   private init() {}
 
   /// Runs `body` with a reader of stdin's keys in raw mode when `enabled` (else nil); the
   /// terminal is restored however `body` ends. When stdin will not switch to raw mode:
   /// `refusal`'s category and words, with the system's reason.
-  public static func withKeys<T>(
+  static func withKeys<T>(
     _ enabled: Bool, refusal: (FailureCategory, String) = (.other, "cannot read keys"),
     _ body: (KeyReader?) throws -> T
   ) throws -> T {
@@ -103,7 +103,7 @@ public final class KeyReader {
 
   /// Waits up to `waitingMilliseconds` for keys and returns those that came (an escape
   /// sequence cut in two is kept for the next call).
-  public func read(waitingMilliseconds: Int32) -> [Key] {
+  func read(waitingMilliseconds: Int32) -> [Key] {
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return [] }
     arrived = monotonicNanoseconds()
@@ -127,7 +127,7 @@ public final class KeyReader {
   /// The keys of a loop that listens while it works (the player, `tune`, `tone`, the pause
   /// between setlist entries): those `reader` gets within `waiting` milliseconds, or,
   /// without a reader (stdin not a terminal), none after `idle` milliseconds.
-  public static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
+  static func keys(_ reader: KeyReader?, waiting: Int32, idle: Int32) -> [Key] {
     guard let reader else {
       if idle > 0 { usleep(UInt32(idle) * 1000) }
       return []
@@ -137,7 +137,7 @@ public final class KeyReader {
 
   /// Stdin not a terminal: waits up to `waitingMilliseconds` for a line (or the end of the
   /// input) and reads it; true when one came.
-  public static func readLine(waitingMilliseconds: Int32) -> Bool {
+  static func readLine(waitingMilliseconds: Int32) -> Bool {
     var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&descriptor, 1, waitingMilliseconds) > 0 else { return false }
     var byte: UInt8 = 0

@@ -69,7 +69,7 @@ public enum Session {
 
   /// Runs `body` with SIGINT and SIGTERM turned into a call of `stop` (on another thread);
   /// `body` is told whether a signal came.
-  public static func withSignals<T>(
+  static func withSignals<T>(
     stop: @escaping @Sendable () -> Void, _ body: (_ signalled: () -> Bool) throws -> T
   ) rethrows -> T {
     let signalled = Atomic<Bool>(false)
