@@ -105,21 +105,15 @@ struct List: ParsableCommand {
 
   func run() throws {
     let library = try library.open()
-    let songs = try library.songs(tagged: tag)
-    let details = try library.allDetails()
-    let known = try library.keysAndTempi(of: songs.compactMap(\.id))
-    if songs.isEmpty {
+    let listed = try library.songList(tagged: tag)
+    if listed.isEmpty {
       Terminal.say(
         tag.map { "no song is tagged '\($0)'" } ?? "the library has no songs yet; `practice add FILE`")
     }
-    let own = { (song: Song) in details[song.id ?? 0] ?? SongDetails() }
     if json {
-      Terminal.json(
-        songs.map { SongRecord($0, details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) })
+      Terminal.json(listed.map { SongRecord($0.song, details: $0.details, known: $0.known) })
     } else {
-      Table.songs(
-        songs.map { $0.listCells(details: own($0), known: known[$0.id ?? 0] ?? KeyAndTempo()) }
-      ).print()
+      Table.songs(listed.map { $0.song.listCells(details: $0.details, known: $0.known) }).print()
     }
   }
 }

@@ -351,6 +351,12 @@ import Testing
     #expect(try library.songs(tagged: "GIG").map(\.title) == ["a"])
     #expect(try library.songs(tagged: "rock").isEmpty)
     #expect(try library.songs(tagged: nil).count == 2)
+    // `list`'s rows: each song with its own details and key, the tag as for `songs`.
+    let listed = try library.songList(tagged: nil)
+    #expect(listed.map(\.song.title) == ["a", "b"])
+    #expect(listed.map(\.details.tags) == [details.tags, []])
+    #expect(listed.map(\.known.keyText) == ["Am", ""])
+    #expect(try library.songList(tagged: "jazz").map(\.known.bpmText) == [formatNumber(96.5)])
 
     let setlist = try library.createSetlist(named: "gig")
     #expect(setlist.listCells.prefix(2) == ["gig", "0"])

@@ -46,4 +46,17 @@ extension Library {
     let tagged = try songIDs(tagged: tag)
     return songs.filter { tagged.contains($0.id ?? 0) }
   }
+
+  /// `list`'s songs (`songs(tagged:)`), each with its details and its key and tempo (set,
+  /// else found), read in three queries however many songs there are.
+  public func songList(tagged tag: String?) throws
+    -> [(song: Song, details: SongDetails, known: KeyAndTempo)]
+  {
+    let songs = try songs(tagged: tag)
+    let details = try allDetails()
+    let known = try keysAndTempi(of: songs.compactMap(\.id))
+    return songs.map {
+      ($0, details[$0.id ?? 0] ?? SongDetails(), known[$0.id ?? 0] ?? KeyAndTempo())
+    }
+  }
 }
