@@ -71,6 +71,32 @@ import Testing
     #expect(totals.first { $0["selection"] is NSNull }?["flubbed_passes"] as? Int == 0)
   }
 
+  /// A pass marked clean and then stopped part-way (`g`, then `q`) is one clean pass: the
+  /// musician judged it. It used to log "0 passes (1 clean)".
+  @Test func aPassMarkedCleanThenStoppedCountsOnce() throws {
+    let cli = CLI(database: dir.file("lib.sqlite"))
+    try #require(cli.run(["beats", "import", song, CLI.fixture("clicks-120.beats")]).status == 0)
+    let server = try SoundServer(directory: dir.file("sound"))
+    defer { server.stop() }
+    let tmux = try Tmux(
+      dir: dir, environment: cli.environment.merging(["PULSE_SERVER": server.address]) { $1 })
+    defer { tmux.kill() }
+    try tmux.start(["play", song, "--bars", "1-4", "--loop", "--no-screen", "--device", "pulse"])
+    // Pass 1 is 8 s long: a second in, it is marked clean, and the play stopped.
+    _ = try tmux.waitFor { $0.contains(#/pass 1/∞/#) }
+    usleep(1_000_000)
+    tmux.send("g")
+    _ = try tmux.waitFor { $0.contains(": clean") }
+    tmux.send("q")
+    #expect(try tmux.waitForExit() == 0)
+    let told = tmux.screen()
+    #expect(told.contains(#/logged bars 1-4: 1 pass \(1 clean\) at 100%/#), "\(told)")
+    let rows = try json(cli, ["log", "--json"])
+    #expect(rows.count == 1 && rows.first?["passes"] as? Int == 1, "\(rows)")
+    let totals = try json(cli, ["stats", "--json"])
+    #expect(totals.first?["clean_passes"] as? Int == 1, "\(totals)")
+  }
+
   /// 7. At 60 columns the status line takes its short form, and keeps the transpose.
   @Test func scenario7TheNarrowStatusLineKeepsTheTranspose() throws {
     let cli = CLI(database: dir.file("lib.sqlite"))

@@ -75,7 +75,7 @@ import Testing
     // Every beat as strong in the onsets and nearly as strong to the network.
     let song = Song(beat: 1, eighth: 0.1, heardBeat: 0.8, heardSkipped: 0.7, heardEighth: 0.02)
     let outcome = song.choose(song.read(every: 100), Self.settings)
-    #expect(outcome.octaves == 1)
+    #expect(outcome.factor == 2)
     let reading = try #require(outcome.reading)
     #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
     #expect((outcome.up?.by(Self.settings.hearing) ?? 0) >= 0.8)
@@ -87,13 +87,13 @@ import Testing
     let song = Song(
       every: 80, beat: 1, eighth: 1, heardBeat: 0.8, heardSkipped: 0.8, heardEighth: 0.05)
     let outcome = song.choose(song.read(every: 80), Self.settings)
-    #expect(outcome.octaves == 0)
+    #expect(outcome.factor == 1)
     #expect(outcome.reading == nil)
     let ratio = outcome.up?.by(Self.settings.hearing) ?? 0
     #expect(ratio < 0.2, "the 8ths heard at \(ratio) of the beats")
     // The onsets alone would take the 8ths: the network is what keeps the quarters.
     let byOnsets = song.choose(song.read(every: 80), .parse("hearing=onsets,up=0.8"))
-    #expect(byOnsets.octaves == 1)
+    #expect(byOnsets.factor == 2)
   }
 
   @Test func skippedBeatsTheNetworkHearsLittleKeepTheSlowerLevel() {
@@ -101,16 +101,61 @@ import Testing
     // others: it counts half notes, and the reading stays there.
     let song = Song(beat: 1, eighth: 0.1, heardBeat: 0.9, heardSkipped: 0.2, heardEighth: 0.02)
     let outcome = song.choose(song.read(every: 100), Self.settings)
-    #expect(outcome.octaves == 0)
+    #expect(outcome.factor == 1)
     #expect(outcome.reading == nil)
   }
 
   @Test func aReadingAtTwiceTheTempoWhoseOwnBeatsAreUnheardMovesDown() throws {
     let song = Song(beat: 1, eighth: 0, heardBeat: 0.8, heardSkipped: 0.8, heardEighth: 0.01)
     let outcome = song.choose(song.read(every: 25), .parse("up=0.8,down=0.3"))
-    #expect(outcome.octaves == -1)
+    #expect(outcome.factor == 0.5)
     let reading = try #require(outcome.reading)
     #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
+  }
+
+  /// A minute of 8th notes every 25 frames from frame 25, each as loud in the onsets, the
+  /// network hearing the 8ths at `heard(k)` (k counts the 8ths).
+  static func eighths(heard: (Int) -> Float) -> Song {
+    var song = Song(beat: 0, eighth: 0, heardBeat: 0, heardSkipped: 0, heardEighth: 0)
+    song.activation = [Float](repeating: 0.01, count: n)
+    song.novelty = [Double](repeating: 0, count: n)
+    for (k, f) in stride(from: 25, to: n - 50, by: 25).enumerated() {
+      song.novelty[f] = 1
+      song.activation[f] = heard(k)
+    }
+    return song
+  }
+
+  @Test func aStraightSongReadInDottedBeatsMovesToThreeAgainstTwo() throws {
+    // 120 BPM in 8th notes, the network hearing every other 8th (the quarters); read in
+    // dotted quarters (80 BPM, every third 8th), half of the reading's beats fall on 8ths
+    // between the quarters.
+    let song = Self.eighths { $0 % 2 == 0 ? 0.8 : 0.03 }
+    let settings = LevelChoice.Settings.parse("hearing=network,up=0.5,threeTwo=3")
+    let outcome = song.choose(song.read(every: 75), settings)
+    #expect(outcome.factor == 1.5)
+    let reading = try #require(outcome.reading)
+    #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
+    #expect((outcome.threeTwo?.by(.network) ?? 0) >= 3)
+    // Without the setting it stays where it was read, the ratio measured all the same.
+    let off = song.choose(song.read(every: 75), .parse("hearing=network,up=0.5,measure=1"))
+    #expect(off.factor == 1 && off.reading == nil)
+    #expect(off.threeTwo?.network == outcome.threeTwo?.network)
+  }
+
+  @Test func aCompoundSongInDottedQuartersKeepsThem() {
+    // 6/8 at 80 BPM: the same even 8ths, but the network hears every third (the dotted
+    // quarters). A reading at 3/2 the tempo would put two of its three beats on 8ths.
+    let song = Self.eighths { $0 % 3 == 0 ? 0.8 : 0.03 }
+    let settings = LevelChoice.Settings.parse("hearing=network,up=0.5,threeTwo=3")
+    let outcome = song.choose(song.read(every: 75), settings)
+    #expect(outcome.factor == 1)
+    #expect(outcome.reading == nil)
+    #expect((outcome.threeTwo?.by(.network) ?? 1) < 0.1)
+    // The onsets alone cannot tell: every 8th is as loud, and a ratio of 1 moves nothing.
+    let byOnsets = song.choose(song.read(every: 75), .parse("hearing=onsets,threeTwo=3"))
+    #expect(byOnsets.factor == 1)
+    #expect(abs((byOnsets.threeTwo?.onsets ?? 0) - 1) < 0.05)
   }
 
   @Test func theTempoRangeBoundsTheChoice() {
@@ -129,7 +174,9 @@ import Testing
     let s = LevelChoice.Settings.parse("hearing=network, up=0.7,down=0.25,measure=1,bogus=3,up2")
     #expect(s.hearing == .network && s.up == 0.7 && s.down == 0.25 && s.measure && s.force == nil)
     #expect(LevelChoice.Settings.parse("up=nan,force=up").up == nil)
-    #expect(LevelChoice.Settings.parse("force=down").force == -1)
+    #expect(LevelChoice.Settings.parse("force=down").force == .down)
+    #expect(LevelChoice.Settings.parse("threeTwo=2.5,force=threeTwo").threeTwo == 2.5)
+    #expect(LevelChoice.Settings.parse("force=threeTwo").force == .threeTwo)
     #expect(LevelChoice.Settings.parse(nil) == .standard)
   }
 

@@ -38,8 +38,9 @@ import Testing
     #expect(rows[1].range == 300_000..<400_000)
   }
 
-  /// A pass stopped part-way is logged with its mark, but not counted as played.
-  @Test func aMarkedPassStoppedPartWayIsNotCounted() {
+  /// A pass stopped part-way is counted when it was marked (the musician judged it), and
+  /// not otherwise.
+  @Test func aMarkedPassStoppedPartWayIsCounted() {
     var ledger = PlayLedger(
       songID: 1, part: PlayedPart(range: 0..<100_000, bars: "17-24"), transpose: 0, started: start)
     ledger.switchTo(
@@ -49,8 +50,22 @@ import Testing
       records: [record(1), record(2, .clean), record(3, .flubbed)], completed: 2,
       outcome: .stopped, heard: 8, written: 350_000, sampleRate: 44100,
       speeds: (.normal, .normal), transpose: 0, ended: start.addingTimeInterval(40))
-    #expect(rows.map(\.passes) == [1, 1])
+    #expect(rows.map(\.passes) == [1, 2])
     #expect(rows.last?.passRecords == [record(2, .clean), record(3, .flubbed)])
+    // Unmarked, pass 3 was only begun: not counted, not logged.
+    let unmarked = PlayLedger(
+      songID: 1, part: PlayedPart(range: 0..<100_000, bars: "17-24"), transpose: 0, started: start
+    ).entries(
+      records: [record(1), record(2, .clean)], completed: 2, outcome: .stopped, heard: 8,
+      written: 250_000, sampleRate: 44100, speeds: (.normal, .normal), transpose: 0)
+    #expect(unmarked.map(\.passes) == [2])
+    // A single part stopped in its first pass after `g`: one pass, clean.
+    let one = PlayLedger(
+      songID: 1, part: PlayedPart(range: 0..<100_000, bars: "17-24"), transpose: 0, started: start
+    ).entries(
+      records: [record(1, .clean)], completed: 0, outcome: .stopped, heard: 1,
+      written: 40_000, sampleRate: 44100, speeds: (.normal, .normal), transpose: 0)
+    #expect(one.map(\.passes) == [1])
   }
 
   @Test func aPartLeftBeforeAnyPassEndedGivesItsTimeToTheNext() {

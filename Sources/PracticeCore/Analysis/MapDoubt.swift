@@ -167,7 +167,9 @@ struct MapDoubt {
       o.field("level_up_onsets", levelChoice?.up?.onsets)
       o.field("level_down_network", levelChoice?.down?.network)
       o.field("level_down_onsets", levelChoice?.down?.onsets)
-      o.field("level_moved", levelChoice?.octaves)
+      o.field("level_three_two_network", levelChoice?.threeTwo?.network)
+      o.field("level_three_two_onsets", levelChoice?.threeTwo?.onsets)
+      o.field("level_moved", levelChoice?.factor)
     }
     out.newline()
     let data = Data(out.text.utf8)

@@ -385,7 +385,7 @@ enum MetricalLevel {
     guard let held = decode(near), held.beats.count >= 2 else { return nil }
     let tolerance = Int((sameBeat * fr).rounded())
     func own(_ a: [Int], against b: [Int]) -> [Int] {
-      a.filter { x in !b.contains { abs($0 - x) <= tolerance } }
+      LevelChoice.split(a, by: b, tolerance: tolerance).own
     }
     var doubtful: [ClosedRange<Int>] = []
     var replaced: [ClosedRange<Int>] = []
@@ -451,6 +451,11 @@ enum LevelChoice {
     case both
   }
 
+  /// Where a reading can move: twice, 3/2 or half its tempo.
+  enum Move: String {
+    case up, threeTwo, down
+  }
+
   struct Settings: Equatable {
     var hearing: Hearing = .both
     /// The faster level is taken where its own beats are heard at least this much against
@@ -459,9 +464,12 @@ enum LevelChoice {
     /// The slower level is taken where the reading's own beats are heard less than this
     /// much against the shared ones; nil: never moved down.
     var down: Double? = nil
-    /// For measuring (bench): move up (+1) or down (-1) whatever the evidence, where the
-    /// held decoding exists.
-    var force: Int? = nil
+    /// The reading moves to 3/2 its tempo where the beats only that reading has are heard
+    /// at least this much against the beats only the reading has; nil: never.
+    var threeTwo: Double? = nil
+    /// For measuring (bench): move there whatever the evidence, where the held decoding
+    /// exists.
+    var force: Move? = nil
     /// For measuring: work out both ratios even where nothing can move (they go into
     /// `PRACTICE_BEAT_DOUBT`'s dump).
     var measure = false
@@ -514,45 +522,59 @@ enum LevelChoice {
     }
   }
 
+  /// The beats of `a` (increasing frames) farther than `tolerance` frames from any of `b`'s
+  /// (increasing), and those near one.
+  static func split(_ a: [Int], by b: [Int], tolerance: Int) -> (own: [Int], shared: [Int]) {
+    var own: [Int] = []
+    var shared: [Int] = []
+    var j = 0
+    for x in a {
+      while j + 1 < b.count, b[j + 1] <= x { j += 1 }
+      let near =
+        (b.indices.contains(j) && abs(b[j] - x) <= tolerance)
+        || (j + 1 < b.count && abs(b[j + 1] - x) <= tolerance)
+      if near { shared.append(x) } else { own.append(x) }
+    }
+    return (own, shared)
+  }
+
+  /// How much beats `these` are heard against `those`; nil where either set is empty.
+  static func ratios(_ these: [Int], against those: [Int], heard: ([Int]) -> Heard) -> Ratios? {
+    guard !these.isEmpty, !those.isEmpty else { return nil }
+    let (e, s) = (heard(these), heard(those))
+    let network: Double? =
+      if let en = e.network, let sn = s.network, sn > 0 { en / sn } else { nil }
+    return Ratios(network: network, onsets: s.onsets > 0 ? e.onsets / s.onsets : nil)
+  }
+
   /// Of two readings a duple level apart, how much the faster's own beats (those farther
   /// than `tolerance` frames from any of the slower's) are heard against the beats both
   /// share; nil where either set is empty.
   static func ratios(faster: [Int], slower: [Int], tolerance: Int, heard: ([Int]) -> Heard)
     -> Ratios?
   {
-    var extra: [Int] = []
-    var shared: [Int] = []
-    var j = 0
-    for x in faster {
-      while j + 1 < slower.count, slower[j + 1] <= x { j += 1 }
-      let near =
-        (slower.indices.contains(j) && abs(slower[j] - x) <= tolerance)
-        || (j + 1 < slower.count && abs(slower[j + 1] - x) <= tolerance)
-      if near { shared.append(x) } else { extra.append(x) }
-    }
-    guard !extra.isEmpty, !shared.isEmpty else { return nil }
-    let (e, s) = (heard(extra), heard(shared))
-    let network: Double? =
-      if let en = e.network, let sn = s.network, sn > 0 { en / sn } else { nil }
-    return Ratios(network: network, onsets: s.onsets > 0 ? e.onsets / s.onsets : nil)
+    let (extra, shared) = split(faster, by: slower, tolerance: tolerance)
+    return ratios(extra, against: shared, heard: heard)
   }
 
-  /// The period curve of a reading moved `octaves` levels (+1: twice the tempo), its
+  /// The period curve of a reading at `factor` times its tempo (2: twice the tempo), its
   /// median over `MetricalLevel.window` every half second.
-  static func moved(_ period: [Double], octaves: Int, frameRate fr: Double) -> [Double] {
-    let factor = pow(2, Double(-octaves))
-    return MetricalLevel.smoothed(period.map { $0 * factor }, frameRate: fr)
+  static func moved(_ period: [Double], by factor: Double, frameRate fr: Double) -> [Double] {
+    MetricalLevel.smoothed(period.map { $0 / factor }, frameRate: fr)
   }
 
   /// The outcome: the reading at the level chosen (nil where it stays), and the ratios
   /// measured (for `PRACTICE_BEAT_DOUBT`'s dump).
   struct Outcome {
     var reading: MetricalLevel.Reading?
-    var octaves = 0
+    /// The chosen reading's tempo over the reading's: 1 (kept), 2 (up), 1/2 (down) or 3/2.
+    var factor = 1.0
     /// The faster level's own beats against the shared ones (twice the reading's tempo).
     var up: Ratios? = nil
     /// The reading's own beats against those it shares with half its tempo.
     var down: Ratios? = nil
+    /// The beats only a reading at 3/2 the tempo has against those only the reading has.
+    var threeTwo: Ratios? = nil
   }
 
   /// `reading` (one metrical level throughout) at the level the evidence says, by
@@ -564,19 +586,21 @@ enum LevelChoice {
     decode: ([Double]) -> MetricalLevel.Reading?
   ) -> Outcome {
     var outcome = Outcome()
-    guard settings.up != nil || settings.down != nil || settings.force != nil || settings.measure,
+    guard
+      settings.up != nil || settings.down != nil || settings.threeTwo != nil
+        || settings.force != nil || settings.measure,
       reading.beats.count >= 8, !reading.period.isEmpty
     else { return outcome }
     let tolerance = Int((MetricalLevel.sameBeat * fr).rounded())
     // The median beat interval of the reading: the level it counts at.
     let intervals = zip(reading.beats.dropFirst(), reading.beats).map { Double($0 - $1) }.sorted()
     let median = intervals[intervals.count / 2]
-    // A held decoding at `octaves` from the reading, where its tempo is allowed and it
-    // counts at that level (its median interval within 1.25 of the one asked for).
-    func held(_ octaves: Int) -> MetricalLevel.Reading? {
-      let wanted = median * pow(2, Double(-octaves))
+    // A held decoding at `factor` times the reading's tempo, where that tempo is allowed and
+    // it counts there (its median interval within 1.25 of the one asked for).
+    func held(_ factor: Double) -> MetricalLevel.Reading? {
+      let wanted = median / factor
       guard wanted >= shortest, wanted <= longest,
-        let other = decode(moved(reading.period, octaves: octaves, frameRate: fr)),
+        let other = decode(moved(reading.period, by: factor, frameRate: fr)),
         other.beats.count >= 4
       else { return nil }
       let gaps = zip(other.beats.dropFirst(), other.beats).map { Double($0 - $1) }.sorted()
@@ -584,29 +608,46 @@ enum LevelChoice {
       return max(got / wanted, wanted / got) <= 1.25 ? other : nil
     }
     let bpm = 60 * fr / median
-    let fast = held(1)
+    let fast = held(2)
     if let fast {
       outcome.up = ratios(
         faster: fast.beats, slower: reading.beats, tolerance: tolerance, heard: heard)
     }
     let upRatio = outcome.up?.by(settings.hearing)
     let upOdds = priorOdds(slowerBPM: bpm, width: settings.prior)
-    if settings.force == 1 || (settings.up.map { (upRatio ?? 0) >= $0 * upOdds } ?? false),
+    if settings.force == .up || (settings.up.map { (upRatio ?? 0) >= $0 * upOdds } ?? false),
       let fast
     {
-      (outcome.reading, outcome.octaves) = (fast, 1)
+      (outcome.reading, outcome.factor) = (fast, 2)
       return outcome
     }
-    guard settings.down != nil || settings.force == -1 || settings.measure, let slow = held(-1)
+    // Three against two: the reading may count a dotted beat, three of the song's 8ths
+    // (a straight song read in the dotted quarters of a compound metre). Only the beats
+    // each reading has alone tell them apart (the two share every third of the faster's).
+    if settings.threeTwo != nil || settings.force == .threeTwo || settings.measure,
+      let quick = held(1.5)
+    {
+      let onlyQuick = split(quick.beats, by: reading.beats, tolerance: tolerance).own
+      let onlyRead = split(reading.beats, by: quick.beats, tolerance: tolerance).own
+      outcome.threeTwo = ratios(onlyQuick, against: onlyRead, heard: heard)
+      let ratio = outcome.threeTwo?.by(settings.hearing)
+      if settings.force == .threeTwo
+        || (settings.threeTwo.map { t in ratio.map { $0 >= t } ?? false } ?? false)
+      {
+        (outcome.reading, outcome.factor) = (quick, 1.5)
+        return outcome
+      }
+    }
+    guard settings.down != nil || settings.force == .down || settings.measure, let slow = held(0.5)
     else { return outcome }
     outcome.down = ratios(
       faster: reading.beats, slower: slow.beats, tolerance: tolerance, heard: heard)
     let downRatio = outcome.down?.by(settings.hearing)
     let downOdds = priorOdds(slowerBPM: bpm / 2, width: settings.prior)
-    if settings.force == -1
+    if settings.force == .down
       || (settings.down.map { r in downRatio.map { $0 < r * downOdds } ?? false } ?? false)
     {
-      (outcome.reading, outcome.octaves) = (slow, -1)
+      (outcome.reading, outcome.factor) = (slow, 0.5)
     }
     return outcome
   }

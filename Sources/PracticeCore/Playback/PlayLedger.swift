@@ -17,7 +17,8 @@ public struct PlayedPart: Sendable, Equatable {
 
 /// The practice-log rows a play owes, kept as it plays: one for the part it started with
 /// and one for each part the keys switched to (a selection's number, a loop set or edited),
-/// each credited the passes that **ended** in it, their marks, and its share of the time.
+/// each credited the passes that **ended** in it (or were marked and then stopped), their
+/// marks, and its share of the time.
 ///
 /// A pass the keys moved to another part goes on there and ends there, so it belongs to
 /// that part: `play --bars 17-24 --loop`, then `3` (the solo) and `x`, logs the flubbed
@@ -77,6 +78,9 @@ public struct PlayLedger: Sendable {
     sampleRate: Int, speeds: (slowest: Speed, fastest: Speed), transpose: Double,
     ended: Date = Date()
   ) -> [PracticeEntry] {
+    // A pass stopped part-way that was marked counts as played: the musician judged it
+    // (`g` then `q` logs one clean pass). `records` run to the last pass ended or marked.
+    let completed = max(completed, records.map(\.pass).max() ?? 0)
     // Parts in which no pass ended and none was marked give their output (and their
     // start) to the next.
     var kept: [Part] = []
