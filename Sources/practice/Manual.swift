@@ -83,8 +83,8 @@ enum Manual {
     (
       "PRACTICE_LEVEL_CHOICE",
       "How beats detect questions a song's metrical level (off to keep the reading's own; "
-        + "for measuring: hearing=network|onsets|both, up=R, down=R, threeTwo=R (3/2 the "
-        + "tempo), force=up|threeTwo|down, "
+        + "for measuring: hearing=network|onsets|both, up=R, down=R, three=R (three times "
+        + "the tempo), threeTwo=R (3/2 the tempo), force=up|three|threeTwo|down, "
         + "prior=W (a tempo prior W octaves wide, centred at 120 BPM), measure=1, "
         + "which start from off). Without it, twice the tempo is taken where the beat network "
         + "hears the extra beats at least half as much as the others."

@@ -143,6 +143,25 @@ import Testing
     #expect(off.threeTwo?.network == outcome.threeTwo?.network)
   }
 
+  @Test func aWaltzReadOneBeatABarMovesToThreeTimesItsTempo() throws {
+    // 3/4 at 120 BPM, a beat every 50 frames: the network hears every beat, the downbeats a little more; read
+    // one beat a bar (40 BPM), the reading's skipped beats are heard nearly as much as its own.
+    var song = Song(beat: 0, eighth: 0, heardBeat: 0, heardSkipped: 0, heardEighth: 0)
+    for (k, f) in stride(from: 25, to: Self.n - 100, by: 50).enumerated() {
+      song.novelty[f] = k % 3 == 0 ? 1 : 0.8
+      song.activation[f] = k % 3 == 0 ? 0.9 : 0.7
+    }
+    let settings = LevelChoice.Settings.parse("hearing=network,up=0.5,three=0.5")
+    let outcome = song.choose(song.read(every: 150), settings)
+    #expect(outcome.factor == 3)
+    let reading = try #require(outcome.reading)
+    #expect(intervals(reading.beats) == [50], "\(intervals(reading.beats))")
+    // Twice the tempo was asked first, and its own beats fall between the song's.
+    #expect((outcome.up?.by(.network) ?? 1) < 0.5)
+    // Off by default: the reading stays.
+    #expect(song.choose(song.read(every: 150), .standard).factor == 1)
+  }
+
   @Test func aCompoundSongInDottedQuartersKeepsThem() {
     // 6/8 at 80 BPM: the same even 8ths, but the network hears every third (the dotted
     // quarters). A reading at 3/2 the tempo would put two of its three beats on 8ths.
@@ -177,6 +196,8 @@ import Testing
     #expect(LevelChoice.Settings.parse("force=down").force == .down)
     #expect(LevelChoice.Settings.parse("threeTwo=2.5,force=threeTwo").threeTwo == 2.5)
     #expect(LevelChoice.Settings.parse("force=threeTwo").force == .threeTwo)
+    #expect(LevelChoice.Settings.parse("three=0.6,force=three").three == 0.6)
+    #expect(LevelChoice.Settings.parse("force=three").force == .three)
     #expect(LevelChoice.Settings.parse(nil) == .standard)
   }
 

@@ -299,9 +299,9 @@ enum BeatTracker {
           settings: settings.levelChoice, heard: heardBoth, decode: decode)
         levelChoice = chosen
         if let reading = chosen.reading { (beats, period) = (reading.beats, reading.period) }
-        // Three beats in the old bar's two: its meter no longer counts them, and the bars
-        // are found again from the beats (`DownbeatFinder`).
-        if chosen.factor == 1.5 { bars = nil }
+        // Three beats in the old bar's two, or in each of its beats: its meter no longer
+        // counts them, and the bars are found again from the beats (`DownbeatFinder`).
+        if chosen.factor == 1.5 || chosen.factor == 3 { bars = nil }
       }
     }
     // Where the music begins. The file's opening is its hidden frames (left out above) and

@@ -49,8 +49,8 @@ extension ChordSettings {
 
 extension LevelChoice.Settings {
   /// From the developers' knob `PRACTICE_LEVEL_CHOICE`: `off`, or comma-separated
-  /// `hearing=network|onsets|both`, `up=0.8`, `down=0.3`, `threeTwo=3`,
-  /// `force=up|threeTwo|down`, `prior=1.4`
+  /// `hearing=network|onsets|both`, `up=0.8`, `down=0.3`, `threeTwo=3`, `three=0.5`,
+  /// `force=up|three|threeTwo|down`, `prior=1.4`
   /// (the tempo prior's width in octaves), `measure=1`
   /// (both ratios worked out on every song, for `PRACTICE_BEAT_DOUBT`'s dump).
   /// Unknown names and bad values are ignored; without the knob, `standard`.
@@ -68,6 +68,7 @@ extension LevelChoice.Settings {
       case "up": s.up = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
       case "down": s.down = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
       case "threeTwo": s.threeTwo = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
+      case "three": s.three = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
       case "force": s.force = LevelChoice.Move(rawValue: parts[1])
       case "measure": s.measure = parts[1] == "1"
       case "prior": s.prior = Double(parts[1]).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }

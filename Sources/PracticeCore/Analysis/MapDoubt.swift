@@ -169,6 +169,8 @@ struct MapDoubt {
       o.field("level_down_onsets", levelChoice?.down?.onsets)
       o.field("level_three_two_network", levelChoice?.threeTwo?.network)
       o.field("level_three_two_onsets", levelChoice?.threeTwo?.onsets)
+      o.field("level_three_network", levelChoice?.three?.network)
+      o.field("level_three_onsets", levelChoice?.three?.onsets)
       o.field("level_moved", levelChoice?.factor)
     }
     out.newline()

@@ -451,9 +451,9 @@ enum LevelChoice {
     case both
   }
 
-  /// Where a reading can move: twice, 3/2 or half its tempo.
+  /// Where a reading can move: twice, three times, 3/2 or half its tempo.
   enum Move: String {
-    case up, threeTwo, down
+    case up, three, threeTwo, down
   }
 
   struct Settings: Equatable {
@@ -467,6 +467,9 @@ enum LevelChoice {
     /// The reading moves to 3/2 its tempo where the beats only that reading has are heard
     /// at least this much against the beats only the reading has; nil: never.
     var threeTwo: Double? = nil
+    /// The reading moves to three times its tempo where the beats only that reading has are
+    /// heard at least this much against the beats both share; nil: never.
+    var three: Double? = nil
     /// For measuring (bench): move there whatever the evidence, where the held decoding
     /// exists.
     var force: Move? = nil
@@ -567,7 +570,7 @@ enum LevelChoice {
   /// measured (for `PRACTICE_BEAT_DOUBT`'s dump).
   struct Outcome {
     var reading: MetricalLevel.Reading?
-    /// The chosen reading's tempo over the reading's: 1 (kept), 2 (up), 1/2 (down) or 3/2.
+    /// The chosen reading's tempo over the reading's: 1 (kept), 2 (up), 3, 3/2 or 1/2 (down).
     var factor = 1.0
     /// The faster level's own beats against the shared ones (twice the reading's tempo).
     var up: Ratios? = nil
@@ -575,6 +578,8 @@ enum LevelChoice {
     var down: Ratios? = nil
     /// The beats only a reading at 3/2 the tempo has against those only the reading has.
     var threeTwo: Ratios? = nil
+    /// A reading at three times the tempo: its own beats against the shared ones.
+    var three: Ratios? = nil
   }
 
   /// `reading` (one metrical level throughout) at the level the evidence says, by
@@ -588,7 +593,7 @@ enum LevelChoice {
     var outcome = Outcome()
     guard
       settings.up != nil || settings.down != nil || settings.threeTwo != nil
-        || settings.force != nil || settings.measure,
+        || settings.three != nil || settings.force != nil || settings.measure,
       reading.beats.count >= 8, !reading.period.isEmpty
     else { return outcome }
     let tolerance = Int((MetricalLevel.sameBeat * fr).rounded())
@@ -620,6 +625,22 @@ enum LevelChoice {
     {
       (outcome.reading, outcome.factor) = (fast, 2)
       return outcome
+    }
+    // Three times the tempo: the reading may count whole bars of three (a waltz read one
+    // beat a bar). The faster's own beats (two of every three) heard against the shared
+    // ones, as for twice the tempo.
+    if settings.three != nil || settings.force == .three || settings.measure,
+      let triple = held(3)
+    {
+      outcome.three = ratios(
+        faster: triple.beats, slower: reading.beats, tolerance: tolerance, heard: heard)
+      let ratio = outcome.three?.by(settings.hearing)
+      if settings.force == .three
+        || (settings.three.map { t in ratio.map { $0 >= t } ?? false } ?? false)
+      {
+        (outcome.reading, outcome.factor) = (triple, 3)
+        return outcome
+      }
     }
     // Three against two: the reading may count a dotted beat, three of the song's 8ths
     // (a straight song read in the dotted quarters of a compound metre). Only the beats
