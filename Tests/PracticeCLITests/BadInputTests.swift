@@ -405,7 +405,11 @@ import Testing
   /// A number with an `h` where no option takes it (the parser read `-2h` as `-2 -h` and
   /// showed the help, exit 0); given to an option it is that option's to refuse.
   @Test func aNumberWithAnHIsNoRequestForHelp() throws {
-    for command in [["select", "halve", "1", "-2h"], ["setlist", "rm", "gig", "-1h"]] {
+    // After an option written with its value (--db=PATH), the next word is no value of it.
+    for command in [
+      ["select", "halve", "1", "-2h"], ["setlist", "rm", "gig", "-1h"],
+      ["select", "halve", "1", "--db=" + dir.file("lib.sqlite"), "-2h"],
+    ] {
       let result = try expectFailure(
         command, status: 64, message: "is neither a number practice reads nor an option")
       #expect(result.stdout.isEmpty, "\(command)")

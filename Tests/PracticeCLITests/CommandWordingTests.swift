@@ -94,4 +94,16 @@ import Testing
     #expect(try cli.run(["show", "1"]).stdout.contains("title back\\\\slash\n"))
     #expect(try cli.run(["show", "2"]).stdout.contains("title del\\x7f\n"))
   }
+
+  /// A title whose only control is a bidirectional one (U+202E, U+2069) or a C1 control is
+  /// escaped too: the quick check of the bytes looks for them.
+  @Test func aBidiOrC1ControlAloneInATitleIsEscaped() throws {
+    let rlo = try song("rlo\u{202E}.wav", seconds: 0.5)
+    let pdi = try song("pdi\u{2069}.wav", seconds: 0.5)
+    let csi = try song("csi\u{9B}.wav", seconds: 0.5)
+    let added = try cli.run(["add", rlo, pdi, csi])
+    #expect(added.stdout == "1\trlo\\u202e\n2\tpdi\\u2069\n3\tcsi\\u009b\n", "\(added.stdout)")
+    #expect(try cli.run(["show", "1"]).stdout.contains("title rlo\\u202e\n"))
+    #expect(try cli.run(["list", "--json"]).stdout.contains(#""title":"rlo\u202e""#))
+  }
 }

@@ -703,6 +703,19 @@ import Testing
     }
   }
 
+  /// Only a file with audio on an Ogg headers' page is told of: a WAV whose stored length
+  /// falls short of what it decodes is not.
+  @Test func aFileWithoutAudioOnAHeadersPageIsNotWarnedOf() throws {
+    let path = dir.file("plain.wav")
+    try Synth.write(Synth.sine(frequency: 440, seconds: 2), to: path)
+    #expect(try cli.run(["add", path]).status == 0)
+    try update("UPDATE song SET frames = frames - 44160")
+    for command in [["show", path], ["show", path, "--json"]] {
+      let shown = try cli.run(command)
+      #expect(shown.status == 0 && shown.stderr.isEmpty, "\(command): \(shown.stderr)")
+    }
+  }
+
   /// The same file cut at several points and with the same seeded mutations: bytes flipped,
   /// MP4 box sizes and Matroska element sizes smashed. Every render ends within the time
   /// limit by itself, with one line: exit 65 (what was wrong, or where the audio ended), or

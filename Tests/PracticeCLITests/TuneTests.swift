@@ -141,6 +141,14 @@ func tuneLines(_ stdout: String) throws -> [TuneLine] {
         result.stderrLines.count == 1 && result.stderr.contains(typed),
         "\(arguments): \(result.stderr)")
     }
+    // A negative frequency and a misspelt note are tone's to word (a frequency, not a
+    // number with an h; not a note, not one above G9).
+    for word in ["-440hz", "-440Hz", "Ax4", "A#x4"] {
+      let result = try cli.run(["tone", word])
+      #expect(result.status == 64)
+      #expect(result.stderr.contains("'\(word)' is not a note or a frequency"), "\(result.stderr)")
+    }
+    #expect(try cli.run(["tone", "B9"]).stderr.contains("'B9' is above G9, the highest note"))
     let a4 = try cli.run(["tune", "--a4", "500"])
     #expect(a4.stderr.contains("400 to 480 Hz"), "\(a4.stderr)")
     #expect(try cli.snapshot() == before)
