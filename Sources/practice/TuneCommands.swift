@@ -47,15 +47,11 @@ struct Tune: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Stop after this many seconds of audio.", valueName: "seconds"),
-    transform: plainDecimal)
+    transform: {
+      // The range checked on the text, so the refusal shows what was typed (`-0`, not -0.0).
+      try plainDecimal($0, in: Double.leastNonzeroMagnitude...86400, "use seconds above 0 (at most 86400)")
+    })
   var duration: Double?
-
-  func validate() throws {
-    if let duration, !(duration.isFinite && duration > 0 && duration <= 86400) {
-      throw ValidationError(
-        "--duration \(duration) is out of range; use seconds above 0 (at most 86400)")
-    }
-  }
 
   func run() throws {
     let name = DeviceChoice.capture.name(asked: device)
@@ -100,7 +96,7 @@ struct Tone: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp("Seconds each note sounds (0.05 to 3600).", valueName: "seconds"),
-    transform: plainDecimal)
+    transform: { try plainDecimal($0, in: 0.05...3600, "use 0.05 to 3600 seconds") })
   var duration: Double?
   @OptionGroup var device: PlaybackDeviceOption
 
@@ -122,9 +118,6 @@ struct Tone: ParsableCommand {
           "'\(note)' is not a note or a frequency; write a note such as A4, F#3 or Bb2, or hertz from 20 to 8000 such as 440 or 440Hz"
         )
       }
-    }
-    if let duration, !(duration.isFinite && duration >= 0.05 && duration <= 3600) {
-      throw ValidationError("--duration \(duration) is out of range; use 0.05 to 3600 seconds")
     }
   }
 

@@ -396,8 +396,10 @@ import Testing
       (["tone", "B9", "--device", "null", "--duration", "0.1"], "'B9' is above G9"),
       // Found by fuzz/: a letter whose capital is two letters (ß → SS) trapped.
       (["tone", "ß", "--device", "null", "--duration", "0.1"], "'ß' is not a note"),
-      (["tone", "A4", "--duration", "-1", "--device", "null"], "--duration -1.0 is out of range"),
-      (["tune", "--device", "null", "--duration", "-1"], "--duration -1.0 is out of range"),
+      (["tone", "A4", "--duration", "-1", "--device", "null"], "--duration -1: out of range"),
+      (["tone", "A4", "--duration", "-0", "--device", "null"], "--duration -0: out of range"),
+      (["tune", "--device", "null", "--duration", "-1"], "--duration -1: out of range"),
+      (["tune", "--device", "null", "--duration", "-0"], "--duration -0: out of range; use seconds above 0"),
     ] {
       try cli.expectRefusal(arguments, status: 64, message: message)
     }
