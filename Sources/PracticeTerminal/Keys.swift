@@ -338,17 +338,28 @@ public enum PlayerKeys {
   }
 
   /// The `?` overlay: the rows' short words, `keys: ` first, wrapped at `width` columns
-  /// (the zoom keys only with the player `screen`).
+  /// (the zoom keys only with the player `screen`). An item that fits on no line goes on at
+  /// its spaces, indented further.
   static func overlay(screen: Bool, width: Int = 76) -> [String] {
     let items = table.filter { screen || $0.mode != .screen }.compactMap(\.short)
     var lines = ["keys:"]
     for item in items {
       let last = lines[lines.count - 1]
-      if DisplayWidth.of(last) + 3 + DisplayWidth.of(item) > width {
-        lines.append("      " + item)
-      } else {
+      if DisplayWidth.of(last) + 3 + DisplayWidth.of(item) <= width {
         lines[lines.count - 1] = last + (last == "keys:" ? " " : " · ") + item
+        continue
       }
+      var line = "      "
+      for word in item.split(separator: " ") {
+        let fresh = line.allSatisfy { $0 == " " }
+        if !fresh && DisplayWidth.of(line) + 1 + DisplayWidth.of(String(word)) > width {
+          lines.append(line)
+          line = "        " + word
+        } else {
+          line += (fresh ? "" : " ") + word
+        }
+      }
+      lines.append(line)
     }
     return lines
   }

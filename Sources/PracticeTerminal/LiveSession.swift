@@ -186,13 +186,16 @@ public final class LiveSession {
   }
 
   private func showKeys() {
+    // Wrapped a column short of the terminal's width (76 where it cannot be read).
+    let columns = Int(practice_terminal_columns(STDERR_FILENO))
+    let width = columns > 0 ? max(20, columns - 1) : 76
     if let screen {
-      screen.showHelp(PlayerKeys.overlay(screen: true))
+      screen.showHelp(PlayerKeys.overlay(screen: true, width: width))
       return
     }
     line.clear()
     // A line each: `say` escapes a newline within a line.
-    for text in PlayerKeys.overlay(screen: false) { Terminal.say(text) }
+    for text in PlayerKeys.overlay(screen: false, width: width) { Terminal.say(text) }
   }
 
   // MARK: Status line
