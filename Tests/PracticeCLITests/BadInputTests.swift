@@ -101,6 +101,20 @@ import Testing
     }
   }
 
+  /// A folder or a named pipe given as a beat or chord file: the advice asks for that kind
+  /// of file, not for an audio file (it did: the check is the audio files' one).
+  @Test func foldersAndPipesAsBeatAndChordFilesAskForThoseFiles() throws {
+    let fifo = dir.file("beats.txt")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (command, wanted) in [("beats", "a beat file"), ("chords", "a chord file")] {
+      for (path, status) in [(dir.path, Int32(66)), (fifo, Int32(65))] {
+        let result = try expectFailure(
+          [command, "import", "1", path], status: status, message: "give the path of \(wanted)")
+        #expect(!result.stderr.contains("audio"), "\(result.stderr)")
+      }
+    }
+  }
+
   /// Files that are not sound, as they end up in a music folder or get renamed: a MIDI
   /// file (notes, not audio), a picture or a PDF named `.mp3`. One line says what the file
   /// is (and, for MIDI, how to make audio of it), exit 65, nothing stored.
