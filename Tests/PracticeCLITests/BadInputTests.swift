@@ -154,14 +154,17 @@ import Testing
     #expect(out == samples)
   }
 
-  /// A WAV with a header and no frames is a song, but not one to play or detect beats in.
+  /// A WAV with a header and no frames is a song, but not one to play, draw or detect beats
+  /// or chords in (`view` said "--from 0:00.0 is at or past the end of the audio", exit 64,
+  /// though no --from was typed).
   @Test func noFramesToPlay() throws {
     let empty = dir.file("no-frames.wav")
     try Synth.writeFloatWAV([], to: empty)
     #expect(try cli.run(["add", empty]).status == 0)
     for command in [
       ["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")],
-      ["beats", "detect", empty],
+      ["beats", "detect", empty], ["chords", "detect", empty], ["view", empty],
+      ["view", empty, "-o", dir.file("out.png")],
     ] {
       try expectFailure(command, status: 65, message: "holds no audio (0 frames)")
     }
