@@ -148,9 +148,14 @@ struct SetlistList: ParsableCommand {
     commandName: "list",
     abstract: "List setlists: name, entries, last changed (tab-separated when piped).")
   @OptionGroup var library: LibraryOptions
+  @Flag(help: "Print a JSON array instead.") var json = false
 
   func run() throws {
     let setlists = try library.open().setlists()
+    if json {
+      Terminal.json(setlists)
+      return
+    }
     if setlists.isEmpty { Terminal.say("no setlists yet; `practice setlist new NAME`") }
     Table.setlists(setlists.map(\.listCells)).print()
   }

@@ -95,6 +95,8 @@ struct View: ParsableCommand {
 
   func run() throws {
     let (library, song) = try target.resolve()
+    // Before the window: the whole of no audio is not a --from past its end.
+    guard song.frames > 0 else { throw song.holdsNoAudio }
     let beatMap = try library.beatMap(for: song)
     let shown = bars.map(OverviewWindow.bars)
     if shown != nil, beatMap == nil { throw noBeatMap(song) }

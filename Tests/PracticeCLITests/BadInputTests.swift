@@ -101,6 +101,20 @@ import Testing
     }
   }
 
+  /// A folder or a named pipe given as a beat or chord file: the advice asks for that kind
+  /// of file, not for an audio file (it did: the check is the audio files' one).
+  @Test func foldersAndPipesAsBeatAndChordFilesAskForThoseFiles() throws {
+    let fifo = dir.file("beats.txt")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (command, wanted) in [("beats", "a beat file"), ("chords", "a chord file")] {
+      for (path, status) in [(dir.path, Int32(66)), (fifo, Int32(65))] {
+        let result = try expectFailure(
+          [command, "import", "1", path], status: status, message: "give the path of \(wanted)")
+        #expect(!result.stderr.contains("audio"), "\(result.stderr)")
+      }
+    }
+  }
+
   /// Files that are not sound, as they end up in a music folder or get renamed: a MIDI
   /// file (notes, not audio), a picture or a PDF named `.mp3`. One line says what the file
   /// is (and, for MIDI, how to make audio of it), exit 65, nothing stored.
@@ -140,14 +154,17 @@ import Testing
     #expect(out == samples)
   }
 
-  /// A WAV with a header and no frames is a song, but not one to play or detect beats in.
+  /// A WAV with a header and no frames is a song, but not one to play, draw or detect beats
+  /// or chords in (`view` said "--from 0:00.0 is at or past the end of the audio", exit 64,
+  /// though no --from was typed).
   @Test func noFramesToPlay() throws {
     let empty = dir.file("no-frames.wav")
     try Synth.writeFloatWAV([], to: empty)
     #expect(try cli.run(["add", empty]).status == 0)
     for command in [
       ["play", empty, "--device", "null"], ["render", empty, "-o", dir.file("out.wav")],
-      ["beats", "detect", empty],
+      ["beats", "detect", empty], ["chords", "detect", empty], ["view", empty],
+      ["view", empty, "-o", dir.file("out.png")],
     ] {
       try expectFailure(command, status: 65, message: "holds no audio (0 frames)")
     }

@@ -146,12 +146,20 @@ import TestSupport
     // When it last changed, in local time to the minute, as `log` and `stats` say a time.
     let listed = try cli.run(["setlist", "list"]).stdout
     #expect(listed.wholeMatch(of: #/Gig\t2\t\d{4}-\d\d-\d\d \d\d:\d\d\n/#) != nil, "\(listed)")
+    // `--json` as `setlist show` has it (a new user asked for it and got "not an option").
+    let listedJSON = try cli.run(["setlist", "list", "--json"])
+    #expect(listedJSON.status == 0, "\(listedJSON.stderr)")
+    let setlists = try #require(
+      try JSONSerialization.jsonObject(with: Data(listedJSON.stdout.utf8)) as? [[String: Any]])
+    #expect(setlists.count == 1 && setlists[0]["name"] as? String == "Gig")
+    #expect(setlists[0]["entries"] as? Int == 2 && setlists[0]["updated_at"] is String)
     #expect(try cli.run(["setlist", "rename", "gig", "Friday"]).status == 0)
     // Removing a song takes its entries with it; the others keep their order.
     #expect(try cli.run(["rm", "2"]).status == 0)
     #expect(try cli.run(["setlist", "show", "friday"]).stdout == "1\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n")
     #expect(try cli.run(["setlist", "delete", "Friday"]).status == 0)
     #expect(try cli.run(["setlist", "list"]).stdout.isEmpty)
+    #expect(try cli.run(["setlist", "list", "--json"]).stdout == "[]\n")
   }
 
   @Test func setlistMistakesAreOneLineAndChangeNothing() throws {

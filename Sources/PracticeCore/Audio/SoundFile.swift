@@ -412,8 +412,8 @@ public final class SoundFile {
   }
 
   /// Turns a missing, unreadable, empty path or a directory into a clear error before
-  /// a library gives a vaguer one.
-  static func checkReadable(_ path: String) throws {
+  /// a library gives a vaguer one; `wanted` names the kind of file the advice asks for.
+  static func checkReadable(_ path: String, wanted: String = "an audio file") throws {
     // One stat(2) answers all but readability.
     let reachable = PathBytes.usable(path)
     var status = stat()
@@ -432,7 +432,7 @@ public final class SoundFile {
     if status.st_mode & S_IFMT == S_IFDIR {
       throw SoundFileError(
         category: .missingInput, reason: "it is a directory", path: path, operation: "open",
-        advice: "give the path of an audio file")
+        advice: "give the path of \(wanted)")
     }
     guard access(reachable, R_OK) == 0 else {
       throw SoundFileError(
@@ -448,7 +448,7 @@ public final class SoundFile {
       throw SoundFileError(
         category: .badData, reason: "it is \(what), not a file", path: path,
         operation: "read audio from",
-        advice: "give the path of an audio file (practice reads files, not streams)")
+        advice: "give the path of \(wanted) (practice reads files, not streams)")
     }
     if status.st_size == 0 {
       throw SoundFileError(

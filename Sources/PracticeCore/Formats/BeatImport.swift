@@ -16,7 +16,7 @@ public enum BeatImport {
   ) throws -> (map: BeatMap, loops: [(name: String, frames: Range<Int64>)]) {
     let data: [UInt8]
     do {
-      try SoundFile.checkReadable(path)
+      try SoundFile.checkReadable(path, wanted: "a beat file")
       data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     } catch let error as SoundFileError {
       throw PracticeError(

@@ -196,7 +196,7 @@ extension ChordFiles {
   public static func read(path: String, sampleRate: Int, totalFrames: Int64) throws -> [ChordSpan] {
     let data: Data
     do {
-      try SoundFile.checkReadable(path)
+      try SoundFile.checkReadable(path, wanted: "a chord file")
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch let error as SoundFileError {
       throw PracticeError(

@@ -85,6 +85,19 @@ public struct SelectionRecord: JSONOutput {
   }
 }
 
+/// A setlist as `setlist list --json` prints it: what the table shows, keys in sorted order.
+extension Setlist: JSONOutput {
+  public func write(to out: inout JSONWriter) {
+    out.object { o in
+      o.field("created_at", createdAt)
+      o.field("entries", entries.count)
+      o.field("id", id)
+      o.field("name", name)
+      o.field("updated_at", updatedAt)
+    }
+  }
+}
+
 /// A play as `log --json` prints it.
 extension PracticeEntry: JSONOutput {
   public func write(to out: inout JSONWriter) {

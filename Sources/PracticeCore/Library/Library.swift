@@ -587,10 +587,13 @@ extension Song {
     let file = try SoundFile(path: path)
     // The length measured when the song was added: what decodes, not what a header says.
     try file.trustDecodedLength(frames)
-    guard file.info.frames > 0 else {
-      throw PracticeError(
-        .badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
-    }
+    guard file.info.frames > 0 else { throw holdsNoAudio }
     return file
+  }
+
+  /// The refusal of a song whose file decodes to no audio (a header and no frames): a song,
+  /// but nothing to play, draw or detect in (exit 65).
+  public var holdsNoAudio: PracticeError {
+    PracticeError(.badData, "'\(path)' holds no audio (0 frames); check the file or export it again")
   }
 }
