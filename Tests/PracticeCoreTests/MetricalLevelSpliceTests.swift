@@ -9,15 +9,10 @@ import Testing
 @Suite struct MetricalLevelSpliceTests {
   static let rate = 100.0
 
-  /// Beats from frame 25 on, `interval(frame)` frames apart, until `end`.
+  /// Beats from frame 25 on, `interval(frame)` frames apart, until `end` (as
+  /// `MetricalLevelTests` makes them).
   func beats(to end: Int, interval: (Int) -> Double) -> [Int] {
-    var out: [Int] = []
-    var t = 25.0
-    while Int(t) < end {
-      out.append(Int(t.rounded()))
-      t += interval(Int(t))
-    }
-    return out
+    MetricalLevelTests.beats(to: end, interval: interval)
   }
 
   @Test func theMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {

@@ -11,6 +11,11 @@ import Testing
 
   /// Beats from frame 25 on: `interval(frame)` frames apart until `end`.
   func beats(to end: Int, interval: (Int) -> Double) -> [Int] {
+    Self.beats(to: end, interval: interval)
+  }
+
+  /// Beats from frame 25 on: `interval(frame)` frames apart until `end`.
+  static func beats(to end: Int, interval: (Int) -> Double) -> [Int] {
     var out: [Int] = []
     var t = 25.0
     while Int(t) < end {
