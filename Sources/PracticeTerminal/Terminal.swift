@@ -84,11 +84,6 @@ public enum Terminal {
     write(text, to: .standardOutput)
   }
 
-  /// Redraws the line on stderr in place (`\r`, the text, erase to the end of the line).
-  static func redraw(_ line: String) {
-    write("\r" + escaped(line) + "\u{1B}[K", to: .standardError)
-  }
-
   /// `line` escaped as the door shows it and cut to fewer than `width` terminal columns
   /// (a wide character takes two, a combining mark none), for `redraw(shown:)`: the status
   /// line compares and cuts what will be seen. The last column stays free, so a terminal

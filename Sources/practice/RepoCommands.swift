@@ -141,7 +141,7 @@ struct Pull: ParsableCommand {
     }
     if tally.refused > 0 {
       Terminal.error(
-        "\(entries(tally.refused)) refused, \(tally.applied) applied"
+        "\(entryCount(tally.refused)) refused, \(tally.applied) applied"
       )
       throw ExitCode(ExitStatus.code(for: .badData))
     }
@@ -173,5 +173,3 @@ struct Pull: ParsableCommand {
   }
 }
 
-/// `1 entry`, `3 entries`.
-private func entries(_ count: Int) -> String { "\(count) \(count == 1 ? "entry" : "entries")" }

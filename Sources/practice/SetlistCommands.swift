@@ -207,7 +207,7 @@ struct SetlistDelete: ParsableCommand {
     let library = try setlist.library.open()
     let found = try library.setlist(named: setlist.name)
     try library.deleteSetlist(found.name)
-    Terminal.say("deleted setlist '\(found.name)' (\(found.entries.count) entries)")
+    Terminal.say("deleted setlist '\(found.name)' (\(entryCount(found.entries.count)))")
   }
 }
 
@@ -241,7 +241,7 @@ struct SetlistPrint: ParsableCommand {
     let kind = SetlistFileKind(path: output) ?? .txt
     let count = try layout.write(to: output, as: kind, paper: paper) { Terminal.escaped($0) }
     Terminal.say(
-      "wrote setlist '\(layout.name)' (\(count == 1 ? "1 entry" : "\(count) entries")) to \(output)")
+      "wrote setlist '\(layout.name)' (\(entryCount(count))) to \(output)")
   }
 }
 

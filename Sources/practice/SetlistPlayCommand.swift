@@ -145,4 +145,3 @@ struct SetlistPlay: ParsableCommand {
 }
 
 /// `1 entry`, `3 entries`.
-func entryCount(_ count: Int) -> String { count == 1 ? "1 entry" : "\(count) entries" }

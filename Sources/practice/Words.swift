@@ -170,3 +170,6 @@ func worded(warning: String) -> String {
     .replacingOccurrences(of: "or give the meter", with: "or give --meter")
     .replacingOccurrences(of: TappedBeats.meterWords, with: "--meter")
 }
+
+/// "1 entry", "3 entries": a setlist's or a repository's entries counted.
+func entryCount(_ count: Int) -> String { count == 1 ? "1 entry" : "\(count) entries" }

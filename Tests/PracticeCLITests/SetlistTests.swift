@@ -157,7 +157,10 @@ import TestSupport
     // Removing a song takes its entries with it; the others keep their order.
     #expect(try cli.run(["rm", "2"]).status == 0)
     #expect(try cli.run(["setlist", "show", "friday"]).stdout == "1\t1\tOne\tsolo\tBm\t+2\t80%\t2\t\n")
-    #expect(try cli.run(["setlist", "delete", "Friday"]).status == 0)
+    let deleted = try cli.run(["setlist", "delete", "Friday"])
+    #expect(deleted.status == 0)
+    // One entry, counted in the singular ("1 entries" before).
+    #expect(deleted.stderr == "deleted setlist 'Friday' (1 entry)\n", "\(deleted.stderr)")
     #expect(try cli.run(["setlist", "list"]).stdout.isEmpty)
     #expect(try cli.run(["setlist", "list", "--json"]).stdout == "[]\n")
   }
